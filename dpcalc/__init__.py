@@ -1,0 +1,28 @@
+"""dpcalc: privacy accounting and privacy-utility analysis for differentially private federated learning.
+
+Families (one module each): :mod:`dpcalc.midp` (seed 000, ε-MI-DP). Heavy dependencies (SciPy, SymPy)
+are imported lazily, only by the functions that need them.
+"""
+
+from __future__ import annotations
+
+from dpcalc.errors import (
+    DomainError,
+    DpcalcError,
+    ErratumWarning,
+    EstimateWarning,
+    InfeasibleError,
+    OutOfDomainWarning,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DomainError",
+    "DpcalcError",
+    "ErratumWarning",
+    "EstimateWarning",
+    "InfeasibleError",
+    "OutOfDomainWarning",
+    "__version__",
+]

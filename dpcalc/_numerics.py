@@ -1,0 +1,68 @@
+"""Small numerically careful building blocks shared by the families (log-space, expm1/log1p).
+
+References: the cancellation-free forms follow the advice in Higham, *Accuracy and Stability of
+Numerical Algorithms* (2002), §1.14 (``expm1``/``log1p``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+LN2 = math.log(2.0)
+
+
+def log_expm1(x: ArrayLike) -> FloatArray:
+    """Stable ``log(exp(x) - 1)`` for ``x > 0``: ``x + log1p(-exp(-x))`` for large x, no overflow."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", divide="ignore"):
+        small = np.log(np.expm1(np.minimum(x, 1.0)))
+        large = x + np.log1p(-np.exp(-np.maximum(x, 1.0)))
+    return np.where(x > 1.0, large, small)
+
+
+def log1p_exp(x: ArrayLike) -> FloatArray:
+    """Stable ``log(1 + exp(x))`` (softplus) for any real x."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.logaddexp(0.0, x)
+
+
+def snr_budget(eps: ArrayLike, d: ArrayLike) -> FloatArray:
+    """``g(ε, d) = d·(e^{2ε/d} − 1)``, computed as ``d*expm1(2ε/d)`` (crosscheck.md §2.1).
+
+    It is the largest signal-to-noise ratio ``p²C²/σ²`` that keeps the Gaussian max-entropy leakage
+    bound ``(d/2)·ln(1 + p²C²/(dσ²))`` at or below ε nats. Overflows to inf only when ε/d > ~354;
+    callers that need that region use :func:`log_snr_budget`.
+    """
+    eps = np.asarray(eps, dtype=np.float64)
+    d = np.asarray(d, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        return d * np.expm1(2.0 * eps / d)
+
+
+def log_snr_budget(eps: ArrayLike, d: ArrayLike) -> FloatArray:
+    """``log g(ε, d)`` without overflow: ``log d + log_expm1(2ε/d)``."""
+    eps = np.asarray(eps, dtype=np.float64)
+    d = np.asarray(d, dtype=np.float64)
+    return np.log(d) + log_expm1(2.0 * eps / d)
+
+
+def half_d_log1p_ratio(d: ArrayLike, log_ratio2: ArrayLike) -> FloatArray:
+    """``(d/2)·log1p(exp(log_ratio2)/d)``: the Gaussian leakage bound given ``log(p²C²/σ²)``, overflow-free."""
+    d = np.asarray(d, dtype=np.float64)
+    z = np.asarray(log_ratio2, dtype=np.float64) - np.log(d)
+    return 0.5 * d * log1p_exp(z)
+
+
+def nats_to_bits(x: ArrayLike) -> FloatArray:
+    """Convert an information quantity from nats to bits (divide by ln 2)."""
+    return np.asarray(x, dtype=np.float64) / LN2
+
+
+def bits_to_nats(x: ArrayLike) -> FloatArray:
+    """Convert an information quantity from bits to nats (multiply by ln 2)."""
+    return np.asarray(x, dtype=np.float64) * LN2

@@ -1,0 +1,128 @@
+"""Input validation shared by all families: one helper per kind of check, one-line messages.
+
+Every public function calls these before computing, so that bad input never turns into a silent
+NaN or inf. Messages name the parameter and the allowed range, e.g.
+``eps must be a finite number > 0 (got -1)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpcalc.errors import DomainError
+
+FloatArray = NDArray[np.float64]
+
+_INF = math.inf
+
+
+def _fmt(x: float) -> str:
+    if x == _INF:
+        return "inf"
+    if x == -_INF:
+        return "-inf"
+    return f"{x:g}"
+
+
+def describe_range(lo: float = -_INF, hi: float = _INF, *, lo_open: bool = False, hi_open: bool = False,
+                   integer: bool = False) -> str:
+    """Human description of an allowed range: ``> 0``, ``in (0, 1)``, ``an integer >= 1``."""
+    kind = "an integer" if integer else "a finite number"
+    if lo == -_INF and hi == _INF:
+        return kind
+    if hi == _INF:
+        return f"{kind} {'>' if lo_open else '>='} {_fmt(lo)}"
+    if lo == -_INF:
+        return f"{kind} {'<' if hi_open else '<='} {_fmt(hi)}"
+    return f"{kind} in {'(' if lo_open else '['}{_fmt(lo)}, {_fmt(hi)}{')' if hi_open else ']'}"
+
+
+def as_array(name: str, value: ArrayLike) -> FloatArray:
+    """Convert ``value`` to a float64 array, rejecting non-numbers, NaN and inf with a one-line error."""
+    if isinstance(value, bool | np.bool_):
+        raise DomainError(f"{name} must be a number (got {value!r})")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DomainError(f"{name} must be a number (got {value!r})") from None
+    if arr.size == 0:
+        raise DomainError(f"{name} must not be empty")
+    if not np.all(np.isfinite(arr)):
+        bad = arr[~np.isfinite(arr)].flat[0]
+        raise DomainError(f"{name} must be finite (got {_fmt(float(bad))})")
+    return arr
+
+
+def check_range(name: str, value: ArrayLike, lo: float = -_INF, hi: float = _INF, *, lo_open: bool = False,
+                hi_open: bool = False, integer: bool = False) -> FloatArray:
+    """Return ``value`` as a float array after checking every element lies in the given range."""
+    arr = as_array(name, value)
+    bad = np.zeros(arr.shape, dtype=bool)
+    if lo > -_INF:
+        bad |= (arr <= lo) if lo_open else (arr < lo)
+    if hi < _INF:
+        bad |= (arr >= hi) if hi_open else (arr > hi)
+    if integer:
+        bad |= arr != np.round(arr)
+    if np.any(bad):
+        first = float(arr[bad].flat[0])
+        position = int(np.flatnonzero(bad.ravel())[0]) + 1
+        got = f" (got {_fmt(first)})" if arr.size == 1 else f" (got {_fmt(first)}, item {position} of the list)"
+        rng = describe_range(lo, hi, lo_open=lo_open, hi_open=hi_open, integer=integer)
+        raise DomainError(f"{name} must be {rng}{got}")
+    return arr
+
+
+def positive(name: str, value: ArrayLike) -> FloatArray:
+    """Check ``value > 0`` elementwise."""
+    return check_range(name, value, 0.0, lo_open=True)
+
+
+def nonnegative(name: str, value: ArrayLike) -> FloatArray:
+    """Check ``value >= 0`` elementwise."""
+    return check_range(name, value, 0.0)
+
+
+def probability(name: str, value: ArrayLike, *, lo_open: bool = True, hi_open: bool = True) -> FloatArray:
+    """Check ``value`` in (0, 1) (ends open by default)."""
+    return check_range(name, value, 0.0, 1.0, lo_open=lo_open, hi_open=hi_open)
+
+
+def integer_at_least(name: str, value: ArrayLike, lo: int = 1) -> FloatArray:
+    """Check ``value`` is an integer ``>= lo`` (kept as float64 so it broadcasts with the rest)."""
+    return check_range(name, value, float(lo), integer=True)
+
+
+def weights(name: str, value: Iterable[float] | ArrayLike, *, atol: float = 1e-9) -> FloatArray:
+    """Check a 1-D vector of aggregation weights: non-negative and summing to 1 (within ``atol``)."""
+    arr = nonnegative(name, value)
+    if arr.ndim != 1:
+        raise DomainError(f"{name} must be a 1-D list of weights (got shape {arr.shape})")
+    total = float(np.sum(arr))
+    if abs(total - 1.0) > atol:
+        raise DomainError(f"{name} must sum to 1 (got sum {total:.12g})")
+    return arr
+
+
+def vector(name: str, value: Iterable[float] | ArrayLike, lo: float = -_INF, *, lo_open: bool = False) -> FloatArray:
+    """Check a non-empty 1-D vector whose elements are >= lo (or > lo)."""
+    arr = check_range(name, value, lo, lo_open=lo_open)
+    if arr.ndim != 1:
+        raise DomainError(f"{name} must be a 1-D list (got shape {arr.shape})")
+    return arr
+
+
+def finite_result(name: str, value: FloatArray, hint: str) -> FloatArray:
+    """Guard against a silent NaN/inf escaping a computation; ``hint`` says which input pushed it there."""
+    if not np.all(np.isfinite(value)):
+        raise DomainError(f"{name} is not representable as a finite float here: {hint}")
+    return value
+
+
+def scalar_or_array(x: FloatArray) -> float | FloatArray:
+    """Return a Python float for 0-d results, the array otherwise (SciPy's convention)."""
+    return float(x) if np.ndim(x) == 0 else x

@@ -1,0 +1,1 @@
+"""dpcalc command-line interface (one module per family; see main.py)."""

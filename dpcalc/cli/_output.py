@@ -1,0 +1,189 @@
+"""Rendering of a command's result: rich table, JSON, CSV, Markdown or LaTeX, to stdout or a file.
+
+JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
+"meta": {"formula": id, "units": …, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from dpcalc import __version__
+from dpcalc.errors import DomainError
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+    latex = "latex"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One output column: ``key`` in JSON/CSV, ``label`` (with unit) in tables, ``latex`` in LaTeX."""
+
+    key: str
+    label: str = ""
+    latex: str = ""
+    integer: bool = False
+
+    @property
+    def header(self) -> str:
+        return self.label or self.key
+
+
+@dataclass
+class Result:
+    """What a command computed, before rendering."""
+
+    columns: list[Column]
+    rows: list[dict[str, Any]]
+    title: str = ""
+    note: str = ""
+    formula: str | list[str] = ""
+    units: str | dict[str, str] = ""
+    warnings: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] | None = None
+
+
+def _clean(value: Any, integer: bool = False) -> Any:
+    if isinstance(value, float) and integer and value.is_integer():
+        return int(value)
+    if hasattr(value, "item"):
+        return _clean(value.item(), integer)
+    return value
+
+
+def _fmt(value: Any, integer: bool = False) -> str:
+    value = _clean(value, integer)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return f"{value:.10g}"
+    return str(value)
+
+
+def _latex_num(value: Any, integer: bool = False) -> str:
+    s = _fmt(value, integer)
+    if "e" in s and not s.startswith(("inf", "-inf")):
+        mant, exp = s.split("e")
+        return f"${mant} \\times 10^{{{int(exp)}}}$"
+    return f"${s}$" if s not in ("inf", "-inf") else f"${'-' if s[0] == '-' else ''}\\infty$"
+
+
+def to_json(result: Result) -> str:
+    meta = {"formula": result.formula, "units": result.units, "dpcalc_version": __version__, **result.meta}
+    rows = [{c.key: _clean(r.get(c.key), c.integer) for c in result.columns} for r in result.rows]
+    doc: dict[str, Any] = {"rows": rows, "warnings": result.warnings, "meta": meta}
+    if result.summary is not None:
+        doc["summary"] = {k: _clean(v) for k, v in result.summary.items()}
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def to_csv(result: Result) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([c.key for c in result.columns])
+    for r in result.rows:
+        w.writerow([repr(_clean(r.get(c.key), c.integer)) if isinstance(_clean(r.get(c.key), c.integer), float)
+                    else _clean(r.get(c.key), c.integer) for c in result.columns])
+    return buf.getvalue()
+
+
+def to_markdown(result: Result) -> str:
+    lines = ["| " + " | ".join(c.header for c in result.columns) + " |",
+             "|" + "|".join("---:" for _ in result.columns) + "|"]
+    lines += ["| " + " | ".join(_fmt(r.get(c.key), c.integer) for c in result.columns) + " |" for r in result.rows]
+    if result.note:
+        lines += ["", result.note]
+    lines += [f"\n> warning: {w}" for w in result.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(result: Result) -> str:
+    cols = "r" * len(result.columns)
+    head = " & ".join(c.latex or c.header for c in result.columns)
+    body = "\n".join("  " + " & ".join(_latex_num(r.get(c.key), c.integer) for c in result.columns) + r" \\"
+                     for r in result.rows)
+    caption = result.title + (f" ({result.note})" if result.note else "")
+    return (f"% dpcalc {__version__}: {result.formula}\n% {caption}\n"
+            f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n{body}\n\\bottomrule\n"
+            "\\end{tabular}\n")
+
+
+def _table(result: Result, file: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=file, highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        console.width = 240  # never truncate numbers in a pipe or file
+    table = Table(title=result.title or None, title_justify="left")
+    for c in result.columns:
+        table.add_column(c.header, justify="right", no_wrap=True)
+    for r in result.rows:
+        table.add_row(*[_fmt(r.get(c.key), c.integer) for c in result.columns])
+    console.print(table)
+    if result.summary:
+        for k, v in result.summary.items():
+            console.print(f"{k}: {_fmt(v)}")
+    if result.note:
+        console.print(result.note)
+
+
+def render(result: Result, fmt: Format) -> str:
+    """Render to text in any format (the table is rendered without colour)."""
+    if fmt is Format.json:
+        return to_json(result)
+    if fmt is Format.csv:
+        return to_csv(result)
+    if fmt is Format.markdown:
+        return to_markdown(result)
+    if fmt is Format.latex:
+        return to_latex(result)
+    buf = io.StringIO()
+    _table(result, buf)
+    return buf.getvalue()
+
+
+def write_atomic(path: Path, text: str, force: bool) -> None:
+    """Write ``text`` to ``path`` through a temporary file and ``os.replace``; refuse to overwrite without force."""
+    if path.exists() and not force:
+        raise DomainError(f"--output {str(path)!r} exists; pass --force to overwrite")
+    directory = path.resolve().parent
+    if not directory.is_dir():
+        raise DomainError(f"--output directory {str(directory)!r} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
+    """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise."""
+    if output is not None:
+        write_atomic(output, render(result, fmt), force)
+    elif fmt is Format.table:
+        _table(result, sys.stdout)
+    else:
+        sys.stdout.write(render(result, fmt))
+    if fmt in (Format.table, Format.markdown, Format.latex, Format.csv) or output is not None:
+        for w in result.warnings:
+            print(f"warning: {w}", file=sys.stderr)

@@ -1,0 +1,303 @@
+"""ε-MI-DP in federated learning: minimum Gaussian noise, utility, personalized budgets (seed 000).
+
+Source: He & He, "Minimum Gaussian Noise Variance of Federated Learning in the Presence of Mutual
+Information Based Differential Privacy", IEEE Access 2023 (``../shared/seeds/000_*.txt``);
+verified forms and errata in ``../shared/notes/crosscheck.md`` §2.1.
+
+Privacy notion: client-level ε-MI-DP (Cuff & Yu 2016), ``sup I(w_i; w̄ | w^{-i}) ≤ ε`` **nats**.
+Every σ here inverts the paper's *upper bound* on that leakage, ``(d/2)·ln(1 + p_i²C²/(dσ²))``
+(eqs. (1.40), (2.47)): it is **sufficient** for ε-MI-DP, and minimal only relative to that bound,
+not proven minimal (crosscheck 000-3). Pass ``units="bits"`` to give ε in bits (ε_nats = ε_bits·ln 2).
+
+All functions broadcast over NumPy arrays and return a float for scalar input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc._numerics import LN2, half_d_log1p_ratio, log_snr_budget
+from dpcalc.errors import DomainError
+
+Units = Literal["nats", "bits"]
+FloatOrArray = float | v.FloatArray
+
+
+def _eps_nats(eps: ArrayLike, units: Units, name: str = "eps") -> v.FloatArray:
+    e = v.positive(name, eps)
+    if units == "nats":
+        return e
+    if units == "bits":
+        return e * LN2
+    raise DomainError(f"units must be 'nats' or 'bits' (got {units!r})")
+
+
+def _to_units(eps_nats: v.FloatArray, units: Units) -> v.FloatArray:
+    return eps_nats / LN2 if units == "bits" else eps_nats
+
+
+def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, log_numerator: v.FloatArray) -> v.FloatArray:
+    """σ = exp(log numerator − ½·log g(ε, d)); log space so that ε/d up to ~1e300 neither overflows nor NaNs."""
+    sigma = np.exp(log_numerator - 0.5 * log_snr_budget(eps, d))
+    if np.any(sigma == 0.0):
+        raise DomainError("eps/d is so large that sigma underflows float64; reduce eps or raise d")
+    return v.finite_result("sigma", sigma, "eps/d is too small; raise eps")
+
+
+def server_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
+                 units: Units = "nats") -> FloatOrArray:
+    """Server-side noise std for ε-MI-DP with arbitrary weights, eq. (4.7).
+
+    ``σ_s = C·max_i p_i / sqrt(d·(e^{2ε/d} − 1))``, computed via ``expm1`` in log space.
+
+    Args:
+        eps: privacy level ε > 0 (nats, or bits with ``units="bits"``).
+        d: model dimension, an integer >= 1.
+        C: clipping bound on ‖w_i‖ (parameter units), > 0.
+        p_max: the largest aggregation weight max_i p_i, in (0, 1].
+    """
+    e = _eps_nats(eps, units)
+    dd = v.integer_at_least("d", d, 1)
+    c = v.positive("C", C)
+    p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
+    return v.scalar_or_array(_sigma_from_budget(e, dd, np.log(c) + np.log(p)))
+
+
+def server_sigma_equal(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, N: ArrayLike = 1, *,
+                       units: Units = "nats") -> FloatOrArray:
+    """Server-side noise std with equal weights p_i = 1/N, eq. (4.8): ``C / (N·sqrt(d·(e^{2ε/d} − 1)))``."""
+    n = v.integer_at_least("N", N, 1)
+    return server_sigma(eps, d, C, 1.0 / n, units=units)
+
+
+def client_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
+                 sum_p2: ArrayLike = 1.0, *, units: Units = "nats") -> FloatOrArray:
+    """Client-side noise std (every client adds N(0, σ_c²I)), eq. (4.9).
+
+    ``σ_c = C·max_i p_i / sqrt(d·(e^{2ε/d} − 1)·Σ_k p_k²)``. ``sum_p2`` is Σ p_k², in [p_max², 1].
+    """
+    e = _eps_nats(eps, units)
+    dd = v.integer_at_least("d", d, 1)
+    c = v.positive("C", C)
+    p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
+    s2 = v.check_range("sum_p2", sum_p2, 0.0, 1.0, lo_open=True)
+    if np.any(s2 < p * p * (1 - 1e-12)):
+        raise DomainError("sum_p2 must be >= p_max**2 (sum of squared weights includes the largest one)")
+    return v.scalar_or_array(_sigma_from_budget(e, dd, np.log(c) + np.log(p) - 0.5 * np.log(s2)))
+
+
+def client_sigma_equal(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, N: ArrayLike = 1, *,
+                       units: Units = "nats") -> FloatOrArray:
+    """Client-side noise std with equal weights, eq. (4.11): ``C / sqrt(d·N·(e^{2ε/d} − 1))``."""
+    n = v.integer_at_least("N", N, 1)
+    return client_sigma(eps, d, C, 1.0 / n, 1.0 / n, units=units)
+
+
+def weight_stats(weights: ArrayLike) -> tuple[float, float]:
+    """Validate aggregation weights (non-negative, sum 1) and return ``(max p, Σ p²)``."""
+    p = v.weights("weights", weights)
+    return float(np.max(p)), float(np.sum(p * p))
+
+
+def server_leakage(sigma: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
+                   units: Units = "nats") -> FloatOrArray:
+    """ε-MI-DP level guaranteed by server noise σ: bound (1.40), ``(d/2)·ln(1 + p_max²C²/(dσ²))``.
+
+    An upper bound on the worst-case leakage (crosscheck 000-3); the inverse of :func:`server_sigma`.
+    """
+    s = v.positive("sigma", sigma)
+    dd = v.integer_at_least("d", d, 1)
+    c = v.positive("C", C)
+    p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
+    eps = half_d_log1p_ratio(dd, 2.0 * (np.log(c) + np.log(p) - np.log(s)))
+    return v.scalar_or_array(_to_units(eps, units))
+
+
+def client_leakage(sigma: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
+                   sum_p2: ArrayLike = 1.0, *, units: Units = "nats") -> FloatOrArray:
+    """ε-MI-DP level guaranteed by client noise σ: bound (2.47), ``(d/2)·ln(1 + p_max²C²/(dσ²Σp²))``."""
+    s = v.positive("sigma", sigma)
+    dd = v.integer_at_least("d", d, 1)
+    c = v.positive("C", C)
+    p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
+    s2 = v.check_range("sum_p2", sum_p2, 0.0, 1.0, lo_open=True)
+    eps = half_d_log1p_ratio(dd, 2.0 * (np.log(c) + np.log(p) - np.log(s)) - np.log(s2))
+    return v.scalar_or_array(_to_units(eps, units))
+
+
+def utility_server(sigma: ArrayLike, d: ArrayLike) -> FloatOrArray:
+    """Utility with server noise, eqs. (4.12), (4.15), (3.49): ``U_cdp = 1/(d·σ_s²)`` (1/parameter-units²)."""
+    s = v.positive("sigma", sigma)
+    dd = v.integer_at_least("d", d, 1)
+    return v.scalar_or_array(v.finite_result("utility", 1.0 / (dd * s * s), "sigma is too small"))
+
+
+def utility_client(sigma: ArrayLike, d: ArrayLike, sum_p2: ArrayLike = 1.0) -> FloatOrArray:
+    """Utility with client noise, eqs. (4.12), (4.14), (3.50): ``U_ldp = 1/(d·σ_c²·Σp_k²)``."""
+    s = v.positive("sigma", sigma)
+    dd = v.integer_at_least("d", d, 1)
+    s2 = v.check_range("sum_p2", sum_p2, 0.0, 1.0, lo_open=True)
+    return v.scalar_or_array(v.finite_result("utility", 1.0 / (dd * s * s * s2), "sigma is too small"))
+
+
+def utility_at_budget(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
+                      units: Units = "nats") -> FloatOrArray:
+    """Theorem 2, eq. (4.16)/(3.51): ``U_ldp = U_cdp = (e^{2ε/d} − 1)/(C²·max p²)`` at the minimum σ."""
+    e = _eps_nats(eps, units)
+    dd = v.integer_at_least("d", d, 1)
+    c = v.positive("C", C)
+    p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
+    with np.errstate(over="ignore"):
+        u = np.expm1(2.0 * e / dd) / (c * c * p * p)
+    return v.scalar_or_array(v.finite_result("utility", u, "eps/d is too large"))
+
+
+# --- Personalized budgets (Section V) -------------------------------------------------------------
+
+def alpha(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, *, units: Units = "nats") -> FloatOrArray:
+    """Per-client noise scale ``α_k = C_k / sqrt(d·(e^{2ε_k/d} − 1))``, eq. (5.31).
+
+    Erratum: the printed (5.27) has ``C_{i,t}`` in the numerator; it must be ``C_{k,t}`` as in (5.31)
+    (crosscheck 000-13).
+    """
+    e = _eps_nats(eps, units)
+    dd = v.integer_at_least("d", d, 1)
+    c = v.positive("C", C)
+    return v.scalar_or_array(_sigma_from_budget(e, dd, np.log(c)))
+
+
+def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
+    """Theorem 3, eq. (5.29), in the stable form ``U* = (Σ_k 1/α_k)² / d``.
+
+    Equal to the published product form ``(1/d)(Σ_i Π_{j≠i} α_j / Π_j α_j)²``, which over/underflows
+    for large N (crosscheck 000-15).
+    """
+    a = v.vector("alphas", alphas, 0.0, lo_open=True)
+    dd = float(v.integer_at_least("d", d, 1))
+    return float(v.finite_result("utility", np.asarray(np.sum(1.0 / a) ** 2 / dd), "alphas too small"))
+
+
+def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
+    """The published product form of (5.29), kept to show it equals :func:`optimal_utility` (small N only)."""
+    a = v.vector("alphas", alphas, 0.0, lo_open=True)
+    dd = float(v.integer_at_least("d", d, 1))
+    n = a.size
+    leave_one_out = np.array([np.prod(np.delete(a, i)) for i in range(n)])
+    value = (np.sum(leave_one_out) / np.prod(a)) ** 2 / dd
+    return float(v.finite_result("utility", np.asarray(value), "the product form over/underflows; use "
+                                 "optimal_utility"))
+
+
+def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
+    """Theorem 3, eq. (5.30): ``p_k* = (1/α_k) / Σ_i (1/α_i)`` (equal to the published product ratio)."""
+    a = v.vector("alphas", alphas, 0.0, lo_open=True)
+    inv = 1.0 / a
+    return inv / np.sum(inv)
+
+
+def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
+    """Corollary 2, eq. (5.32): ``σ_k = α_k/√N``, a point of the optimal set ``Σ σ_k²/α_k² = 1``."""
+    a = v.vector("alphas", alphas, 0.0, lo_open=True)
+    return a / np.sqrt(a.size)
+
+
+def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d: ArrayLike, *,
+                         units: Units = "nats") -> v.FloatArray:
+    """Per-client leakage bound (5.25): ``(d/2)·ln(1 + p_k²C_k²/(d·Σ_i p_i²σ_i²))``."""
+    p = v.weights("weights", weights)
+    s = v.vector("sigmas", sigmas, 0.0)
+    c = v.vector("C", C, 0.0, lo_open=True)
+    if not (p.size == s.size == c.size):
+        raise DomainError("weights, sigmas and C must have one entry per client (same length)")
+    dd = float(v.integer_at_least("d", d, 1))
+    noise = float(np.sum(p * p * s * s))
+    if noise <= 0.0:
+        raise DomainError("sigmas must give positive aggregate noise (sum p_k^2 sigma_k^2 > 0)")
+    with np.errstate(divide="ignore"):
+        log_ratio2 = 2.0 * (np.log(p) + np.log(c)) - np.log(noise)
+    return _to_units(half_d_log1p_ratio(dd, log_ratio2), units)
+
+
+@dataclass(frozen=True)
+class PersonalizedPlan:
+    """Theorem 3 / Corollary 2 plan for per-client budgets, beside the worst-client baselines (5.21)/(5.22).
+
+    Attributes are per-client arrays (``alpha``, ``sigma``, ``weights``) and scalars. Utilities are in
+    1/parameter-units²; ``baseline_utility`` is the utility of both baselines with equal weights.
+    """
+
+    alpha: v.FloatArray
+    sigma: v.FloatArray
+    weights: v.FloatArray
+    utility: float
+    baseline_sigma_client: float
+    baseline_sigma_server: float
+    baseline_utility: float
+
+    @property
+    def gain(self) -> float:
+        """``U* / U_baseline`` (>= 1)."""
+        return self.utility / self.baseline_utility
+
+
+def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> PersonalizedPlan:
+    """Personalized ε_k-MI-DP (Section V): optimal σ_k, p_k, U* and the baselines (5.21)/(5.22).
+
+    Args:
+        eps: per-client budgets ε_k > 0 (1-D).
+        C: per-client clipping bounds C_k > 0 (1-D, same length, or a scalar for all).
+        d: model dimension.
+    """
+    e = v.vector("eps", eps, 0.0, lo_open=True)
+    c = np.broadcast_to(v.check_range("C", C, 0.0, lo_open=True), e.shape) if np.ndim(C) == 0 else \
+        v.vector("C", C, 0.0, lo_open=True)
+    if c.shape != e.shape:
+        raise DomainError(f"C must have one entry per client ({e.size}), got {c.size}")
+    a = np.asarray(alpha(e, d, c, units=units), dtype=np.float64)
+    n = a.size
+    a_max = float(np.max(a))
+    dd = float(v.integer_at_least("d", d, 1))
+    return PersonalizedPlan(
+        alpha=a,
+        sigma=corollary2_sigmas(a),
+        weights=optimal_weights(a),
+        utility=optimal_utility(a, dd),
+        baseline_sigma_client=a_max / np.sqrt(n),
+        baseline_sigma_server=a_max / n,
+        baseline_utility=n * n / (dd * a_max * a_max),
+    )
+
+
+# --- Adaptive clipping (5.17)-(5.19) --------------------------------------------------------------
+
+def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray:
+    """One step of (5.18) on the loss (5.17): ``C_{t+1} = C_t − η(C_t − ‖w_t‖) = (1−η)C_t + η‖w_t‖``.
+
+    η is restricted to (0, 1] so the threshold stays a convex combination (positive).
+    """
+    c = v.positive("C", C)
+    w = v.nonnegative("w_norm", w_norm)
+    et = v.check_range("eta", eta, 0.0, 1.0, lo_open=True)
+    return v.scalar_or_array((1.0 - et) * c + et * w)
+
+
+def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> v.FloatArray:
+    """Thresholds C_1..C_{T+1} from (5.18) for norms ‖w_t‖ of shape (T,) or (T, N clients).
+
+    Row t is the threshold used in round t+1 (row 0 is ``C0``); (5.19) then clips ‖w_k^t‖ <= C_{k,t}.
+    """
+    c0 = v.positive("C0", C0)
+    w = v.nonnegative("norms", norms)
+    if w.ndim == 0:
+        w = w.reshape(1)
+    et = float(v.check_range("eta", eta, 0.0, 1.0, lo_open=True))
+    out = np.empty((w.shape[0] + 1, *np.broadcast_shapes(c0.shape, w.shape[1:])))
+    out[0] = c0
+    for t in range(w.shape[0]):
+        out[t + 1] = (1.0 - et) * out[t] + et * w[t]
+    return out
