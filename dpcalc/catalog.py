@@ -193,7 +193,7 @@ class Formula:
             if self.erratum is None or not self.erratum.published_sympy:
                 raise CatalogError(f"{self.id} has no published SymPy form")
             text = self.erratum.published_sympy
-        ns: dict[str, Any] = {}
+        ns: dict[str, Any] = {"MaxOver": _max_over(), "MinOver": _max_over(minimum=True)}
         for i in self.inputs:
             ns[i.name] = sympy.IndexedBase(i.name) if i.kind == "vector" else sympy.Symbol(i.name)
         if any(i.kind == "vector" for i in self.inputs):
@@ -209,28 +209,96 @@ class Formula:
         import sympy
 
         expr = self.sympy_expr(published)
+        first: dict[Any, Any] = {sympy.Symbol(i.name): sympy.Integer(int(values[i.name]))
+                                 for i in self.inputs if i.kind == "index"}
         subs: dict[Any, Any] = {}
         vectors = [i for i in self.inputs if i.kind == "vector"]
         if vectors:
-            n = len(values[vectors[0].name])
-            expr = expr.subs(sympy.Symbol(self.length, integer=True, positive=True), n).doit()
+            first[sympy.Symbol(self.length, integer=True, positive=True)] = len(values[vectors[0].name])
             for vin in vectors:
                 base = sympy.IndexedBase(vin.name)
                 for k, val in enumerate(values[vin.name], start=1):
                     subs[base[k]] = sympy.Float(mpmath.mpf(float(val)), dps)
         for i in self.inputs:
-            if i.kind != "vector":
-                subs[sympy.Symbol(i.name)] = sympy.Float(mpmath.mpf(float(values[i.name])), dps) \
-                    if i.kind == "scalar" else sympy.Integer(int(values[i.name]))
+            if i.kind == "scalar":
+                subs[sympy.Symbol(i.name)] = sympy.Float(mpmath.mpf(float(values[i.name])), dps)
         with mpmath.workdps(dps):
-            val = expr.xreplace(subs).doit() if subs else expr
+            if first:
+                expr = expr.subs(first).doit()
+            val = expr.xreplace(subs).doit()
             return mpmath.mpf(sympy.N(val, dps))
+
+    def sample_inputs(self, rng: Any, max_tries: int = 200) -> dict[str, Any]:
+        """Draw one random in-domain point from the inputs' ``sample`` specs (honouring ``sample_where``).
+
+        Specs: ``uniform(a, b)``, ``loguniform(a, b)``, ``intuniform(a, b)``, ``intloguniform(a, b)``,
+        ``choice(a, b, …)``, ``simplex`` (vector weights summing to 1). Index inputs pick 1..length.
+        """
+        import math
+
+        n = int(rng.integers(self.sample_length[0], self.sample_length[1] + 1))
+        for _ in range(max_tries):
+            values: dict[str, Any] = {}
+            for i in self.inputs:
+                if i.kind == "index":
+                    values[i.name] = int(rng.integers(1, n + 1))
+                    continue
+                if not i.sample:
+                    raise CatalogError(f"{self.id}: input {i.name!r} has no sample spec")
+                size = n if i.kind == "vector" else None
+                values[i.name] = _draw(i.sample, rng, size, f"{self.id}.{i.name}")
+            if not self.sample_where or eval(self.sample_where, {"math": math}, dict(values)):
+                return values
+        raise CatalogError(f"{self.id}: sample_where {self.sample_where!r} rejected {max_tries} draws")
 
     def input(self, name: str) -> Input:
         for i in self.inputs:
             if i.name == name:
                 return i
         raise KeyError(name)
+
+
+_SAMPLE_RE = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
+
+
+def _draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
+    import numpy as np
+
+    m = _SAMPLE_RE.match(spec)
+    if not m:
+        raise CatalogError(f"{where}: bad sample spec {spec!r}")
+    kind, args = m.group(1), [float(a) for a in (m.group(2) or "").split(",") if a.strip()]
+    if kind == "simplex":
+        x = rng.dirichlet(np.ones(size or 1))
+    elif kind == "uniform":
+        x = rng.uniform(args[0], args[1], size)
+    elif kind == "loguniform":
+        x = np.exp(rng.uniform(np.log(args[0]), np.log(args[1]), size))
+    elif kind == "intuniform":
+        x = rng.integers(int(args[0]), int(args[1]) + 1, size).astype(float)
+    elif kind == "intloguniform":
+        x = np.floor(np.exp(rng.uniform(np.log(args[0]), np.log(args[1] + 1), size)))
+    elif kind == "choice":
+        x = rng.choice(args, size)
+    else:
+        raise CatalogError(f"{where}: unknown sample kind {kind!r}")
+    return x.tolist() if size is not None else float(x)
+
+
+@cache
+def _max_over(minimum: bool = False) -> Any:
+    """A SymPy function ``MaxOver(expr, (k, lo, hi))`` (or ``MinOver``) that expands once ``hi`` is a number."""
+    import sympy
+
+    reduce = sympy.Min if minimum else sympy.Max
+
+    def _eval(cls: Any, expr: Any, limits: Any) -> Any:
+        k, lo, hi = limits
+        if lo.is_Integer and hi.is_Integer:
+            return reduce(*[expr.subs(k, i) for i in range(int(lo), int(hi) + 1)])
+        return None
+
+    return type("MinOver" if minimum else "MaxOver", (sympy.Function,), {"eval": classmethod(_eval)})
 
 
 # -- loading ---------------------------------------------------------------------------------------

@@ -223,6 +223,29 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     return _to_units(half_d_log1p_ratio(dd, log_ratio2), units)
 
 
+def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArray, v.FloatArray]:
+    e = v.vector("eps", eps, 0.0, lo_open=True)
+    if np.ndim(C) == 0:
+        c = np.broadcast_to(v.check_range("C", C, 0.0, lo_open=True), e.shape)
+    else:
+        c = v.vector("C", C, 0.0, lo_open=True)
+    if c.shape != e.shape:
+        raise DomainError(f"C must have one entry per client ({e.size}), got {c.size}")
+    return e, c
+
+
+def baseline_client_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
+    """Baseline (5.21): every client adds ``σ_c = max_k C_k / sqrt(d·N·(e^{2ε_k/d} − 1))``."""
+    e, c = _per_client(eps, C, units)
+    return float(np.max(np.asarray(alpha(e, d, c, units=units)))) / float(np.sqrt(e.size))
+
+
+def baseline_server_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
+    """Baseline (5.22): the server adds ``σ_s = max_k C_k / (N·sqrt(d·(e^{2ε_k/d} − 1)))``."""
+    e, c = _per_client(eps, C, units)
+    return float(np.max(np.asarray(alpha(e, d, c, units=units)))) / e.size
+
+
 @dataclass(frozen=True)
 class PersonalizedPlan:
     """Theorem 3 / Corollary 2 plan for per-client budgets, beside the worst-client baselines (5.21)/(5.22).
@@ -253,11 +276,7 @@ def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "
         C: per-client clipping bounds C_k > 0 (1-D, same length, or a scalar for all).
         d: model dimension.
     """
-    e = v.vector("eps", eps, 0.0, lo_open=True)
-    c = np.broadcast_to(v.check_range("C", C, 0.0, lo_open=True), e.shape) if np.ndim(C) == 0 else \
-        v.vector("C", C, 0.0, lo_open=True)
-    if c.shape != e.shape:
-        raise DomainError(f"C must have one entry per client ({e.size}), got {c.size}")
+    e, c = _per_client(eps, C, units)
     a = np.asarray(alpha(e, d, c, units=units), dtype=np.float64)
     n = a.size
     a_max = float(np.max(a))
@@ -267,8 +286,8 @@ def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "
         sigma=corollary2_sigmas(a),
         weights=optimal_weights(a),
         utility=optimal_utility(a, dd),
-        baseline_sigma_client=a_max / np.sqrt(n),
-        baseline_sigma_server=a_max / n,
+        baseline_sigma_client=baseline_client_sigma(e, c, dd, units=units),
+        baseline_sigma_server=baseline_server_sigma(e, c, dd, units=units),
         baseline_utility=n * n / (dd * a_max * a_max),
     )
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from dpcalc.cli._common import FormatOpt, ForceOpt, JsonOpt, OutputOpt, handle_errors, pick_format
+from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, handle_errors, pick_format
 from dpcalc.cli._output import Column, Format, Result, emit
 from dpcalc.errors import DomainError
 
@@ -76,7 +76,6 @@ def show_command(
         print(json.dumps(doc, indent=2))
         return
     import sympy
-
     from rich.console import Console
 
     con = Console(highlight=False, soft_wrap=True)

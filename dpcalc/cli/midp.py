@@ -11,8 +11,8 @@ import typer
 
 from dpcalc import midp
 from dpcalc.cli._common import (
-    FormatOpt,
     ForceOpt,
+    FormatOpt,
     JsonOpt,
     OutputOpt,
     UnitsOpt,
