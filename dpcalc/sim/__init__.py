@@ -1,0 +1,1 @@
+"""Torch-free NumPy simulation core (filled in below)."""
