@@ -44,8 +44,8 @@ def _to_units(eps_nats: v.FloatArray, units: Units) -> v.FloatArray:
 def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, log_numerator: v.FloatArray) -> v.FloatArray:
     """σ = exp(log numerator − ½·log g(ε, d)); log space so that ε/d up to ~1e300 neither overflows nor NaNs."""
     sigma = np.exp(log_numerator - 0.5 * log_snr_budget(eps, d))
-    if np.any(sigma == 0.0):
-        raise DomainError("eps/d is so large that sigma underflows float64; reduce eps or raise d")
+    if np.any(sigma < np.finfo(np.float64).tiny):  # zero or subnormal: digits lost
+        raise DomainError("eps/d is so large that sigma underflows float64 (< 2.2e-308); reduce eps or raise d")
     return v.finite_result("sigma", sigma, "eps/d is too small; raise eps")
 
 
