@@ -1,0 +1,319 @@
+"""Monte Carlo estimators with confidence intervals (NumPy only; seeded; chunked; optional processes).
+
+Every estimator is a mean of i.i.d. terms (:func:`mean_estimate`) or a smooth function of such means, and
+returns a :class:`dpcalc.sim.stats.Estimate` (value, standard error, two-sided ``level`` interval, n).
+
+* :func:`gaussian_channel_mi` — I(X; X + Z) of a scalar Gaussian channel (per coordinate, × ``dims``), from
+  log-density ratios ``log p(y|x) − log p(y)``; exact value ½·ln(1 + snr) per coordinate.
+* :func:`gaussian_vector_mi` — I(X; X + Z) for X ~ N(0, Σx), Z ~ N(0, Σz) (Cholesky; small dimension).
+* :func:`aggregation_cmi` — I(w_i; w̄_dp | w^{-i}) of a simulated FL aggregation ``w̄_dp = Σ p_j w_j + noise``
+  with Gaussian client parameters and server- and/or client-side noise (every client's w_j is drawn).
+* :func:`aggregation_distortion` — E‖w̄ − w̄_dp‖² of the same simulated aggregation.
+* :func:`hockey_stick_delta` — δ(ε) = E_P[(1 − e^{ε − L})₊] of a mechanism pair (privacy-loss RV L), with
+  optional importance sampling; :func:`renyi_divergence` — D_α(P‖Q) by sampling from P.
+
+Large ``dims`` (up to 1e12) are handled by sampling one coordinate and multiplying by ``dims``: coordinates are
+i.i.d., so the d-dimensional quantity is exactly ``dims`` × the one-coordinate quantity (value and SE).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc.sim.parallel import DEFAULT_CHUNK, Moments, SeedLike, TermFn, run_moments
+from dpcalc.sim.stats import Estimate, z_for
+
+
+def _estimate(value: float, se: float, n: int, level: float) -> Estimate:
+    z = z_for(level)
+    return Estimate(float(value), float(se), float(value - z * se), float(value + z * se), int(n))
+
+
+def moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int = DEFAULT_CHUNK) -> Moments:
+    """Run a term function over ``n`` seeded samples (see :mod:`dpcalc.sim.parallel`)."""
+    return run_moments(fn, int(n), seed, workers=workers, chunk=chunk)
+
+
+def mean_estimate(fn: TermFn, n: int, seed: SeedLike, *, level: float = 0.999, workers: int = 1,
+                  scale: float = 1.0, chunk: int = DEFAULT_CHUNK) -> Estimate:
+    """Mean (× ``scale``) of the i.i.d. terms ``fn(rng, size)`` with a normal-approximation CI."""
+    m = moments(fn, n, seed, workers=workers, chunk=chunk)
+    return _estimate(scale * float(m.mean[0]), abs(scale) * math.sqrt(max(float(m.cov_of_mean[0, 0]), 0.0)),
+                     m.n, level)
+
+
+# --- mutual information -------------------------------------------------------------------------------
+
+def _channel_terms(rng: np.random.Generator, size: int, signal_std: float, noise_std: float) -> np.ndarray:
+    x = rng.standard_normal(size)
+    z = rng.standard_normal(size)
+    y = signal_std * x + noise_std * z
+    total = signal_std * signal_std + noise_std * noise_std
+    # log N(y; x, σ²) − log N(y; 0, s² + σ²) = −z²/2 + y²/(2(s²+σ²)) + ½ ln((s²+σ²)/σ²)
+    const = 0.5 * math.log1p((signal_std / noise_std) ** 2)
+    y *= y
+    y *= 0.5 / total
+    z *= z
+    y -= 0.5 * z
+    y += const
+    return y
+
+
+def gaussian_channel_mi(signal_var: float, noise_var: float, n: int, seed: SeedLike, *, dims: float = 1.0,
+                        level: float = 0.999, workers: int = 1) -> Estimate:
+    """I(X; X + Z) in nats for X ~ N(0, signal_var), Z ~ N(0, noise_var) per coordinate, × ``dims`` coordinates.
+
+    Exact: ``dims/2 · ln(1 + signal_var/noise_var)``. Draws 2 Gaussians per sample.
+    """
+    if not (signal_var >= 0 and noise_var > 0):
+        raise ValueError("signal_var must be >= 0 and noise_var > 0")
+    fn = partial(_channel_terms, signal_std=math.sqrt(signal_var), noise_std=math.sqrt(noise_var))
+    return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims)
+
+
+def _vector_terms(rng: np.random.Generator, size: int, lx: np.ndarray, lz: np.ndarray, ly: np.ndarray,
+                  logdet_ratio: float) -> np.ndarray:
+    k = lx.shape[0]
+    u = rng.standard_normal((k, size))
+    zeta = rng.standard_normal((k, size))
+    y = lx @ u + lz @ zeta
+    a = np.linalg.solve(ly, y)  # L_y^{-1} y, so ‖a‖² = yᵀ Σy⁻¹ y
+    return np.asarray(-0.5 * np.sum(zeta * zeta, axis=0) + 0.5 * np.sum(a * a, axis=0) + 0.5 * logdet_ratio)
+
+
+def gaussian_vector_mi(cov_x: ArrayLike, cov_z: ArrayLike, n: int, seed: SeedLike, *, level: float = 0.999,
+                       workers: int = 1) -> Estimate:
+    """I(X; X + Z) in nats for X ~ N(0, Σx), Z ~ N(0, Σz) (positive definite Σz), by sampling log-density ratios.
+
+    Exact: ``½·ln det(Σx + Σz) − ½·ln det Σz``.
+    """
+    sx, sz = np.atleast_2d(np.asarray(cov_x, float)), np.atleast_2d(np.asarray(cov_z, float))
+    lx = np.linalg.cholesky(sx + 1e-300 * np.eye(len(sx))) if np.any(sx) else np.zeros_like(sx)
+    lz = np.linalg.cholesky(sz)
+    ly = np.linalg.cholesky(sx + sz)
+    logdet_ratio = 2.0 * float(np.sum(np.log(np.diag(ly))) - np.sum(np.log(np.diag(lz))))
+    fn = partial(_vector_terms, lx=lx, lz=lz, ly=ly, logdet_ratio=logdet_ratio)
+    return mean_estimate(fn, n, seed, level=level, workers=workers, chunk=max(1024, DEFAULT_CHUNK // len(sx)))
+
+
+def _noise_var(weights: np.ndarray, server_sigma: float, client_sigmas: np.ndarray) -> float:
+    return float(server_sigma ** 2 + np.sum(weights ** 2 * client_sigmas ** 2))
+
+
+def _aggregate_round(rng: np.random.Generator, size: int, weights: np.ndarray, signal_std: np.ndarray,
+                     server_sigma: float, client_sigmas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One coordinate of ``size`` simulated rounds: client params w (N, size), w̄ and w̄_dp (size,)."""
+    from dpcalc.sim.scenarios import add_noise, gaussian_clients
+
+    w = gaussian_clients(rng, size, signal_std)
+    w_bar = weights @ w
+    return w, add_noise(rng, w, weights, w_bar, server_sigma=server_sigma, client_sigmas=client_sigmas)
+
+
+def _cmi_terms(rng: np.random.Generator, size: int, weights: np.ndarray, i: int, signal_std: np.ndarray,
+               server_sigma: float, client_sigmas: np.ndarray) -> np.ndarray:
+    w, w_dp = _aggregate_round(rng, size, weights, signal_std, server_sigma, client_sigmas)
+    tau2 = _noise_var(weights, server_sigma, client_sigmas)
+    others = weights @ w - weights[i] * w[i]
+    r_full = w_dp - weights @ w  # w̄_dp − E[w̄_dp | w_i, w^{-i}]
+    r_cond = w_dp - others  # w̄_dp − E[w̄_dp | w^{-i}]
+    var_cond = tau2 + (weights[i] * signal_std[i]) ** 2
+    return np.asarray(-0.5 * r_full * r_full / tau2 + 0.5 * r_cond * r_cond / var_cond
+                      + 0.5 * math.log(var_cond / tau2))
+
+
+def _as_clients(x: ArrayLike, n_clients: int, name: str) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 0:
+        return np.full(n_clients, float(a))
+    if a.shape != (n_clients,):
+        raise ValueError(f"{name} must be a scalar or have one entry per client ({n_clients})")
+    return a
+
+
+def aggregation_cmi(weights: ArrayLike, i: int, signal_std: ArrayLike, n: int, seed: SeedLike, *,
+                    server_sigma: float = 0.0, client_sigmas: ArrayLike = 0.0, dims: float = 1.0,
+                    level: float = 0.999, workers: int = 1) -> Estimate:
+    """I(w_i; w̄_dp | w^{-i}) in nats of a simulated aggregation (client index ``i`` is 0-based).
+
+    Per coordinate: w_j ~ N(0, signal_std_j²) for every client j, w̄_dp = Σ_j p_j (w_j + σ_j z_j) + σ_s z_0; the term
+    is ``log p(w̄_dp | w_i, w^{-i}) − log p(w̄_dp | w^{-i})`` (both Gaussian), averaged and × ``dims``. For
+    w_i ~ N(0, C²/d·I) the exact value is ``d/2·ln(1 + p_i²C²/(d·τ²))``, τ² = σ_s² + Σ p_j²σ_j².
+    """
+    p = np.atleast_1d(np.asarray(weights, dtype=np.float64))
+    s = _as_clients(signal_std, p.size, "signal_std")
+    cs = _as_clients(client_sigmas, p.size, "client_sigmas")
+    if _noise_var(p, server_sigma, cs) <= 0:
+        raise ValueError("the aggregate needs positive noise (server_sigma or client_sigmas)")
+    fn = partial(_cmi_terms, weights=p, i=int(i), signal_std=s, server_sigma=float(server_sigma), client_sigmas=cs)
+    return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims,
+                         chunk=max(1024, DEFAULT_CHUNK // p.size))
+
+
+def _distortion_terms(rng: np.random.Generator, size: int, weights: np.ndarray, signal_std: np.ndarray,
+                      server_sigma: float, client_sigmas: np.ndarray) -> np.ndarray:
+    w, w_dp = _aggregate_round(rng, size, weights, signal_std, server_sigma, client_sigmas)
+    diff = weights @ w - w_dp
+    return np.asarray(diff * diff)
+
+
+def aggregation_distortion(weights: ArrayLike, n: int, seed: SeedLike, *, signal_std: ArrayLike = 1.0,
+                           server_sigma: float = 0.0, client_sigmas: ArrayLike = 0.0, dims: float = 1.0,
+                           level: float = 0.999, workers: int = 1) -> Estimate:
+    """E‖w̄ − w̄_dp‖² of a simulated aggregation (one coordinate × ``dims``); exact ``dims·(σ_s² + Σ p_j²σ_j²)``."""
+    p = np.atleast_1d(np.asarray(weights, dtype=np.float64))
+    fn = partial(_distortion_terms, weights=p, signal_std=_as_clients(signal_std, p.size, "signal_std"),
+                 server_sigma=float(server_sigma), client_sigmas=_as_clients(client_sigmas, p.size, "client_sigmas"))
+    return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims,
+                         chunk=max(1024, DEFAULT_CHUNK // p.size))
+
+
+# --- privacy loss: hockey-stick δ(ε) and Rényi divergence ------------------------------------------------
+
+class MechanismPair:
+    """A pair of output distributions (P, Q) of a mechanism on neighbouring inputs.
+
+    Subclasses implement ``sample_p(rng, size)``, ``log_p(x)``, ``log_q(x)``; the privacy-loss random variable is
+    ``L = log p(X) − log q(X)``, X ~ P. Instances of module-level subclasses are picklable (usable with processes).
+    """
+
+    def sample_p(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def log_p(self, x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def log_q(self, x: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def privacy_loss(self, x: np.ndarray) -> np.ndarray:
+        return self.log_p(x) - self.log_q(x)
+
+    def proposal(self, eps: float) -> tuple[Callable[[np.random.Generator, int], np.ndarray],
+                                            Callable[[np.ndarray], np.ndarray]] | None:
+        """An importance-sampling proposal (sampler, log-density) concentrated where L ≈ ε, or None."""
+        return None
+
+
+def _hockey_terms(rng: np.random.Generator, size: int, pair: MechanismPair, eps: float,
+                  importance: bool) -> np.ndarray:
+    prop = pair.proposal(eps) if importance else None
+    if prop is None:
+        x = pair.sample_p(rng, size)
+        log_w = np.zeros(size)
+    else:
+        x = prop[0](rng, size)
+        log_w = pair.log_p(x) - prop[1](x)
+    loss = pair.privacy_loss(x)
+    out = np.zeros(size)
+    hit = loss > eps
+    out[hit] = -np.expm1(eps - loss[hit]) * np.exp(log_w[hit])
+    return out
+
+
+def hockey_stick_delta(pair: MechanismPair, eps: float, n: int, seed: SeedLike, *, importance: bool = True,
+                       level: float = 0.999, workers: int = 1) -> Estimate:
+    """δ(ε) = E_P[(1 − e^{ε−L})₊] (hockey-stick divergence H_{e^ε}(P‖Q)), with importance sampling if the pair
+    offers a proposal (and ``importance``): terms are weighted by p/r under the proposal r."""
+    fn = partial(_hockey_terms, pair=pair, eps=float(eps), importance=bool(importance))
+    return mean_estimate(fn, n, seed, level=level, workers=workers)
+
+
+def _renyi_terms(rng: np.random.Generator, size: int, pair: MechanismPair, alpha: float, shift: float) -> np.ndarray:
+    x = pair.sample_p(rng, size)
+    return np.exp((alpha - 1.0) * pair.privacy_loss(x) - shift)
+
+
+def renyi_divergence(pair: MechanismPair, alpha: float, n: int, seed: SeedLike, *, shift: float = 0.0,
+                     level: float = 0.999, workers: int = 1) -> Estimate:
+    """D_α(P‖Q) = ln E_P[e^{(α−1)L}] / (α − 1), α > 1, by sampling from P (CI by the monotone map of the mean's
+    CI; ``shift`` rescales the terms by e^{−shift} to avoid overflow). Heavy-tailed for large α: check ``se``."""
+    if not alpha > 1:
+        raise ValueError("alpha must be > 1")
+    m = mean_estimate(partial(_renyi_terms, pair=pair, alpha=float(alpha), shift=float(shift)), n, seed,
+                      level=level, workers=workers)
+
+    def tr(v: float) -> float:
+        return (math.log(v) + shift) / (alpha - 1.0) if v > 0 else -math.inf
+
+    value = tr(m.value)
+    se = m.se / (m.value * (alpha - 1.0)) if m.value > 0 else math.inf
+    return Estimate(value, se, tr(m.ci_low), tr(m.ci_high), m.n)
+
+
+@dataclass(frozen=True)
+class GaussianPair(MechanismPair):
+    """P = N(mu, σ²), Q = N(0, σ²) (the Gaussian mechanism with sensitivity ``mu``); L ~ N(μ²/2σ², μ²/σ²) under P.
+
+    Exact: δ(ε) = Φ(−ε/m + m/2) − e^ε Φ(−ε/m − m/2), m = μ/σ; D_α = α m²/2.
+    """
+
+    mu: float
+    sigma: float
+
+    def sample_p(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return self.mu + self.sigma * rng.standard_normal(size)
+
+    def log_p(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(-0.5 * ((x - self.mu) / self.sigma) ** 2)
+
+    def log_q(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(-0.5 * (x / self.sigma) ** 2)
+
+    def proposal(self, eps: float) -> tuple[Callable[[np.random.Generator, int], np.ndarray],
+                                            Callable[[np.ndarray], np.ndarray]] | None:
+        centre = self.sigma ** 2 * eps / self.mu + self.mu / 2  # where L = ε
+        if centre <= self.mu:
+            return None
+        return partial(_shifted_normal, loc=centre, scale=self.sigma), partial(_normal_logpdf, loc=centre,
+                                                                               scale=self.sigma)
+
+
+def _shifted_normal(rng: np.random.Generator, size: int, loc: float, scale: float) -> np.ndarray:
+    return loc + scale * rng.standard_normal(size)
+
+
+def _normal_logpdf(x: np.ndarray, loc: float, scale: float) -> np.ndarray:
+    return np.asarray(-0.5 * ((x - loc) / scale) ** 2)  # same normalising constant as GaussianPair.log_p
+
+
+@dataclass(frozen=True)
+class SubsampledGaussianPair(MechanismPair):
+    """Poisson-subsampled Gaussian: P = (1−q)·N(0, σ²) + q·N(1, σ²), Q = N(0, σ²) (sensitivity 1)."""
+
+    q: float
+    sigma: float
+
+    def sample_p(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        from dpcalc.sim.scenarios import poisson_subsample
+
+        return poisson_subsample(rng, size, self.q).astype(np.float64) + self.sigma * rng.standard_normal(size)
+
+    def log_p(self, x: np.ndarray) -> np.ndarray:
+        # log((1−q) e^{−x²/2σ²} + q e^{−(x−1)²/2σ²}) = −x²/2σ² + log1p(q·expm1((2x − 1)/2σ²))
+        t = (2.0 * x - 1.0) / (2.0 * self.sigma ** 2)
+        with np.errstate(over="ignore"):
+            small = np.log1p(self.q * np.expm1(np.minimum(t, 700.0)))
+        big = t + math.log(self.q) + np.log1p((1 - self.q) / self.q * np.exp(-np.maximum(t, 0.0)))
+        return np.asarray(self.log_q(x) + np.where(t < 30, small, big))
+
+    def log_q(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(-0.5 * (x / self.sigma) ** 2)
+
+
+def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
+    """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018), for checking the estimators."""
+    from dpcalc.sim.stats import normal_cdf
+
+    m = mu_over_sigma
+    return normal_cdf(-eps / m + m / 2) - math.exp(eps) * normal_cdf(-eps / m - m / 2)
+
+
+__all__ = ["Estimate", "GaussianPair", "MechanismPair", "SubsampledGaussianPair", "aggregation_cmi",
+           "aggregation_distortion", "exact_gaussian_delta", "gaussian_channel_mi", "gaussian_vector_mi",
+           "hockey_stick_delta", "mean_estimate", "moments", "renyi_divergence"]

@@ -1,0 +1,112 @@
+"""Seeded, chunked, optionally multi-process evaluation of i.i.d. Monte Carlo terms.
+
+The sample budget ``n`` is cut into chunks of ``chunk`` samples (boundaries depend only on ``n`` and ``chunk``);
+chunk ``i`` draws from ``np.random.default_rng(root.spawn(...)[i])``. So the same seed gives the same numbers
+whatever ``workers`` is, and memory is bounded by one chunk per worker (``chunk`` × terms × 8 bytes).
+
+A *term function* ``fn(rng, size) -> array`` returns per-sample terms of shape ``(size,)`` or ``(k, size)``; each
+chunk is reduced in the worker to ``Moments`` (count, sums, cross-product sums), which add exactly.
+Processes (``concurrent.futures.ProcessPoolExecutor``) are used only when ``workers > 1`` and
+``n >= PROCESS_THRESHOLD``; ``fn`` must then be picklable (a module-level function, ``functools.partial`` of one,
+or an instance of a module-level class).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+DEFAULT_CHUNK = 1 << 17
+PROCESS_THRESHOLD = 1 << 22
+TermFn = Callable[[np.random.Generator, int], Any]
+SeedLike = int | Sequence[int] | np.random.SeedSequence
+
+
+def default_workers() -> int:
+    """Number of usable cores (the default of ``--workers``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
+    """A SeedSequence from an int, a sequence of ints or a SeedSequence (returned as is)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    return np.random.SeedSequence(seed)
+
+
+def chunk_sizes(n: int, chunk: int = DEFAULT_CHUNK) -> list[int]:
+    """Sizes of the chunks of ``n`` samples (all ``chunk`` except a shorter last one)."""
+    if n < 1:
+        raise ValueError(f"samples must be >= 1 (got {n})")
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1 (got {chunk})")
+    full, rest = divmod(int(n), int(chunk))
+    return [int(chunk)] * full + ([rest] if rest else [])
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Count, sums and cross-product sums of k statistics over i.i.d. samples (exactly additive)."""
+
+    n: int
+    total: np.ndarray  # (k,)
+    cross: np.ndarray  # (k, k)
+
+    @classmethod
+    def of(cls, terms: Any) -> Moments:
+        t = np.asarray(terms, dtype=np.float64)
+        if t.ndim == 1:
+            t = t[None, :]
+        if not np.all(np.isfinite(t)):
+            raise FloatingPointError("a Monte Carlo term is NaN or inf; the scenario is numerically out of range")
+        return cls(int(t.shape[1]), t.sum(axis=1), t @ t.T)
+
+    def __add__(self, other: Moments) -> Moments:
+        return Moments(self.n + other.n, self.total + other.total, self.cross + other.cross)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.total / self.n
+
+    @property
+    def cov_of_mean(self) -> np.ndarray:
+        """Covariance matrix of the sample mean (unbiased)."""
+        m = self.mean
+        cov = (self.cross - self.n * np.outer(m, m)) / max(self.n - 1, 1)
+        return cov / self.n
+
+
+def _chunk_moments(fn: TermFn, seed: np.random.SeedSequence, size: int) -> Moments:
+    return Moments.of(fn(np.random.default_rng(seed), size))
+
+
+def run_moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int = DEFAULT_CHUNK,
+                process_threshold: int = PROCESS_THRESHOLD) -> Moments:
+    """Evaluate ``fn`` on ``n`` samples in seeded chunks and return the summed :class:`Moments`.
+
+    Same ``seed`` → identical result for any ``workers`` (chunk ``i`` always uses child seed ``i``; the sum is
+    taken in chunk order).
+    """
+    sizes = chunk_sizes(n, chunk)
+    children = as_seed_sequence(seed).spawn(len(sizes))
+    if workers <= 1 or n < process_threshold or len(sizes) == 1:
+        parts = [_chunk_moments(fn, s, k) for s, k in zip(children, sizes, strict=True)]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(sizes)), mp_context=ctx) as pool:
+            parts = list(pool.map(_chunk_moments, [fn] * len(sizes), children, sizes))
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
