@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+
 import numpy as np
 from numpy.typing import ArrayLike
 
