@@ -318,3 +318,63 @@ def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
 __all__ = ["Estimate", "GaussianPair", "MechanismPair", "SubsampledGaussianPair", "aggregation_cmi",
            "aggregation_distortion", "exact_gaussian_delta", "gaussian_channel_mi", "gaussian_vector_mi",
            "hockey_stick_delta", "mean_estimate", "moments", "renyi_divergence"]
+
+
+# --- MI of a scalar Gaussian channel as a function of the noise level (common random numbers) -----------------
+
+def _curve_terms(rng: np.random.Generator, size: int) -> np.ndarray:
+    u = rng.standard_normal(size)
+    z = rng.standard_normal(size)
+    return np.stack((u * u, z * z, u * z))
+
+
+@dataclass(frozen=True)
+class ChannelCurve:
+    """Simulated I(X; X + σZ) per coordinate, X = s·U, as a function of σ from one set of draws (U, Z i.i.d. N(0,1)).
+
+    Each sample's log-density ratio ``log p(y|x) − log p(y) = −Z²/2 + (sU + σZ)²/(2(s²+σ²)) + ½ln(1 + s²/σ²)`` is
+    linear in (U², Z², UZ), so the sample mean and its SE are available at every σ from the three sample means and
+    their covariance (common random numbers). :meth:`solve_noise` finds the σ whose simulated MI equals a target.
+    """
+
+    signal_std: float
+    moments: Moments
+    level: float = 0.999
+
+    def _grad(self, sigma: float) -> tuple[np.ndarray, float]:
+        s2, v2 = self.signal_std ** 2, sigma * sigma
+        t = s2 + v2
+        g = np.array([s2 / (2 * t), -0.5 + v2 / (2 * t), self.signal_std * sigma / t])
+        return g, 0.5 * math.log1p(s2 / v2)
+
+    def mi(self, sigma: float) -> float:
+        """Simulated per-coordinate MI (nats) at noise std ``sigma``."""
+        g, c = self._grad(sigma)
+        return float(g @ self.moments.mean + c)
+
+    def se(self, sigma: float) -> float:
+        g, _ = self._grad(sigma)
+        return math.sqrt(max(float(g @ self.moments.cov_of_mean @ g), 0.0))
+
+    def estimate(self, sigma: float, dims: float = 1.0) -> Estimate:
+        """The simulated MI at ``sigma`` × ``dims`` with its CI."""
+        return _estimate(dims * self.mi(sigma), dims * self.se(sigma), self.moments.n, self.level)
+
+    def solve_noise(self, target: float, lo: float, hi: float) -> Estimate | None:
+        """The σ in [lo, hi] where the simulated MI equals ``target`` (nats per coordinate), with a delta-method CI
+        (SE of the MI divided by |dMI/dσ|, the slope of the simulated curve); None if no root is bracketed."""
+        from dpcalc.sim.roots import bisect_log
+
+        root = bisect_log(lambda s: self.mi(s) - target, lo, hi)
+        if root is None:
+            return None
+        h = 1e-4 * root
+        slope = (self.mi(root + h) - self.mi(root - h)) / (2 * h)
+        se = self.se(root) / abs(slope) if slope != 0 else math.inf
+        return _estimate(root, se, self.moments.n, self.level)
+
+
+def gaussian_channel_curve(signal_std: float, n: int, seed: SeedLike, *, level: float = 0.999,
+                           workers: int = 1) -> ChannelCurve:
+    """Draw n samples (2 Gaussians each) and return the :class:`ChannelCurve` for signal std ``signal_std``."""
+    return ChannelCurve(float(signal_std), moments(_curve_terms, n, seed, workers=workers), level)

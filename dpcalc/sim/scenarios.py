@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -75,3 +77,27 @@ def poisson_subsample(rng: np.random.Generator, size: int | tuple[int, ...], q: 
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"q must be in [0, 1] (got {q})")
     return rng.random(size) < q
+
+
+def weights_with_max(p_max: float) -> np.ndarray:
+    """Aggregation weights whose largest entry is ``p_max`` (in (0, 1]): ⌊1/p_max⌋ entries equal to p_max plus
+    one remainder entry if needed (so Σp = 1)."""
+    if not 0.0 < p_max <= 1.0:
+        raise ValueError(f"p_max must be in (0, 1] (got {p_max})")
+    k = math.floor(1.0 / p_max * (1 + 1e-12))
+    rest = 1.0 - k * p_max
+    w = [p_max] * k + ([rest] if rest > 1e-12 else [])
+    out = np.asarray(w, dtype=np.float64)
+    return out / out.sum()
+
+
+def weights_with_sum_sq(sum_p2: float) -> np.ndarray:
+    """Aggregation weights with Σp² = ``sum_p2`` (in (0, 1]): N = ⌈1/sum_p2⌉ clients, one weight x and N−1 equal
+    weights (1−x)/(N−1), x = (1 + sqrt(1 − N + sum_p2·N(N−1)))/N."""
+    if not 0.0 < sum_p2 <= 1.0:
+        raise ValueError(f"sum_p2 must be in (0, 1] (got {sum_p2})")
+    n = math.ceil(1.0 / sum_p2 * (1 - 1e-12))
+    if n == 1:
+        return np.ones(1)
+    x = (1.0 + math.sqrt(max(1.0 - n + sum_p2 * n * (n - 1), 0.0))) / n
+    return np.asarray([x] + [(1.0 - x) / (n - 1)] * (n - 1), dtype=np.float64)
