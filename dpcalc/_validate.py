@@ -41,8 +41,7 @@ def describe_range(lo: float = -_INF, hi: float = _INF, *, lo_open: bool = False
     return f"{kind} in {'(' if lo_open else '['}{_fmt(lo)}, {_fmt(hi)}{')' if hi_open else ']'}"
 
 
-def as_array(name: str, value: ArrayLike) -> FloatArray:
-    """Convert ``value`` to a float64 array, rejecting non-numbers, NaN and inf with a one-line error."""
+def _to_float_array(name: str, value: ArrayLike) -> FloatArray:
     if isinstance(value, bool | np.bool_):
         raise DomainError(f"{name} must be a number (got {value!r})")
     try:
@@ -51,16 +50,53 @@ def as_array(name: str, value: ArrayLike) -> FloatArray:
         raise DomainError(f"{name} must be a number (got {value!r})") from None
     if arr.size == 0:
         raise DomainError(f"{name} must not be empty")
-    if not np.all(np.isfinite(arr)):
-        bad = arr[~np.isfinite(arr)].flat[0]
-        raise DomainError(f"{name} must be finite (got {_fmt(float(bad))})")
     return arr
+
+
+def _raise_not_finite(name: str, arr: FloatArray) -> None:
+    bad = arr[~np.isfinite(arr)].flat[0]
+    raise DomainError(f"{name} must be finite (got {_fmt(float(bad))})")
+
+
+def as_array(name: str, value: ArrayLike) -> FloatArray:
+    """Convert ``value`` to a float64 array, rejecting non-numbers, NaN and inf with a one-line error."""
+    arr = _to_float_array(name, value)
+    if not math.isfinite(float(np.sum(arr * 0.0))):  # one pass: any NaN or ±inf makes the sum NaN
+        _raise_not_finite(name, arr)
+    return arr
+
+
+def _all_integers(arr: FloatArray, block: int = 1 << 16) -> bool:
+    """True iff every element is integral; blockwise so the scratch buffer stays in cache."""
+    flat = arr.ravel()
+    buf = np.empty(min(block, flat.size))
+    same = np.empty(buf.size, dtype=bool)
+    for start in range(0, flat.size, block):
+        part = flat[start:start + block]
+        n = part.size
+        np.floor(part, out=buf[:n])
+        np.equal(buf[:n], part, out=same[:n])
+        if not same[:n].all():
+            return False
+    return True
 
 
 def check_range(name: str, value: ArrayLike, lo: float = -_INF, hi: float = _INF, *, lo_open: bool = False,
                 hi_open: bool = False, integer: bool = False) -> FloatArray:
-    """Return ``value`` as a float array after checking every element lies in the given range."""
-    arr = as_array(name, value)
+    """Return ``value`` as a float array after checking every element lies in the given range.
+
+    Fast path for large arrays: two reductions (min, max; NaN propagates) decide; only on failure is the
+    first offending element located for the message.
+    """
+    arr = _to_float_array(name, value)
+    mn, mx = float(np.min(arr)), float(np.max(arr))
+    if not (math.isfinite(mn) and math.isfinite(mx)):
+        _raise_not_finite(name, arr)
+    ok = (mn > lo if lo_open else mn >= lo) and (mx < hi if hi_open else mx <= hi)
+    if ok and integer:
+        ok = _all_integers(arr)
+    if ok:
+        return arr
     bad = np.zeros(arr.shape, dtype=bool)
     if lo > -_INF:
         bad |= (arr <= lo) if lo_open else (arr < lo)
@@ -68,13 +104,11 @@ def check_range(name: str, value: ArrayLike, lo: float = -_INF, hi: float = _INF
         bad |= (arr >= hi) if hi_open else (arr > hi)
     if integer:
         bad |= arr != np.round(arr)
-    if np.any(bad):
-        first = float(arr[bad].flat[0])
-        position = int(np.flatnonzero(bad.ravel())[0]) + 1
-        got = f" (got {_fmt(first)})" if arr.size == 1 else f" (got {_fmt(first)}, item {position} of the list)"
-        rng = describe_range(lo, hi, lo_open=lo_open, hi_open=hi_open, integer=integer)
-        raise DomainError(f"{name} must be {rng}{got}")
-    return arr
+    first = float(arr[bad].flat[0])
+    position = int(np.flatnonzero(bad.ravel())[0]) + 1
+    got = f" (got {_fmt(first)})" if arr.size == 1 else f" (got {_fmt(first)}, item {position} of the list)"
+    rng = describe_range(lo, hi, lo_open=lo_open, hi_open=hi_open, integer=integer)
+    raise DomainError(f"{name} must be {rng}{got}")
 
 
 def positive(name: str, value: ArrayLike) -> FloatArray:

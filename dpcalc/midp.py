@@ -14,6 +14,7 @@ All functions broadcast over NumPy arrays and return a float for scalar input.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,10 +42,29 @@ def _to_units(eps_nats: v.FloatArray, units: Units) -> v.FloatArray:
     return eps_nats / LN2 if units == "bits" else eps_nats
 
 
-def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, log_numerator: v.FloatArray) -> v.FloatArray:
-    """σ = exp(log numerator − ½·log g(ε, d)); log space so that ε/d up to ~1e300 neither overflows nor NaNs."""
-    sigma = np.exp(log_numerator - 0.5 * log_snr_budget(eps, d))
-    if np.any(sigma < np.finfo(np.float64).tiny):  # zero or subnormal: digits lost
+def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
+                       log_scale: Callable[[], v.FloatArray]) -> v.FloatArray:
+    """σ = scale / sqrt(d·expm1(2ε/d)) with ``scale = C·p…``.
+
+    Fast direct path (a few ulps); elements where it overflows, underflows or loses digits to subnormals are
+    recomputed in log space, ``exp(log scale − ½·log g(ε, d))``, so ε/d up to ~1e300 neither overflows nor NaNs.
+    """
+    with np.errstate(all="ignore"):
+        g = np.asarray(np.divide(eps, d))
+        g *= 2.0
+        np.expm1(g, out=g)
+        g *= d
+        np.sqrt(g, out=g)
+        sigma = np.divide(scale, g, out=g) if np.shape(scale) in ((), g.shape) else np.divide(scale, g)
+    tiny = np.finfo(np.float64).tiny
+    lo, hi = np.min(sigma), np.max(sigma)
+    if lo >= tiny and hi < np.inf:
+        return sigma
+    # rare: redo the offending elements in log space (the test above is also False for NaN)
+    bad = ~((sigma >= tiny) & (sigma < np.inf))
+    eb, db, lb = (np.broadcast_to(a, sigma.shape)[bad] for a in (eps, d, log_scale()))
+    sigma[bad] = np.exp(lb - 0.5 * log_snr_budget(eb, db))
+    if np.any(sigma < tiny):  # zero or subnormal: digits lost
         raise DomainError("eps/d is so large that sigma underflows float64 (< 2.2e-308); reduce eps or raise d")
     return v.finite_result("sigma", sigma, "eps/d is too small; raise eps")
 
@@ -65,7 +85,7 @@ def server_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayL
     dd = v.integer_at_least("d", d, 1)
     c = v.positive("C", C)
     p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
-    return v.scalar_or_array(_sigma_from_budget(e, dd, np.log(c) + np.log(p)))
+    return v.scalar_or_array(_sigma_from_budget(e, dd, c * p, lambda: np.log(c) + np.log(p)))
 
 
 def server_sigma_equal(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, N: ArrayLike = 1, *,
@@ -88,7 +108,8 @@ def client_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayL
     s2 = v.check_range("sum_p2", sum_p2, 0.0, 1.0, lo_open=True)
     if np.any(s2 < p * p * (1 - 1e-12)):
         raise DomainError("sum_p2 must be >= p_max**2 (sum of squared weights includes the largest one)")
-    return v.scalar_or_array(_sigma_from_budget(e, dd, np.log(c) + np.log(p) - 0.5 * np.log(s2)))
+    return v.scalar_or_array(_sigma_from_budget(e, dd, c * (p / np.sqrt(s2)),
+                                                lambda: np.log(c) + np.log(p) - 0.5 * np.log(s2)))
 
 
 def client_sigma_equal(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, N: ArrayLike = 1, *,
@@ -168,7 +189,7 @@ def alpha(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, *, units: Units = "n
     e = _eps_nats(eps, units)
     dd = v.integer_at_least("d", d, 1)
     c = v.positive("C", C)
-    return v.scalar_or_array(_sigma_from_budget(e, dd, np.log(c)))
+    return v.scalar_or_array(_sigma_from_budget(e, dd, c, lambda: np.log(c)))
 
 
 def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
