@@ -1,0 +1,71 @@
+"""Units and validation shared by the seed-001 modules (Gaussian-prior MI, bits by default)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc._numerics import LN2, log_expm1
+from dpcalc.errors import DomainError
+
+Units = Literal["bits", "nats"]
+FloatOrArray = float | v.FloatArray
+
+
+def check_units(units: str) -> float:
+    """Return the divisor that converts nats to ``units`` (ln 2 for bits, 1 for nats)."""
+    if units == "bits":
+        return LN2
+    if units == "nats":
+        return 1.0
+    raise DomainError(f"units must be 'bits' or 'nats' (got {units!r})")
+
+
+def eps_nats(eps: ArrayLike, units: str) -> v.FloatArray:
+    """Validate ε > 0 (in ``units``) and return it in nats."""
+    scale = check_units(units)
+    return v.positive("eps", eps) * scale
+
+
+def log_c_eps(eps_n: v.FloatArray) -> v.FloatArray:
+    """``log(2^{2ε_bits} − 1) = log(e^{2ε_nats} − 1)``, overflow-free."""
+    return log_expm1(2.0 * eps_n)
+
+
+def equicorrelated(var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, names: tuple[str, str] = ("var", "cov"),
+                   ) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+    """Validate an equicorrelated covariance (diagonal ``var``, off-diagonal ``cov``, size ``n``).
+
+    Positive definite iff ``var > 0``, ``cov < var`` and ``cov > −var/(n−1)``; ``n`` an integer >= 2.
+    """
+    vn, cn = names
+    a = v.positive(vn, var)
+    b = v.as_array(cn, cov)
+    nn = v.integer_at_least("n", n, 2)
+    a_, b_, n_ = np.broadcast_arrays(a, b, nn)
+    bad_hi = b_ >= a_
+    if np.any(bad_hi):
+        i = int(np.flatnonzero(bad_hi.ravel())[0])
+        raise DomainError(f"{cn} must be < {vn} for a positive-definite covariance (got {cn}={b_.flat[i]:g} >= "
+                          f"{vn}={a_.flat[i]:g})")
+    lo = -a_ / (n_ - 1.0)
+    bad_lo = b_ <= lo
+    if np.any(bad_lo):
+        i = int(np.flatnonzero(bad_lo.ravel())[0])
+        raise DomainError(f"{cn} must be > -{vn}/(n-1) for a positive-definite covariance (got {cn}="
+                          f"{b_.flat[i]:g} <= {lo.flat[i]:g} at n={n_.flat[i]:g})")
+    return a, b, nn
+
+
+def eigen(var: v.FloatArray, cov: v.FloatArray, n: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+    """Eigenvalues of an equicorrelated matrix: ``λ₁ = var + (n−1)cov`` (along 1), ``λ₂ = var − cov`` (×(n−1))."""
+    return var + (n - 1.0) * cov, var - cov
+
+
+def schur(var: v.FloatArray, cov: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
+    """``Var(X_i | X^{-i}) = (var−cov)(var+(n−1)cov)/(var+(n−2)cov)``: cancellation-free Schur complement."""
+    lam1, lam2 = eigen(var, cov, n)
+    return lam2 * (lam1 / (var + (n - 2.0) * cov))
