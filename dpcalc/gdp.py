@@ -1,0 +1,403 @@
+"""μ-Gaussian differential privacy (f-DP): δ(ε; μ), its inverses, trade-off curve, composition, CLT.
+
+Sources: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 84(1), 2022 (``dong2022``): Def. 2.6
+(G_μ), Cor. 2.13 (the (ε, δ(ε)) duality, eq. (6) of seed 002), Thm 2.7 (Gaussian mechanism),
+Cor. 3.3 (composition), Thm 3.5 / Cor. 5.4 and Bu et al. 2020 (the subsampling CLT). Seed 002
+(``../shared/seeds/002_*.txt``, notes ``../shared/notes/seed002.md``) prints Theorem 4 with a typo (erratum E1).
+
+Numerics. δ(ε; μ) = Φ(a) − e^ε Φ(b) with a = μ/2 − ε/μ, b = a − μ is evaluated without cancellation:
+
+* a < 0 (ε > μ²/2): with u = −a/√2, ``δ = ½·e^{−a²/2}·(erfcx(u_a) − erfcx(u_b))`` because
+  ε − b²/2 = −a²/2; so ``log δ = −a²/2 − ln 2 + log(erfcx(u_a) − erfcx(u_b))`` stays finite far below 1e-308
+  (for u_a >= 30 the erfcx difference is summed from its asymptotic series, term by term without cancellation);
+* a >= 0: ``δ = ½(erf(a/√2) + erf(−b/√2)) − expm1(ε)Φ(b)`` (no cancellation for small μ) and
+  ``1 − δ = Φ(−a) + e^ε Φ(b)`` so that ``log δ = log1p(−(1 − δ))`` is accurate as δ → 1.
+
+SciPy is imported inside the functions (CLI start-up stays fast). All functions broadcast and return a
+float for scalar input.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc._numerics import log1p_exp, log_expm1
+from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+
+FloatOrArray = float | v.FloatArray
+
+_SQRT2 = math.sqrt(2.0)
+_LN2 = math.log(2.0)
+_LOG_SQRT_PI = 0.5 * math.log(math.pi)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_ASYMPTOTIC_U = 30.0  # erfcx asymptotic series used for u >= this (relative truncation error < 1e-19)
+_ASYMPTOTIC_TERMS = 9
+
+#: Relative tolerance of the root finders (ε(μ, δ), μ(ε, δ)): |x − x*| <= ROOT_RTOL·x* + 1e-300.
+ROOT_RTOL = 1e-12
+
+CLT_WARNING = ("the privacy CLT mu = q*sqrt(T*(exp(1/sigma^2) - 1)) is an asymptotic approximation, not a bound: "
+               "it can underestimate the privacy loss (Gopi et al. 2021; e.g. q=0.01, sigma=1, T=1000: "
+               "CLT eps 1.618 vs tight 1.828 at delta=1e-5); use an upper-bound accountant (rdp/pld) for guarantees")
+
+
+# --- δ(ε; μ) in log space -------------------------------------------------------------------------
+
+def _erfcx_diff_asymptotic(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
+    """``log(erfcx(ua) − erfcx(ua + h))`` for ua >= 30 from erfcx(u) ~ (1/√π)Σ c_n u^{−(2n+1)}.
+
+    Each difference ``u^{−k} − (u+h)^{−k} = u^{−k}·(−expm1(−k·log1p(h/u)))`` is cancellation-free; the
+    series is alternating with ratio <= (2n+1)/(2u²) < 0.01, so the sum loses no digits.
+    """
+    r = np.log1p(h / ua)
+    inv2 = 1.0 / (ua * ua)
+    total = np.zeros_like(ua)
+    coef = 1.0
+    power = np.ones_like(ua)
+    for n in range(_ASYMPTOTIC_TERMS):
+        k = 2 * n + 1
+        total += coef * power * (-np.expm1(-k * r))
+        coef *= -(2 * n + 1) / 2.0
+        power = power * inv2
+    with np.errstate(divide="ignore"):
+        return np.log(total) - np.log(ua) - _LOG_SQRT_PI
+
+
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+
+
+def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
+    """``log(erfcx(ua) − erfcx(ua + h))`` for small h (< 0.1, 2·ua·h < 1), ua < 30: 8-point Gauss–Legendre of
+    ``−erfcx'(u) = 2/√π − 2u·erfcx(u)`` over [ua, ua + h] (no h-fold cancellation; error ~1e-16·2u²)."""
+    from scipy import special
+
+    u = ua[:, None] + 0.5 * h[:, None] * (_GL_X[None, :] + 1.0)
+    integrand = 2.0 / math.sqrt(math.pi) - 2.0 * u * special.erfcx(u)
+    return np.log(0.5 * h * (integrand @ _GL_W))
+
+
+def _log_delta(eps: v.FloatArray, mu: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+    """Return ``(log δ, δ)`` of μ-GDP at ε (validated, broadcast float arrays)."""
+    from scipy import special
+
+    eps, mu = np.broadcast_arrays(eps, mu)
+    a = 0.5 * mu - eps / mu
+    b = a - mu
+    log_d = np.empty(a.shape)
+    delta = np.empty(a.shape)
+    neg = a < 0.0
+    if np.any(neg):
+        an, mun = a[neg], mu[neg]
+        ua = -an / _SQRT2
+        h = mun / _SQRT2
+        ub = ua + h
+        with np.errstate(divide="ignore", invalid="ignore"):
+            diff_log = np.log(special.erfcx(ua) - special.erfcx(ub))
+        small_h = (h < 0.1) & (ua < _ASYMPTOTIC_U) & (2.0 * ua * h < 1.0)
+        if np.any(small_h):
+            diff_log[small_h] = _erfcx_diff_quadrature(ua[small_h], h[small_h])
+        big = ua >= _ASYMPTOTIC_U
+        if np.any(big):
+            diff_log[big] = _erfcx_diff_asymptotic(ua[big], h[big])
+        ln = -0.5 * an * an - _LN2 + diff_log
+        log_d[neg] = ln
+        delta[neg] = np.exp(ln)
+    pos = ~neg
+    if np.any(pos):
+        ap, bp, ep = a[pos], b[pos], eps[pos]
+        phi_b = special.ndtr(bp)
+        tail_b = np.exp(ep + special.log_ndtr(bp))  # e^ε Φ(b) <= 1 (no overflow for large ε)
+        excess = np.where(ep < 1.0, np.expm1(np.minimum(ep, 1.0)) * phi_b, tail_b - phi_b)  # (e^ε − 1)Φ(b)
+        d = 0.5 * (special.erf(ap / _SQRT2) + special.erf(-bp / _SQRT2)) - excess
+        one_minus = special.ndtr(-ap) + tail_b
+        with np.errstate(divide="ignore"):
+            log_d[pos] = np.where(one_minus < 0.5, np.log1p(-one_minus), np.log(d))
+        delta[pos] = d
+    return log_d, delta
+
+
+def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[v.FloatArray, v.FloatArray]:
+    e = v.nonnegative("eps", eps)
+    m = v.positive("mu", mu)
+    return e, m
+
+
+def log_delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+    """``log δ(ε; μ)``: the natural log of the smallest δ with μ-GDP ⇒ (ε, δ)-DP (Dong et al. 2022, Cor. 2.13).
+
+    Finite far below δ = 1e-308 (e.g. μ = 1, ε = 1000: log δ ≈ −5.0e5) and accurate as δ → 1.
+    ε >= 0 (nats), μ > 0.
+    """
+    e, m = _check_eps_mu(eps, mu)
+    ld, _ = _log_delta(e, m)
+    return v.scalar_or_array(v.finite_result("log_delta", ld, "eps/mu is too large (log delta below -1e308)"))
+
+
+def delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+    """``δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (seed 002 eq. (6); Dong et al. 2022, Cor. 2.13).
+
+    Cancellation-free (see the module docstring). δ below the smallest subnormal is returned as 0.0;
+    use :func:`log_delta_from_eps` there.
+    """
+    e, m = _check_eps_mu(eps, mu)
+    ld, d = _log_delta(e, m)
+    v.finite_result("log_delta", ld, "eps/mu is too large (log delta below -1e308)")
+    return v.scalar_or_array(np.clip(d, 0.0, 1.0))
+
+
+def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
+    """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0."""
+    from scipy import special
+
+    m = v.positive("mu", mu)
+    return v.scalar_or_array(special.erf(m / (2.0 * _SQRT2)))
+
+
+# --- root finding (vectorised, safeguarded Newton with a bracket) ---------------------------------
+
+def _newton_bracket(f_and_slope, lo: v.FloatArray, hi: v.FloatArray, x0: v.FloatArray,  # type: ignore[no-untyped-def]
+                    increasing: bool, max_iter: int = 100) -> tuple[v.FloatArray, v.FloatArray]:
+    """Find the root of a monotone ``f`` in ``[lo, hi]`` (vectorised). Returns the final bracket ``(lo, hi)``.
+
+    ``f_and_slope(x, idx) -> (f, f')`` is evaluated on the active elements ``idx``. The bracket invariant is
+    ``f(lo) < 0 <= f(hi)`` (increasing) or ``f(lo) > 0 >= f(hi)`` (decreasing). Each step is a Newton step,
+    replaced by bisection when it leaves the bracket; a converged Newton iterate x is certified by evaluating
+    ``f`` at ``x·(1 ± 4·ROOT_RTOL/1000)`` so both bracket ends end up within ROOT_RTOL of each other.
+    """
+    lo, hi, x = lo.copy(), hi.copy(), x0.copy()
+    active = np.flatnonzero(np.ones(x.shape, dtype=bool))
+    sign = 1.0 if increasing else -1.0
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        xa = x[active]
+        f, slope = f_and_slope(xa, active)
+        fs = sign * f
+        below = fs < 0.0  # root is to the right of xa
+        lo[active] = np.where(below, xa, lo[active])
+        hi[active] = np.where(below, hi[active], xa)
+        la, ha = lo[active], hi[active]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = -f / slope
+        xn = xa + step
+        bad = ~((xn > la) & (xn < ha) & np.isfinite(xn))
+        xn = np.where(bad, 0.5 * (la + ha), xn)
+        # converged: Newton step tiny -> probe both sides of the root to close the bracket
+        tiny = (~bad) & (np.abs(step) <= 1e-3 * ROOT_RTOL * np.abs(xa))
+        width_ok = (ha - la) <= ROOT_RTOL * np.abs(ha) + 1e-300
+        if np.any(tiny & ~width_ok):
+            probe = np.where(below, xn + 2e-3 * ROOT_RTOL * np.abs(xn), xn - 2e-3 * ROOT_RTOL * np.abs(xn))
+            probe = np.clip(probe, la, ha)
+            pf, _ = f_and_slope(probe, active)
+            pb = sign * pf < 0.0
+            lo[active] = np.where(tiny & pb, np.maximum(lo[active], probe), lo[active])
+            hi[active] = np.where(tiny & ~pb, np.minimum(hi[active], probe), hi[active])
+            la, ha = lo[active], hi[active]
+            width_ok = (ha - la) <= ROOT_RTOL * np.abs(ha) + 1e-300
+        exact = f == 0.0
+        if np.any(exact):  # an exact root closes the bracket on it
+            lo[active[exact]] = xa[exact]
+            hi[active[exact]] = xa[exact]
+        x[active] = xn
+        active = active[~(width_ok | exact)]
+    return lo, hi
+
+
+def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
+    """ε(μ, δ): the smallest ε with δ(ε; μ) <= δ, i.e. μ-GDP ⇒ (ε, δ)-DP (inverse of seed 002 eq. (6)).
+
+    Vectorised safeguarded Newton on log δ(ε) (d log δ/dε = −e^ε Φ(b)/δ), bracketed by
+    [0, μ²/2 + μ√(2 ln(1/(2δ)))]. Always on the safe side: the returned ε satisfies δ(ε; μ) <= δ as
+    evaluated here and exceeds the exact root by at most ROOT_RTOL (1e-12) relative. Returns 0 when
+    δ >= δ(0; μ) = 2Φ(μ/2) − 1.
+    """
+    from scipy import special
+
+    m = v.positive("mu", mu)
+    d = v.probability("delta", delta)
+    m, d = np.broadcast_arrays(m, d)
+    m, d = m.astype(np.float64).copy(), d.astype(np.float64).copy()
+    log_t = np.log(d)
+    zero = d >= special.erf(m / (2.0 * _SQRT2))
+    out = np.zeros(m.shape)
+    idx = np.flatnonzero(~zero.ravel())
+    if idx.size:
+        mf, lt = m.ravel()[idx], log_t.ravel()[idx]
+        z = np.sqrt(2.0 * np.maximum(0.0, -_LN2 - lt))
+        hi = 0.5 * mf * mf + mf * z
+        lo = np.zeros_like(hi)
+
+        def f_and_slope(x: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+            mm = mf[act]
+            ld, _ = _log_delta(x, mm)
+            b = 0.5 * mm - x / mm - mm
+            slope = -np.exp(x + special.log_ndtr(b) - ld)
+            return ld - lt[act], slope
+
+        x0 = 0.5 * (lo + hi)
+        lo, hi = _newton_bracket(f_and_slope, lo, hi, x0, increasing=False)
+        out.ravel()[idx] = hi  # δ(hi) <= target: the safe end
+    return v.scalar_or_array(out.reshape(m.shape))
+
+
+def mu_from_eps(eps: ArrayLike, delta: ArrayLike) -> FloatOrArray:
+    """μ(ε, δ): the largest μ such that μ-GDP ⇒ (ε, δ)-DP (δ(ε; μ) is increasing in μ).
+
+    ε = 0 has the closed form μ = −2Φ^{-1}((1 − δ)/2). Otherwise a vectorised safeguarded Newton in log μ
+    (d log δ/d log μ = μ φ(a)/δ). Safe side: the returned μ satisfies δ(ε; μ) <= δ and is below the
+    exact root by at most ROOT_RTOL (1e-12) relative.
+    """
+    from scipy import special
+
+    e = v.nonnegative("eps", eps)
+    d = v.probability("delta", delta)
+    e, d = np.broadcast_arrays(e, d)
+    e, d = e.astype(np.float64).copy(), d.astype(np.float64).copy()
+    out = np.empty(e.shape)
+    at0 = e == 0.0
+    out[at0] = -2.0 * special.ndtri(0.5 * (1.0 - d[at0]))
+    idx = np.flatnonzero(~at0.ravel())
+    if idx.size:
+        ef, lt = e.ravel()[idx], np.log(d.ravel()[idx])
+        z = np.sqrt(2.0 * np.maximum(0.0, -_LN2 - lt))
+        mu_lo = 2.0 * ef / (z + np.sqrt(z * z + 2.0 * ef))  # δ(ε; mu_lo) <= ½e^{−a²/2} <= δ
+        y_lo = np.log(mu_lo)
+        y_hi = y_lo + np.log(2.0)
+        for _ in range(2100):  # doubling until δ(ε; μ_hi) >= δ
+            ld, _ = _log_delta(ef, np.exp(y_hi))
+            short = ld < lt
+            if not np.any(short):
+                break
+            y_lo = np.where(short, y_hi, y_lo)
+            y_hi = np.where(short, y_hi + np.log(2.0), y_hi)
+
+        def f_and_slope(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+            mm = np.exp(y)
+            ld, _ = _log_delta(ef[act], mm)
+            a = 0.5 * mm - ef[act] / mm
+            slope = np.exp(np.log(mm) - 0.5 * a * a - _LOG_SQRT_2PI - ld)
+            return ld - lt[act], slope
+
+        lo, hi = _newton_bracket(f_and_slope, y_lo, y_hi, 0.5 * (y_lo + y_hi), increasing=True)
+        res = np.exp(lo)  # δ(lo) <= target: the safe end
+        out.ravel()[idx] = res
+    return v.scalar_or_array(v.finite_result("mu", out, "eps is too large"))
+
+
+# --- f-DP trade-off, Gaussian mechanism, composition ----------------------------------------------
+
+def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+    """The μ-GDP trade-off function ``G_μ(α) = Φ(Φ^{-1}(1 − α) − μ)`` (Dong et al. 2022, eq. (2.2); seed 002 Def. 3).
+
+    The minimal type-II error at type-I error α of testing N(0,1) vs N(μ,1); computed as ``Φ(−Φ^{-1}(α) − μ)``
+    so that α near 0 or 1 loses no digits. α in [0, 1], μ >= 0.
+    """
+    from scipy import special
+
+    a = v.probability("alpha", alpha, lo_open=False, hi_open=False)
+    m = v.nonnegative("mu", mu)
+    with np.errstate(invalid="ignore"):
+        out = special.ndtr(-special.ndtri(a) - m)
+    return v.scalar_or_array(np.asarray(out, dtype=np.float64))
+
+
+def gaussian_mu(sensitivity: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
+    """Gaussian mechanism: noise N(0, σ²) on an ℓ2-sensitivity-Δ query is (Δ/σ)-GDP (Dong et al. 2022, Thm 2.7)."""
+    s = v.positive("sensitivity", sensitivity)
+    sg = v.positive("sigma", sigma)
+    return v.scalar_or_array(v.finite_result("mu", s / sg, "sigma is too small"))
+
+
+def gaussian_sigma(sensitivity: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+    """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (seed 002 Theorem 2)."""
+    s = v.positive("sensitivity", sensitivity)
+    m = v.positive("mu", mu)
+    return v.scalar_or_array(v.finite_result("sigma", s / m, "mu is too small"))
+
+
+def compose(mus: ArrayLike) -> float:
+    """n-fold composition of μ_i-GDP mechanisms is √(Σ μ_i²)-GDP (Dong et al. 2022, Cor. 3.3).
+
+    Computed with max-scaling so μ_i up to 1e300 neither overflow nor lose digits. μ_i >= 0, 1-D.
+    """
+    m = v.vector("mus", mus, 0.0)
+    top = float(np.max(m))
+    if top == 0.0:
+        return 0.0
+    r = m / top
+    return float(v.finite_result("mu", np.asarray(top * math.sqrt(float(np.sum(r * r)))), "mus are too large"))
+
+
+# --- privacy CLT for Poisson-subsampled Gaussian SGD -----------------------------------------------
+
+def _log_clt_mu(q: v.FloatArray, sigma: v.FloatArray, steps: v.FloatArray) -> v.FloatArray:
+    return np.log(q) + 0.5 * (np.log(steps) + log_expm1(1.0 / (sigma * sigma)))
+
+
+def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
+    """CLT μ of T Poisson-subsampled Gaussian steps: ``μ = q·√(T·(e^{1/σ²} − 1))`` (Bu et al. 2020;
+    Dong et al. 2022 Cor. 5.4; seed 002 Theorem 4 corrected, erratum E1).
+
+    An asymptotic estimate (T → ∞, q√T fixed), not a bound: always emits an :class:`EstimateWarning`.
+    ``as_published=True`` returns seed 002's printed ``q·√T·(e^{1/σ²} − 1)`` with an :class:`ErratumWarning`.
+    q in (0, 1], σ > 0, T an integer >= 1.
+    """
+    qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
+    s = v.positive("sigma", sigma)
+    t = v.integer_at_least("steps", steps, 1)
+    log_mu = _log_clt_mu(qq, s, t)
+    with np.errstate(over="ignore"):
+        mu = np.exp(log_mu)
+    v.finite_result("mu", mu, "sigma is too small (mu overflows float64)")
+    warnings.warn(CLT_WARNING, EstimateWarning, stacklevel=2)
+    if not as_published:
+        return v.scalar_or_array(mu)
+    with np.errstate(over="ignore"):
+        pub = qq * np.sqrt(t) * np.expm1(1.0 / (s * s))
+    v.finite_result("mu", pub, "sigma is too small (the published form overflows)")
+    first = float(np.ravel(pub)[0]), float(np.ravel(mu)[0])
+    warnings.warn(f"erratum E1 (seed 002 Theorem 4): returning the printed mu = q*sqrt(T)*(exp(1/sigma^2) - 1) "
+                  f"= {first[0]:.6g}; the correct CLT value is q*sqrt(T*(exp(1/sigma^2) - 1)) = {first[1]:.6g}",
+                  ErratumWarning, stacklevel=2)
+    return v.scalar_or_array(pub)
+
+
+def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike = 1) -> float:
+    """Heterogeneous CLT: ``μ = q·√(P·Σ_τ (e^{1/σ_τ²} − 1))`` for P steps at each σ_τ (Dong et al. 2022, Thm 3.5).
+
+    Used to audit schedules whose σ changes per round (seed 002 erratum E15). Emits an EstimateWarning.
+    """
+    qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    s = v.vector("sigmas", sigmas, 0.0, lo_open=True)
+    p = float(v.integer_at_least("steps_per_sigma", steps_per_sigma, 1))
+    terms = log_expm1(1.0 / (s * s))
+    top = float(np.max(terms))
+    log_sum = top + math.log(float(np.sum(np.exp(terms - top))))
+    mu = math.exp(math.log(qq) + 0.5 * (math.log(p) + log_sum)) if log_sum < 1400 else math.inf
+    if not math.isfinite(mu):
+        raise DomainError("sigmas are too small: the CLT mu overflows float64")
+    warnings.warn(CLT_WARNING, EstimateWarning, stacklevel=2)
+    return mu
+
+
+def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrArray:
+    """Inverse of the CLT: ``σ = 1/√(ln(1 + μ²/(q²T)))`` (the σ whose CLT μ equals the given μ).
+
+    Computed as ``1/√(log1p(exp(2 ln μ − 2 ln q − ln T)))`` (no overflow). Emits an EstimateWarning:
+    the CLT can underestimate, so this σ may be too small for a guaranteed (ε, δ).
+    """
+    m = v.positive("mu", mu)
+    qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
+    t = v.integer_at_least("steps", steps, 1)
+    x = 2.0 * np.log(m) - 2.0 * np.log(qq) - np.log(t)
+    lg = log1p_exp(x)
+    with np.errstate(divide="ignore"):
+        sigma = 1.0 / np.sqrt(lg)
+    v.finite_result("sigma", sigma, "mu/(q*sqrt(T)) is too small (sigma overflows float64)")
+    warnings.warn(CLT_WARNING, EstimateWarning, stacklevel=2)
+    return v.scalar_or_array(sigma)
