@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -160,8 +161,9 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
 
 # --- root finding (vectorised, safeguarded Newton with a bracket) ---------------------------------
 
-def _newton_bracket(f_and_slope, lo: v.FloatArray, hi: v.FloatArray, x0: v.FloatArray,  # type: ignore[no-untyped-def]
-                    increasing: bool, max_iter: int = 100) -> tuple[v.FloatArray, v.FloatArray]:
+def _newton_bracket(f_and_slope: Callable[[v.FloatArray, np.ndarray], tuple[v.FloatArray, v.FloatArray]],
+                    lo: v.FloatArray, hi: v.FloatArray, x0: v.FloatArray, increasing: bool,
+                    max_iter: int = 100) -> tuple[v.FloatArray, v.FloatArray]:
     """Find the root of a monotone ``f`` in ``[lo, hi]`` (vectorised). Returns the final bracket ``(lo, hi)``.
 
     ``f_and_slope(x, idx) -> (f, f')`` is evaluated on the active elements ``idx``. The bracket invariant is
@@ -283,7 +285,7 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike) -> FloatOrArray:
             slope = np.exp(np.log(mm) - 0.5 * a * a - _LOG_SQRT_2PI - ld)
             return ld - lt[act], slope
 
-        lo, hi = _newton_bracket(f_and_slope, y_lo, y_hi, 0.5 * (y_lo + y_hi), increasing=True)
+        lo, _hi = _newton_bracket(f_and_slope, y_lo, y_hi, 0.5 * (y_lo + y_hi), increasing=True)
         res = np.exp(lo)  # δ(lo) <= target: the safe end
         out.ravel()[idx] = res
     return v.scalar_or_array(v.finite_result("mu", out, "eps is too large"))
