@@ -33,6 +33,8 @@ def gaussian_params(rng: np.random.Generator, size: int, cov: ArrayLike, d: int 
 def gaussian_clients(rng: np.random.Generator, size: int, signal_std: np.ndarray) -> np.ndarray:
     """One coordinate of ``size`` rounds for N clients: w_j ~ N(0, s_j²), shape (N, size)."""
     s = np.asarray(signal_std, dtype=np.float64)
+    if not np.any(s):  # degenerate clients (e.g. when only the noise matters): no draws
+        return np.zeros((s.size, size))
     return s[:, None] * rng.standard_normal((s.size, size))
 
 

@@ -1,0 +1,201 @@
+"""Run the catalog's verification checks: ``verify(ids | paper | all)`` → one :class:`CheckRow` per check.
+
+Each catalog entry names a recipe (``check = {method = ..., recipe = ...}``); the recipe computes the entry's
+closed form at one point (``check.inputs``, else the first example's inputs) and an independent estimate
+(Monte Carlo with a ``level`` confidence interval, or an exact numerical computation with a stated tolerance).
+
+Verdicts: ``pass`` / ``fail`` (closed form outside the interval), ``missing`` (no recipe registered under the name,
+no check table, or no input point), ``error`` (the recipe raised). Only ``pass`` counts as success.
+With ``as_published=True`` every entry whose erratum has a published form is also checked against that form
+(rows with ``published=True``; they are the evidence behind the erratum and are expected to fail).
+
+False-alarm rate: each Monte Carlo check uses a two-sided ``level`` = 99.9 % interval, so a correct formula fails a
+given check with probability ≈ 0.1 % per seed; over M Monte Carlo checks the family-wise rate is ≤ M·0.1 %
+(Bonferroni). Exact-numeric checks are deterministic. The default seed is fixed, so the default run is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from dpcalc.checks.registry import CheckContext, get_recipe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from dpcalc.catalog import Formula
+
+DEFAULT_SAMPLES = 400_000
+DEFAULT_LEVEL = 0.999
+VERDICTS = ("pass", "fail", "missing", "error")
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One verification outcome (JSON-ready: NaN is turned into None by :meth:`as_dict`)."""
+
+    id: str
+    method: str
+    closed_form: float
+    estimate: float
+    ci_low: float
+    ci_high: float
+    verdict: str
+    z: float | None
+    rel_error: float | None
+    published: bool
+    recipe: str
+    detail: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == "pass"
+
+    def as_dict(self) -> dict[str, Any]:
+        def clean(v: Any) -> Any:
+            return None if isinstance(v, float) and not math.isfinite(v) else v
+
+        return {k: clean(v) for k, v in asdict(self).items()}
+
+
+def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = False) -> list[Formula]:
+    """The formulas to check: the given ids (KeyError with suggestions if unknown), a paper's, or all."""
+    from dpcalc import catalog
+
+    ids = list(ids)
+    if all_ or (not ids and paper is None):
+        return catalog.by_paper(None) if all_ else []
+    chosen = [catalog.get(i) for i in ids]
+    if paper is not None:
+        found = catalog.by_paper(paper)
+        if not found:
+            papers = sorted({f.paper.id for f in catalog.load().values()})
+            raise KeyError(f"no formulas for paper {paper!r}; papers: {', '.join(papers)}")
+        chosen += [f for f in found if f not in chosen]
+    return chosen
+
+
+def check_point(formula: Formula) -> dict[str, Any] | None:
+    """The input point of a check: ``check.inputs``, else the first example's inputs, else None."""
+    inputs = formula.check.get("inputs")
+    if isinstance(inputs, Mapping):
+        return dict(inputs)
+    if formula.examples:
+        return dict(formula.examples[0].inputs)
+    return None
+
+
+def has_published_form(formula: Formula) -> bool:
+    e = formula.erratum
+    return e is not None and bool(e.published_sympy) and bool(e.published_implementation or e.published_call_kwargs)
+
+
+def _row(formula: Formula, method: str, verdict: str, detail: str, published: bool, seconds: float = 0.0,
+         closed_form: float = math.nan) -> CheckRow:
+    return CheckRow(formula.id, method, closed_form, math.nan, math.nan, math.nan, verdict, None, None, published,
+                    str(formula.check.get("recipe", "")), detail, seconds)
+
+
+def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0, workers: int = 1,
+              level: float = DEFAULT_LEVEL, published: bool = False) -> CheckRow:
+    """Run one entry's check (its published form if ``published``) and return the row."""
+    import warnings
+
+    method = str(formula.check.get("method", "")) or "monte-carlo"
+    name = formula.check.get("recipe")
+    if not name:
+        return _row(formula, method, "missing", "the catalog entry declares no check recipe", published)
+    fn = get_recipe(str(name))
+    if fn is None:
+        return _row(formula, method, "missing", f"recipe {name!r} is not registered", published)
+    values = check_point(formula)
+    if values is None:
+        return _row(formula, method, "missing", "no check.inputs and no example to take the point from", published)
+    ctx = CheckContext(samples=int(samples), seed=int(seed), workers=int(workers), published=published,
+                       level=float(level), formula_id=formula.id + ("#published" if published else ""))
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ErratumWarning etc. are expected here; the verdict says what matters
+            res = fn(formula, values, ctx)
+    except Exception as exc:  # a recipe bug must show up as a row, not abort the whole run
+        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        return _row(formula, method, "error", f"recipe {name!r} raised {last}", published,
+                    time.perf_counter() - t0)
+    dt = time.perf_counter() - t0
+    rel = res.rel_error
+    return CheckRow(formula.id, res.method, float(res.closed_form), float(res.estimate), float(res.ci_low),
+                    float(res.ci_high), res.verdict, res.z, rel if math.isfinite(rel) else None, published,
+                    str(name), res.detail, dt)
+
+
+def _run_task(task: tuple[str, bool, int, int, float]) -> CheckRow:
+    from dpcalc import catalog
+
+    fid, published, samples, seed, level = task
+    return run_check(catalog.get(fid), samples=samples, seed=seed, workers=1, level=level, published=published)
+
+
+def verify(formulas: Iterable[Formula], *, samples: int = DEFAULT_SAMPLES, seed: int = 0, workers: int = 1,
+           level: float = DEFAULT_LEVEL, as_published: bool = False,
+           progress: Callable[[CheckRow], None] | None = None) -> list[CheckRow]:
+    """Check every formula (and, with ``as_published``, its published form if it has one); rows in catalog order.
+
+    ``workers > 1`` runs the checks in a process pool (each check with one worker); results do not depend on
+    ``workers`` because each check's random stream is seeded by (seed, formula id).
+    """
+    if samples < 100:
+        from dpcalc.errors import DomainError
+
+        raise DomainError(f"samples must be an integer >= 100 (got {samples})")
+    if not 0.5 <= level < 1:
+        from dpcalc.errors import DomainError
+
+        raise DomainError(f"level must be in [0.5, 1) (got {level})")
+    tasks: list[tuple[Formula, bool]] = []
+    for f in formulas:
+        tasks.append((f, False))
+        if as_published and has_published_form(f):
+            tasks.append((f, True))
+    if workers <= 1 or len(tasks) <= 1:
+        rows = []
+        for f, pub in tasks:
+            row = run_check(f, samples=samples, seed=seed, workers=max(workers, 1), level=level, published=pub)
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+        return rows
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    out: list[CheckRow | None] = [None] * len(tasks)
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
+        futures = {pool.submit(_run_task, (f.id, pub, samples, seed, level)): k for k, (f, pub) in enumerate(tasks)}
+        for fut in as_completed(futures):
+            row = fut.result()
+            out[futures[fut]] = row
+            if progress is not None:
+                progress(row)
+    return [r for r in out if r is not None]
+
+
+def exit_code(rows: Iterable[CheckRow]) -> int:
+    """1 if any (non-published) check did not pass, else 0. Published-form rows are evidence, not failures."""
+    return 0 if all(r.ok for r in rows if not r.published) else 1
+
+
+def summary(rows: list[CheckRow]) -> dict[str, Any]:
+    """Counts by verdict (correct forms), and how many published forms were shown failing."""
+    main = [r for r in rows if not r.published]
+    pub = [r for r in rows if r.published]
+    out: dict[str, Any] = {v: sum(r.verdict == v for r in main) for v in VERDICTS}
+    out["checks"] = len(main)
+    if pub:
+        out["published_forms_failing"] = f"{sum(r.verdict == 'fail' for r in pub)}/{len(pub)}"
+    out["seconds"] = round(sum(r.seconds for r in rows), 3)
+    return out
