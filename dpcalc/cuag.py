@@ -1,0 +1,263 @@
+"""CUAG-PFL privacy analysis (seed 002): sampling rate, the σ_t schedule (16), noise variance (15), the
+audit of its "fixed privacy budget" claim, eq. (3) and the DP-SCAFFOLD / PriFedSync baseline curves.
+
+Source: Li, Xiao & Chen, "Communication-efficient and Utility-Aware Adaptive Gaussian Differential Privacy for
+Personalized Federated Learning", Chinese Journal of Computers 2024 (``../shared/seeds/002_*.txt``);
+extraction, errata E1–E25 and test vectors in ``../shared/notes/seed002.md``.
+
+Accounting model of the paper (§6): client n's updates are Poisson-subsampled Gaussian steps with sampling rate
+ρ = 2λB/|D_n|, tP steps after round t, and μ-GDP via the CLT (seed 002 Theorem 4, corrected: erratum E1).
+Rounds are counted from t = 1 (erratum E3: eq. (16) divides by zero at t = 0).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc import gdp
+from dpcalc._numerics import log1p_exp
+from dpcalc.errors import DomainError, EstimateWarning
+
+FloatOrArray = float | v.FloatArray
+
+#: PriFedSync curve constant K = ρ·√(local-step factor) (seed002.md §5.1: K in [0.009999, 0.010007]).
+PRIFEDSYNC_K = 0.01
+PRIFEDSYNC_SIGMA = 0.45
+#: DP-SCAFFOLD curve: eq. (3) inverted with s_f = C = 1, ρ = λ = 0.1, ζ = 1.0 (seed002.md §5.1).
+DPSCAFFOLD_RHO = 0.1
+DPSCAFFOLD_ZETA = 1.0
+PAPER_DELTA = 1e-5
+
+
+def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
+    """ρ = 2λB/|D_n| (seed 002, proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1."""
+    la = v.check_range("lam", lam, 0.0, 1.0, lo_open=True)
+    b = v.integer_at_least("B", B, 1)
+    d = v.integer_at_least("D", D, 1)
+    rho = 2.0 * la * b / d
+    if np.any(rho > 1.0):
+        raise DomainError("sampling rate 2*lam*B/D must be <= 1 (raise D or lower lam*B)")
+    return v.scalar_or_array(rho)
+
+
+def _t(t: ArrayLike) -> v.FloatArray:
+    tt = v.as_array("t", t)
+    if np.any(tt == 0.0):
+        raise DomainError("t must be an integer >= 1 (got 0): eq. (16) divides by zero at t = 0; rounds are "
+                          "counted from 1 (seed 002 erratum E3)")
+    return v.integer_at_least("t", tt, 1)
+
+
+def _log_ratio(mu: v.FloatArray, lam: v.FloatArray, B: v.FloatArray, D: v.FloatArray, t: v.FloatArray,
+               P: v.FloatArray) -> v.FloatArray:
+    """log(μ²|D|²/(4λ²B²tP)) = 2 log μ − 2 log ρ − log(tP), ρ = 2λB/|D|."""
+    return 2.0 * np.log(mu) + 2.0 * (np.log(D) - np.log(2.0 * lam * B)) - np.log(t) - np.log(P)
+
+
+def _inputs(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike,
+            P: ArrayLike) -> tuple[v.FloatArray, ...]:
+    m = v.positive("mu", mu)
+    tt = _t(t)
+    p = v.integer_at_least("P", P, 1)
+    sampling_rate(lam, B, D)
+    return (m, v.as_array("lam", lam), v.as_array("B", B), v.as_array("D", D), tt, p)
+
+
+def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike, P: ArrayLike) -> FloatOrArray:
+    """Eq. (16): ``σ_t = √(1/ln(μ²|D|²/(4λ²B²tP) + 1))``, the noise multiplier of round t (t >= 1).
+
+    It is the σ whose CLT μ over tP steps at rate ρ = 2λB/|D| equals μ (inverse of Theorem 4); computed as
+    ``1/√(log1p_exp(log ratio))`` (no overflow). The CLT is an estimate (EstimateWarning).
+    """
+    m, la, b, d, tt, p = _inputs(mu, lam, B, D, t, P)
+    lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
+    with np.errstate(divide="ignore"):
+        s = 1.0 / np.sqrt(lg)
+    v.finite_result("sigma", s, "mu*D/(lam*B*sqrt(tP)) is too small (sigma overflows)")
+    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    return v.scalar_or_array(s)
+
+
+def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
+    """σ_1..σ_T of eq. (16) (array of length T)."""
+    tt = float(v.integer_at_least("T", T, 1))
+    return np.asarray(sigma(mu, lam, B, D, np.arange(1.0, tt + 1.0), P), dtype=np.float64)
+
+
+def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike, P: ArrayLike,
+                   C: ArrayLike = 1.0) -> FloatOrArray:
+    """Eq. (15) (= (17)): ``ξ = 4C²/(B²·ln(μ²|D|²/(4λ²B²tP) + 1))`` = (2Cσ_t/B)², the per-coordinate noise
+    variance of the layer update with sensitivity 2C/B."""
+    m, la, b, d, tt, p = _inputs(mu, lam, B, D, t, P)
+    c = v.positive("C", C)
+    lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
+    with np.errstate(divide="ignore", over="ignore"):
+        xi = 4.0 * c * c / (b * b * lg)
+    v.finite_result("xi", xi, "the log term underflows (mu*D/(lam*B) too small)")
+    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    return v.scalar_or_array(xi)
+
+
+def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0) -> FloatOrArray:
+    """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (seed 002 §5.4)."""
+    s = v.positive("sigma", sigma)
+    b = v.integer_at_least("B", B, 1)
+    c = v.positive("C", C)
+    return v.scalar_or_array(v.finite_result("xi", (2.0 * c * s / b) ** 2, "C*sigma is too large"))
+
+
+def harmonic(T: ArrayLike) -> FloatOrArray:
+    """H_T = Σ_{τ=1}^T 1/τ (exact sum up to 1e6 terms, then ψ(T+1) + γ)."""
+    from scipy import special
+
+    tt = v.integer_at_least("T", T, 1)
+    out = np.where(tt <= 1e6, 0.0, special.digamma(tt + 1.0) + np.euler_gamma)
+    small = tt <= 1e6
+    if np.any(small):
+        mx = int(np.max(tt[small]))
+        cums = np.cumsum(1.0 / np.arange(1.0, mx + 1.0))
+        out = np.asarray(out, dtype=np.float64)
+        out[small] = cums[tt[small].astype(np.int64) - 1]
+    return v.scalar_or_array(np.asarray(out, dtype=np.float64))
+
+
+def effective_mu(mu: ArrayLike, T: ArrayLike) -> FloatOrArray:
+    """μ_eff = μ·√H_T: the CLT μ of the whole schedule (16) over rounds 1..T (seed 002 erratum E15).
+
+    Round τ runs P steps at σ_τ with ρ²P(e^{1/σ_τ²} − 1) = μ²/τ, so μ_eff² = Σ_τ μ²/τ = μ²H_T, whatever
+    |D|, λ, B and P are. The paper claims the budget stays μ.
+    """
+    m = v.positive("mu", mu)
+    return v.scalar_or_array(m * np.sqrt(np.asarray(harmonic(T))))
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Audit of the "fixed privacy budget" claim of CUAG-PFL after T rounds (seed 002 erratum E15)."""
+
+    mu: float
+    T: int
+    delta: float
+    mu_effective: float
+    eps_claimed: float
+    eps_effective: float
+    mu_from_schedule: float | None = None
+
+    @property
+    def ratio(self) -> float:
+        """ε_eff / ε_claimed."""
+        return self.eps_effective / self.eps_claimed
+
+
+def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = None, B: int | None = None,
+          D: int | None = None, P: int | None = None) -> Audit:
+    """The claimed budget (μ, ε(μ, δ)) against the composed schedule (μ√H_T, ε(μ√H_T, δ)).
+
+    E.g. μ = 0.25, T = 300, δ = 1e-5: μ_eff = 0.626631 and ε_eff = 2.5675, not 0.92. When lam, B, D, P are all
+    given, μ is also recomposed from the actual σ_1..σ_T with the heterogeneous CLT (must agree).
+    """
+    m = float(v.positive("mu", mu))
+    tt = int(v.integer_at_least("T", T, 1))
+    d = float(v.probability("delta", delta))
+    mu_eff = float(effective_mu(m, tt))
+    sched = None
+    if None not in (lam, B, D, P):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EstimateWarning)
+            sig = sigma_schedule(m, lam, B, D, tt, P)  # type: ignore[arg-type]
+            rho = float(sampling_rate(lam, B, D))  # type: ignore[arg-type]
+            sched = gdp.clt_mu_schedule(rho, sig, P)  # type: ignore[arg-type]
+    elif any(x is not None for x in (lam, B, D, P)):
+        raise DomainError("give all of lam, B, D, P (to recompose the actual schedule) or none")
+    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    return Audit(mu=m, T=tt, delta=d, mu_effective=mu_eff, eps_claimed=float(gdp.eps_from_mu(m, d)),
+                 eps_effective=float(gdp.eps_from_mu(mu_eff, d)), mu_from_schedule=sched)
+
+
+# --- eq. (3) and the baselines ---------------------------------------------------------------------
+
+def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -> tuple[v.FloatArray, ...]:
+    s = v.positive("s_f", s_f)
+    r = v.check_range("rho", rho, 0.0, 1.0, lo_open=True)
+    t = v.integer_at_least("T", T, 1)
+    d = v.probability("delta", delta)
+    return s, r, t, d
+
+
+def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
+                  s_f: ArrayLike = 1.0) -> FloatOrArray:
+    """Eq. (3): ``ζ = s_f·√(2ρT ln(1/δ))/ε`` (seed 002 Theorem 1; the UDP form, erratum E18: not Abadi et al.'s).
+
+    Not a proven bound for subsampled composition (the paper gives no constant conditions); kept to reproduce
+    the DP-SCAFFOLD curve.
+    """
+    e = v.positive("eps", eps)
+    s, r, t, d = _eq3_check(s_f, rho, T, delta)
+    return v.scalar_or_array(v.finite_result("zeta", s * np.sqrt(2.0 * r * t * -np.log(d)) / e, "eps is too small"))
+
+
+def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
+                s_f: ArrayLike = 1.0) -> FloatOrArray:
+    """Eq. (3) inverted: ``ε = s_f·√(2ρT ln(1/δ))/ζ``."""
+    z = v.positive("zeta", zeta)
+    s, r, t, d = _eq3_check(s_f, rho, T, delta)
+    return v.scalar_or_array(v.finite_result("eps", s * np.sqrt(2.0 * r * t * -np.log(d)) / z, "zeta is too small"))
+
+
+def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
+    """DP-SCAFFOLD baseline curve of Fig. 4(a)/Table 1: eq. (3) inverted with s_f = 1, ρ = 0.1, ζ = 1.0.
+
+    At δ = 1e-5 this is √(t·ln 10): 1.517427 at t = 1, 26.282609 at t = 300 (the paper's [1.52, 26.28]).
+    """
+    return classic_eps(DPSCAFFOLD_ZETA, delta, DPSCAFFOLD_RHO, _t(t))
+
+
+def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
+    """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered, seed002.md
+    §5.1). An estimate (EstimateWarning)."""
+    tt = _t(t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimateWarning)
+        mu = gdp.clt_mu(PRIFEDSYNC_K, PRIFEDSYNC_SIGMA, tt)
+    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    return mu
+
+
+def prifedsync_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
+    """PriFedSync baseline curve: ε(μ_t, δ) with μ_t of :func:`prifedsync_mu` (0.406841 at t = 1, 10.235670 at
+    t = 300 for δ = 1e-5: the paper's [0.41, 10.24])."""
+    mu = prifedsync_mu(t)
+    return gdp.eps_from_mu(mu, delta)
+
+
+def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
+    """ε after t rounds of ``method`` in {"dp-scaffold", "prifedsync"}."""
+    key = method.lower().replace("_", "-")
+    if key == "dp-scaffold":
+        return dpscaffold_eps(t, delta)
+    if key == "prifedsync":
+        return prifedsync_eps(t, delta)
+    raise DomainError(f"method must be 'dp-scaffold' or 'prifedsync' (got {method!r})")
+
+
+def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: int = 10**6) -> int:
+    """The first round t (1..t_max) at which the baseline's ε reaches ``eps`` (curves increase with t)."""
+    e = float(v.positive("eps", eps))
+    lo, hi = 1, int(v.integer_at_least("t_max", t_max, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimateWarning)
+        if float(baseline_eps(method, hi, delta)) < e:
+            raise DomainError(f"eps {e:g} is not reached by {method} within t_max = {hi} rounds")
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if float(baseline_eps(method, mid, delta)) >= e:
+                hi = mid
+            else:
+                lo = mid + 1
+    return lo
+
