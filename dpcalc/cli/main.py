@@ -13,7 +13,7 @@ import typer
 
 from dpcalc import __version__
 
-FAMILIES = ("midp", "formulas")
+FAMILIES = ("midp", "formulas", "verify")
 
 app = typer.Typer(
     name="dpcalc",

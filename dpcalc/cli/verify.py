@@ -1,0 +1,125 @@
+"""``dpcalc verify``: check catalog formulas against simulation or exact numerics (exit 1 if any check fails)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from dpcalc.cli._common import (
+    EXIT_VERIFY_FAILED,
+    ForceOpt,
+    FormatOpt,
+    JsonOpt,
+    OutputOpt,
+    handle_errors,
+    pick_format,
+)
+from dpcalc.cli._output import Column, Format, Result, emit
+from dpcalc.errors import DomainError
+
+_FULL = ["id", "published", "method", "closed_form", "estimate", "ci_low", "ci_high", "z", "rel_error", "verdict",
+         "recipe", "detail", "seconds"]
+
+
+def _progress(total: int) -> tuple[Any, Any]:
+    """A rich progress bar on stderr when it is a terminal, else (None, None)."""
+    if total < 2 or not sys.stderr.isatty():
+        return None, None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.description}"), console=Console(file=sys.stderr), transient=True)
+    task = bar.add_task("", total=total)
+
+    def advance(row: Any) -> None:
+        bar.update(task, advance=1, description=row.id)
+
+    return bar, advance
+
+
+def verify_command(
+    ids: Annotated[list[str] | None, typer.Argument(help="Formula ids to check (see `dpcalc formulas list`).",
+                                                    show_default=False)] = None,
+    paper: Annotated[str | None, typer.Option("--paper", help="Check every formula of this paper, e.g. 000.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Check every formula of the catalog.")] = False,
+    samples: Annotated[int, typer.Option("--samples", help="Monte Carlo samples per check.")] = 400_000,
+    seed: Annotated[int, typer.Option("--seed", help="Root seed (same seed → same numbers, any --workers).")] = 0,
+    workers: Annotated[int | None, typer.Option("--workers", help="Processes (default: number of cores).")] = None,
+    level: Annotated[float, typer.Option("--level", help="Two-sided confidence level of each Monte Carlo "
+                                                         "interval.")] = 0.999,
+    as_published: Annotated[bool, typer.Option("--as-published", help="Also check the published (erroneous) form "
+                                                                     "of every entry with an erratum; those rows "
+                                                                     "are marked published and should fail.")]
+    = False,
+    fmt: FormatOpt = Format.table,
+    json_: JsonOpt = False,
+    output: OutputOpt = None,
+    force: ForceOpt = False,
+) -> None:
+    """Check formulas against simulation or exact numerics: closed form vs estimate ± CI, verdict.
+
+    Each Monte Carlo check passes iff the closed form lies in the estimate's two-sided 99.9 % interval (--level),
+    so a correct formula fails one check with probability about 0.1 % for a random seed (false-alarm rate; over M
+    Monte Carlo checks at most M x 0.1 %). Exact-numeric checks (root finding, quadrature, optimiser) compare with
+    a stated tolerance. Verdicts: pass, fail, missing (no recipe registered), error. Exit code 1 if any check is
+    not 'pass' (published-form rows excepted), 0 otherwise.
+
+    Example: dpcalc verify --paper 000 --samples 400000 --seed 0
+    """
+    from dpcalc import verify as V
+    from dpcalc.sim.parallel import default_workers
+
+    if samples < 100:
+        raise DomainError(f"--samples must be an integer >= 100 (got {samples})")
+    if not 0.5 <= level < 1:
+        raise DomainError(f"--level must be in [0.5, 1) (got {level})")
+    n_workers = default_workers() if workers is None else workers
+    if n_workers < 1:
+        raise DomainError(f"--workers must be an integer >= 1 (got {n_workers})")
+    if not ids and paper is None and not all_:
+        raise DomainError("give formula ids, --paper P or --all")
+    try:
+        formulas = V.select(ids or [], paper=paper, all_=all_)
+    except KeyError as exc:
+        raise DomainError(str(exc.args[0]) if exc.args else str(exc)) from None
+    bar, advance = _progress(len(formulas))
+    if bar is not None:
+        with bar:
+            rows = V.verify(formulas, samples=samples, seed=seed, workers=n_workers, level=level,
+                            as_published=as_published, progress=advance)
+    else:
+        rows = V.verify(formulas, samples=samples, seed=seed, workers=n_workers, level=level,
+                        as_published=as_published)
+    f = pick_format(fmt, json_)
+    data = [r.as_dict() for r in rows]
+    if f in (Format.json, Format.csv):
+        columns = [Column(k) for k in _FULL]
+    else:
+        for d in data:
+            lo, hi, est = d["ci_low"], d["ci_high"], d["estimate"]
+            d["pm"] = None if lo is None or hi is None else (hi - lo) / 2
+            d["score"] = (f"z={d['z']:+.2f}" if d["z"] is not None else
+                          (f"rel={d['rel_error']:.1e}" if d["rel_error"] is not None else ""))
+            d["id"] = d["id"] + (" [published]" if d["published"] else "")
+            d["estimate"] = est
+        columns = [Column("id", "formula"), Column("method"), Column("closed_form", "closed form"),
+                   Column("estimate"), Column("pm", "± CI"), Column("score", "z / rel. error"),
+                   Column("verdict")]
+    summ = V.summary(rows)
+    result = Result(columns=columns, rows=data, title="dpcalc verify", formula="verify",
+                    meta={"samples": samples, "seed": seed, "workers": n_workers, "level": level,
+                          "as_published": as_published}, summary=summ,
+                    note=f"Monte Carlo intervals at {level:.4g} two-sided; false-alarm rate ≈ {1 - level:.2g} "
+                         "per Monte Carlo check.")
+    emit(result, f, output, force)
+    code = V.exit_code(rows)
+    if code:
+        raise typer.Exit(EXIT_VERIFY_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach ``verify`` to the root app."""
+    app.command("verify")(handle_errors(verify_command))
