@@ -126,7 +126,7 @@ def _log_a_minus_1_frac(q: float, sigma: float, alphas: v.FloatArray) -> v.Float
     h = min(0.5 * sigma, 0.49 * s2)
     lo = -40.0 * sigma
     hi = max(float(np.max(alphas)), 1.0) + 40.0 * sigma
-    n = int(math.ceil((hi - lo) / h)) + 1
+    n = math.ceil((hi - lo) / h) + 1
     z = lo + h * np.arange(n)
     c = (2.0 * z - 1.0) / (2.0 * s2)
     sign = np.sign(c)

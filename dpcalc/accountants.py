@@ -1,0 +1,151 @@
+"""One small interface over the accountants for the Poisson-subsampled Gaussian (DP-SGD / DP-FedAvg rounds).
+
+An :class:`Accountant` has a ``name``, a ``bound`` kind (``"upper"``: a guaranteed ε; ``"estimate"``: an
+approximation that can be below the true ε; ``"lower"``) and ``eps(sigma, q, steps, delta) -> (eps, extra)``, where
+``extra`` carries e.g. the optimal RDP ``order``. σ is the noise multiplier (noise std / L2 sensitivity), q the
+Poisson sampling rate, ``steps`` the number of compositions.
+
+=================  ========  ===========================================================================
+name               bound     method
+=================  ========  ===========================================================================
+``rdp``            upper     RDP (Mironov et al. 2019) + improved conversion (Balle et al. 2020)
+``rdp-lemma1``     upper     RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017; seed 004)
+``zcdp``           upper     q = 1 only: ρ = T/(2σ²), tight zCDP conversion (Bun & Steinke 2016; CKS 2020)
+``analytic``       upper     q = 1 only: exact, Gaussian with σ/√T (Balle & Wang 2018); tight
+``gdp-clt``        estimate  μ = q√(T(e^{1/σ²} − 1)) (Bu et al. 2020 CLT), ε(μ, δ); can underestimate
+``pld``            upper     dp-accounting's PLD (pessimistic, value_discretization_interval 1e-4);
+                             needs the optional extra ``pld`` (``pip install 'dpcalc[pld]'``)
+=================  ========  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+
+Bound = Literal["upper", "estimate", "lower"]
+EpsFn = Callable[..., tuple[float, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Accountant:
+    """An accountant: ``eps(sigma, q, steps, delta, **options) -> (eps, extra)``."""
+
+    name: str
+    bound: Bound
+    description: str
+    _eps: EpsFn
+    full_batch_only: bool = False
+
+    def applicable(self, q: float) -> str | None:
+        """``None`` when the accountant applies at sampling rate q, else the reason it does not."""
+        if self.full_batch_only and q != 1.0:
+            return f"accountant {self.name!r} needs q = 1 (no subsampling)"
+        if self.name == "pld" and not pld_available():
+            return "accountant 'pld' needs the optional extra: pip install 'dpcalc[pld]' (dp-accounting)"
+        return None
+
+    def eps(self, sigma: float, q: float, steps: float, delta: float, **options: Any) -> tuple[float, dict[str, Any]]:
+        """ε at δ after ``steps`` rounds of noise multiplier σ at sampling rate q (validated inputs)."""
+        s = float(v.positive("sigma", sigma))
+        qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
+        t = float(v.integer_at_least("steps", steps, 1))
+        d = float(v.probability("delta", delta))
+        reason = self.applicable(qq)
+        if reason is not None:
+            raise DomainError(reason)
+        return self._eps(s, qq, t, d, **options)
+
+
+def pld_available() -> bool:
+    """Whether dp-accounting (the optional extra ``pld``) is importable."""
+    import importlib.util
+
+    return importlib.util.find_spec("dp_accounting") is not None
+
+
+def _rdp(sigma: float, q: float, steps: float, delta: float, *, orders: ArrayLike | None = None,
+         method: Literal["improved", "lemma1"] = "improved", **_: Any) -> tuple[float, dict[str, Any]]:
+    from dpcalc import rdp
+
+    grid = rdp.orders_array(orders)
+    eps, order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=grid, method=method)
+    return eps, {"order": order, "orders": f"{grid.size} orders in [{grid.min():g}, {grid.max():g}]"}
+
+
+def _rdp_lemma1(sigma: float, q: float, steps: float, delta: float, **kw: Any) -> tuple[float, dict[str, Any]]:
+    return _rdp(sigma, q, steps, delta, method="lemma1", **kw)
+
+
+def _zcdp(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:
+    from dpcalc import zcdp
+
+    rho = steps / (2.0 * sigma * sigma)
+    eps = float(zcdp.eps_from_rho(rho, delta))
+    return eps, {"rho": rho, "order": zcdp.optimal_order(rho, delta)}
+
+
+def _analytic(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:
+    from dpcalc import gaussian
+
+    return float(gaussian.eps_analytic(sigma / math.sqrt(steps), delta)), {"mu": math.sqrt(steps) / sigma}
+
+
+def _gdp_clt(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:
+    from dpcalc import gdp
+
+    mu = float(gdp.clt_mu(q, sigma, steps))
+    return float(gdp.eps_from_mu(mu, delta)), {"mu": mu}
+
+
+def _pld(sigma: float, q: float, steps: float, delta: float, *, value_discretization_interval: float = 1e-4,
+         **_: Any) -> tuple[float, dict[str, Any]]:
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    event: Any = dp_accounting.GaussianDpEvent(sigma)
+    if q < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(q, event)
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=value_discretization_interval)
+    acc.compose(event, int(steps))
+    eps = float(acc.get_epsilon(delta))
+    if not np.isfinite(eps):
+        raise DomainError("pld: eps is not finite here (delta below the PLD truncation ~e^-50?); use rdp")
+    return eps, {"value_discretization_interval": value_discretization_interval}
+
+
+ACCOUNTANTS: dict[str, Accountant] = {
+    a.name: a for a in (
+        Accountant("rdp", "upper", "RDP (Mironov et al. 2019), improved conversion (Balle et al. 2020)", _rdp),
+        Accountant("rdp-lemma1", "upper", "RDP, classic conversion r + log(1/δ)/(α−1) (Mironov 2017, seed 004)",
+                   _rdp_lemma1),
+        Accountant("zcdp", "upper", "ρ-zCDP, ρ = T/(2σ²), tight conversion (Bun & Steinke 2016; CKS 2020)", _zcdp,
+                   full_batch_only=True),
+        Accountant("analytic", "upper", "exact analytic Gaussian with σ/√T (Balle & Wang 2018)", _analytic,
+                   full_batch_only=True),
+        Accountant("gdp-clt", "estimate", "μ-GDP central limit theorem (Bu et al. 2020); can underestimate",
+                   _gdp_clt),
+        Accountant("pld", "upper", "dp-accounting PLD, pessimistic (Koskela et al. 2020; Doroshenko et al. 2022)",
+                   _pld),
+    )
+}
+
+
+def names() -> list[str]:
+    """All accountant names, in display order."""
+    return list(ACCOUNTANTS)
+
+
+def get(name: str) -> Accountant:
+    """The accountant called ``name``; unknown names raise a one-line :class:`DomainError`."""
+    if name not in ACCOUNTANTS:
+        raise DomainError(f"accountant must be one of {', '.join(ACCOUNTANTS)} (got {name!r})")
+    return ACCOUNTANTS[name]

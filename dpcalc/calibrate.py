@@ -1,0 +1,83 @@
+"""Noise calibration: the smallest noise multiplier σ whose ε (under a chosen accountant) is <= a target.
+
+Always on the safe side: the returned σ satisfies ``accountant.eps(σ, q, steps, δ) <= eps`` (checked by a final
+evaluation), and it exceeds the exact root by at most the stated relative tolerance ``rtol`` (default 1e-9;
+1e-4 for the slow ``pld`` accountant). ε(σ) is non-increasing in σ for every accountant here, so the root is
+bracketed in log σ over [1e-3, 1e6] and refined by Brent's method. An unreachable target (e.g. below the floor
+log(1/δ)/(α_max − 1) of the classic RDP conversion) raises :class:`~dpcalc.errors.InfeasibleError`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from dpcalc import _validate as v
+from dpcalc.accountants import Accountant, get
+from dpcalc.errors import DomainError, InfeasibleError
+
+SIGMA_MIN, SIGMA_MAX = 1e-3, 1e6
+
+
+def _safe_eps(acc: Accountant, sigma: float, q: float, steps: float, delta: float, **opts: Any) -> float:
+    """ε during the search, warnings silenced (the final σ is re-evaluated with warnings on)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return acc.eps(sigma, q, steps, delta, **opts)[0]
+    except DomainError:
+        return math.inf  # e.g. RDP not representable at a tiny σ: certainly above any target
+
+
+def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, accountant: str = "rdp",
+                  rtol: float | None = None, **opts: Any) -> float:
+    """Smallest σ (to ``rtol``, safe side) with ε_accountant(σ, q, steps, δ) <= ``eps``."""
+    target = float(v.positive("eps", eps))
+    d = float(v.probability("delta", delta))
+    qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    t = float(v.integer_at_least("steps", steps, 1))
+    acc = get(accountant)
+    reason = acc.applicable(qq)
+    if reason is not None:
+        raise DomainError(reason)
+    tol = float(v.check_range("rtol", rtol, 1e-15, 0.1)) if rtol is not None else (1e-4 if acc.name == "pld"
+                                                                                   else 1e-9)
+
+    def f(log_sigma: float) -> float:
+        return _safe_eps(acc, math.exp(log_sigma), qq, t, d, **opts) - target
+
+    # bracket: hi with ε <= target, lo with ε > target
+    hi = 0.0
+    while f(hi) > 0.0:
+        hi += math.log(4.0)
+        if hi > math.log(SIGMA_MAX):
+            raise InfeasibleError(f"eps = {target:g} is unreachable under accountant {acc.name!r}: even sigma = "
+                                  f"{SIGMA_MAX:g} gives a larger eps at delta = {d:g}")
+    lo = hi - math.log(4.0)
+    while f(lo) <= 0.0:
+        hi = lo
+        lo -= math.log(4.0)
+        if lo < math.log(SIGMA_MIN):
+            raise InfeasibleError(f"eps = {target:g} is so large that sigma below {SIGMA_MIN:g} meets it under "
+                                  f"{acc.name!r}; dpcalc calibrates sigma in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]")
+    from scipy.optimize import brentq
+
+    if math.isfinite(f(lo)):
+        root = float(brentq(f, lo, hi, xtol=tol / 4.0, rtol=1e-15, maxiter=200))
+    else:  # ε = inf at lo: bisect until finite, then Brent
+        while hi - lo > tol / 4.0 and not math.isfinite(f(0.5 * (lo + hi))):
+            lo = 0.5 * (lo + hi)
+        mid = 0.5 * (lo + hi)
+        root = float(brentq(f, mid, hi, xtol=tol / 4.0, rtol=1e-15, maxiter=200)) if f(mid) > 0 else mid
+    # safe side: step up within the tolerance until ε <= target
+    log_sigma = min(root + tol / 2.0, hi)
+    for _ in range(64):
+        if f(log_sigma) <= 0.0:
+            break
+        log_sigma = min(log_sigma + tol / 2.0, hi)
+    else:  # pragma: no cover - hi always satisfies the target
+        log_sigma = hi
+    sigma = math.exp(log_sigma)
+    acc.eps(sigma, qq, t, d, **opts)  # once more with warnings on (e.g. the CLT's EstimateWarning)
+    return sigma
