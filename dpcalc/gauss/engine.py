@@ -54,7 +54,7 @@ def as_covariance(name: str, matrix: ArrayLike) -> v.FloatArray:
 def _cholesky(name: str, m: v.FloatArray) -> v.FloatArray:
     """Lower Cholesky factor, or a one-line DomainError naming ``name`` if ``m`` is not positive definite."""
     try:
-        return np.linalg.cholesky(m)
+        return np.asarray(np.linalg.cholesky(m), dtype=np.float64)
     except np.linalg.LinAlgError:
         raise DomainError(f"{name} must be positive definite (its Cholesky factorisation fails)") from None
 

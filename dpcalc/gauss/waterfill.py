@@ -63,7 +63,8 @@ def case3_optimum(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, 
     attained = ~(x_neg | y_neg)
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(attained, (y + (n_ - 1.0) * x) / (n_ * x * y), np.inf)
-        e_opt = np.where(attained, (y - x) / (n_ * x * y), np.where(y_neg, -np.inf, np.inf))
+        # σ_e² = (1/x − 1/y)/n = (y − x)/(n x y) = −k/(x y): cancellation-free
+        e_opt = np.where(attained, -k / (x * y), np.where(y_neg, -np.inf, np.inf))
         if nonneg:
             e_opt = np.where(b >= 0, 0.0, e_opt)
     u = (np.log1p(lam1 * x) + (n_ - 1.0) * np.log1p(lam2 * y)) / (2.0 * n_) / scale
