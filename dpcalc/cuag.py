@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc import gdp
 from dpcalc._numerics import log1p_exp
-from dpcalc.errors import DomainError, EstimateWarning
+from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 FloatOrArray = float | v.FloatArray
 
@@ -134,6 +134,17 @@ def effective_mu(mu: ArrayLike, T: ArrayLike) -> FloatOrArray:
     """
     m = v.positive("mu", mu)
     return v.scalar_or_array(m * np.sqrt(np.asarray(harmonic(T))))
+
+
+def claimed_mu(mu: ArrayLike, T: ArrayLike) -> FloatOrArray:
+    """The paper's claim that the budget after T rounds is still μ (erratum E15), with an ErratumWarning."""
+    m = v.positive("mu", mu)
+    tt = v.integer_at_least("T", T, 1)
+    eff = m * np.sqrt(np.asarray(harmonic(tt)))
+    warnings.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {float(np.ravel(m)[0]):.6g}; "
+                  f"the composed schedule (16) gives mu*sqrt(H_T) = {float(np.ravel(eff)[0]):.6g}",
+                  ErratumWarning, stacklevel=2)
+    return v.scalar_or_array(np.broadcast_to(m, eff.shape).copy())
 
 
 @dataclass(frozen=True)
