@@ -8,7 +8,6 @@ NaN or inf. Messages name the parameter and the allowed range, e.g.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -131,7 +130,7 @@ def integer_at_least(name: str, value: ArrayLike, lo: int = 1) -> FloatArray:
     return check_range(name, value, float(lo), integer=True)
 
 
-def weights(name: str, value: Iterable[float] | ArrayLike, *, atol: float = 1e-9) -> FloatArray:
+def weights(name: str, value: ArrayLike, *, atol: float = 1e-9) -> FloatArray:
     """Check a 1-D vector of aggregation weights: non-negative and summing to 1 (within ``atol``)."""
     arr = nonnegative(name, value)
     if arr.ndim != 1:
@@ -142,7 +141,7 @@ def weights(name: str, value: Iterable[float] | ArrayLike, *, atol: float = 1e-9
     return arr
 
 
-def vector(name: str, value: Iterable[float] | ArrayLike, lo: float = -_INF, *, lo_open: bool = False) -> FloatArray:
+def vector(name: str, value: ArrayLike, lo: float = -_INF, *, lo_open: bool = False) -> FloatArray:
     """Check a non-empty 1-D vector whose elements are >= lo (or > lo)."""
     arr = check_range(name, value, lo, lo_open=lo_open)
     if arr.ndim != 1:

@@ -167,7 +167,7 @@ class Formula:
             path = self.erratum.published_implementation
         module, _, name = path.rpartition(".")
         try:
-            return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+            return getattr(importlib.import_module(module), name)
         except (ImportError, AttributeError) as exc:
             raise CatalogError(f"{self.id}: implementation {path!r} is not importable: {exc}") from exc
 
@@ -352,7 +352,7 @@ def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str) -> Formula:
         sympy=raw["sympy"], implementation=raw["implementation"], status=raw["status"], output=output,
         inputs=tuple(inputs), assumptions=tuple(raw.get("assumptions", ())), notes=raw.get("notes", ""),
         erratum=erratum, examples=tuple(examples), check=raw.get("check", {}),
-        call_kwargs=raw.get("call_kwargs", {}), sample_length=tuple(raw.get("sample_length", (2, 8))),  # type: ignore[arg-type]
+        call_kwargs=raw.get("call_kwargs", {}), sample_length=tuple(raw.get("sample_length", (2, 8))),
         sample_where=raw.get("sample_where", ""), length=raw.get("length", "N"),
         rtol=float(raw.get("rtol", 1e-12)), domain_warning=raw.get("domain_warning", ""),
     )

@@ -6,14 +6,18 @@ SciPy or SymPy at import time (import them inside the command), so that start-up
 
 from __future__ import annotations
 
+import copy
 import importlib
-from typing import Annotated
+import sys
+from typing import Annotated, Any
 
 import typer
+import typer.main
 
 from dpcalc import __version__
+from dpcalc.cli import _fastparse
 
-FAMILIES = ("midp", "formulas", "verify")
+FAMILIES = ("midp", "formulas", "verify", "account")
 
 app = typer.Typer(
     name="dpcalc",
@@ -43,9 +47,42 @@ for _family in FAMILIES:
     importlib.import_module(f"dpcalc.cli.{_family}").register(app)
 
 
+def _name(info: Any) -> str:
+    """The command-line name of a registered command or group."""
+    if info.name:
+        return str(info.name)
+    callback = info.callback if hasattr(info, "callback") else None
+    return typer.main.get_command_name(callback.__name__) if callback else ""
+
+
+def _only(name: str) -> typer.Typer | None:
+    """A copy of ``app`` holding just the command or group ``name`` (None if there is none).
+
+    Typer builds the parameters of every command of a group before dispatching; with one entry per family
+    that is most of the start-up time, so the console script builds only the command it will run.
+    """
+    commands = [c for c in app.registered_commands if _name(c) == name]
+    groups = [g for g in app.registered_groups if _name(g) == name]
+    if not commands and not groups:
+        return None
+    trimmed = copy.copy(app)
+    trimmed.registered_commands = commands
+    trimmed.registered_groups = groups
+    return trimmed
+
+
+def build_command(argv: list[str] | None = None) -> Any:
+    """The Click command for ``argv`` (the full app if ``argv`` names no command), with fast coercion."""
+    first = next((a for a in (argv or []) if not a.startswith("-")), None)
+    chosen = (_only(first) if first else None) or app
+    command = typer.main.get_command(chosen)
+    _fastparse.install(command)
+    return command
+
+
 def main() -> None:
     """Console-script entry point."""
-    app()
+    build_command(sys.argv[1:])(prog_name="dpcalc")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -35,6 +35,8 @@ class Side(str, Enum):
     both = "both"
 
 
+_SIDE_LABEL = {"server": "server side", "client": "client side", "both": "server and client side"}
+
 SideOpt = Annotated[Side, typer.Option("--side", help="Where the Gaussian noise is added.")]
 NOpt = Annotated[str | None, typer.Option("--N", help="Number of clients (equal weights 1/N). Default 1, or "
                                                        "the length of --weights.")]
@@ -108,7 +110,7 @@ def sigma_command(
     result = Result(
         columns=_input_columns(u) + [Column(k, labels[k], latex[k]) for k in out],
         rows=flatten(axes, out),
-        title=f"Minimum Gaussian noise std for ε-MI-DP ({side.value} side)",
+        title=f"Minimum Gaussian noise std for ε-MI-DP ({_SIDE_LABEL[side.value]})",
         note=_GUARANTEE.format(units=u),
         formula=formulas[side.value] if side is not Side.both else list(formulas.values()),
         units={"eps": u, "sigma": "parameter units (same as C)"},
@@ -156,7 +158,7 @@ def leakage_command(
                  Column("N", "N", "$N$", integer=True), Column("C", "C", "$C$")]
         + [Column(k, f"{k} ({u})", rf"$\epsilon$ ({u})") for k in out],
         rows=flatten(axes, out),
-        title=f"ε-MI-DP leakage bound of Gaussian noise ({side.value} side)",
+        title=f"ε-MI-DP leakage bound of Gaussian noise ({_SIDE_LABEL[side.value]})",
         note=f"Upper bound on sup I(w_i; w̄ | w^(-i)) in {u} (He & He 2023, eqs. 1.40/2.47); the true leakage "
              "under ‖w_i‖ <= C is at most this.",
         formula=["midp.server_leakage", "midp.client_leakage"] if side is Side.both
@@ -202,10 +204,9 @@ def utility_command(
             "u_client": midp.utility_client(s_client, axes["d"], sum_p2),
         }
     result = Result(
-        columns=_input_columns(u) + [Column("sigma_server", "σ_s", r"$\sigma_s$"),
-                                     Column("sigma_client", "σ_c", r"$\sigma_c$"),
-                                     Column("u_server", "U_cdp", r"$U_{\mathrm{cdp}}$"),
-                                     Column("u_client", "U_ldp", r"$U_{\mathrm{ldp}}$")],
+        columns=[*_input_columns(u), Column("sigma_server", "σ_s", r"$\sigma_s$"),
+                 Column("sigma_client", "σ_c", r"$\sigma_c$"), Column("u_server", "U_cdp", r"$U_{\mathrm{cdp}}$"),
+                 Column("u_client", "U_ldp", r"$U_{\mathrm{ldp}}$")],
         rows=flatten(axes, out),
         title="Utility at the minimum ε-MI-DP noise (Theorem 2: U_ldp = U_cdp)",
         note="U = 1/E‖w̄ − w̄_dp‖² in 1/parameter-units²; equal on both sides (He & He 2023, Thm 2, eq. 4.16).",
@@ -303,8 +304,8 @@ def clip_command(
     w = parse_vector("--norms", norms)
     with capture_warnings() as warns:
         sched = midp.clip_schedule(c_start[0], w, eta)
-    rows = [{"round": t + 1, "norm": w[t] if t < len(w) else float("nan"), "threshold": float(sched[t])}
-            for t in range(len(w))]
+    rows: list[dict[str, float | None]] = [{"round": t + 1, "norm": float(w[t]), "threshold": float(sched[t])}
+                                           for t in range(len(w))]
     rows.append({"round": len(w) + 1, "norm": None, "threshold": float(sched[-1])})
     result = Result(
         columns=[Column("round", "t", "$t$", integer=True), Column("threshold", "C_t", "$C_t$"),
