@@ -38,6 +38,7 @@ class Column:
     label: str = ""
     latex: str = ""
     integer: bool = False
+    text: bool = False  # left-aligned (ids, names); numbers are right-aligned
 
     @property
     def header(self) -> str:
@@ -144,8 +145,10 @@ def _plain_table(result: Result, styled: bool = False) -> str:
     bold, italic, reset = ("\x1b[1m", "\x1b[3m", "\x1b[0m") if styled else ("", "", "")
 
     def line(cells: list[str], bar: str, style: str = "") -> str:
-        padded = (f" {' ' * (w - _text_width(x))}{style}{x}{reset if style else ''} "
-                  for x, w in zip(cells, widths, strict=True))
+        padded = []
+        for x, w, c in zip(cells, widths, result.columns, strict=True):
+            gap, text = " " * (w - _text_width(x)), f"{style}{x}{reset if style else ''}"
+            padded.append(f" {text}{gap} " if c.text else f" {gap}{text} ")
         return bar + bar.join(padded) + bar
 
     def rule(left: str, fill: str, mid: str, right: str) -> str:
@@ -169,7 +172,7 @@ def _rich_table(result: Result, file: Any) -> None:
     console = Console(file=file, highlight=False, soft_wrap=True)
     table = Table(title=result.title or None, title_justify="left")
     for c in result.columns:
-        table.add_column(c.header, justify="right", no_wrap=True)
+        table.add_column(c.header, justify="left" if c.text else "right", no_wrap=not c.text)
     for r in result.rows:
         table.add_row(*[_fmt(r.get(c.key), c.integer) for c in result.columns])
     console.print(table)

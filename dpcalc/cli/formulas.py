@@ -36,7 +36,7 @@ def list_command(
     rows = [{"id": f.id, "paper": f.paper.id, "equation": f.equation, "status": f.status, "title": f.title}
             for f in items]
     result = Result(
-        columns=[Column("id"), Column("paper"), Column("equation"), Column("status"), Column("title")],
+        columns=[Column(k, text=True) for k in ("id", "paper", "equation", "status", "title")],
         rows=rows, title="dpcalc formula catalog", formula="catalog",
     )
     emit(result, pick_format(fmt, json_), output, force)
