@@ -41,6 +41,7 @@ _ASYMPTOTIC_TERMS = 9
 
 #: Relative tolerance of the root finders (ε(μ, δ), μ(ε, δ)): |x − x*| <= ROOT_RTOL·x* + 1e-300.
 ROOT_RTOL = 1e-12
+_SAFETY = 1e-14  # relative margin added on the safe side (covers the ~1e-16·a² evaluation error of log δ)
 
 CLT_WARNING = ("the privacy CLT mu = q*sqrt(T*(exp(1/sigma^2) - 1)) is an asymptotic approximation, not a bound: "
                "it can underestimate the privacy loss (Gopi et al. 2021; e.g. q=0.01, sigma=1, T=1000: "
@@ -163,13 +164,14 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
 
 def _newton_bracket(f_and_slope: Callable[[v.FloatArray, np.ndarray], tuple[v.FloatArray, v.FloatArray]],
                     lo: v.FloatArray, hi: v.FloatArray, x0: v.FloatArray, increasing: bool,
+                    rtol: float = ROOT_RTOL, atol: float = 1e-300,
                     max_iter: int = 100) -> tuple[v.FloatArray, v.FloatArray]:
     """Find the root of a monotone ``f`` in ``[lo, hi]`` (vectorised). Returns the final bracket ``(lo, hi)``.
 
     ``f_and_slope(x, idx) -> (f, f')`` is evaluated on the active elements ``idx``. The bracket invariant is
     ``f(lo) < 0 <= f(hi)`` (increasing) or ``f(lo) > 0 >= f(hi)`` (decreasing). Each step is a Newton step,
     replaced by bisection when it leaves the bracket; a converged Newton iterate x is certified by evaluating
-    ``f`` at ``x·(1 ± 4·ROOT_RTOL/1000)`` so both bracket ends end up within ROOT_RTOL of each other.
+    ``f`` just past it, so the bracket closes to width <= ``rtol·|x| + atol``.
     """
     lo, hi, x = lo.copy(), hi.copy(), x0.copy()
     active = np.flatnonzero(np.ones(x.shape, dtype=bool))
@@ -190,17 +192,18 @@ def _newton_bracket(f_and_slope: Callable[[v.FloatArray, np.ndarray], tuple[v.Fl
         bad = ~((xn > la) & (xn < ha) & np.isfinite(xn))
         xn = np.where(bad, 0.5 * (la + ha), xn)
         # converged: Newton step tiny -> probe both sides of the root to close the bracket
-        tiny = (~bad) & (np.abs(step) <= 1e-3 * ROOT_RTOL * np.abs(xa))
-        width_ok = (ha - la) <= ROOT_RTOL * np.abs(ha) + 1e-300
+        tol = rtol * np.abs(xa) + atol
+        tiny = (~bad) & (np.abs(step) <= 1e-3 * tol)
+        width_ok = (ha - la) <= rtol * np.abs(ha) + atol
         if np.any(tiny & ~width_ok):
-            probe = np.where(below, xn + 2e-3 * ROOT_RTOL * np.abs(xn), xn - 2e-3 * ROOT_RTOL * np.abs(xn))
+            probe = np.where(below, xn + 2e-3 * tol, xn - 2e-3 * tol)
             probe = np.clip(probe, la, ha)
             pf, _ = f_and_slope(probe, active)
             pb = sign * pf < 0.0
             lo[active] = np.where(tiny & pb, np.maximum(lo[active], probe), lo[active])
             hi[active] = np.where(tiny & ~pb, np.minimum(hi[active], probe), hi[active])
             la, ha = lo[active], hi[active]
-            width_ok = (ha - la) <= ROOT_RTOL * np.abs(ha) + 1e-300
+            width_ok = (ha - la) <= rtol * np.abs(ha) + atol
         exact = f == 0.0
         if np.any(exact):  # an exact root closes the bracket on it
             lo[active[exact]] = xa[exact]
@@ -243,7 +246,8 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
 
         x0 = 0.5 * (lo + hi)
         lo, hi = _newton_bracket(f_and_slope, lo, hi, x0, increasing=False)
-        out.ravel()[idx] = hi  # δ(hi) <= target: the safe end
+        # δ(hi) <= target as evaluated; the 1e-14 margin covers the evaluation error of log δ (~1e-16·a²)
+        out.ravel()[idx] = hi * (1.0 + _SAFETY)
     return v.scalar_or_array(out.reshape(m.shape))
 
 
@@ -285,8 +289,9 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike) -> FloatOrArray:
             slope = np.exp(np.log(mm) - 0.5 * a * a - _LOG_SQRT_2PI - ld)
             return ld - lt[act], slope
 
-        lo, _hi = _newton_bracket(f_and_slope, y_lo, y_hi, 0.5 * (y_lo + y_hi), increasing=True)
-        res = np.exp(lo)  # δ(lo) <= target: the safe end
+        lo, _hi = _newton_bracket(f_and_slope, y_lo, y_hi, 0.5 * (y_lo + y_hi), increasing=True, rtol=0.0,
+                                  atol=ROOT_RTOL)  # y = log μ: absolute tolerance = relative in μ
+        res = np.exp(lo) * (1.0 - _SAFETY)  # δ(lo) <= target: the safe end, with the same margin
         out.ravel()[idx] = res
     return v.scalar_or_array(v.finite_result("mu", out, "eps is too large"))
 
