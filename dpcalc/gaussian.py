@@ -155,7 +155,7 @@ def _sigma_root_scalar(eps: float, log_delta: float, sens: float) -> float:
     e_arr = np.asarray(eps)
 
     def f(log_sigma: float) -> float:  # > 0 when σ is too small (δ(ε; σ) above target)
-        return float(_log_delta_mu(e_arr, np.asarray(sens * math.exp(-log_sigma)))) - log_delta
+        return float(_log_delta_mu(e_arr, np.asarray(sens / math.exp(log_sigma)))) - log_delta
 
     # Classic RDP conversion overestimates ε, so its σ (root of x²/2 + √(2L)x = ε in x = Δ/σ) is large enough.
     big_l = -log_delta
@@ -176,7 +176,8 @@ def _sigma_root_scalar(eps: float, log_delta: float, sens: float) -> float:
 def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Smallest σ making the Gaussian mechanism (ε, δ)-DP, exactly (Balle & Wang 2018, Alg. 1 solved by root finding).
 
-    Safe side: the returned σ satisfies δ(ε; σ) <= δ; it exceeds the exact root by at most ~1e-14 relative.
+    Safe side: the returned σ satisfies δ(ε; σ) <= δ as evaluated (δ's own relative noise is <= ~1e-12, larger only
+    where Δ/σ < ~1e-2); it exceeds the exact root by at most ~1e-14 relative.
     """
     e = v.positive("eps", eps)
     d = _delta_inputs(delta)
