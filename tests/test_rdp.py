@@ -1,0 +1,225 @@
+"""RDP of the (subsampled) Gaussian and RDP → (ε, δ) (dpcalc.rdp).
+
+Oracles: a 40-digit mpmath quadrature of A_α − 1 (fractional orders) and the exact 40-digit binomial sum (integer
+orders), tolerance 1e-12 relative on RDP; dp-accounting as a test-only peer at integer orders (1e-9 relative on a
+seeded random grid with q >= 1e-3, where its float64 log A is itself accurate); the reference vectors of anchors.md
+§9.1–§9.4 to the digits given (or, where a peer's value is biased, the documented direction of the bias).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcalc import rdp
+from dpcalc.errors import DomainError, OutOfDomainWarning
+
+TF_ORDERS = [1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5, *range(5, 64), 128, 256, 512]
+
+
+def log_a_quad(q: float, sigma: float, alpha: float, dps: int = 40) -> mpmath.mpf:
+    """log A_α by mpmath quadrature of E[(1 + qX)^α − 1 − αqX] (X = e^{(2z−1)/(2σ²)} − 1, E X = 0)."""
+    with mpmath.workdps(dps):
+        q, s, a = mpmath.mpf(q), mpmath.mpf(sigma), mpmath.mpf(alpha)
+
+        def f(z: mpmath.mpf) -> mpmath.mpf:
+            x = mpmath.expm1((2 * z - 1) / (2 * s * s))
+            return mpmath.npdf(z, 0, s) * ((1 + q * x) ** a - 1 - a * q * x)
+
+        pts = sorted({-mpmath.inf, -20 * s, -5 * s, mpmath.mpf(0), mpmath.mpf(0.5), a - 5 * s, a, a + 5 * s,
+                      a + 20 * s, mpmath.inf})
+        return mpmath.log1p(mpmath.quad(f, pts))
+
+
+def log_a_int(q: float, sigma: float, alpha: int, dps: int = 40) -> mpmath.mpf:
+    """Exact log A_α at integer α (binomial sum at ``dps`` digits)."""
+    with mpmath.workdps(dps):
+        q, s = mpmath.mpf(q), mpmath.mpf(sigma)
+        return mpmath.log(mpmath.fsum(mpmath.binomial(alpha, k) * q**k * (1 - q) ** (alpha - k)
+                                      * mpmath.exp(mpmath.mpf(k * k - k) / (2 * s * s)) for k in range(alpha + 1)))
+
+
+@pytest.mark.parametrize(("q", "sigma", "alpha"), [
+    (0.04, 1.5, 3.9), (0.04, 1.5, 3.5), (0.01, 2.5, 1.5), (0.01, 2.5, 2.5), (0.01, 1.0, 7.8), (0.01, 1.0, 1.01),
+    (1e-6, 0.8, 5.5), (0.5, 0.5, 1.3), (0.9, 3.0, 10.9), (0.2, 0.3, 2.2), (1e-3, 20.0, 60.5), (0.05, 1.1, 1.1),
+])
+def test_fractional_orders_match_mpmath_quadrature(q: float, sigma: float, alpha: float) -> None:
+    """Fractional α: RDP agrees with the 40-digit mpmath quadrature oracle to 1e-12 relative."""
+    want = float(log_a_quad(q, sigma, alpha)) / (alpha - 1)
+    assert rdp.subsampled_gaussian(alpha, q, sigma) == pytest.approx(want, rel=1e-12)
+
+
+def test_integer_orders_match_exact_sum_at_tiny_q() -> None:
+    """Integer α at q = 1e-7..1e-4 (where log A ≈ 1e-14): 1e-12 relative to the exact 40-digit sum (A − 1 is
+    summed directly, so tiny q loses nothing)."""
+    for q, sigma, alpha in [(1e-7, 1.0, 2), (1e-5, 0.7, 32), (1e-4, 5.0, 256), (3e-6, 2.0, 1024)]:
+        want = float(log_a_int(q, sigma, alpha)) / (alpha - 1)
+        assert rdp.subsampled_gaussian(alpha, q, sigma) == pytest.approx(want, rel=1e-12)
+
+
+def test_integer_orders_agree_with_dp_accounting_on_random_grid() -> None:
+    """dp-accounting 0.6.0 integer orders on 150 seeded points (q in [1e-3, 0.99], σ in [0.3, 50], α in 2..256):
+    1e-9 relative."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting.rdp import rdp_privacy_accountant as ra
+
+    rng = np.random.default_rng(7)
+    for _ in range(150):
+        q = float(np.exp(rng.uniform(np.log(1e-3), np.log(0.99))))
+        sigma = float(np.exp(rng.uniform(np.log(0.3), np.log(50))))
+        alpha = int(rng.integers(2, 257))
+        theirs = float(ra._compute_rdp_poisson_subsampled_gaussian(q, sigma, [alpha])[0])
+        assert rdp.subsampled_gaussian(alpha, q, sigma) == pytest.approx(theirs, rel=1e-9)
+
+
+def test_anchor_exact_log_a_values() -> None:
+    """anchors §9.3: exact log A at (q = 0.04, σ = 1.5) for α = 3.9, 4.0, 3.5 to 1e-14 relative."""
+    for alpha, log_a in [(3.9, 0.0053162863787931897766), (4.0, 0.0056560201933373390411),
+                         (3.5, 0.004068948540108226588)]:
+        assert rdp.subsampled_gaussian(alpha, 0.04, 1.5) * (alpha - 1) == pytest.approx(log_a, rel=1e-14)
+
+
+def test_anchor_subsampled_eps_vectors() -> None:
+    """anchors §9.2/§9.3 exact-RDP ε (mpmath oracle values): q=0.01, σ=1, T=1000, δ=1e-5 → 2.101365271648395 at
+    α = 7.8; Opacus test (σ=1.5, q=0.04, T=2250) → 7.329111171484174 at α = 3.9; 1e-13 relative."""
+    eps, order = rdp.eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-5, orders=rdp.OPACUS_ORDERS)
+    assert (eps, order) == (pytest.approx(2.101365271648395, rel=1e-13), 7.8)
+    eps, order = rdp.eps_subsampled_gaussian(0.04, 1.5, 2250, 1e-5, orders=rdp.OPACUS_ORDERS)
+    assert (eps, order) == (pytest.approx(7.329111171484174, rel=1e-13), 3.9)
+    assert round(eps, 7) == round(7.32911117143, 7)  # Opacus asserts 7 places
+
+
+@pytest.mark.parametrize(("n", "batch", "sigma", "epochs", "delta", "want", "order"), [
+    (60000, 150, 1.3, 15, 1e-5, 0.7242234026106222, 19.0),
+    (1e5, 100, 1.0, 30, 1e-7, 1.4154988495445144, 13.0),
+])
+def test_anchor_tf_privacy_cli_vectors(n, batch, sigma, epochs, delta, want, order) -> None:  # type: ignore[no-untyped-def]
+    """anchors §9.3 TF-Privacy compute_dp_sgd_privacy vectors (integer optimal orders): 1e-12 relative."""
+    q, steps = batch / n, math.ceil(epochs * n / batch)
+    eps, got_order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=TF_ORDERS)
+    assert eps == pytest.approx(want, rel=1e-12)
+    assert got_order == order
+
+
+def test_anchor_tf_extreme_vector_warns_at_grid_edge() -> None:
+    """(1e8, 1024, σ = 0.1, 10 epochs, δ = 1e-7) → 5907982.3113978775 at order 1.25 (1e-11 relative; fractional
+    order, huge RDP) with an edge-of-grid warning, as TF-Privacy's CLI warns."""
+    q, steps = 1024 / 1e8, math.ceil(10 * 1e8 / 1024)
+    with pytest.warns(OutOfDomainWarning, match="smallest order"):
+        eps, order = rdp.eps_subsampled_gaussian(q, 0.1, steps, 1e-7, orders=TF_ORDERS)
+    assert eps == pytest.approx(5907982.3113978775, rel=1e-11)
+    assert order == 1.25
+
+
+def test_anchor_dp_accounting_hard_coded_vector() -> None:
+    """dp-accounting's test vector (q=0.01, σ=2.5, 50 steps): integer orders 5, 50, 100 agree to its 9 digits;
+    at fractional 1.5 and 2.5 its values (6.70579741e-4, 1.08548710e-3) are over-estimates of the exact ones
+    (mpmath quadrature), which we reproduce to 1e-12."""
+    got = rdp.subsampled_gaussian_curve(0.01, 2.5, 50, [1.5, 2.5, 5, 50, 100])
+    assert got[2:] == pytest.approx([2.18075656e-03, 2.38460375e-02, 1.67416308e02], rel=1e-8)
+    for i, alpha in enumerate([1.5, 2.5]):
+        exact = 50 * float(log_a_quad(0.01, 2.5, alpha)) / (alpha - 1)
+        assert got[i] == pytest.approx(exact, rel=1e-12)
+    assert got[0] < 6.70579741e-04 and got[1] < 1.08548710e-03
+    assert 6.70579741e-04 / got[0] - 1 > 0.03  # dp-accounting 0.6.0's absolute-value series: +3.2 % at α = 1.5
+
+
+def test_anchor_gaussian_rdp_conversions() -> None:
+    """anchors §9.1 (σ = 1, δ = 1e-5): default grid → 4.728507067217623 at α = 5.4; 6300-order linspace →
+    4.728387387137021; δ at ε = 1 on the default grid 0.24703451231409326; all 1e-13 relative."""
+    grid = rdp.orders_array(None)
+    assert rdp.eps_from_curve(grid, rdp.gaussian(grid, 1.0), 1e-5) == (pytest.approx(4.728507067217623, rel=1e-13),
+                                                                       5.4)
+    fine = np.linspace(1.01, 64, 6300)
+    assert rdp.eps_from_curve(fine, rdp.gaussian(fine, 1.0), 1e-5)[0] == pytest.approx(4.728387387137021, rel=1e-13)
+    assert rdp.delta_from_curve(grid, rdp.gaussian(grid, 1.0), 1.0)[0] == pytest.approx(0.24703451231409326,
+                                                                                        rel=1e-13)
+    # classic (Lemma 1) on a fine grid approaches the closed form 1/2 + √(2 ln 1e5) = 5.298525912188081 from above
+    e1 = rdp.eps_from_curve(fine, rdp.gaussian(fine, 1.0), 1e-5, method="lemma1")[0]
+    assert 5.298525912188081 <= e1 <= 5.298525912188081 + 1e-5
+
+
+def test_dp_accounting_scaling_vectors_are_upper_by_its_fractional_bias() -> None:
+    """anchors §9.2 'Scaling' (dp-accounting RDP, default orders): ours is <= theirs and within 3e-4 relative; the
+    T = 1e5 gap (2.2e-4) is dp-accounting's bias at α = 2.1, confirmed by the mpmath oracle (1e-12)."""
+    for steps, theirs in [(100, 1.2141452944480204), (10000, 6.712756664482653), (100000, 27.237904933772548)]:
+        eps, order = rdp.eps_subsampled_gaussian(0.01, 1.0, steps, 1e-5)
+        assert eps <= theirs and eps == pytest.approx(theirs, rel=3e-4)
+    eps, order = rdp.eps_subsampled_gaussian(0.01, 1.0, 100000, 1e-5)
+    r = 100000 * float(log_a_quad(0.01, 1.0, order)) / (order - 1)
+    assert eps == pytest.approx(float(rdp.eps_improved(r, order, 1e-5)), rel=1e-12)
+    mnist, _ = rdp.eps_subsampled_gaussian(256 / 60000, 1.1, 14062, 1e-5)
+    assert mnist == pytest.approx(2.5965558697943036, rel=1e-9)
+
+
+def test_q_one_is_the_gaussian() -> None:
+    """q = 1 gives α/(2σ²) at integer and fractional orders (exact)."""
+    a = np.array([1.5, 2.0, 7.3, 64.0])
+    assert rdp.subsampled_gaussian(a, 1.0, 1.3) == pytest.approx(a / (2 * 1.3**2), rel=1e-15)
+
+
+def test_edge_of_grid_warning_only_at_edges() -> None:
+    """OutOfDomainWarning when the optimum is the grid's largest/smallest order; none in the interior."""
+    with pytest.warns(OutOfDomainWarning, match="largest order"):
+        rdp.eps_subsampled_gaussian(0.01, 10.0, 10, 1e-5, orders=[2, 3, 4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rdp.eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-5)
+
+
+def test_improved_never_above_lemma1() -> None:
+    """Balle et al. 2020's ε <= Mironov's at every order (difference log(1−1/α) − log α/(α−1) < 0)."""
+    r = np.exp(np.linspace(-8, 4, 50))
+    for a in [1.01, 1.5, 3, 32, 1000]:
+        assert np.all(rdp.eps_improved(r, a, 1e-6) <= rdp.eps_lemma1(r, a, 1e-6))
+
+
+def test_extreme_parameters_stay_finite() -> None:
+    """σ = 0.1, q = 0.5, α up to 1024 and σ = 1e4: finite values (no NaN/inf, no overflow)."""
+    vals = rdp.subsampled_gaussian_curve(0.5, 0.1, 1)
+    assert np.all(np.isfinite(vals)) and np.all(vals > 0)
+    tiny = rdp.subsampled_gaussian_curve(0.5, 1e4, 1)
+    assert np.all(np.isfinite(tiny)) and np.all(tiny > 0)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"alpha": 1.0, "q": 0.1, "sigma": 1.0}, "alpha"), ({"alpha": 2, "q": 0.0, "sigma": 1.0}, "q"),
+    ({"alpha": 2, "q": 1.5, "sigma": 1.0}, "q"), ({"alpha": 2, "q": 0.1, "sigma": -1.0}, "sigma"),
+    ({"alpha": float("nan"), "q": 0.1, "sigma": 1.0}, "alpha"),
+])
+def test_bad_input(kwargs, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(DomainError, match=match):
+        rdp.subsampled_gaussian(**kwargs)
+
+
+def test_bad_conversion_input() -> None:
+    with pytest.raises(DomainError, match="delta"):
+        rdp.eps_from_curve([2, 3], [0.1, 0.2], 1.0)
+    with pytest.raises(DomainError, match="orders"):
+        rdp.eps_subsampled_gaussian(0.1, 1.0, 10, 1e-5, orders=[0.5, 2])
+    with pytest.raises(DomainError, match="one value per order"):
+        rdp.eps_from_curve([2, 3], [0.1], 1e-5)
+    with pytest.raises(DomainError, match="steps"):
+        rdp.subsampled_gaussian_curve(0.1, 1.0, 2.5)
+
+
+def test_composition_adds() -> None:
+    """Composition = sum; T steps = T × one step."""
+    one = rdp.subsampled_gaussian_curve(0.02, 1.2, 1)
+    assert rdp.compose([one, one, one]) == pytest.approx(rdp.subsampled_gaussian_curve(0.02, 1.2, 3), rel=1e-15)
+
+
+@settings(max_examples=30, deadline=None)
+@given(q=st.floats(1e-4, 0.9), sigma=st.floats(0.4, 20), a=st.floats(1.05, 40), k=st.floats(1.01, 1.5))
+def test_monotone_in_order_q_and_sigma(q: float, sigma: float, a: float, k: float) -> None:
+    """RDP is non-decreasing in α and q, non-increasing in σ (relative slack 1e-12)."""
+    base = rdp.subsampled_gaussian(a, q, sigma)
+    assert rdp.subsampled_gaussian(a * k, q, sigma) >= base * (1 - 1e-12)
+    assert rdp.subsampled_gaussian(a, min(q * k, 1.0), sigma) >= base * (1 - 1e-12)
+    assert rdp.subsampled_gaussian(a, q, sigma * k) <= base * (1 + 1e-12)
