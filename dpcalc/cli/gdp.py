@@ -54,7 +54,7 @@ def delta_command(mu: MuOpt, eps: EpsOpt, fmt: FormatOpt = Format.table, json_: 
     with capture_warnings() as warns:
         log_d = gdp.log_delta_from_eps(axes["eps"], axes["mu"])
     delta = np.exp(np.asarray(log_d, dtype=np.float64))
-    rows = flatten(axes, {"delta": delta, "log_delta": log_d})
+    rows: list[dict[str, Any]] = list(flatten(axes, {"delta": delta, "log_delta": log_d}))
     cols = [_COLS["mu"], _COLS["eps"], _COLS["delta"], _COLS["log_delta"]]
     if any(row["delta"] == 0.0 for row in rows):  # below the double range: δ (0.0 as a float) written from its log
         for row in rows:
