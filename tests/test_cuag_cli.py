@@ -1,0 +1,64 @@
+"""CLI ``dpcalc cuag sigma|audit|baseline``: seed002.md §5.1 vectors through the CLI, E3/E15 behaviour, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from dpcalc.cli.main import app
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    res = runner.invoke(app, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+def run_json(*args: str) -> dict:  # type: ignore[type-arg]
+    code, out, err = run(*args, "--json")
+    assert code == 0, err
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_sigma_schedule_rows() -> None:
+    """σ at t = 1, 10, 300 for |D| = 500 (6 decimals) and ξ at t = 1 (0.000807672)."""
+    rows = run_json("cuag", "sigma", "--mu", "0.25", "--D", "500", "--t", "1,10,300")["rows"]
+    assert [r["t"] for r in rows] == [1, 10, 300]
+    for r, want in zip(rows, (0.710489, 1.435165, 6.964071), strict=True):
+        assert abs(r["sigma"] - want) <= 5e-7
+    assert abs(rows[0]["xi"] - 0.000807672) <= 5e-10 and rows[0]["rho"] == pytest.approx(0.02)
+
+
+def test_sigma_t0_is_e3() -> None:
+    code, _, err = run("cuag", "sigma", "--t", "0")
+    assert code == 2 and "E3" in err and err.count("\n") == 1
+
+
+def test_audit_headline_and_schedule() -> None:
+    """μ = 0.25, T = 300: μ_eff = 0.626631, ε = 2.5675 at δ = 1e-5 (not 0.92), recomposed from σ_1..σ_300."""
+    doc = run_json("cuag", "audit", "--mu", "0.25", "--T", "300", "--lam", "0.1", "--B", "50", "--D", "5000",
+                   "--P", "25")
+    row = doc["rows"][0]
+    assert abs(row["mu_eff"] - 0.626631) <= 5e-7 and abs(row["eps"] - 2.5675) <= 5e-5
+    assert row["mu_schedule"] == pytest.approx(row["mu_eff"], rel=1e-12)
+    assert abs(row["eps_claimed"] - 0.926342) <= 5e-7 and "log_delta" in row
+    code, out, _ = run("cuag", "audit", "--mu", "0.25", "--T", "300")
+    assert code == 0 and "2.567461946" in out
+    doc = run_json("cuag", "audit", "--mu", "0.25", "--T", "300", "--as-published")
+    assert doc["rows"][0]["mu_published"] == 0.25 and any("E15" in w for w in doc["warnings"])
+    code, _, err = run("cuag", "audit", "--lam", "0.1")
+    assert code == 2 and "give all of" in err
+
+
+def test_baseline_curves() -> None:
+    """DP-SCAFFOLD [1.517427, 26.282609] and PriFedSync [0.406841, 10.235670] at t = 1, 300."""
+    rows = run_json("cuag", "baseline", "--t", "1,300")["rows"]
+    assert abs(rows[0]["eps_dp_scaffold"] - 1.517427) <= 5e-7 and abs(rows[1]["eps_dp_scaffold"] - 26.282609) <= 5e-7
+    assert abs(rows[0]["eps_prifedsync"] - 0.406841) <= 5e-7 and abs(rows[1]["eps_prifedsync"] - 10.235670) <= 5e-7
+    rows = run_json("cuag", "baseline", "--t", "11", "--method", "dp-scaffold")["rows"]
+    assert set(rows[0]) == {"t", "delta", "eps_dp_scaffold"} and abs(rows[0]["eps_dp_scaffold"] - 5.0327) <= 5e-5
+    code, _, err = run("cuag", "baseline", "--t", "0")
+    assert code == 2 and err.count("\n") == 1
