@@ -1,0 +1,85 @@
+"""ρ-zCDP (dpcalc.zcdp): OpenDP's and dp-accounting's vectors (anchors.md §9.3, §9.5), the Bun–Steinke bound,
+a Monte Carlo Rényi divergence of the Gaussian, and the tight conversion against a dense order grid."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcalc import gaussian, rdp, zcdp
+from dpcalc.errors import DomainError
+
+
+def test_opendp_vectors() -> None:
+    """OpenDP (Gaussian scale 4 → ρ = 1/32): ε(δ = 1e-3) = 0.6880024554878085, δ(ε = 0) = 0.1508457845622862;
+    1e-12 relative (continuous-α Brent minimum)."""
+    rho = zcdp.gaussian_rho(4.0)
+    assert rho == 1 / 32
+    assert zcdp.eps_from_rho(rho, 1e-3) == pytest.approx(0.6880024554878085, rel=1e-12)
+    assert zcdp.delta_from_rho(rho, 0.0) == pytest.approx(0.1508457845622862, rel=1e-12)
+
+
+@pytest.mark.parametrize(("rho", "dpa", "bun_steinke"), [
+    (0.1, 1.9142498748403742, 2.2459660262893473), (0.5, 4.728507067217623, 5.298525912188081),
+    (1.0, 7.077391578166641, 7.786140424415112)])
+def test_zcdp_table(rho: float, dpa: float, bun_steinke: float) -> None:
+    """anchors §9.5 zCDP table: Bun–Steinke to 1e-14; the tight value is <= dp-accounting's grid value and within
+    3e-5 of it (a continuous α beats the grid); ρ = 0.5 equals autodp's continuous 4.728386984943314 (1e-12)."""
+    assert zcdp.eps_bun_steinke(rho, 1e-5) == pytest.approx(bun_steinke, rel=1e-14)
+    tight = zcdp.eps_from_rho(rho, 1e-5)
+    assert tight <= dpa and tight == pytest.approx(dpa, rel=3e-5)
+    if rho == 0.5:
+        assert tight == pytest.approx(4.728386984943314, rel=1e-12)
+
+
+def test_tight_equals_dense_grid_minimum() -> None:
+    """eps_from_rho equals the minimum of the CKS conversion over 200k orders in (1, 2000] to 1e-9 relative."""
+    orders = np.exp(np.linspace(np.log(1.0005), np.log(2000), 200_000))
+    for rho, delta in [(1e-4, 1e-6), (0.03, 1e-3), (2.0, 1e-10), (50.0, 1e-5)]:
+        grid = float(np.min(rdp.eps_improved(rho * orders, orders, delta)))
+        assert zcdp.eps_from_rho(rho, delta) == pytest.approx(grid, rel=1e-9)
+
+
+def test_gaussian_rho_by_monte_carlo_renyi() -> None:
+    """D_2(N(Δ,σ²) ‖ N(0,σ²)) = 2ρ: log E_Q[(p/q)²] by 400k seeded samples; |MC − 2ρ| <= 5 SE (delta method)."""
+    rng = np.random.default_rng(99)
+    for sigma in [1.5, 3.0]:
+        x = rng.normal(0.0, sigma, 400_000)
+        ratio2 = np.exp(2.0 * (2.0 * x - 1.0) / (2.0 * sigma * sigma))
+        mean = ratio2.mean()
+        se = ratio2.std(ddof=1) / math.sqrt(x.size) / mean
+        assert abs(math.log(mean) - 2.0 * zcdp.gaussian_rho(sigma)) <= 5 * se
+
+
+def test_conversions_are_valid_for_the_gaussian() -> None:
+    """Both conversions are upper bounds: for the Gaussian with ρ = 1/(2σ²), ε_zCDP >= the exact analytic ε."""
+    for sigma in [0.5, 1.0, 4.0]:
+        for delta in [1e-3, 1e-8]:
+            exact = gaussian.eps_analytic(sigma, delta)
+            rho = zcdp.gaussian_rho(sigma)
+            assert exact <= zcdp.eps_from_rho(rho, delta) <= zcdp.eps_bun_steinke(rho, delta)
+
+
+def test_composition_and_errors() -> None:
+    assert zcdp.compose([0.1, 0.2, 0.3]) == pytest.approx(0.6, rel=1e-15)
+    assert zcdp.eps_from_rho(0.0, 1e-5) == 0.0
+    with pytest.raises(DomainError, match="delta"):
+        zcdp.eps_from_rho(0.1, 0.0)
+    with pytest.raises(DomainError, match="rho"):
+        zcdp.eps_bun_steinke(-0.1, 1e-5)
+    with pytest.raises(DomainError, match="sigma"):
+        zcdp.gaussian_rho(float("nan"))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rho=st.floats(1e-5, 100), log_delta=st.floats(-200, -1))
+def test_round_trip_delta_eps(rho: float, log_delta: float) -> None:
+    """δ(ε(ρ, δ)) = δ to 1e-6 relative (both are Brent minima of the same bound) when ε > 0."""
+    delta = math.exp(log_delta)
+    eps = zcdp.eps_from_rho(rho, delta)
+    if eps > 0:
+        assert zcdp.delta_from_rho(rho, eps) == pytest.approx(delta, rel=1e-6)
