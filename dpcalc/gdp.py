@@ -83,8 +83,12 @@ def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
     return np.log(0.5 * h * (integrand @ _GL_W))
 
 
-def _log_delta(eps: v.FloatArray, mu: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
-    """Return ``(log δ, δ)`` of μ-GDP at ε (validated, broadcast float arrays)."""
+def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tuple[v.FloatArray, v.FloatArray]:
+    """Return ``(log δ, δ)`` of μ-GDP at ε (validated, broadcast float arrays).
+
+    With ``tail=True`` the second element is instead ``log(e^ε Φ(b)) − log δ`` (so ``−exp`` of it is
+    d log δ/dε), computed from the same special-function values.
+    """
     from scipy import special
 
     eps, mu = np.broadcast_arrays(eps, mu)
@@ -108,7 +112,8 @@ def _log_delta(eps: v.FloatArray, mu: v.FloatArray) -> tuple[v.FloatArray, v.Flo
             diff_log[big] = _erfcx_diff_asymptotic(ua[big], h[big])
         ln = -0.5 * an * an - _LN2 + diff_log
         log_d[neg] = ln
-        delta[neg] = np.exp(ln)
+        # e^ε Φ(b) = ½e^{−a²/2}·erfcx(u_b): its log minus log δ is log erfcx(u_b) − diff_log
+        delta[neg] = np.log(special.erfcx(ub)) - diff_log if tail else np.exp(ln)
     pos = ~neg
     if np.any(pos):
         ap, bp, ep = a[pos], b[pos], eps[pos]
@@ -119,7 +124,7 @@ def _log_delta(eps: v.FloatArray, mu: v.FloatArray) -> tuple[v.FloatArray, v.Flo
         one_minus = special.ndtr(-ap) + tail_b
         with np.errstate(divide="ignore"):
             log_d[pos] = np.where(one_minus < 0.5, np.log1p(-one_minus), np.log(d))
-        delta[pos] = d
+        delta[pos] = np.log(tail_b) - log_d[pos] if tail else d
     return log_d, delta
 
 
@@ -238,13 +243,14 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
         lo = np.zeros_like(hi)
 
         def f_and_slope(x: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
-            mm = mf[act]
-            ld, _ = _log_delta(x, mm)
-            b = 0.5 * mm - x / mm - mm
-            slope = -np.exp(x + special.log_ndtr(b) - ld)
-            return ld - lt[act], slope
+            ld, log_ratio = _log_delta(x, mf[act], tail=True)
+            return ld - lt[act], -np.exp(log_ratio)
 
-        x0 = 0.5 * (lo + hi)
+        # δ(ε) < Φ(a) so ε0 = μ(μ/2 − Φ^{-1}(δ)) has δ(ε0) < δ: a tighter safe end and the Newton start
+        with np.errstate(invalid="ignore"):
+            e0 = mf * (0.5 * mf - special.ndtri(np.exp(lt)))
+        hi = np.where(np.isfinite(e0) & (e0 > 0.0), np.minimum(hi, e0), hi)
+        x0 = hi.copy()
         lo, hi = _newton_bracket(f_and_slope, lo, hi, x0, increasing=False)
         # δ(hi) <= target as evaluated; the 1e-14 margin covers the evaluation error of log δ (~1e-16·a²)
         out.ravel()[idx] = hi * (1.0 + _SAFETY)
