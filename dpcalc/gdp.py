@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -70,7 +71,13 @@ def _erfcx_diff_asymptotic(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
         return np.log(total) - np.log(ua) - _LOG_SQRT_PI
 
 
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+@cache
+def _gauss_legendre8() -> tuple[v.FloatArray, v.FloatArray]:
+    """8-point Gauss–Legendre nodes and weights on [−1, 1] (computed on first use: keeps import fast)."""
+    from numpy.polynomial.legendre import leggauss
+
+    x, w = leggauss(8)
+    return np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
 
 
 def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
@@ -78,9 +85,10 @@ def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
     ``−erfcx'(u) = 2/√π − 2u·erfcx(u)`` over [ua, ua + h] (no h-fold cancellation; error ~1e-16·2u²)."""
     from scipy import special
 
-    u = ua[:, None] + 0.5 * h[:, None] * (_GL_X[None, :] + 1.0)
+    gx, gw = _gauss_legendre8()
+    u = ua[:, None] + 0.5 * h[:, None] * (gx[None, :] + 1.0)
     integrand = 2.0 / math.sqrt(math.pi) - 2.0 * u * special.erfcx(u)
-    return np.log(0.5 * h * (integrand @ _GL_W))
+    return np.log(0.5 * h * (integrand @ gw))
 
 
 def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tuple[v.FloatArray, v.FloatArray]:
