@@ -77,13 +77,13 @@ def gaussian_channel_mi(signal_var: float, noise_var: float, n: int, seed: SeedL
     return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims)
 
 
-def _vector_terms(rng: np.random.Generator, size: int, lx: np.ndarray, lz: np.ndarray, ly: np.ndarray,
+def _vector_terms(rng: np.random.Generator, size: int, lx: np.ndarray, lz: np.ndarray, ly_inv: np.ndarray,
                   logdet_ratio: float) -> np.ndarray:
     k = lx.shape[0]
     u = rng.standard_normal((k, size))
     zeta = rng.standard_normal((k, size))
     y = lx @ u + lz @ zeta
-    a = np.linalg.solve(ly, y)  # L_y^{-1} y, so ‖a‖² = yᵀ Σy⁻¹ y
+    a = ly_inv @ y  # L_y^{-1} y, so ‖a‖² = yᵀ Σy⁻¹ y
     return np.asarray(-0.5 * np.sum(zeta * zeta, axis=0) + 0.5 * np.sum(a * a, axis=0) + 0.5 * logdet_ratio)
 
 
@@ -94,11 +94,12 @@ def gaussian_vector_mi(cov_x: ArrayLike, cov_z: ArrayLike, n: int, seed: SeedLik
     Exact: ``½·ln det(Σx + Σz) − ½·ln det Σz``.
     """
     sx, sz = np.atleast_2d(np.asarray(cov_x, float)), np.atleast_2d(np.asarray(cov_z, float))
-    lx = np.linalg.cholesky(sx + 1e-300 * np.eye(len(sx))) if np.any(sx) else np.zeros_like(sx)
+    vals, vecs = np.linalg.eigh(0.5 * (sx + sx.T))
+    lx = vecs * np.sqrt(np.clip(vals, 0.0, None))  # any A with A Aᵀ = Σx (Σx may be singular)
     lz = np.linalg.cholesky(sz)
     ly = np.linalg.cholesky(sx + sz)
     logdet_ratio = 2.0 * float(np.sum(np.log(np.diag(ly))) - np.sum(np.log(np.diag(lz))))
-    fn = partial(_vector_terms, lx=lx, lz=lz, ly=ly, logdet_ratio=logdet_ratio)
+    fn = partial(_vector_terms, lx=lx, lz=lz, ly_inv=np.linalg.inv(ly), logdet_ratio=logdet_ratio)
     return mean_estimate(fn, n, seed, level=level, workers=workers, chunk=max(1024, DEFAULT_CHUNK // len(sx)))
 
 
@@ -109,10 +110,10 @@ def _noise_var(weights: np.ndarray, server_sigma: float, client_sigmas: np.ndarr
 def _aggregate_round(rng: np.random.Generator, size: int, weights: np.ndarray, signal_std: np.ndarray,
                      server_sigma: float, client_sigmas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One coordinate of ``size`` simulated rounds: client params w (N, size), w̄ and w̄_dp (size,)."""
-    from dpcalc.sim.scenarios import add_noise, gaussian_clients
+    from dpcalc.sim.scenarios import add_noise, gaussian_clients, weighted_sum
 
     w = gaussian_clients(rng, size, signal_std)
-    w_bar = weights @ w
+    w_bar = weighted_sum(weights, w)
     return w, add_noise(rng, w, weights, w_bar, server_sigma=server_sigma, client_sigmas=client_sigmas)
 
 
@@ -120,8 +121,11 @@ def _cmi_terms(rng: np.random.Generator, size: int, weights: np.ndarray, i: int,
                server_sigma: float, client_sigmas: np.ndarray) -> np.ndarray:
     w, w_dp = _aggregate_round(rng, size, weights, signal_std, server_sigma, client_sigmas)
     tau2 = _noise_var(weights, server_sigma, client_sigmas)
-    others = weights @ w - weights[i] * w[i]
-    r_full = w_dp - weights @ w  # w̄_dp − E[w̄_dp | w_i, w^{-i}]
+    from dpcalc.sim.scenarios import weighted_sum
+
+    full = weighted_sum(weights, w)
+    others = full - weights[i] * w[i]
+    r_full = w_dp - full  # w̄_dp − E[w̄_dp | w_i, w^{-i}]
     r_cond = w_dp - others  # w̄_dp − E[w̄_dp | w^{-i}]
     var_cond = tau2 + (weights[i] * signal_std[i]) ** 2
     return np.asarray(-0.5 * r_full * r_full / tau2 + 0.5 * r_cond * r_cond / var_cond
@@ -159,7 +163,9 @@ def aggregation_cmi(weights: ArrayLike, i: int, signal_std: ArrayLike, n: int, s
 def _distortion_terms(rng: np.random.Generator, size: int, weights: np.ndarray, signal_std: np.ndarray,
                       server_sigma: float, client_sigmas: np.ndarray) -> np.ndarray:
     w, w_dp = _aggregate_round(rng, size, weights, signal_std, server_sigma, client_sigmas)
-    diff = weights @ w - w_dp
+    from dpcalc.sim.scenarios import weighted_sum
+
+    diff = weighted_sum(weights, w) - w_dp
     return np.asarray(diff * diff)
 
 

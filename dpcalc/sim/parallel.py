@@ -66,7 +66,9 @@ class Moments:
             t = t[None, :]
         if not np.all(np.isfinite(t)):
             raise FloatingPointError("a Monte Carlo term is NaN or inf; the scenario is numerically out of range")
-        return cls(int(t.shape[1]), t.sum(axis=1), t @ t.T)
+        # einsum's own loops, not BLAS: a threaded GEMM/DOT for a few long rows is slow and oversubscribes cores
+        cross = np.einsum("ij,kj->ik", t, t) if t.shape[0] > 1 else np.einsum("ij,ij->", t, t).reshape(1, 1)
+        return cls(int(t.shape[1]), t.sum(axis=1), cross)
 
     def __add__(self, other: Moments) -> Moments:
         return Moments(self.n + other.n, self.total + other.total, self.cross + other.cross)

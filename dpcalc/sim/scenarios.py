@@ -66,12 +66,17 @@ def add_noise(rng: np.random.Generator, w: np.ndarray, weights: np.ndarray, w_ba
     shape = w.shape[1:]
     if np.any(cs > 0):
         sent = w + cs.reshape((-1,) + (1,) * len(shape)) * rng.standard_normal(w.shape)
-        out = np.tensordot(p, sent, axes=1)
+        out = weighted_sum(p, sent)
     else:
-        out = np.tensordot(p, w, axes=1) if w_bar is None else np.array(w_bar, dtype=np.float64)
+        out = weighted_sum(p, w) if w_bar is None else np.array(w_bar, dtype=np.float64)
     if server_sigma > 0:
         out = out + server_sigma * rng.standard_normal(shape)
     return np.asarray(out)
+
+
+def weighted_sum(weights: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Σ_j p_j w_j over axis 0 (einsum loops, not a threaded BLAS call: cheaper for a few clients)."""
+    return np.asarray(np.einsum("i,i...->...", np.asarray(weights, dtype=np.float64), w))
 
 
 def poisson_subsample(rng: np.random.Generator, size: int | tuple[int, ...], q: float) -> np.ndarray:
