@@ -202,19 +202,21 @@ def _newton_bracket(f_and_slope: Callable[[v.FloatArray, np.ndarray], tuple[v.Fl
         with np.errstate(divide="ignore", invalid="ignore"):
             step = -f / slope
         xn = xa + step
-        bad = ~((xn > la) & (xn < ha) & np.isfinite(xn))
-        xn = np.where(bad, 0.5 * (la + ha), xn)
-        # converged: Newton step tiny -> probe both sides of the root to close the bracket
         tol = rtol * np.abs(xa) + atol
-        tiny = (~bad) & (np.abs(step) <= 1e-3 * tol)
+        # converged: a Newton step below the tolerance (possibly below one ulp, so xn == xa) -> probe
+        tiny = np.isfinite(step) & (np.abs(step) <= 1e-3 * tol)
+        bad = ~tiny & ~((xn > la) & (xn < ha) & np.isfinite(xn))
+        xn = np.where(bad, 0.5 * (la + ha), xn)
         width_ok = (ha - la) <= rtol * np.abs(ha) + atol
-        if np.any(tiny & ~width_ok):
-            probe = np.where(below, xn + 2e-3 * tol, xn - 2e-3 * tol)
-            probe = np.clip(probe, la, ha)
-            pf, _ = f_and_slope(probe, active)
+        need = tiny & ~width_ok
+        if np.any(need):  # evaluate just past the root (on the far side) to close the bracket
+            sub = active[need]
+            probe = np.where(below[need], xn[need] + 2e-3 * tol[need], xn[need] - 2e-3 * tol[need])
+            probe = np.clip(probe, la[need], ha[need])
+            pf, _ = f_and_slope(probe, sub)
             pb = sign * pf < 0.0
-            lo[active] = np.where(tiny & pb, np.maximum(lo[active], probe), lo[active])
-            hi[active] = np.where(tiny & ~pb, np.minimum(hi[active], probe), hi[active])
+            lo[sub] = np.where(pb, np.maximum(lo[sub], probe), lo[sub])
+            hi[sub] = np.where(pb, hi[sub], np.minimum(hi[sub], probe))
             la, ha = lo[active], hi[active]
             width_ok = (ha - la) <= rtol * np.abs(ha) + atol
         exact = f == 0.0
@@ -286,6 +288,12 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike) -> FloatOrArray:
         ef, lt = e.ravel()[idx], np.log(d.ravel()[idx])
         z = np.sqrt(2.0 * np.maximum(0.0, -_LN2 - lt))
         mu_lo = 2.0 * ef / (z + np.sqrt(z * z + 2.0 * ef))  # δ(ε; mu_lo) <= ½e^{−a²/2} <= δ
+        # tighter: δ(ε; μ) < Φ(a), so a = μ/2 − ε/μ = Φ^{-1}(δ) =: z0 gives δ(ε; μ0) < δ
+        z0 = special.ndtri(d.ravel()[idx])
+        root = np.sqrt(z0 * z0 + 2.0 * ef)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mu0 = np.where(z0 < 0.0, 2.0 * ef / (root - z0), z0 + root)
+        mu_lo = np.where(np.isfinite(mu0) & (mu0 > mu_lo), mu0, mu_lo)
         y_lo = np.log(mu_lo)
         y_hi = y_lo + np.log(2.0)
         for _ in range(2100):  # doubling until δ(ε; μ_hi) >= δ
@@ -300,10 +308,10 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike) -> FloatOrArray:
             mm = np.exp(y)
             ld, _ = _log_delta(ef[act], mm)
             a = 0.5 * mm - ef[act] / mm
-            slope = np.exp(np.log(mm) - 0.5 * a * a - _LOG_SQRT_2PI - ld)
+            slope = np.exp(y - 0.5 * a * a - _LOG_SQRT_2PI - ld)  # d log δ / d log μ = μφ(a)/δ
             return ld - lt[act], slope
 
-        lo, _hi = _newton_bracket(f_and_slope, y_lo, y_hi, 0.5 * (y_lo + y_hi), increasing=True, rtol=0.0,
+        lo, _hi = _newton_bracket(f_and_slope, y_lo, y_hi, y_lo.copy(), increasing=True, rtol=0.0,
                                   atol=ROOT_RTOL)  # y = log μ: absolute tolerance = relative in μ
         res = np.exp(lo) * (1.0 - _SAFETY)  # δ(lo) <= target: the safe end, with the same margin
         out.ravel()[idx] = res
