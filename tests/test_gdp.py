@@ -191,11 +191,12 @@ def test_vectorised_shapes() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(eps=st.floats(1e-4, 200.0), delta=st.floats(1e-30, 0.5))
+@given(eps=st.floats(1e-6, 200.0), delta=st.floats(1e-300, 0.9))
 def test_roundtrip_eps_mu_eps(eps: float, delta: float) -> None:
-    """Hypothesis: ε(μ(ε, δ), δ) = ε to 1e-9 relative (two 1e-12 root finders and their condition numbers)."""
+    """Hypothesis: ε(μ(ε, δ), δ) = ε to 1e-9 relative or 1e-11 absolute (two 1e-12 root finders; near ε → 0 the
+    round trip amplifies the 1e-12 relative error of μ into ~1e-12 absolute in ε)."""
     mu = gdp.mu_from_eps(eps, delta)
-    assert gdp.eps_from_mu(mu, delta) == pytest.approx(eps, rel=1e-9, abs=1e-12)
+    assert gdp.eps_from_mu(mu, delta) == pytest.approx(eps, rel=1e-9, abs=1e-11)
     assert gdp.delta_from_eps(eps, mu) <= delta * (1 + 1e-12)  # μ on the safe side
 
 
