@@ -227,3 +227,32 @@ def test_sim_imports_no_scipy() -> None:
     code = "import sys, dpcalc.sim, dpcalc.checks.registry; print('scipy' in sys.modules, 'sympy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_vector_mi_singular_signal() -> None:
+    """A rank-1 signal covariance (Cholesky would fail): MI = ½ln(1 + vᵀΣz⁻¹v) (99.9 % CI)."""
+    v = np.array([1.0, 2.0])
+    sz = np.diag([0.5, 2.0])
+    exact = 0.5 * math.log1p(float(v @ np.linalg.solve(sz, v)))
+    _inside(sim.gaussian_vector_mi(np.outer(v, v), sz, 200_000, 26), exact)
+
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.floats(1e-4, 1.0))
+    def test_weights_with_sum_sq_property(s2: float) -> None:
+        w = scenarios.weights_with_sum_sq(s2)
+        assert np.all(w >= 0) and math.isclose(w.sum(), 1.0, rel_tol=1e-12)
+        assert math.isclose(float(np.sum(w * w)), s2, rel_tol=1e-9)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.floats(1e-3, 1.0))
+    def test_weights_with_max_property(p: float) -> None:
+        w = scenarios.weights_with_max(p)
+        assert np.all(w >= 0) and math.isclose(w.sum(), 1.0, rel_tol=1e-12)
+        assert math.isclose(float(w.max()), p, rel_tol=1e-9)
+except ImportError:  # pragma: no cover - hypothesis is a test extra
+    pass
