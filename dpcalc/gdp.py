@@ -97,6 +97,12 @@ def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tu
     With ``tail=True`` the second element is instead ``log(e^ε Φ(b)) − log δ`` (so ``−exp`` of it is
     d log δ/dε), computed from the same special-function values.
     """
+
+    with np.errstate(over="ignore", divide="ignore"):  # overflow only for |a| > 1e154: log δ = −inf, caught later
+        return _log_delta_body(eps, mu, tail)
+
+
+def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray, tail: bool) -> tuple[v.FloatArray, v.FloatArray]:
     from scipy import special
 
     eps, mu = np.broadcast_arrays(eps, mu)
@@ -249,7 +255,9 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     if idx.size:
         mf, lt = m.ravel()[idx], log_t.ravel()[idx]
         z = np.sqrt(2.0 * np.maximum(0.0, -_LN2 - lt))
-        hi = 0.5 * mf * mf + mf * z
+        with np.errstate(over="ignore"):
+            hi = 0.5 * mf * mf + mf * z
+        v.finite_result("eps", hi, "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
         lo = np.zeros_like(hi)
 
         def f_and_slope(x: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:

@@ -352,3 +352,15 @@ def test_clt_vs_exact_composition_pld() -> None:
     assert tight == pytest.approx(1.8289344124594729, abs=2e-3)
     clt = gdp.eps_from_mu(gdp.clt_mu(0.01, 1.0, 1000), 1e-5)
     assert tight - clt > 0.2
+
+
+def test_extreme_inputs_are_finite_or_rejected() -> None:
+    """No silent inf/NaN: ε(μ = 1e200) overflows → DomainError; μ = 1e150 gives ε ≈ μ²/2 (rtol 1e-12); tiny ε gives
+    μ ≈ √(2π)·δ (δ(0; μ) ≈ μ/√(2π)); ε/μ beyond ~1e154 → DomainError for log δ."""
+    with pytest.raises(DomainError, match="mu is too large"):
+        gdp.eps_from_mu(1e200, 1e-5)
+    assert gdp.eps_from_mu(1e150, 1e-5) == pytest.approx(0.5e300, rel=1e-12)
+    assert gdp.mu_from_eps(1e-300, 1e-5) == pytest.approx(math.sqrt(2 * math.pi) * 1e-5, rel=1e-9)
+    assert gdp.mu_from_eps(1e200, 1e-5) == pytest.approx(math.sqrt(2e200), rel=1e-6)
+    with pytest.raises(DomainError, match="too large"):
+        gdp.log_delta_from_eps(1.0, 1e-300)
