@@ -234,8 +234,21 @@ def _newton_bracket(f_and_slope: Callable[[v.FloatArray, np.ndarray], tuple[v.Fl
     return lo, hi
 
 
-def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
+def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[v.FloatArray, v.FloatArray]:
+    """Validated ``(δ, ln δ)`` from exactly one of δ in (0, 1) or ln δ < 0 (ln δ reaches below 1e-308)."""
+    if log_delta is not None and delta is None:
+        lt = v.check_range("log_delta", log_delta, hi=0.0, hi_open=True)
+        return np.exp(lt), lt
+    if delta is None or log_delta is not None:
+        raise DomainError("give exactly one of delta (in (0, 1)) and log_delta (< 0)")
+    d = v.probability("delta", delta)
+    return d, np.log(d)
+
+
+def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: ArrayLike | None = None) -> FloatOrArray:
     """ε(μ, δ): the smallest ε with δ(ε; μ) <= δ, i.e. μ-GDP ⇒ (ε, δ)-DP (inverse of seed 002 eq. (6)).
+
+    Give δ, or ``log_delta = ln δ`` for targets below the double range (e.g. ln δ = −800).
 
     Vectorised safeguarded Newton on log δ(ε) (d log δ/dε = −e^ε Φ(b)/δ), bracketed by
     [0, μ²/2 + μ√(2 ln(1/(2δ)))]. Always on the safe side: the returned ε satisfies δ(ε; μ) <= δ as
@@ -245,11 +258,11 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     from scipy import special
 
     m = v.positive("mu", mu)
-    d = v.probability("delta", delta)
-    m, d = np.broadcast_arrays(m, d)
-    m, d = m.astype(np.float64).copy(), d.astype(np.float64).copy()
-    log_t = np.log(d)
-    zero = d >= special.erf(m / (2.0 * _SQRT2))
+    _, lt_in = _target(delta, log_delta)
+    m, log_t = np.broadcast_arrays(m, lt_in)
+    m, log_t = m.astype(np.float64).copy(), log_t.astype(np.float64).copy()
+    with np.errstate(divide="ignore"):
+        zero = log_t >= np.log(special.erf(m / (2.0 * _SQRT2)))
     out = np.zeros(m.shape)
     idx = np.flatnonzero(~zero.ravel())
     if idx.size:
@@ -275,29 +288,32 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(out.reshape(m.shape))
 
 
-def mu_from_eps(eps: ArrayLike, delta: ArrayLike) -> FloatOrArray:
+def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: ArrayLike | None = None) -> FloatOrArray:
     """μ(ε, δ): the largest μ such that μ-GDP ⇒ (ε, δ)-DP (δ(ε; μ) is increasing in μ).
 
-    ε = 0 has the closed form μ = −2Φ^{-1}((1 − δ)/2). Otherwise a vectorised safeguarded Newton in log μ
-    (d log δ/d log μ = μ φ(a)/δ). Safe side: the returned μ satisfies δ(ε; μ) <= δ and is below the
-    exact root by at most ROOT_RTOL (1e-12) relative.
+    Give δ, or ``log_delta = ln δ`` (below the double range too). ε = 0 has the closed form
+    μ = 2√2·erf⁻¹(δ) (accurate for tiny δ, where −2Φ⁻¹((1 − δ)/2) would round to 0). Otherwise a vectorised
+    safeguarded Newton in log μ (d log δ/d log μ = μ φ(a)/δ). Safe side: the returned μ satisfies
+    δ(ε; μ) <= δ and is below the exact root by at most ROOT_RTOL (1e-12) relative.
     """
     from scipy import special
 
     e = v.nonnegative("eps", eps)
-    d = v.probability("delta", delta)
-    e, d = np.broadcast_arrays(e, d)
-    e, d = e.astype(np.float64).copy(), d.astype(np.float64).copy()
+    d_in, lt_in = _target(delta, log_delta)
+    e, d, log_t = np.broadcast_arrays(e, d_in, lt_in)
+    e, d, log_t = (x.astype(np.float64).copy() for x in (e, d, log_t))
     out = np.empty(e.shape)
     at0 = e == 0.0
-    out[at0] = -2.0 * special.ndtri(0.5 * (1.0 - d[at0]))
+    if np.any(at0 & (d == 0.0)):
+        raise DomainError("log_delta is too small for eps = 0 (mu = 2*sqrt(2)*erfinv(delta) underflows)")
+    out[at0] = 2.0 * _SQRT2 * special.erfinv(d[at0]) * (1.0 - _SAFETY)
     idx = np.flatnonzero(~at0.ravel())
     if idx.size:
-        ef, lt = e.ravel()[idx], np.log(d.ravel()[idx])
+        ef, lt = e.ravel()[idx], log_t.ravel()[idx]
         z = np.sqrt(2.0 * np.maximum(0.0, -_LN2 - lt))
         mu_lo = 2.0 * ef / (z + np.sqrt(z * z + 2.0 * ef))  # δ(ε; mu_lo) <= ½e^{−a²/2} <= δ
         # tighter: δ(ε; μ) < Φ(a), so a = μ/2 − ε/μ = Φ^{-1}(δ) =: z0 gives δ(ε; μ0) < δ
-        z0 = special.ndtri(d.ravel()[idx])
+        z0 = special.ndtri(d.ravel()[idx])  # −inf when δ underflows: the bound is then skipped
         root = np.sqrt(z0 * z0 + 2.0 * ef)
         with np.errstate(divide="ignore", invalid="ignore"):
             mu0 = np.where(z0 < 0.0, 2.0 * ef / (root - z0), z0 + root)

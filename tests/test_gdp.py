@@ -364,3 +364,30 @@ def test_extreme_inputs_are_finite_or_rejected() -> None:
     assert gdp.mu_from_eps(1e200, 1e-5) == pytest.approx(math.sqrt(2e200), rel=1e-6)
     with pytest.raises(DomainError, match="too large"):
         gdp.log_delta_from_eps(1.0, 1e-300)
+
+
+def test_log_delta_targets_and_eps_zero_small_delta() -> None:
+    """ln δ targets below the double range: ε(1, ln δ = −788.42…) = 40 and μ(40, same) = 1 (rtol 1e-12); ε(μ, δ)
+    with δ given as a float or its log agree (rtol 1e-14). Regression: μ(0, δ) for tiny δ is 2√2·erf⁻¹(δ)
+    ≈ √(2π)·δ (the form −2Φ⁻¹((1 − δ)/2) rounded it to 0). Exactly one of delta/log_delta is accepted."""
+    ld = float(mp_log_delta(40.0, 1.0))
+    assert gdp.eps_from_mu(1.0, log_delta=ld) == pytest.approx(40.0, rel=1e-12)
+    assert gdp.mu_from_eps(40.0, log_delta=ld) == pytest.approx(1.0, rel=1e-12)
+    assert gdp.eps_from_mu(0.7, log_delta=math.log(1e-7)) == pytest.approx(gdp.eps_from_mu(0.7, 1e-7), rel=1e-14)
+    assert gdp.eps_from_mu(1.0, log_delta=-1e5) == pytest.approx(float(mp_eps_log(1.0, -1e5)), rel=1e-12)
+    assert gdp.mu_from_eps(0.0, 1e-20) == pytest.approx(math.sqrt(2 * math.pi) * 1e-20, rel=1e-12)
+    with pytest.raises(DomainError, match="exactly one"):
+        gdp.eps_from_mu(1.0)
+    with pytest.raises(DomainError, match="exactly one"):
+        gdp.eps_from_mu(1.0, 1e-5, log_delta=-5.0)
+    with pytest.raises(DomainError, match="log_delta must be"):
+        gdp.mu_from_eps(1.0, log_delta=0.5)
+
+
+def mp_eps_log(mu: float, log_delta: float) -> mpmath.mpf:
+    """ε with ln δ(ε; μ) = log_delta, by mpmath findroot at 50 digits."""
+    with mpmath.workdps(50):
+        m = mpmath.mpf(mu)
+        guess = mpmath.mpf(gdp.eps_from_mu(mu, log_delta=log_delta))
+        return mpmath.findroot(lambda e: mpmath.log(mp_delta(e, m)) - log_delta, (guess * 0.99, guess * 1.01),
+                               solver="anderson")

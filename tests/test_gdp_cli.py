@@ -97,3 +97,17 @@ def test_errors_exit_2_one_line(args: tuple[str, ...]) -> None:
     code, _out, err = run(*args)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("dpcalc: error:") and "Traceback" not in err
+
+
+def test_log_delta_option() -> None:
+    """--log-delta for targets below the double range: ε(1, ln δ = −788.4234…) = 40 (rtol 1e-12); rows still carry
+    delta (0.0 here) and log_delta; exactly one of --delta/--log-delta."""
+    row = run_json("gdp", "eps", "--mu", "1", "--log-delta", "-788.4234127739917")["rows"][0]
+    assert row["eps"] == pytest.approx(40.0, rel=1e-12) and row["delta"] == 0.0
+    assert row["log_delta"] == -788.4234127739917
+    row = run_json("gdp", "mu", "--eps", "40", "--log-delta", "-788.4234127739917")["rows"][0]
+    assert row["mu"] == pytest.approx(1.0, rel=1e-12)
+    code, _, err = run("gdp", "eps", "--mu", "1")
+    assert code == 2 and "exactly one" in err
+    code, _, err = run("gdp", "eps", "--mu", "1", "--delta", "1e-5", "--log-delta", "-3")
+    assert code == 2 and "exactly one" in err

@@ -20,6 +20,7 @@ from dpcalc.cli._common import (
 )
 from dpcalc.cli._output import Column, Format, Result, emit
 from dpcalc.cli._params import flatten, grid, parse_values, parse_vector
+from dpcalc.errors import DomainError
 
 gdp_app = typer.Typer(help="μ-Gaussian differential privacy: δ(ε; μ), ε(μ, δ), μ(ε, δ), composition, CLT.",
                       no_args_is_help=True)
@@ -27,6 +28,25 @@ gdp_app = typer.Typer(help="μ-Gaussian differential privacy: δ(ε; μ), ε(μ,
 MuOpt = Annotated[str, typer.Option("--mu", help="GDP parameter μ > 0 (value, list a,b or range a:b:step).")]
 EpsOpt = Annotated[str, typer.Option("--eps", help="ε >= 0 in nats (value, list or range).")]
 DeltaOpt = Annotated[str, typer.Option("--delta", help="δ in (0, 1) (value, list or range).")]
+TargetDeltaOpt = Annotated[str | None, typer.Option("--delta", help="δ in (0, 1) (value, list or range).")]
+LogDeltaOpt = Annotated[str | None, typer.Option("--log-delta", help="ln δ < 0 instead of --delta (reaches below "
+                                                                     "1e-308, e.g. -800).")]
+
+
+def _delta_axis(delta: str | None, log_delta: str | None) -> tuple[str, list[float]]:
+    """The δ axis: ("delta", values) or ("log_delta", values); exactly one of the two options."""
+    if (delta is None) == (log_delta is None):
+        raise DomainError("give exactly one of --delta and --log-delta")
+    if log_delta is not None:
+        return "log_delta", parse_values("--log-delta", log_delta)
+    return "delta", parse_values("--delta", delta)  # type: ignore[arg-type]
+
+
+def _delta_cols(axes: dict[str, Any], key: str) -> dict[str, Any]:
+    """Rows always carry both delta and log_delta."""
+    if key == "delta":
+        return {"log_delta": np.log(axes["delta"])}
+    return {"delta": np.exp(axes["log_delta"])}
 
 _NOTE = ("μ-GDP ⇔ (ε, δ(ε))-DP for every ε >= 0 (Dong, Roth & Su 2022, Cor. 2.13); δ(ε; μ) = Φ(−ε/μ + μ/2) − "
          "e^ε Φ(−ε/μ − μ/2), computed in log space; log_delta is natural log and stays finite below 1e-308.")
@@ -76,17 +96,19 @@ def _tiny(log_d: float) -> str:
 
 @gdp_app.command("eps")
 @handle_errors
-def eps_command(mu: MuOpt, delta: DeltaOpt, fmt: FormatOpt = Format.table, json_: JsonOpt = False,
-                output: OutputOpt = None, force: ForceOpt = False) -> None:
+def eps_command(mu: MuOpt, delta: TargetDeltaOpt = None, log_delta: LogDeltaOpt = None, fmt: FormatOpt = Format.table,
+                json_: JsonOpt = False, output: OutputOpt = None, force: ForceOpt = False) -> None:
     """ε(μ, δ): the smallest ε with μ-GDP ⇒ (ε, δ)-DP (root finding, safe side, rtol 1e-12).
 
-    Example: dpcalc gdp eps --mu 0.25 --delta 1e-5   (ε = 0.92634150…; seed 002 prints 0.92)
+    Example: dpcalc gdp eps --mu 0.25 --delta 1e-5   (ε = 0.92634150…; seed 002 prints 0.92);
+    dpcalc gdp eps --mu 1 --log-delta -788.4234127739917   (ε = 40)
     """
-    axes = grid({"mu": parse_values("--mu", mu), "delta": parse_values("--delta", delta)})
+    key, values = _delta_axis(delta, log_delta)
+    axes = grid({"mu": parse_values("--mu", mu), key: values})
     with capture_warnings() as warns:
-        e = gdp.eps_from_mu(axes["mu"], axes["delta"])
+        e = gdp.eps_from_mu(axes["mu"], **{key: axes[key]})
     result = Result(columns=[_COLS["mu"], _COLS["delta"], _COLS["eps"], _COLS["log_delta"]],
-                    rows=flatten(axes, {"eps": e, "log_delta": np.log(axes["delta"])}),
+                    rows=flatten(axes, {"eps": e, **_delta_cols(axes, key)}),
                     title="ε(μ, δ) of μ-GDP", note=_NOTE + " ε is an upper bound within 1e-12 relative (safe side).",
                     formula="gdp.delta_from_eps", units={"eps": "nats", "log_delta": "nats"}, warnings=warns)
     _emit(result, fmt, json_, output, force)
@@ -94,17 +116,18 @@ def eps_command(mu: MuOpt, delta: DeltaOpt, fmt: FormatOpt = Format.table, json_
 
 @gdp_app.command("mu")
 @handle_errors
-def mu_command(eps: EpsOpt, delta: DeltaOpt, fmt: FormatOpt = Format.table, json_: JsonOpt = False,
-               output: OutputOpt = None, force: ForceOpt = False) -> None:
+def mu_command(eps: EpsOpt, delta: TargetDeltaOpt = None, log_delta: LogDeltaOpt = None, fmt: FormatOpt = Format.table,
+               json_: JsonOpt = False, output: OutputOpt = None, force: ForceOpt = False) -> None:
     """μ(ε, δ): the largest μ such that μ-GDP ⇒ (ε, δ)-DP (root finding, safe side, rtol 1e-12).
 
     Example: dpcalc gdp mu --eps 0.92 --delta 1e-5   (μ = 0.2484391…)
     """
-    axes = grid({"eps": parse_values("--eps", eps), "delta": parse_values("--delta", delta)})
+    key, values = _delta_axis(delta, log_delta)
+    axes = grid({"eps": parse_values("--eps", eps), key: values})
     with capture_warnings() as warns:
-        m = gdp.mu_from_eps(axes["eps"], axes["delta"])
+        m = gdp.mu_from_eps(axes["eps"], **{key: axes[key]})
     result = Result(columns=[_COLS["eps"], _COLS["delta"], _COLS["mu"], _COLS["log_delta"]],
-                    rows=flatten(axes, {"mu": m, "log_delta": np.log(axes["delta"])}),
+                    rows=flatten(axes, {"mu": m, **_delta_cols(axes, key)}),
                     title="μ(ε, δ) of μ-GDP", note=_NOTE + " μ is a lower bound within 1e-12 relative (safe side).",
                     formula="gdp.delta_from_eps", units={"eps": "nats", "log_delta": "nats"}, warnings=warns)
     _emit(result, fmt, json_, output, force)
