@@ -113,6 +113,9 @@ def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0
     fn = get_recipe(str(name))
     if fn is None:
         return _row(formula, method, "missing", f"recipe {name!r} is not registered", published)
+    if published and not has_published_form(formula):
+        return _row(formula, method, "missing", "the erratum has no published implementation or call kwargs to "
+                    "evaluate its published form", published)
     values = check_point(formula)
     if values is None:
         return _row(formula, method, "missing", "no check.inputs and no example to take the point from", published)
@@ -160,7 +163,7 @@ def verify(formulas: Iterable[Formula], *, samples: int = DEFAULT_SAMPLES, seed:
     tasks: list[tuple[Formula, bool]] = []
     for f in formulas:
         tasks.append((f, False))
-        if as_published and has_published_form(f):
+        if as_published and (has_published_form(f) or (f.erratum is not None and f.erratum.published_sympy)):
             tasks.append((f, True))
     if workers <= 1 or len(tasks) <= 1:
         rows = []

@@ -164,6 +164,9 @@ def test_as_published_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     assert V.exit_code(rows) == 0
     assert V.summary(rows)["published_forms_failing"] == "1/1"
     assert len(V.verify([f])) == 1
+    sympy_only = dataclasses.replace(f, erratum=dataclasses.replace(err, published_implementation=""))
+    rows = V.verify([sympy_only], as_published=True, samples=2000)
+    assert [(r.published, r.verdict) for r in rows] == [(False, "pass"), (True, "missing")]
 
 
 def test_published_rows_for_every_catalog_erratum() -> None:
