@@ -185,8 +185,9 @@ def verify(formulas: Iterable[Formula], *, samples: int = DEFAULT_SAMPLES, seed:
     try:
         with ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(_run_task, (f.id, pub, samples, seed, level)): k
-                       for k, (f, pub) in enumerate(tasks)}
+            # Monte Carlo checks first (usually the long ones), so the pool's tail is short; rows keep catalog order
+            order = sorted(range(len(tasks)), key=lambda k: tasks[k][0].check.get("method") != "monte-carlo")
+            futures = {pool.submit(_run_task, (tasks[k][0].id, tasks[k][1], samples, seed, level)): k for k in order}
             for fut in as_completed(futures):
                 row = fut.result()
                 out[futures[fut]] = row

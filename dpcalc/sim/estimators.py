@@ -100,7 +100,7 @@ def gaussian_vector_mi(cov_x: ArrayLike, cov_z: ArrayLike, n: int, seed: SeedLik
     ly = np.linalg.cholesky(sx + sz)
     logdet_ratio = 2.0 * float(np.sum(np.log(np.diag(ly))) - np.sum(np.log(np.diag(lz))))
     fn = partial(_vector_terms, lx=lx, lz=lz, ly_inv=np.linalg.inv(ly), logdet_ratio=logdet_ratio)
-    return mean_estimate(fn, n, seed, level=level, workers=workers, chunk=max(1024, DEFAULT_CHUNK // len(sx)))
+    return mean_estimate(fn, n, seed, level=level, workers=workers, chunk=max(1, DEFAULT_CHUNK // len(sx)))
 
 
 def _noise_var(weights: np.ndarray, server_sigma: float, client_sigmas: np.ndarray) -> float:
@@ -157,7 +157,7 @@ def aggregation_cmi(weights: ArrayLike, i: int, signal_std: ArrayLike, n: int, s
         raise ValueError("the aggregate needs positive noise (server_sigma or client_sigmas)")
     fn = partial(_cmi_terms, weights=p, i=int(i), signal_std=s, server_sigma=float(server_sigma), client_sigmas=cs)
     return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims,
-                         chunk=max(1024, DEFAULT_CHUNK // p.size))
+                         chunk=max(1, DEFAULT_CHUNK // p.size))
 
 
 def _distortion_terms(rng: np.random.Generator, size: int, weights: np.ndarray, signal_std: np.ndarray,
@@ -177,7 +177,7 @@ def aggregation_distortion(weights: ArrayLike, n: int, seed: SeedLike, *, signal
     fn = partial(_distortion_terms, weights=p, signal_std=_as_clients(signal_std, p.size, "signal_std"),
                  server_sigma=float(server_sigma), client_sigmas=_as_clients(client_sigmas, p.size, "client_sigmas"))
     return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims,
-                         chunk=max(1024, DEFAULT_CHUNK // p.size))
+                         chunk=max(1, DEFAULT_CHUNK // p.size))
 
 
 # --- privacy loss: hockey-stick δ(ε) and Rényi divergence ------------------------------------------------
