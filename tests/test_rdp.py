@@ -223,3 +223,26 @@ def test_monotone_in_order_q_and_sigma(q: float, sigma: float, a: float, k: floa
     assert rdp.subsampled_gaussian(a * k, q, sigma) >= base * (1 - 1e-12)
     assert rdp.subsampled_gaussian(a, min(q * k, 1.0), sigma) >= base * (1 - 1e-12)
     assert rdp.subsampled_gaussian(a, q, sigma * k) <= base * (1 + 1e-12)
+
+
+def test_where_dp_accounting_series_fails() -> None:
+    """q = 0.5, σ = 0.5, 1000 steps, δ = 1e-5: dp-accounting 0.6.0's fractional series fails for α = 1.1..1.6 and
+    (dropping them) returns 1960.4; the exact RDP at α = 1.1 (mpmath quadrature, 1e-12) gives ε = 904.41, at the
+    grid's edge (warned)."""
+    with pytest.warns(OutOfDomainWarning, match="smallest order"):
+        eps, order = rdp.eps_subsampled_gaussian(0.5, 0.5, 1000, 1e-5)
+    assert order == 1.1
+    r = 1000 * float(log_a_quad(0.5, 0.5, 1.1, dps=30)) / 0.1
+    assert eps == pytest.approx(float(rdp.eps_improved(r, 1.1, 1e-5)), rel=1e-12)
+    assert eps == pytest.approx(904.410037150381, rel=1e-12)
+
+
+def test_tiny_sigma_fractional_orders_use_a_valid_upper_bound() -> None:
+    """σ = 0.02 (quadrature grid too fine): fractional orders return the chord bound of the log-convex log A_α,
+    which is >= the exact value (mpmath quadrature, 30 digits) and equals it at integer orders; fast and finite."""
+    for alpha in (1.5, 2.5):
+        exact = float(log_a_quad(0.1, 0.02, alpha, dps=30)) / (alpha - 1)
+        got = rdp.subsampled_gaussian(alpha, 0.1, 0.02)
+        assert math.isfinite(got) and got >= exact * (1 - 1e-12)
+    assert rdp.subsampled_gaussian(3.0, 0.1, 0.02) == pytest.approx(float(log_a_int(0.1, 0.02, 3)) / 2, rel=1e-12)
+    assert np.all(np.isfinite(rdp.subsampled_gaussian_curve(0.5, 1e-3, 10)))
