@@ -194,8 +194,10 @@ def test_sympy_determinants(n: int) -> None:
     assert sp.expand(equi(n - 1, a, b).det(method="berkowitz") - (a + (n - 2) * b) * (a - b) ** (n - 2)) == 0  # (12)
     m11 = sx.copy()
     m11[0, 0] = a + s
-    assert sp.expand(m11.det(method="berkowitz") - ((a - b) ** (n - 1) * (a + s) - (n - 1) * (b - a - s) * b * (a - b) ** (n - 2))) == 0
-    assert sp.expand(equi(n, a + s, b).det(method="berkowitz") - (a + s + (n - 1) * b) * (a + s - b) ** (n - 1)) == 0  # (16)
+    eq11 = (a - b) ** (n - 1) * (a + s) - (n - 1) * (b - a - s) * b * (a - b) ** (n - 2)
+    assert sp.expand(m11.det(method="berkowitz") - eq11) == 0  # (11)
+    eq16 = (a + s + (n - 1) * b) * (a + s - b) ** (n - 1)
+    assert sp.expand(equi(n, a + s, b).det(method="berkowitz") - eq16) == 0  # (16)
     assert sp.expand(equi(n, s, e).det(method="berkowitz") - (s + (n - 1) * e) * (s - e) ** (n - 1)) == 0  # (23)
     assert sp.expand(equi(n, a + s, b + e).det()
                      - (a + s + (n - 1) * (b + e)) * (a + s - b - e) ** (n - 1)) == 0  # (26)
@@ -347,7 +349,8 @@ def test_covariance_validation(tmp_path) -> None:  # type: ignore[no-untyped-def
     """Non-square, 1x1, non-symmetric, non-PD, negative variance, shape mismatch, bad files: one-line errors."""
     good = gauss.equicorrelated_matrix(3, 2, 1)
     cases = [(np.ones((2, 3)), "square"), (np.ones((1, 1)), "at least 2 x 2"),
-             (np.array([[2.0, 1.0], [0.5, 2.0]]), "symmetric"), (np.array([[1.0, 2.0], [2.0, 1.0]]), "positive definite"),
+             (np.array([[2.0, 1.0], [0.5, 2.0]]), "symmetric"),
+             (np.array([[1.0, 2.0], [2.0, 1.0]]), "positive definite"),
              (np.array([[-1.0, 0.0], [0.0, 1.0]]), "positive variances")]
     for m, msg in cases:
         with pytest.raises(DomainError, match=msg):
@@ -365,5 +368,5 @@ def test_covariance_validation(tmp_path) -> None:  # type: ignore[no-untyped-def
     with pytest.raises(DomainError, match="does not exist"):
         gauss.load_covariance(tmp_path / "nope.csv", "sigma_x")
     (tmp_path / "m.json").write_text("[]")
-    with pytest.raises(DomainError, match=".npy or .csv"):
+    with pytest.raises(DomainError, match=r"\.npy or \.csv"):
         gauss.load_covariance(tmp_path / "m.json", "sigma_x")

@@ -1,0 +1,88 @@
+"""CLI ``dpcalc gauss``: JSON keys of the issue, units on every row, errata columns, errors (exit 2, one line)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from dpcalc.cli.main import app
+
+runner = CliRunner()
+
+
+def _json(*args: str) -> dict:  # type: ignore[type-arg]
+    res = runner.invoke(app, ["gauss", *args, "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+def test_case2_issue_example_with_published() -> None:
+    """The issue's example: 10 rows, corrected and published columns match crosscheck §3.2 (6 digits)."""
+    doc = _json("case2", "--eps", "1:10:1", "--n", "101", "--var", "2", "--cov", "1.8", "--as-published")
+    rows = doc["rows"]
+    assert len(rows) == 10
+    assert {"sigma2", "u_max", "sigma2_published", "u_published", "leakage_published", "units"} <= set(rows[0])
+    assert all(r["units"] == "bits" for r in rows)
+    assert rows[0]["sigma2"] == pytest.approx(0.0673326, rel=1e-5)
+    assert rows[0]["leakage_published"] == pytest.approx(0.106786, rel=1e-5)
+    assert rows[2]["u_published"] == pytest.approx(1.101886, rel=1e-6)
+    assert any("001-7" in w for w in doc["warnings"])
+
+
+def test_case1_case3_keys() -> None:
+    r1 = _json("case1", "--eps", "1", "--variances", "1,0.5,0.25")["rows"][0]
+    assert r1["sigma2"] == pytest.approx(1 / 3) and r1["u_max"] == pytest.approx(0.68821383616)
+    assert r1["units"] == "bits"
+    r3 = _json("case3", "--eps", "1", "--n", "101", "--var", "30", "--cov", "2")["rows"][0]
+    assert {"sigma2", "sigma_e2", "u_max", "units"} <= set(r3)
+    assert r3["u_max"] == pytest.approx(1.008740, rel=1e-6)
+    r3n = _json("case3", "--eps", "1", "--nonneg")["rows"][0]
+    assert r3n["sigma_e2"] == 0 and r3n["u_max"] == pytest.approx(1.008537, rel=1e-6)
+
+
+def test_custom_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """custom: .csv and .npy covariances; privacy/utility equal the Case-2 closed forms (rtol 1e-10)."""
+    from dpcalc import gauss
+
+    sx = gauss.equicorrelated_matrix(5, 2.0, 1.8)
+    np.savetxt(tmp_path / "sx.csv", sx, delimiter=",")
+    np.save(tmp_path / "sz.npy", 0.3 * np.eye(5))
+    row = _json("custom", "--sigma-x", str(tmp_path / "sx.csv"), "--sigma-z", str(tmp_path / "sz.npy"))["rows"][0]
+    assert row["privacy"] == pytest.approx(gauss.case2_privacy(0.3, 2, 1.8, 5), rel=1e-10)
+    assert row["utility"] == pytest.approx(gauss.case2_utility(0.3, 2, 1.8, 5), rel=1e-10)
+    assert row["units"] == "bits"
+    (tmp_path / "asym.csv").write_text("2,1\n0,2\n")
+    res = runner.invoke(app, ["gauss", "custom", "--sigma-x", str(tmp_path / "asym.csv"), "--sigma-z",
+                              str(tmp_path / "sz.npy")])
+    assert res.exit_code == 2 and "symmetric" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown", "latex"])
+@pytest.mark.parametrize("number", ["4", "5", "6", "7"])
+def test_figures_every_format(number: str, fmt: str) -> None:
+    res = runner.invoke(app, ["gauss", "figure", number, "--format", fmt])
+    assert res.exit_code == 0, res.output
+    assert "published" in res.stdout.lower() or fmt in ("json", "csv")
+    if fmt == "json":
+        rows = json.loads(res.stdout)["rows"]
+        assert rows and all("u_published" in r and "u_max" in r and r["units"] == "bits" for r in rows)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["case2", "--eps", "1", "--cov", "2"], "cov must be < var"),
+    (["case2", "--eps", "1", "--cov", "-0.1"], "cov must be > -var/(n-1)"),
+    (["case2", "--eps", "1", "--n", "1"], "n must be an integer >= 2"),
+    (["case2", "--eps", "1", "--var", "-1"], "var must be"),
+    (["case2", "--eps", "-1"], "eps must be"),
+    (["case2", "--eps", "abc"], "--eps must be a number"),
+    (["case3", "--eps", "0.0001"], "eps is too small"),
+    (["figure", "8"], "figure must be"),
+])
+def test_errors_exit_2_one_line(args: list[str], needle: str) -> None:
+    res = runner.invoke(app, ["gauss", *args])
+    assert res.exit_code == 2, res.output
+    err = [line for line in res.output.splitlines() if line.startswith("dpcalc: error")]
+    assert len(err) == 1 and needle in err[0]
