@@ -106,6 +106,8 @@ def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0
     """Run one entry's check (its published form if ``published``) and return the row."""
     import warnings
 
+    from dpcalc.sim.blas import single_threaded_blas
+
     method = str(formula.check.get("method", "")) or "monte-carlo"
     name = formula.check.get("recipe")
     if not name:
@@ -123,7 +125,7 @@ def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0
                        level=float(level), formula_id=formula.id + ("#published" if published else ""))
     t0 = time.perf_counter()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore")  # ErratumWarning etc. are expected here; the verdict says what matters
             res = fn(formula, values, ctx)
     except Exception as exc:  # a recipe bug must show up as a row, not abort the whole run

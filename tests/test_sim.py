@@ -256,3 +256,13 @@ try:
         assert math.isclose(float(w.max()), p, rel_tol=1e-9)
 except ImportError:  # pragma: no cover - hypothesis is a test extra
     pass
+
+
+def test_single_threaded_blas_restores_counts() -> None:
+    """Inside the block every loaded OpenBLAS runs one thread; afterwards the previous counts are back."""
+    from dpcalc.sim import blas
+
+    before = [int(get()) for _, _, get in blas._controls()]
+    with blas.single_threaded_blas():
+        assert all(int(get()) == 1 for _, _, get in blas._controls())
+    assert [int(get()) for _, _, get in blas._controls()][: len(before)] == before

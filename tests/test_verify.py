@@ -177,7 +177,7 @@ def test_published_rows_for_every_catalog_erratum() -> None:
 
 
 def test_same_seed_same_rows_any_workers() -> None:
-    fs = [catalog.get("midp.server_sigma"), catalog.get("midp.utility_client"), catalog.get("midp.alpha")]
+    fs = [catalog.get(i) for i in ("midp.server_sigma", "midp.utility_client", "midp.alpha", "midp.optimal_utility")]
     one = V.verify(fs, samples=20_000, seed=7, workers=1)
     two = V.verify(fs, samples=20_000, seed=7, workers=2)
     key = [(r.id, r.closed_form, r.estimate, r.ci_low, r.ci_high, r.verdict) for r in one]
