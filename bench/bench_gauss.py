@@ -1,6 +1,7 @@
 """Benchmark: the exact Gaussian engine (Cholesky/Schur) at n = 1000, 2000 vs a naive np.linalg.det evaluation.
 
-Run: python bench/bench_gauss.py   (not collected by pytest). Prints time (best of 3) and the error against the
+Run: OPENBLAS_NUM_THREADS=1 python bench/bench_gauss.py   (not collected by pytest; on a shared, loaded 2-core
+machine multithreaded BLAS contends and times grow several-fold). Prints time (best of 3) and the error against the
 O(1) Case-2 closed forms (σ_m² = 2, σ_k² = 1.8, σ² = 0.3, bits).
 """
 
