@@ -70,6 +70,8 @@ def _clean(value: Any, integer: bool = False) -> Any:
 
 def _fmt(value: Any, integer: bool = False) -> str:
     value = _clean(value, integer)
+    if value is None:
+        return "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
@@ -79,6 +81,8 @@ def _fmt(value: Any, integer: bool = False) -> str:
 
 def _latex_num(value: Any, integer: bool = False) -> str:
     s = _fmt(value, integer)
+    if s == "—":
+        return "--"
     if "e" in s and not s.startswith(("inf", "-inf")):
         mant, exp = s.split("e")
         return f"${mant} \\times 10^{{{int(exp)}}}$"
