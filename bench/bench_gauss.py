@@ -8,9 +8,9 @@ O(1) Case-2 closed forms (σ_m² = 2, σ_k² = 1.8, σ² = 0.3, bits).
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
+from _timing import best_of
 
 from dpcalc import gauss
 
@@ -26,15 +26,6 @@ def naive(sx: np.ndarray, sz: np.ndarray) -> tuple[float, float]:
     return leak, util
 
 
-def best(fn, reps: int = 3) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
-
-
 def main() -> None:
     a, b, s = 2.0, 1.8, 0.3
     gauss.evaluate(np.eye(3) * 2, np.eye(3))  # warm-up (SciPy import)
@@ -44,9 +35,9 @@ def main() -> None:
             e = "0.05" if label.startswith("dense") else "0"
             ref_p = float(gauss.case3_privacy(s, float(e), a, b, n))
             ref_u = float(gauss.case3_utility(s, float(e), a, b, n))
-            t_engine = best(lambda sx=sx, sz=sz: gauss.evaluate(sx, sz))
+            t_engine = best_of(lambda sx=sx, sz=sz: gauss.evaluate(sx, sz))
             r = gauss.evaluate(sx, sz)
-            t_naive = best(lambda sx=sx, sz=sz: naive(sx, sz))
+            t_naive = best_of(lambda sx=sx, sz=sz: naive(sx, sz))
             try:
                 p_naive, u_naive = naive(sx, sz)
             except (ValueError, ZeroDivisionError) as exc:

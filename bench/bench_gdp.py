@@ -11,17 +11,9 @@ import time
 import warnings
 
 import numpy as np
+from _timing import best_of
 
 from dpcalc import gdp
-
-
-def best_of(fn, repeat: int = 5) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -4,20 +4,10 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+from _timing import best_of
 
 from dpcalc import midp
-
-
-def _best(fn, repeats: int = 5) -> float:  # type: ignore[no-untyped-def]
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:
@@ -26,9 +16,9 @@ def main() -> None:
     eps = rng.uniform(0.1, 20, n)
     d = np.floor(rng.uniform(1, 1e6, n))
     x = 2 * eps / d
-    t_ref = _best(lambda: np.expm1(x))
-    t_sigma = _best(lambda: midp.server_sigma(eps, d))
-    t_equal = _best(lambda: midp.server_sigma_equal(eps, d, 1.0, 10))
+    t_ref = best_of(lambda: np.expm1(x))
+    t_sigma = best_of(lambda: midp.server_sigma(eps, d))
+    t_equal = best_of(lambda: midp.server_sigma_equal(eps, d, 1.0, 10))
     print(f"np.expm1 over 1e7            : {t_ref * 1e3:8.1f} ms")
     print(f"midp.server_sigma over 1e7   : {t_sigma * 1e3:8.1f} ms  ratio {t_sigma / t_ref:.2f} (target <= 3)")
     print(f"midp.server_sigma_equal 1e7  : {t_equal * 1e3:8.1f} ms  ratio {t_equal / t_ref:.2f}")

@@ -8,23 +8,12 @@ dp-accounting.
 
 from __future__ import annotations
 
-import statistics
-import time
 import warnings
-from collections.abc import Callable
 from typing import Any
 
+from _timing import median_of
+
 from dpcalc import calibrate, gaussian, rdp
-
-
-def timed(fn: Callable[[], Any], repeat: int = 15) -> tuple[float, Any]:
-    fn()  # warm-up
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
 
 
 def main() -> None:
@@ -44,7 +33,7 @@ def main() -> None:
         for name, grid in (("default", rdp.DEFAULT_ORDERS), ("opacus", rdp.OPACUS_ORDERS)):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                t_ours, (eps, _) = timed(lambda q=q, s=sigma, g=grid, t=steps, d=delta: rdp.eps_subsampled_gaussian(
+                t_ours, (eps, _) = median_of(lambda q=q, s=sigma, g=grid, t=steps, d=delta: rdp.eps_subsampled_gaussian(
                     q, s, t, d, orders=g))
             line = f"{q:9.5g} {sigma:6g} {name:>8} {eps:20.15g} {1e3 * t_ours:7.2f}"
             if dp_accounting is not None:
@@ -53,22 +42,22 @@ def main() -> None:
                     acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(s)), t)
                     return float(acc.get_epsilon(d))
 
-                t_theirs, eps_t = timed(theirs)
+                t_theirs, eps_t = median_of(theirs)
                 line += f" {eps_t:20.15g} {1e3 * t_theirs:7.2f}"
             print(line)
-    t, e = timed(lambda: gaussian.eps_analytic(1.0, 1e-5))
+    t, e = median_of(lambda: gaussian.eps_analytic(1.0, 1e-5))
     print(f"analytic Gaussian eps(sigma=1, delta=1e-5) = {e!r}: {1e3 * t:.3f} ms", end="")
     if dp_accounting is not None:
-        t2, _ = timed(lambda: gm.get_epsilon_gaussian(1.0, 1e-5, tol=1e-15))
+        t2, _ = median_of(lambda: gm.get_epsilon_gaussian(1.0, 1e-5, tol=1e-15))
         print(f" (dp-accounting {1e3 * t2:.3f} ms)", end="")
     print()
-    t, s = timed(lambda: gaussian.sigma_analytic(1.0, 1e-5))
+    t, s = median_of(lambda: gaussian.sigma_analytic(1.0, 1e-5))
     print(f"analytic Gaussian sigma(eps=1, delta=1e-5) = {s!r}: {1e3 * t:.3f} ms", end="")
     if dp_accounting is not None:
-        t2, _ = timed(lambda: gm.get_sigma_gaussian(1.0, 1e-5, tol=1e-15))
+        t2, _ = median_of(lambda: gm.get_sigma_gaussian(1.0, 1e-5, tol=1e-15))
         print(f" (dp-accounting {1e3 * t2:.3f} ms)", end="")
     print()
-    t, s = timed(lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000), repeat=5)
+    t, s = median_of(lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000), repeat=5)
     print(f"calibrate rdp (eps=2, delta=1e-5, q=0.01, T=1000) sigma = {s!r}: {1e3 * t:.1f} ms (rtol 1e-9)")
 
 

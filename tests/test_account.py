@@ -12,19 +12,12 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from cli_runner import run
 
 from dpcalc import accountants
-from dpcalc.cli.main import app
 from dpcalc.errors import DomainError
 
-runner = CliRunner()
 BASE = ["--sigma", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, list(args))
-    return res.exit_code, res.stdout, res.stderr
 
 
 def rows(*args: str) -> list[dict]:  # type: ignore[type-arg]

@@ -11,23 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from cli_runner import run, run_json
 
 from dpcalc import __version__, midp
-from dpcalc.cli.main import app
-
-runner = CliRunner()
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, list(args))
-    return res.exit_code, res.stdout, res.stderr
-
-
-def run_json(*args: str) -> dict:  # type: ignore[type-arg]
-    code, out, err = run(*args, "--json")
-    assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
 
 
 def test_sigma_default_example() -> None:

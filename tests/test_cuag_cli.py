@@ -2,25 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
-
-from dpcalc.cli.main import app
-
-runner = CliRunner()
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, list(args))
-    return res.exit_code, res.stdout, res.stderr
-
-
-def run_json(*args: str) -> dict:  # type: ignore[type-arg]
-    code, out, err = run(*args, "--json")
-    assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
+from cli_runner import run, run_json
 
 
 def test_sigma_schedule_rows() -> None:

@@ -17,15 +17,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from cli_runner import run
 
 from dpcalc import catalog, midp
 from dpcalc import verify as V
 from dpcalc.checks import registry
-from dpcalc.cli.main import app
 from dpcalc.errors import DomainError
-
-runner = CliRunner()
 
 
 def _one(fid: str, **kw: Any) -> V.CheckRow:
@@ -201,11 +198,6 @@ def test_library_argument_errors() -> None:
 
 
 # --- CLI ------------------------------------------------------------------------------------------------
-
-def run(*args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, list(args))
-    return res.exit_code, res.stdout, res.stderr
-
 
 def test_cli_json_rows() -> None:
     code, out, _ = run("verify", "midp.alpha", "midp.utility_server", "--json", "--samples", "20000")
