@@ -16,6 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dpcalc import DomainError, midp
+from dpcalc.checks.midp import slsqp_5_26
 
 # crosscheck.md §3.2, seed 000: N=100, C=10, p_i = 1/N, nats
 REFERENCE = [
@@ -152,37 +153,18 @@ def test_product_form_equals_stable_form_and_overflows_for_large_n() -> None:
     assert midp.optimal_utility(big, 10) == pytest.approx((400 / 1e-3) ** 2 / 10, rel=1e-12)
 
 
-def _slsqp_optimum(alphas: np.ndarray, d: int, rng: np.random.Generator) -> float:
-    """Solve (5.26) numerically: min Σp²σ² s.t. Σp²σ² >= α_k²p_k² ∀k, p on the simplex, σ >= 0."""
-    from scipy.optimize import minimize
-
-    n = len(alphas)
-
-    def f(x: np.ndarray) -> float:
-        p, s = x[:n], x[n:]
-        return float(np.sum(p**2 * s**2))
-
-    cons = [{"type": "eq", "fun": lambda x: np.sum(x[:n]) - 1.0}]
-    cons += [{"type": "ineq", "fun": (lambda x, k=k: np.sum(x[:n] ** 2 * x[n:] ** 2) - alphas[k] ** 2 * x[k] ** 2)}
-             for k in range(n)]
-    best = math.inf
-    for _ in range(30):
-        x0 = np.concatenate([rng.dirichlet(np.ones(n)), rng.uniform(0.1, 2.0, n) * alphas])
-        res = minimize(f, x0, method="SLSQP", constraints=cons, bounds=[(0, 1)] * n + [(0, None)] * n,
-                       options={"ftol": 1e-15, "maxiter": 500})
-        feasible = res.success and all(c["fun"](res.x) >= -1e-10 for c in cons[1:])
-        if feasible and res.fun > 0:
-            best = min(best, res.fun)
-    return 1.0 / (d * best)
-
-
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
 def test_theorem3_against_slsqp(n: int) -> None:
-    """Theorem 3's U* equals a numerical optimum of (5.26) from 30 random starts (rtol 1e-6)."""
+    """Theorem 3's U* and p* equal SLSQP's optimum of (5.26) from 30 seeded random starts (rtol 1e-6, p atol 1e-6).
+
+    The optimiser is the one ``dpcalc verify`` uses (dpcalc.checks.midp.slsqp_5_26), here with more starts.
+    """
     rng = np.random.default_rng(100 + n)
     eps, cs, d = rng.uniform(0.5, 5, n), rng.uniform(0.5, 3, n), 20
     a = np.asarray(midp.alpha(eps, d, cs))
-    assert _slsqp_optimum(a, d, rng) == pytest.approx(midp.optimal_utility(a, d), rel=1e-6)
+    u, p = slsqp_5_26(a, d, rng, starts=30)
+    assert u == pytest.approx(midp.optimal_utility(a, d), rel=1e-6)
+    assert p == pytest.approx(midp.optimal_weights(a), abs=1e-6)
 
 
 def test_clip_schedule_matches_closed_form() -> None:

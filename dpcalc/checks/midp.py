@@ -132,7 +132,7 @@ def _alpha_bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext)
     return exact_result(cf, root, 1e-9, "α_k: the σ at which the one-client bound (5.25) equals ε_k (bisection)")
 
 
-def _slsqp_5_26(alphas: np.ndarray, d: float, rng: np.random.Generator, starts: int = 4) -> tuple[float, np.ndarray]:
+def slsqp_5_26(alphas: np.ndarray, d: float, rng: np.random.Generator, starts: int = 4) -> tuple[float, np.ndarray]:
     """Maximise U = 1/(d·Σ p_k²σ_k²) over σ >= 0, p on the simplex, s.t. every client's bound (5.25) <= ε_k,
     i.e. α_k²p_k² <= Σ p_i²σ_i² (α_k from (5.31)). Variables scaled by α. Returns (U*, p*)."""
     from scipy.optimize import minimize
@@ -168,7 +168,7 @@ def _theorem3(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
     if alphas.size > 8:
         return failed(cf, "exact-numeric", "SLSQP check is limited to N <= 8 clients")
     try:
-        u, p = _slsqp_5_26(alphas, num(values, "d", 1.0), ctx.rng())
+        u, p = slsqp_5_26(alphas, num(values, "d", 1.0), ctx.rng())
     except RuntimeError as exc:
         return failed(cf, "exact-numeric", str(exc))
     if formula.output.name == "p":
