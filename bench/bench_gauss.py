@@ -12,7 +12,7 @@ import math
 import numpy as np
 from _timing import best_of
 
-from dpcalc import gauss
+from dpcalc import gaussian_mi as gauss
 
 
 def naive(sx: np.ndarray, sz: np.ndarray) -> tuple[float, float]:

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 from _timing import best_of
 
-from dpcalc import gdp
+from dpcalc.accounting import gdp
 
 
 def main() -> None:

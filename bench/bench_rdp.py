@@ -13,7 +13,8 @@ from typing import Any
 
 from _timing import median_of
 
-from dpcalc import calibrate, gaussian, rdp
+from dpcalc.accounting import calibrate, rdp
+from dpcalc.accounting import gaussian_mechanism as gaussian
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Accountants (dpcalc.accountants) and the CLI commands ``dpcalc account`` / ``dpcalc calibrate``.
+"""Accountants (dpcalc.accounting.accountants) and the CLI commands ``dpcalc account`` / ``dpcalc calibrate``.
 
 Values: anchors.md §9.2 (q = 0.01, σ = 1, T = 1000, δ = 1e-5): exact RDP 2.101365271648395 (1e-12), GDP-CLT
 1.6177118087467188 (1e-12), PLD 1.8282436455855091 (±1e-6, same dp-accounting settings); errors are one stderr line
@@ -14,7 +14,7 @@ import sys
 import pytest
 from cli_runner import run
 
-from dpcalc import accountants
+from dpcalc.accounting import accountants
 from dpcalc.errors import DomainError
 
 BASE = ["--sigma", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]

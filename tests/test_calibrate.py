@@ -1,4 +1,4 @@
-"""Calibration (dpcalc.calibrate): conservative σ for a target (ε, δ) under each accountant.
+"""Calibration (dpcalc.accounting.calibrate): conservative σ for a target (ε, δ) under each accountant.
 
 Tolerance: the returned σ has ε(σ) <= target (exact float comparison, the property the function guarantees) and
 σ·(1 − 1e-8) has ε > target (tight to the stated rtol 1e-9 plus margin); anchors.md §9.2/§9.3 calibration values.
@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcalc import accountants, calibrate, gaussian, rdp
+from dpcalc.accounting import accountants, calibrate, rdp
+from dpcalc.accounting import gaussian_mechanism as gaussian
 from dpcalc.errors import DomainError, InfeasibleError
 
 

@@ -17,8 +17,8 @@ import typer.testing
 from typer.testing import CliRunner
 
 from dpcalc.cli import _fastparse
-from dpcalc.cli._output import Column, Result, _plain_table, _text_width
 from dpcalc.cli.main import app, build_command
+from dpcalc.report.render import Column, Result, _plain_table, _text_width
 
 TYPER = CliRunner()
 

@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from dpcalc import cuag, gdp
+from dpcalc import cuag
+from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcalc.errors.EstimateWarning")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcalc import gauss
+from dpcalc import gaussian_mi as gauss
 from dpcalc.checks import gauss as chk
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError, OutOfDomainWarning
 

@@ -45,7 +45,7 @@ def test_case1_case3_keys() -> None:
 
 def test_custom_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """custom: .csv and .npy covariances; privacy/utility equal the Case-2 closed forms (rtol 1e-10)."""
-    from dpcalc import gauss
+    from dpcalc import gaussian_mi as gauss
 
     sx = gauss.equicorrelated_matrix(5, 2.0, 1.8)
     np.savetxt(tmp_path / "sx.csv", sx, delimiter=",")

@@ -1,4 +1,4 @@
-"""Classic and analytic Gaussian mechanism (dpcalc.gaussian).
+"""Classic and analytic Gaussian mechanism (dpcalc.accounting.gaussian_mechanism).
 
 Checks: anchors.md §9.1/§9.5 reference vectors (tolerance 1e-13 relative for closed forms, 1e-13 for the exact roots
 whose anchors were computed at tol 1e-15), dp-accounting's analytic Gaussian on a seeded random grid (1e-9 relative),
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcalc import gaussian as g
+from dpcalc.accounting import gaussian_mechanism as g
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
 SIGMA_TABLE = [((0.1, 1e-5), 30.749566131977407), ((0.5, 1e-5), 7.0318266755824865), ((1, 1e-5), 3.7306316348159414),

@@ -1,4 +1,4 @@
-"""μ-GDP (dpcalc.gdp): reference vectors (seed002.md §5.1, anchors.md §9), mpmath oracles at 50 digits (incl.
+"""μ-GDP (dpcalc.accounting.gdp): reference vectors (seed002.md §5.1, anchors.md §9), mpmath oracles at 50 digits (incl.
 δ ~ 1e-300 and far below), root finders against mpmath findroot (and on the safe side), hypothesis round trips and
 monotonicity, Monte Carlo / optimiser cross-checks, errors.
 
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcalc import gdp
+from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::dpcalc.errors.EstimateWarning")

@@ -8,7 +8,7 @@ import math
 import pytest
 from cli_runner import run, run_json
 
-from dpcalc import gdp
+from dpcalc.accounting import gdp
 
 
 def test_eps_example() -> None:

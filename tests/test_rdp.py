@@ -1,4 +1,4 @@
-"""RDP of the (subsampled) Gaussian and RDP → (ε, δ) (dpcalc.rdp).
+"""RDP of the (subsampled) Gaussian and RDP → (ε, δ) (dpcalc.accounting.rdp).
 
 Oracles: a 40-digit mpmath quadrature of A_α − 1 (fractional orders) and the exact 40-digit binomial sum (integer
 orders), tolerance 1e-12 relative on RDP; dp-accounting as a test-only peer at integer orders (1e-9 relative on a
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcalc import rdp
+from dpcalc.accounting import rdp
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
 TF_ORDERS = [1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5, *range(5, 64), 128, 256, 512]

@@ -1,4 +1,4 @@
-"""ρ-zCDP (dpcalc.zcdp): OpenDP's and dp-accounting's vectors (anchors.md §9.3, §9.5), the Bun–Steinke bound,
+"""ρ-zCDP (dpcalc.accounting.zcdp): OpenDP's and dp-accounting's vectors (anchors.md §9.3, §9.5), the Bun–Steinke bound,
 a Monte Carlo Rényi divergence of the Gaussian, and the tight conversion against a dense order grid."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcalc import gaussian, rdp, zcdp
+from dpcalc.accounting import gaussian_mechanism as gaussian
+from dpcalc.accounting import rdp, zcdp
 from dpcalc.errors import DomainError
 
 

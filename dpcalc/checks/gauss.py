@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc import gauss
+from dpcalc import gaussian_mi as gauss
 from dpcalc.checks._util import exact_result, failed, mc_result, num
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim import estimators as est

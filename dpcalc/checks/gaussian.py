@@ -42,7 +42,7 @@ def _hockey(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> C
 
 @recipe("gaussian_classic_valid")
 def _classic(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    from dpcalc import gaussian
+    from dpcalc.accounting import gaussian_mechanism as gaussian
 
     closed = float(formula.call(values, published=ctx.published))
     delta = num(values, "delta")

@@ -80,7 +80,7 @@ def _lower_bound_result(closed: float, exact: float, detail: str) -> CheckResult
 
 @recipe("rdp_conversion_valid")
 def _conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    from dpcalc import gaussian
+    from dpcalc.accounting import gaussian_mechanism as gaussian
 
     r, alpha, delta = num(values, "rdp"), num(values, "alpha"), num(values, "delta")
     closed = float(formula.call(values, published=ctx.published))
@@ -92,7 +92,7 @@ def _conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) 
 
 @recipe("zcdp_conversion_valid")
 def _zcdp_conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    from dpcalc import gaussian
+    from dpcalc.accounting import gaussian_mechanism as gaussian
 
     rho, delta = num(values, "rho"), num(values, "delta")
     closed = float(formula.call(values, published=ctx.published))

@@ -24,8 +24,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from dpcalc.cli._output import Format
 from dpcalc.errors import DpcalcError
+from dpcalc.report.render import Format
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -2,7 +2,7 @@
 
 Typer (>= 0.2x) coerces every parameter through a Pydantic ``TypeAdapter``, and importing Pydantic plus
 building the adapters costs ~100 ms on each ``dpcalc`` call, more than the whole calculation. dpcalc's
-options are plain strings (numbers are parsed by :mod:`dpcalc.cli._params`), booleans, enums, paths and
+options are plain strings (numbers are parsed by :mod:`dpcalc.report.grid`), booleans, enums, paths and
 integers, whose coercion is trivial. :func:`install` pre-sets a light coercer on each such parameter of the
 built (Typer-vendored) Click command; anything else keeps Typer's own coercion.
 

@@ -1,6 +1,7 @@
 """``dpcalc account`` (ε under every accountant, side by side) and ``dpcalc calibrate`` (σ for a target ε).
 
-Library: :mod:`dpcalc.accountants`, :mod:`dpcalc.calibrate` (RDP, zCDP, analytic Gaussian, GDP-CLT, PLD).
+Library: :mod:`dpcalc.accounting.accountants`, :mod:`dpcalc.accounting.calibrate`
+(RDP, zCDP, analytic Gaussian, GDP-CLT, PLD).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from typing import Annotated, Any
 import typer
 
 from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, capture_warnings, handle_errors, pick_format
-from dpcalc.cli._output import Column, Format, Result, emit
-from dpcalc.cli._params import parse_values, parse_vector
 from dpcalc.errors import DomainError
+from dpcalc.report.grid import parse_values, parse_vector
+from dpcalc.report.render import Column, Format, Result, emit
 
 SigmaOpt = Annotated[str, typer.Option("--sigma", help="Noise multiplier σ = noise std / L2 sensitivity "
                                                          "(value, list a,b or range a:b:step).")]
@@ -31,7 +32,7 @@ _BOUND_NOTE = ("bound: upper = guaranteed ε (RDP/zCDP/analytic/PLD); estimate =
 
 
 def _accountant_list(requested: list[str] | None, q_values: list[float]) -> list[str]:
-    from dpcalc import accountants
+    from dpcalc.accounting import accountants
 
     if requested:
         names: list[str] = []
@@ -74,7 +75,7 @@ def account_command(
 
     Example: dpcalc account --sigma 1 --q 0.01 --steps 1000 --delta 1e-5   (rdp: ε = 2.10137 at order 7.8)
     """
-    from dpcalc import accountants
+    from dpcalc.accounting import accountants
 
     axes = {k: parse_values(f"--{k}", t) for k, t in
             (("sigma", sigma), ("q", q), ("steps", steps), ("delta", delta))}
@@ -126,7 +127,7 @@ def calibrate_command(
 
     Example: dpcalc calibrate --eps 2 --delta 1e-5 --q 0.01 --steps 1000   (rdp: σ = 1.02229)
     """
-    from dpcalc import accountants, calibrate
+    from dpcalc.accounting import accountants, calibrate
 
     axes = {k: parse_values(f"--{k}", t) for k, t in (("eps", eps), ("q", q), ("steps", steps), ("delta", delta))}
     names = _accountant_list(accountant, axes["q"])

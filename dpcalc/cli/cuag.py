@@ -9,7 +9,8 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from dpcalc import cuag, gdp
+from dpcalc import cuag
+from dpcalc.accounting import gdp
 from dpcalc.cli._common import (
     AsPublishedOpt,
     ForceOpt,
@@ -20,9 +21,9 @@ from dpcalc.cli._common import (
     handle_errors,
     pick_format,
 )
-from dpcalc.cli._output import Column, Format, Result, emit
-from dpcalc.cli._params import flatten, grid, parse_values
 from dpcalc.errors import DomainError, ErratumWarning
+from dpcalc.report.grid import flatten, grid, parse_values
+from dpcalc.report.render import Column, Format, Result, emit
 
 cuag_app = typer.Typer(help="CUAG-PFL (seed 002): adaptive σ schedule (16), audit of its budget, baselines.",
                        no_args_is_help=True)

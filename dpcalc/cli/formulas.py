@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, handle_errors, pick_format
-from dpcalc.cli._output import Column, Format, Result, emit
 from dpcalc.errors import DomainError
+from dpcalc.report.render import Column, Format, Result, emit
 
 formulas_app = typer.Typer(help="Browse the formula catalog (paper, equation, LaTeX, SymPy, errata).",
                            no_args_is_help=True)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from dpcalc import gauss
+from dpcalc import gaussian_mi as gauss
 from dpcalc.cli._common import (
     AsPublishedOpt,
     ForceOpt,
@@ -19,9 +19,9 @@ from dpcalc.cli._common import (
     handle_errors,
     pick_format,
 )
-from dpcalc.cli._output import Column, Format, Result, emit
-from dpcalc.cli._params import flatten, grid, parse_values, parse_vector
 from dpcalc.errors import DomainError
+from dpcalc.report.grid import flatten, grid, parse_values, parse_vector
+from dpcalc.report.render import Column, Format, Result, emit
 
 gauss_app = typer.Typer(help="Gaussian-prior MI utility-privacy, Cases 1-3 (Zeng et al., Entropy 2022; seed 001).",
                         no_args_is_help=True)

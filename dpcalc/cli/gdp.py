@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from dpcalc import gdp
+from dpcalc.accounting import gdp
 from dpcalc.cli._common import (
     AsPublishedOpt,
     ForceOpt,
@@ -18,9 +18,9 @@ from dpcalc.cli._common import (
     handle_errors,
     pick_format,
 )
-from dpcalc.cli._output import Column, Format, Result, emit
-from dpcalc.cli._params import flatten, grid, parse_values, parse_vector
 from dpcalc.errors import DomainError
+from dpcalc.report.grid import flatten, grid, parse_values, parse_vector
+from dpcalc.report.render import Column, Format, Result, emit
 
 gdp_app = typer.Typer(help="μ-Gaussian differential privacy: δ(ε; μ), ε(μ, δ), μ(ε, δ), composition, CLT.",
                       no_args_is_help=True)

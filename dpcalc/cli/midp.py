@@ -21,9 +21,9 @@ from dpcalc.cli._common import (
     handle_errors,
     pick_format,
 )
-from dpcalc.cli._output import Column, Format, Result, emit
-from dpcalc.cli._params import flatten, grid, parse_values, parse_vector
 from dpcalc.errors import DomainError
+from dpcalc.report.grid import flatten, grid, parse_values, parse_vector
+from dpcalc.report.render import Column, Format, Result, emit
 
 midp_app = typer.Typer(help="ε-MI-DP in federated learning (He & He, IEEE Access 2023; seed 000).",
                        no_args_is_help=True)

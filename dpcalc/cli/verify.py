@@ -16,8 +16,8 @@ from dpcalc.cli._common import (
     handle_errors,
     pick_format,
 )
-from dpcalc.cli._output import Column, Format, Result, emit
 from dpcalc.errors import DomainError
+from dpcalc.report.render import Column, Format, Result, emit
 
 _FULL = ["id", "published", "method", "closed_form", "estimate", "ci_low", "ci_high", "z", "rel_error", "verdict",
          "recipe", "detail", "seconds"]

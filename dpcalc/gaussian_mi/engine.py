@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
-from dpcalc.gauss._common import Units, check_units
+from dpcalc.gaussian_mi._common import Units, check_units
 
 _SYM_RTOL = 1e-10
 

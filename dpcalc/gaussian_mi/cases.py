@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
-from dpcalc.gauss._common import FloatOrArray, Units, check_units, eps_nats, equicorrelated, log_c_eps, schur
+from dpcalc.gaussian_mi._common import FloatOrArray, Units, check_units, eps_nats, equicorrelated, log_c_eps, schur
 
 
 def _first(x: ArrayLike) -> float:

@@ -19,8 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc import gdp
 from dpcalc._numerics import log1p_exp
+from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 FloatOrArray = float | v.FloatArray

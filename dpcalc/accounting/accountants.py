@@ -74,7 +74,7 @@ def pld_available() -> bool:
 
 def _rdp(sigma: float, q: float, steps: float, delta: float, *, orders: ArrayLike | None = None,
          method: Literal["improved", "lemma1"] = "improved", **_: Any) -> tuple[float, dict[str, Any]]:
-    from dpcalc import rdp
+    from dpcalc.accounting import rdp
 
     grid = rdp.orders_array(orders)
     eps, order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=grid, method=method)
@@ -86,7 +86,7 @@ def _rdp_lemma1(sigma: float, q: float, steps: float, delta: float, **kw: Any) -
 
 
 def _zcdp(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:
-    from dpcalc import zcdp
+    from dpcalc.accounting import zcdp
 
     rho = steps / (2.0 * sigma * sigma)
     eps = float(zcdp.eps_from_rho(rho, delta))
@@ -94,13 +94,13 @@ def _zcdp(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple
 
 
 def _analytic(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:
-    from dpcalc import gaussian
+    from dpcalc.accounting import gaussian_mechanism as gaussian
 
     return float(gaussian.eps_analytic(sigma / math.sqrt(steps), delta)), {"mu": math.sqrt(steps) / sigma}
 
 
 def _gdp_clt(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:
-    from dpcalc import gdp
+    from dpcalc.accounting import gdp
 
     mu = float(gdp.clt_mu(q, sigma, steps))
     return float(gdp.eps_from_mu(mu, delta)), {"mu": mu}

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import InfeasibleError, OutOfDomainWarning
-from dpcalc.gauss._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
+from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
 
 
 @dataclass(frozen=True)

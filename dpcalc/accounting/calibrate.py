@@ -14,7 +14,7 @@ import warnings
 from typing import Any
 
 from dpcalc import _validate as v
-from dpcalc.accountants import Accountant, get
+from dpcalc.accounting.accountants import Accountant, get
 from dpcalc.errors import DomainError, InfeasibleError
 
 SIGMA_MIN, SIGMA_MAX = 1e-3, 1e6

@@ -1,15 +1,15 @@
 """Mutual-information utility-privacy for Gaussian local parameters (seed 001: Zeng, Yang & Dai, Entropy 2022).
 
-* :mod:`dpcalc.gauss.engine` — exact engine for any PD covariances (Cholesky log-determinants, Schur complements).
-* :mod:`dpcalc.gauss.cases` — Cases 1-3 closed forms, corrected (errata 001-7, 001-9, 001-12), and the published
+* :mod:`dpcalc.gaussian_mi.engine` — exact engine for any PD covariances (Cholesky log-determinants, Schur complements).
+* :mod:`dpcalc.gaussian_mi.cases` — Cases 1-3 closed forms, corrected (errata 001-7, 001-9, 001-12), and the published
   forms behind ``as_published=True``.
-* :mod:`dpcalc.gauss.waterfill` — the Case-3 optimum in closed form (crosscheck 001-14).
+* :mod:`dpcalc.gaussian_mi.waterfill` — the Case-3 optimum in closed form (crosscheck 001-14).
 
 Units: bits by default (the paper's 2^{2ε}), ``units="nats"`` on request. The privacy notion is a Gaussian-prior
 conditional MI, not Cuff-Yu MI-DP (no sup over priors; crosscheck 001-1). See docs/gauss.md.
 """
 
-from dpcalc.gauss.cases import (
+from dpcalc.gaussian_mi.cases import (
     bits_to_nats,
     case1_privacy,
     case1_sigma2,
@@ -25,7 +25,7 @@ from dpcalc.gauss.cases import (
     nats_to_bits,
     noise_conditional_variance,
 )
-from dpcalc.gauss.engine import (
+from dpcalc.gaussian_mi.engine import (
     Exact,
     as_covariance,
     conditional_variances,
@@ -35,7 +35,7 @@ from dpcalc.gauss.engine import (
     privacy,
     utility,
 )
-from dpcalc.gauss.waterfill import Case3Optimum, case3_optimum, case3_sigma2, case3_sigma_e2, case3_u_max
+from dpcalc.gaussian_mi.waterfill import Case3Optimum, case3_optimum, case3_sigma2, case3_sigma_e2, case3_u_max
 
 __all__ = [
     "Case3Optimum", "Exact", "as_covariance", "bits_to_nats", "case1_privacy", "case1_sigma2", "case1_u_max",
