@@ -1,0 +1,67 @@
+"""Units of information and privacy loss: one type, one conversion, one default per notion.
+
+Privacy losses and information quantities are computed in **nats** internally everywhere. A user-facing
+function that accepts or returns them in another unit takes ``units: Units`` (keyword) whose default is the
+default of its *notion* (:data:`DEFAULTS`), never a per-module choice:
+
+================  =======  ===========================================================================
+notion            default  why
+================  =======  ===========================================================================
+``"dp"``          nats     (ε, δ)-DP, RDP, zCDP, GDP: ε is a log-likelihood ratio (natural log) by definition
+``"mi-dp"``       nats     seed 000 (He & He 2023): ε-MI-DP is stated in nats
+``"gaussian-mi"`` bits     seed 001 (Gaussian-prior MI): the paper's 2^{2ε} is in bits
+================  =======  ===========================================================================
+
+``to_nats(x, units)`` / ``from_nats(x, units)`` convert (bits → nats multiplies by ln 2); :func:`check` validates
+a units string with the one-line message every family and the CLI use.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, cast
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpcalc.errors import DomainError
+
+Units = Literal["nats", "bits"]
+Notion = Literal["dp", "mi-dp", "gaussian-mi"]
+
+#: All accepted units, in display order.
+UNITS: tuple[Units, ...] = ("nats", "bits")
+#: The default unit of each notion (see the module docstring).
+DEFAULTS: dict[Notion, Units] = {"dp": "nats", "mi-dp": "nats", "gaussian-mi": "bits"}
+
+NATS: Units = "nats"
+BITS: Units = "bits"
+LN2 = math.log(2.0)
+
+
+def check(units: str, name: str = "units") -> Units:
+    """Validate a units string (case-insensitive) and return it as :data:`Units`; else a one-line DomainError."""
+    u = units.lower() if isinstance(units, str) else units
+    if u not in UNITS:
+        raise DomainError(f"{name} must be 'nats' or 'bits' (got {units!r})")
+    return cast(Units, u)
+
+
+def default(notion: Notion) -> Units:
+    """The default unit of a notion (``"dp"``, ``"mi-dp"``, ``"gaussian-mi"``)."""
+    return DEFAULTS[notion]
+
+
+def nats_per_unit(units: str) -> float:
+    """Nats in one ``units``: ln 2 for bits, 1 for nats (the factor ``to_nats`` multiplies by)."""
+    return LN2 if check(units) == "bits" else 1.0
+
+
+def to_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
+    """Convert an information quantity given in ``units`` to nats (bits · ln 2)."""
+    return np.asarray(x, dtype=np.float64) * nats_per_unit(units)
+
+
+def from_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
+    """Convert an information quantity in nats to ``units`` (nats / ln 2 for bits)."""
+    return np.asarray(x, dtype=np.float64) / nats_per_unit(units)
