@@ -11,38 +11,20 @@ from __future__ import annotations
 import math
 import warnings
 
-import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcalc.accounting import rdp
+from dpcalc.checks import oracles
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
 TF_ORDERS = [1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5, *range(5, 64), 128, 256, 512]
 
 
-def log_a_quad(q: float, sigma: float, alpha: float, dps: int = 40) -> mpmath.mpf:
-    """log A_α by mpmath quadrature of E[(1 + qX)^α − 1 − αqX] (X = e^{(2z−1)/(2σ²)} − 1, E X = 0)."""
-    with mpmath.workdps(dps):
-        q, s, a = mpmath.mpf(q), mpmath.mpf(sigma), mpmath.mpf(alpha)
-
-        def f(z: mpmath.mpf) -> mpmath.mpf:
-            x = mpmath.expm1((2 * z - 1) / (2 * s * s))
-            return mpmath.npdf(z, 0, s) * ((1 + q * x) ** a - 1 - a * q * x)
-
-        pts = sorted({-mpmath.inf, -20 * s, -5 * s, mpmath.mpf(0), mpmath.mpf(0.5), a - 5 * s, a, a + 5 * s,
-                      a + 20 * s, mpmath.inf})
-        return mpmath.log1p(mpmath.quad(f, pts))
-
-
-def log_a_int(q: float, sigma: float, alpha: int, dps: int = 40) -> mpmath.mpf:
-    """Exact log A_α at integer α (binomial sum at ``dps`` digits)."""
-    with mpmath.workdps(dps):
-        q, s = mpmath.mpf(q), mpmath.mpf(sigma)
-        return mpmath.log(mpmath.fsum(mpmath.binomial(alpha, k) * q**k * (1 - q) ** (alpha - k)
-                                      * mpmath.exp(mpmath.mpf(k * k - k) / (2 * s * s)) for k in range(alpha + 1)))
+# the shared 40-digit oracle (exact binomial sum at integer α, mpmath quadrature at fractional α)
+log_a_quad = log_a_int = oracles.rdp_log_a
 
 
 @pytest.mark.parametrize(("q", "sigma", "alpha"), [

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from dpcalc.checks import oracles
 from dpcalc.checks._util import exact_result, mc_result, num
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim.stats import Estimate
@@ -50,27 +51,11 @@ def _zcdp_gaussian(formula: Formula, values: Mapping[str, Any], ctx: CheckContex
     return mc_result(closed, est, "ρ vs D_2(N(Δ,σ²) ‖ N(0,σ²))/2 by sampling the privacy loss")
 
 
-def log_a_quadrature(q: float, sigma: float, alpha: float, dps: int = 40) -> float:
-    """log A_α of the Poisson-subsampled Gaussian by mpmath quadrature at ``dps`` digits (independent oracle)."""
-    import mpmath
-
-    with mpmath.workdps(dps):
-        qq, s, a = mpmath.mpf(q), mpmath.mpf(sigma), mpmath.mpf(alpha)
-
-        def f(z: Any) -> Any:
-            x = mpmath.expm1((2 * z - 1) / (2 * s * s))
-            return mpmath.npdf(z, 0, s) * ((1 + qq * x) ** a - 1 - a * qq * x)
-
-        pts = sorted({-mpmath.inf, -20 * s, -5 * s, mpmath.mpf(0), mpmath.mpf(0.5), a - 5 * s, a, a + 5 * s,
-                      a + 20 * s, mpmath.inf})
-        return float(mpmath.log1p(mpmath.quad(f, pts)))
-
-
 @recipe("rdp_subsampled_quadrature")
 def _subsampled(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     alpha, q, sigma = num(values, "alpha"), num(values, "q"), num(values, "sigma")
     closed = float(formula.call(values, published=ctx.published))
-    est = log_a_quadrature(q, sigma, alpha) / (alpha - 1.0)
+    est = float(oracles.subsampled_rdp(alpha, q, sigma))
     return exact_result(closed, est, 1e-10, "RDP = log A_α/(α−1), A_α by 40-digit mpmath quadrature")
 
 

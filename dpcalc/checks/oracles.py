@@ -1,0 +1,212 @@
+"""High-precision (mpmath) reference values shared by the verification recipes and the tests — one oracle each.
+
+Independent of the library's float64 kernels: every quantity is evaluated from its defining formula with mpmath at
+``dps`` digits (default 40), raising the working precision where a subtraction cancels, and every inverse is a
+bracketed mpmath root of the oracle forward map (certified by a sign change), never the library's own root.
+
+* :func:`gaussian_log_delta` — log δ(ε; μ) of the Gaussian privacy profile (Balle & Wang 2018 Thm 8; Dong et al.
+  2022 Cor. 2.13): ``δ = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)``, with ``log1p(−(Φ(−a) + e^ε Φ(b)))`` as δ → 1;
+* :func:`gaussian_eps`, :func:`gaussian_mu` — its inverses in ε and μ;
+* :func:`zcdp_eps`, :func:`zcdp_order` — ρ-zCDP → (ε, δ) (Canonne, Kamath & Steinke 2020 Prop. 12, continuous α);
+* :func:`rdp_log_a` — log A_α of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019): the exact
+  binomial sum at integer α, mpmath quadrature of the defining integral at fractional α;
+* :func:`root` — the bracketed mpmath root finder the inverses use.
+
+mpmath is imported inside the functions; precision is set with ``mpmath.workdps`` (no global state).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+DPS = 40
+
+
+def _mp() -> Any:
+    import mpmath
+
+    return mpmath
+
+
+# --- Gaussian privacy profile -----------------------------------------------------------------------------------
+
+def gaussian_log_delta(eps: float, mu: float, dps: int = DPS) -> Any:
+    """log δ(ε; μ) at ``dps`` significant digits (the precision is raised until the difference is resolved)."""
+    mp = _mp()
+    work = dps + 10
+    for _ in range(12):
+        with mp.workdps(work):
+            e, m = mp.mpf(eps), mp.mpf(mu)
+            a = m / 2 - e / m
+            b = -m / 2 - e / m
+            tail = mp.exp(e) * mp.ncdf(b)
+            head = mp.ncdf(a)
+            one_minus = mp.ncdf(-a) + tail  # 1 − δ, a sum of positive terms
+            if one_minus < mp.mpf(0.5):
+                return +mp.log1p(-one_minus)
+            d = head - tail
+            if d > 0:
+                lost = float(mp.log10(head / d))  # digits cancelled by the subtraction
+                if lost < work - dps - 5:
+                    return +mp.log(d)
+                work = int(dps + lost + 20)
+            else:
+                work *= 2
+    raise ArithmeticError(f"gaussian_log_delta did not resolve at eps={eps!r}, mu={mu!r}")
+
+
+def gaussian_delta(eps: float, mu: float, dps: int = DPS) -> Any:
+    """δ(ε; μ) of the Gaussian privacy profile (see :func:`gaussian_log_delta`)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        return mp.exp(gaussian_log_delta(eps, mu, dps))
+
+
+def root(f: Callable[[Any], Any], lo: Any, hi: Any, *, dps: int = DPS, log: bool = True) -> Any:
+    """A root of ``f`` on ``[lo, hi]`` where ``f(lo)``, ``f(hi)`` differ in sign (mpmath bisection then Illinois,
+    in log x when ``log`` and lo > 0), to ``dps`` digits. Raises ``ValueError`` if the bracket is not one."""
+    mp = _mp()
+    with mp.workdps(dps + 5):
+        lo, hi = mp.mpf(lo), mp.mpf(hi)
+        use_log = log and lo > 0
+        to_x = (lambda t: mp.exp(t)) if use_log else (lambda t: t)
+        a, b = (mp.log(lo), mp.log(hi)) if use_log else (lo, hi)
+        fa, fb = f(to_x(a)), f(to_x(b))
+        if fa == 0:
+            return to_x(a)
+        if fb == 0:
+            return to_x(b)
+        if (fa > 0) == (fb > 0):
+            raise ValueError("root: f(lo) and f(hi) have the same sign")
+        tol = mp.mpf(10) ** (-dps)
+        side = 0
+        for _ in range(400):
+            # Illinois (regula falsi with halving), falling back to bisection when it stalls
+            c = (a * fb - b * fa) / (fb - fa)
+            if not (min(a, b) < c < max(a, b)):
+                c = (a + b) / 2
+            fc = f(to_x(c))
+            if fc == 0:
+                return to_x(c)
+            if (fc > 0) == (fb > 0):
+                b, fb = c, fc
+                if side == -1:
+                    fa /= 2
+                side = -1
+            else:
+                a, fa = c, fc
+                if side == 1:
+                    fb /= 2
+                side = 1
+            scale = 1 if use_log else max(abs(a), abs(b), mp.mpf(10) ** (-300))
+            if abs(b - a) <= tol * scale:
+                break
+        return to_x((a + b) / 2)
+
+
+def _expand(f: Callable[[Any], Any], x0: float, want_positive_at_hi: bool) -> tuple[float, float]:
+    """A bracket [lo, hi] around the root of a monotone f, grown geometrically from ``x0`` > 0."""
+    lo = hi = max(x0, 1e-300)
+    for _ in range(2000):
+        if (f(hi) > 0) == want_positive_at_hi:
+            break
+        hi *= 2.0
+    for _ in range(2000):
+        if (f(lo) > 0) != want_positive_at_hi:
+            break
+        lo /= 2.0
+    return lo, hi
+
+
+def gaussian_eps(mu: float, log_delta: float, dps: int = DPS, guess: float | None = None) -> Any:
+    """ε(μ, δ): the root of log δ(ε; μ) = log δ (0 when δ(0; μ) <= δ)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        target = mp.mpf(log_delta)
+        if gaussian_log_delta(0.0, mu, dps) <= target:
+            return mp.mpf(0)
+
+        def f(e: Any) -> Any:  # decreasing in ε
+            return gaussian_log_delta(e, mu, dps) - target
+
+        g = guess if guess and guess > 0 else max(mu * mu / 2 + mu * math.sqrt(2 * max(-log_delta, 1.0)), 1e-30)
+        lo, hi = _expand(lambda e: -f(e), g, True)
+        return root(f, lo, hi, dps=dps)
+
+
+def gaussian_mu(eps: float, log_delta: float, dps: int = DPS, guess: float | None = None) -> Any:
+    """μ(ε, δ): the root in μ of log δ(ε; μ) = log δ (δ(ε; μ) increases with μ)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        target = mp.mpf(log_delta)
+
+        def f(m: Any) -> Any:
+            return gaussian_log_delta(eps, m, dps) - target
+
+        g = guess if guess and guess > 0 else 1.0
+        lo, hi = _expand(f, g, True)
+        return root(f, lo, hi, dps=dps)
+
+
+# --- zCDP → (ε, δ) ------------------------------------------------------------------------------------------------
+
+def zcdp_order(rho: float, log_delta: float, dps: int = DPS) -> Any:
+    """The α > 1 minimising ``ρα + log1p(−1/α) − (log δ + log α)/(α − 1)``: the root of
+    ``ρ(α − 1)² + log α + log δ = 0`` (the derivative's numerator; increasing in α)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        r, ld = mp.mpf(rho), mp.mpf(log_delta)
+
+        def g(x: Any) -> Any:  # x = α − 1
+            return r * x * x + mp.log1p(x) + ld
+
+        hi = mp.mpf(1)
+        while g(hi) <= 0:
+            hi *= 4
+        return 1 + root(g, mp.mpf(10) ** (-300), hi, dps=dps)
+
+
+def zcdp_eps(rho: float, log_delta: float, dps: int = DPS) -> Any:
+    """ε of ρ-zCDP at δ, CKS 2020 Prop. 12 minimised over continuous α, clamped at 0; 0 when the
+    Bretagnolle–Huber bound δ >= √(1 − e^{−ρ}) holds (as in :func:`dpcalc.accounting.zcdp.eps_from_rho`)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        r, ld = mp.mpf(rho), mp.mpf(log_delta)
+        if r == 0 or mp.exp(2 * ld) + mp.expm1(-r) >= 0:
+            return mp.mpf(0)
+        a = zcdp_order(rho, log_delta, dps)
+        eps = r * a + mp.log1p(-1 / a) - (ld + mp.log(a)) / (a - 1)
+        return max(eps, mp.mpf(0))
+
+
+# --- RDP of the Poisson-subsampled Gaussian -----------------------------------------------------------------------
+
+def rdp_log_a(q: float, sigma: float, alpha: float, dps: int = DPS) -> Any:
+    """log A_α: the exact binomial sum at integer α, else mpmath quadrature of 1 + E[(1 + qX)^α − 1 − αqX] with
+    X = e^{(2z−1)/(2σ²)} − 1, z ~ N(0, σ²) (E X = 0; the integrand is non-negative)."""
+    mp = _mp()
+    with mp.workdps(dps + 10):
+        qq, s = mp.mpf(q), mp.mpf(sigma)
+        if float(alpha).is_integer():
+            k_max = int(alpha)
+            terms = [mp.binomial(k_max, k) * qq**k * (1 - qq) ** (k_max - k) * mp.expm1(mp.mpf(k * k - k) / (2 * s * s))
+                     for k in range(2, k_max + 1)]
+            return +mp.log1p(mp.fsum(terms))
+        a = mp.mpf(alpha)
+
+        def f(z: Any) -> Any:
+            y = qq * mp.expm1((2 * z - 1) / (2 * s * s))
+            return mp.npdf(z, 0, s) * (mp.expm1(a * mp.log1p(y)) - a * y)
+
+        pts = sorted({-mp.inf, -20 * s, -5 * s, mp.mpf(0), mp.mpf(0.5), a - 5 * s, a, a + 5 * s, a + 20 * s,
+                      mp.inf})
+        return +mp.log1p(mp.quad(f, pts))
+
+
+def subsampled_rdp(alpha: float, q: float, sigma: float, dps: int = DPS) -> Any:
+    """RDP of the Poisson-subsampled Gaussian at order α: log A_α/(α − 1)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        return rdp_log_a(q, sigma, alpha, dps) / (mp.mpf(alpha) - 1)
