@@ -382,6 +382,27 @@ def load() -> dict[str, Formula]:
     return out
 
 
+@cache
+def _load_path(path: Path) -> dict[str, Formula]:
+    return {f.id: f for f in load_file(path)}
+
+
+def find(formula_id: str) -> Formula:
+    """One formula by id, reading only the TOML file that declares it (fast: for CLI column labels).
+
+    Same result as :func:`get`; falls back to it (and its error with close matches) when no file matches.
+    """
+    if load.cache_info().currsize:  # the whole catalog is loaded already
+        return get(formula_id)
+    needle = f'id = "{formula_id}"'
+    for path in sorted(catalog_dir().glob("*.toml")):
+        if needle in path.read_text(encoding="utf-8"):
+            found = _load_path(path).get(formula_id)
+            if found is not None:
+                return found
+    return get(formula_id)
+
+
 def get(formula_id: str) -> Formula:
     """One formula by id; raises ``KeyError`` with the closest ids when unknown."""
     cat = load()

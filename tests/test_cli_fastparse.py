@@ -110,3 +110,22 @@ def test_plain_table_layout() -> None:
 def test_json_through_the_fast_path_is_parseable(monkeypatch: pytest.MonkeyPatch) -> None:
     res = fast_invoke(["sigma", "--eps", "5", "--d", "1000", "--json"], monkeypatch)
     assert json.loads(res.output)["rows"][0]["sigma"] == pytest.approx(0.31543752682891, rel=1e-13)
+
+
+def test_installed_typer_is_in_the_pinned_range() -> None:
+    """The fast path relies on Typer private names; pyproject pins the range it was tested with."""
+    import re
+    import tomllib
+    from importlib.metadata import version
+    from pathlib import Path
+
+    deps = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["dependencies"]
+    spec = next(d for d in deps if d.startswith("typer"))
+    lo, hi = re.fullmatch(r"typer>=([\d.]+),<([\d.]+)", spec).groups()  # type: ignore[union-attr]
+
+    def key(v: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in v.split(".")[:3])
+
+    assert key(lo) <= key(version("typer")) < key(hi)
+    assert _fastparse.install(build_command(["sigma"])) == 0  # already installed by build_command …
+    assert _fastparse._runtime_base() is not None  # … because the private layer exists in this range

@@ -1,21 +1,26 @@
 """What every command shares: output options, error handling (exit 2, one line), warning capture.
 
-A command is written as::
+A command declares only its own inputs and returns a :class:`~dpcalc.report.render.Result`; :func:`command`
+registers it with the shared output options (``--format/-f``, ``--json``, ``--output/-o``, ``--force``),
+turns input errors into one stderr line and exit code 2, and collects the warnings raised while it runs::
 
-    @app.command()
-    @handle_errors
-    def sigma(eps: EpsOpt = "5", ..., fmt: FormatOpt = Format.table, json_: JsonOpt = False,
-              output: OutputOpt = None, force: ForceOpt = False) -> None:
-        with capture_warnings() as warns:
-            result = ...
-        result.warnings = warns
-        emit(result, pick_format(fmt, json_), output, force)
+    @command(midp_app, "leakage")
+    def leakage_command(sigma: SigmaOpt, d: DOpt = "1") -> Result:
+        \"""Help text; Example: dpcalc midp leakage --sigma 0.3154 --d 1000\"""
+        axes = grid({"sigma": parse_values("--sigma", sigma), "d": parse_values("--d", d)})
+        out = {"eps": midp.server_leakage(axes["sigma"], axes["d"])}
+        return Result(columns_for("midp.server_leakage", ["sigma", "d", "eps"]), flatten(axes, out),
+                      formula="midp.server_leakage")
+
+See docs/conventions.md ("How to add a command").
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
+import typing
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +30,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from dpcalc.errors import DpcalcError
-from dpcalc.report.render import Format
+from dpcalc.report.render import Format, Result, emit
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,9 +85,61 @@ def capture_warnings() -> Iterator[list[str]]:
             collected.append(msg)
 
 
-def check_units(units: str) -> str:
+def check_units(units: str) -> typing.Literal["nats", "bits"]:
     """Validate a --units value."""
     u = units.lower()
-    if u not in ("nats", "bits"):
-        raise fail(f"--units must be 'nats' or 'bits' (got {units!r})")
-    return u
+    if u == "nats":
+        return "nats"
+    if u == "bits":
+        return "bits"
+    raise fail(f"--units must be 'nats' or 'bits' (got {units!r})")
+
+
+_OUTPUT_PARAMETERS = (
+    inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, default=Format.table, annotation=FormatOpt),
+    inspect.Parameter("json_", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOpt),
+    inspect.Parameter("output", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=OutputOpt),
+    inspect.Parameter("force", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=ForceOpt),
+)
+OUTPUT_OPTIONS = tuple(p.name for p in _OUTPUT_PARAMETERS)
+
+
+def output_command(func: Callable[..., Result]) -> Callable[..., None]:
+    """Wrap a function returning a :class:`Result` into a Typer callback with the shared output options.
+
+    The callback's signature is ``func``'s own parameters followed by ``--format/-f``, ``--json``,
+    ``--output/-o`` and ``--force``; it captures warnings (listed before the result's own), renders the result
+    and maps dpcalc input errors to one line on stderr and exit code 2.
+    """
+    hints = typing.get_type_hints(func, include_extras=True)
+    own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in inspect.signature(func).parameters.values()]
+    clash = {p.name for p in own} & set(OUTPUT_OPTIONS)
+    if clash:
+        raise TypeError(f"{func.__qualname__}: parameters {sorted(clash)} are the shared output options")
+    params = [*own, *_OUTPUT_PARAMETERS]
+
+    @functools.wraps(func)
+    def callback(**kwargs: Any) -> None:
+        fmt, json_flag, output, force = (kwargs.pop(name) for name in OUTPUT_OPTIONS)
+        with capture_warnings() as warns:
+            result = func(**kwargs)
+        result.warnings = [*warns, *(w for w in result.warnings if w not in warns)]
+        emit(result, pick_format(fmt, json_flag), output, force)
+
+    del callback.__wrapped__  # Typer reads the signature below, not func's
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__annotations__ = {p.name: p.annotation for p in params}
+    return handle_errors(callback)
+
+
+def command(app: typer.Typer, name: str | None = None, **kwargs: Any) -> Callable[[Callable[..., Result]], Any]:
+    """Decorator: register ``func`` (returning a :class:`Result`) as command ``name`` of ``app``.
+
+    See :func:`output_command`; ``kwargs`` go to ``app.command`` (e.g. ``help``).
+    """
+
+    def decorator(func: Callable[..., Result]) -> Callable[..., Result]:
+        app.command(name, **kwargs)(output_command(func))
+        return func
+
+    return decorator

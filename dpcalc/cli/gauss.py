@@ -170,7 +170,8 @@ def custom_command(sigma_x: Annotated[Path, typer.Option("--sigma-x", help="Cova
                              Column("client", "argmax i", integer=True), Column("utility", f"I(X;Y)/n ({u})"),
                              Column("units", "units")],
                     rows=rows, title="Exact Gaussian engine (Cholesky log-determinants, Schur complements)",
-                    note=NOTE.format(units=u), formula="gauss.engine", units=u, warnings=warns)
+                    note=NOTE.format(units=u), formula="gauss.engine",
+                    units={"privacy": u, "utility": u}, warnings=warns)
     emit(result, pick_format(fmt, json_), output, force)
 
 
@@ -212,7 +213,7 @@ def figure_command(number: Annotated[int, typer.Argument(help="Figure number: 4,
                           ("case3_u_max", "Case-3 U_max (σ_e² free)")]
     rows = _with_units(flatten({"eps": eps}, out), "bits")
     result = Result(columns=_cols("bits", names), rows=rows, title=f"Zeng et al. 2022, Figure {number} data",
-                    note=NOTE.format(units="bits"), formula="gauss", units="bits", warnings=warns,
+                    note=NOTE.format(units="bits"), formula="gauss", units={"eps": "bits"}, warnings=warns,
                     meta={"figure": number, "seed": seed if number == 4 else None})
     emit(result, pick_format(fmt, json_), output, force)
 

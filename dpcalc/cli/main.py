@@ -80,9 +80,10 @@ def build_command(argv: list[str] | None = None) -> Any:
     return command
 
 
-def main() -> None:
-    """Console-script entry point."""
-    build_command(sys.argv[1:])(prog_name="dpcalc")
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point (``argv`` defaults to ``sys.argv[1:]``; tests pass it explicitly)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    build_command(args)(args=args, prog_name="dpcalc")
 
 
 if __name__ == "__main__":  # pragma: no cover

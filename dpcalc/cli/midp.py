@@ -6,24 +6,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from dpcalc import midp
-from dpcalc.cli._common import (
-    ForceOpt,
-    FormatOpt,
-    JsonOpt,
-    OutputOpt,
-    UnitsOpt,
-    capture_warnings,
-    check_units,
-    handle_errors,
-    pick_format,
-)
+from dpcalc.cli._common import UnitsOpt, check_units, command, output_command
 from dpcalc.errors import DomainError
+from dpcalc.report.columns import column, columns_for
 from dpcalc.report.grid import flatten, grid, parse_values, parse_vector
-from dpcalc.report.render import Column, Format, Result, emit
+from dpcalc.report.render import Column, Result
 
 midp_app = typer.Typer(help="ε-MI-DP in federated learning (He & He, IEEE Access 2023; seed 000).",
                        no_args_is_help=True)
@@ -36,6 +26,9 @@ class Side(str, Enum):
 
 
 _SIDE_LABEL = {"server": "server side", "client": "client side", "both": "server and client side"}
+_SIGMA = {"server": "midp.server_sigma", "client": "midp.client_sigma"}
+_LEAKAGE = {"server": "midp.server_leakage", "client": "midp.client_leakage"}
+_EQUAL = "midp.server_sigma_equal"  # declares eps, d, C, N
 
 SideOpt = Annotated[Side, typer.Option("--side", help="Where the Gaussian noise is added.")]
 NOpt = Annotated[str | None, typer.Option("--N", help="Number of clients (equal weights 1/N). Default 1, or "
@@ -50,27 +43,32 @@ _GUARANTEE = ("Guarantee: client-level ε-MI-DP, sup I(w_i; w̄ | w^(-i)) <= ε 
               "sufficient, not proven minimal. Per round, no composition across rounds.")
 
 
-def _weights_axes(weights: str | None, n_text: str | None) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    """Return the N axis (or fixed weight statistics) for the grid."""
+def _sides(side: Side) -> list[str]:
+    return ["server", "client"] if side is Side.both else [side.value]
+
+
+def _key(name: str, side: Side, which: str) -> str:
+    """Output key: ``sigma`` for one side, ``sigma_server``/``sigma_client`` for both."""
+    return f"{name}_{which}" if side is Side.both else name
+
+
+def _aggregation(first: str, first_text: str, d: str, n_text: str | None, C: str,
+                 weights: str | None) -> tuple[dict[str, Any], Any, Any, dict[str, Any]]:
+    """The grid (first option, d, N, C) and the weights' (max p, Σ p²); meta describing the weights."""
     if weights is None:
-        return {"N": parse_values("--N", n_text if n_text is not None else "1")}, {}
-    p_max, sum_p2 = midp.weight_stats(parse_vector("--weights", weights))
-    n_weights = len(parse_vector("--weights", weights))
-    if n_text is not None and parse_values("--N", n_text) != [float(n_weights)]:
-        raise DomainError(f"--N must equal the number of --weights ({n_weights}) when both are given")
-    return {"N": [float(n_weights)]}, {"p_max": p_max, "sum_p2": sum_p2}
-
-
-def _stats(axes: dict[str, np.ndarray], fixed: dict[str, Any]) -> tuple[Any, Any]:
+        n_values = parse_values("--N", n_text if n_text is not None else "1")
+        fixed: dict[str, Any] = {}
+    else:
+        vector = parse_vector("--weights", weights)
+        p_max, sum_p2 = midp.weight_stats(vector)
+        if n_text is not None and parse_values("--N", n_text) != [float(len(vector))]:
+            raise DomainError(f"--N must equal the number of --weights ({len(vector)}) when both are given")
+        n_values, fixed = [float(len(vector))], {"p_max": p_max, "sum_p2": sum_p2}
+    axes = grid({first: parse_values(f"--{first}", first_text), "d": parse_values("--d", d), "N": n_values,
+                 "C": parse_values("--C", C)})
     if fixed:
-        return fixed["p_max"], fixed["sum_p2"]
-    n = midp.v.integer_at_least("N", axes["N"], 1)
-    return 1.0 / n, 1.0 / n
-
-
-def _input_columns(units: str) -> list[Column]:
-    return [Column("eps", f"ε ({units})", r"$\epsilon$ (" + units + ")"), Column("d", "d", "$d$", integer=True),
-            Column("N", "N", "$N$", integer=True), Column("C", "C", "$C$")]
+        return axes, fixed["p_max"], fixed["sum_p2"], fixed
+    return axes, *midp.equal_weight_stats(axes["N"]), fixed
 
 
 def sigma_command(
@@ -81,47 +79,31 @@ def sigma_command(
     C: COpt = "1",
     weights: WeightsOpt = None,
     units: UnitsOpt = "nats",
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """Minimum Gaussian noise std σ for client-level ε-MI-DP (eqs. 4.7-4.11).
 
     Example: dpcalc sigma --eps 5 --d 1000   (σ = 0.3154375268…, server side, N = 1, C = 1)
     """
     u = check_units(units)
-    n_axis, fixed = _weights_axes(weights, n_clients)
-    options = {"eps": parse_values("--eps", eps), "d": parse_values("--d", d), **n_axis,
-               "C": parse_values("--C", C)}
-    axes = grid(options)
-    p_max, sum_p2 = _stats(axes, fixed)
-    with capture_warnings() as warns:
-        out: dict[str, Any] = {}
-        if side in (Side.server, Side.both):
-            out["sigma_server" if side is Side.both else "sigma"] = midp.server_sigma(
-                axes["eps"], axes["d"], axes["C"], p_max, units=u)  # type: ignore[arg-type]
-        if side in (Side.client, Side.both):
-            out["sigma_client" if side is Side.both else "sigma"] = midp.client_sigma(
-                axes["eps"], axes["d"], axes["C"], p_max, sum_p2, units=u)  # type: ignore[arg-type]
-    labels = {"sigma": f"σ_{side.value[0]}", "sigma_server": "σ_s (server)", "sigma_client": "σ_c (client)"}
-    latex = {"sigma": rf"$\sigma_{side.value[0]}$", "sigma_server": r"$\sigma_s$", "sigma_client": r"$\sigma_c$"}
-    formulas = {"server": "midp.server_sigma", "client": "midp.client_sigma"}
-    result = Result(
-        columns=_input_columns(u) + [Column(k, labels[k], latex[k]) for k in out],
+    axes, p_max, sum_p2, fixed = _aggregation("eps", eps, d, n_clients, C, weights)
+    out: dict[str, Any] = {}
+    if side in (Side.server, Side.both):
+        out[_key("sigma", side, "server")] = midp.server_sigma(axes["eps"], axes["d"], axes["C"], p_max, units=u)
+    if side in (Side.client, Side.both):
+        out[_key("sigma", side, "client")] = midp.client_sigma(axes["eps"], axes["d"], axes["C"], p_max, sum_p2,
+                                                               units=u)
+    return Result(
+        columns=columns_for(_EQUAL, ["eps", "d", "N", "C"], units={"eps": u})
+        + [column(_SIGMA[s], "sigma", key=_key("sigma", side, s)) for s in _sides(side)],
         rows=flatten(axes, out),
         title=f"Minimum Gaussian noise std for ε-MI-DP ({_SIDE_LABEL[side.value]})",
         note=_GUARANTEE.format(units=u),
-        formula=formulas[side.value] if side is not Side.both else list(formulas.values()),
-        units={"eps": u, "sigma": "parameter units (same as C)"},
-        warnings=warns,
+        formula=_SIGMA[side.value] if side is not Side.both else list(_SIGMA.values()),
         meta={"side": side.value, "weights": "equal (1/N)" if not fixed else fixed},
     )
-    emit(result, pick_format(fmt, json_), output, force)
 
 
-@midp_app.command("leakage")
-@handle_errors
+@command(midp_app, "leakage")
 def leakage_command(
     sigma: Annotated[str, typer.Option("--sigma", help="Noise std σ (parameter units).")],
     d: DOpt,
@@ -130,48 +112,33 @@ def leakage_command(
     C: COpt = "1",
     weights: WeightsOpt = None,
     units: UnitsOpt = "nats",
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """The ε-MI-DP level guaranteed by a given σ (bound 1.40 / 2.47 solved for ε).
 
     Example: dpcalc midp leakage --sigma 0.3154 --d 1000
     """
     u = check_units(units)
-    n_axis, fixed = _weights_axes(weights, n_clients)
-    options = {"sigma": parse_values("--sigma", sigma), "d": parse_values("--d", d), **n_axis,
-               "C": parse_values("--C", C)}
-    axes = grid(options)
-    p_max, sum_p2 = _stats(axes, fixed)
-    with capture_warnings() as warns:
-        out: dict[str, Any] = {}
-        if side in (Side.server, Side.both):
-            out["eps_server" if side is Side.both else "eps"] = midp.server_leakage(
-                axes["sigma"], axes["d"], axes["C"], p_max, units=u)  # type: ignore[arg-type]
-        if side in (Side.client, Side.both):
-            out["eps_client" if side is Side.both else "eps"] = midp.client_leakage(
-                axes["sigma"], axes["d"], axes["C"], p_max, sum_p2, units=u)  # type: ignore[arg-type]
-    result = Result(
-        columns=[Column("sigma", "σ", r"$\sigma$"), Column("d", "d", "$d$", integer=True),
-                 Column("N", "N", "$N$", integer=True), Column("C", "C", "$C$")]
-        + [Column(k, f"{k} ({u})", rf"$\epsilon$ ({u})") for k in out],
+    axes, p_max, sum_p2, _ = _aggregation("sigma", sigma, d, n_clients, C, weights)
+    out: dict[str, Any] = {}
+    if side in (Side.server, Side.both):
+        out[_key("eps", side, "server")] = midp.server_leakage(axes["sigma"], axes["d"], axes["C"], p_max, units=u)
+    if side in (Side.client, Side.both):
+        out[_key("eps", side, "client")] = midp.client_leakage(axes["sigma"], axes["d"], axes["C"], p_max, sum_p2,
+                                                               units=u)
+    first = _LEAKAGE["server" if side is Side.both else side.value]
+    return Result(
+        columns=[column(first, "sigma", label="σ"), *columns_for(_EQUAL, ["d", "N", "C"])]
+        + [column(_LEAKAGE[s], "eps", key=_key("eps", side, s), unit=u) for s in _sides(side)],
         rows=flatten(axes, out),
         title=f"ε-MI-DP leakage bound of Gaussian noise ({_SIDE_LABEL[side.value]})",
         note=f"Upper bound on sup I(w_i; w̄ | w^(-i)) in {u} (He & He 2023, eqs. 1.40/2.47); the true leakage "
              "under ‖w_i‖ <= C is at most this.",
-        formula=["midp.server_leakage", "midp.client_leakage"] if side is Side.both
-        else f"midp.{side.value}_leakage",
-        units={"eps": u, "sigma": "parameter units"},
-        warnings=warns,
+        formula=list(_LEAKAGE.values()) if side is Side.both else _LEAKAGE[side.value],
         meta={"side": side.value},
     )
-    emit(result, pick_format(fmt, json_), output, force)
 
 
-@midp_app.command("utility")
-@handle_errors
+@command(midp_app, "utility")
 def utility_command(
     eps: Annotated[str, typer.Option("--eps", help="Privacy level ε.")],
     d: DOpt,
@@ -179,42 +146,28 @@ def utility_command(
     C: COpt = "1",
     weights: WeightsOpt = None,
     units: UnitsOpt = "nats",
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """Utility U = 1/E‖w̄ − w̄_dp‖² at the minimum noise, server vs client side (eqs. 4.12-4.16, Thm 2).
 
     Example: dpcalc midp utility --eps 5 --d 100 --N 100 --C 10   (U = 10.517…)
     """
     u = check_units(units)
-    n_axis, fixed = _weights_axes(weights, n_clients)
-    options = {"eps": parse_values("--eps", eps), "d": parse_values("--d", d), **n_axis,
-               "C": parse_values("--C", C)}
-    axes = grid(options)
-    p_max, sum_p2 = _stats(axes, fixed)
-    with capture_warnings() as warns:
-        s_server = midp.server_sigma(axes["eps"], axes["d"], axes["C"], p_max, units=u)  # type: ignore[arg-type]
-        s_client = midp.client_sigma(axes["eps"], axes["d"], axes["C"], p_max, sum_p2, units=u)  # type: ignore[arg-type]
-        out = {
-            "sigma_server": s_server,
-            "sigma_client": s_client,
-            "u_server": midp.utility_server(s_server, axes["d"]),
-            "u_client": midp.utility_client(s_client, axes["d"], sum_p2),
-        }
-    result = Result(
-        columns=[*_input_columns(u), Column("sigma_server", "σ_s", r"$\sigma_s$"),
-                 Column("sigma_client", "σ_c", r"$\sigma_c$"), Column("u_server", "U_cdp", r"$U_{\mathrm{cdp}}$"),
-                 Column("u_client", "U_ldp", r"$U_{\mathrm{ldp}}$")],
+    axes, p_max, sum_p2, _ = _aggregation("eps", eps, d, n_clients, C, weights)
+    s_server = midp.server_sigma(axes["eps"], axes["d"], axes["C"], p_max, units=u)
+    s_client = midp.client_sigma(axes["eps"], axes["d"], axes["C"], p_max, sum_p2, units=u)
+    out = {"sigma_server": s_server, "sigma_client": s_client, "u_server": midp.utility_server(s_server, axes["d"]),
+           "u_client": midp.utility_client(s_client, axes["d"], sum_p2)}
+    return Result(
+        columns=[*columns_for(_EQUAL, ["eps", "d", "N", "C"], units={"eps": u}),
+                 column("midp.server_sigma", "sigma", key="sigma_server"),
+                 column("midp.client_sigma", "sigma", key="sigma_client"),
+                 column("midp.utility_server", "utility", key="u_server"),
+                 column("midp.utility_client", "utility", key="u_client")],
         rows=flatten(axes, out),
         title="Utility at the minimum ε-MI-DP noise (Theorem 2: U_ldp = U_cdp)",
         note="U = 1/E‖w̄ − w̄_dp‖² in 1/parameter-units²; equal on both sides (He & He 2023, Thm 2, eq. 4.16).",
         formula=["midp.utility_server", "midp.utility_client", "midp.utility_at_budget"],
-        units={"eps": u, "utility": "1/parameter-units^2"},
-        warnings=warns,
     )
-    emit(result, pick_format(fmt, json_), output, force)
 
 
 def _read_clients_csv(path: Path) -> tuple[list[float], list[float]]:
@@ -229,8 +182,7 @@ def _read_clients_csv(path: Path) -> tuple[list[float], list[float]]:
     return eps, cs
 
 
-@midp_app.command("personalized")
-@handle_errors
+@command(midp_app, "personalized")
 def personalized_command(
     eps: Annotated[str | None, typer.Option("--eps", help="Per-client budgets ε_k (comma list or file).")] = None,
     C: Annotated[str, typer.Option("--C", help="Per-client clipping bounds C_k (list, file or one value).")] = "1",
@@ -238,11 +190,7 @@ def personalized_command(
     file: Annotated[Path | None, typer.Option("--file", help="CSV with columns eps,C (one row per client).",
                                               exists=True, dir_okay=False)] = None,
     units: UnitsOpt = "nats",
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """Personalized budgets (Thm 3, Cor 2): optimal σ_k and weights p_k, U* beside the baselines (5.21)/(5.22).
 
     Example: dpcalc midp personalized --eps 1,2,5 --C 1,2,4 --d 10   (U* = 1.31996 vs baseline 0.96653)
@@ -259,41 +207,34 @@ def personalized_command(
     d_values = parse_values("--d", d)
     if len(d_values) != 1:
         raise DomainError("--d takes one value here (the per-client lists are the rows)")
-    with capture_warnings() as warns:
-        plan = midp.personalized(eps_k, c_k, d_values[0], units=u)  # type: ignore[arg-type]
-        leak = midp.personalized_leakage(plan.weights, plan.sigma, c_k, d_values[0], units=u)  # type: ignore[arg-type]
+    plan = midp.personalized(eps_k, c_k, d_values[0], units=u)
+    leak = midp.personalized_leakage(plan.weights, plan.sigma, c_k, d_values[0], units=u)
     rows = [{"client": k + 1, "eps": eps_k[k], "C": c_k[k], "alpha": plan.alpha[k], "sigma": plan.sigma[k],
              "p": plan.weights[k], "leakage": leak[k]} for k in range(len(eps_k))]
-    result = Result(
-        columns=[Column("client", "k", "$k$", integer=True), Column("eps", f"ε_k ({u})", r"$\epsilon_k$"),
-                 Column("C", "C_k", "$C_k$"), Column("alpha", "α_k", r"$\alpha_k$"),
-                 Column("sigma", "σ_k (Cor. 2)", r"$\sigma_k$"), Column("p", "p_k*", r"$p_k^*$"),
-                 Column("leakage", f"leakage bound ({u})", r"$\sup I_k$")],
+    return Result(
+        columns=[Column("client", "k", "$k$", integer=True), *columns_for("midp.alpha", ["eps", "C", "alpha"],
+                                                                          units={"eps": u}),
+                 column("midp.corollary2_sigma", "sigma", label="σ_k (Cor. 2)"),
+                 column("midp.optimal_weights", "p", label="p_k*"),
+                 column("midp.personalized_leakage", "eps", key="leakage", unit=u, label=f"leakage bound ({u})")],
         rows=rows,
         title=f"Personalized ε_k-MI-DP, d = {d_values[0]:g} (Theorem 3 / Corollary 2)",
         note="σ_k = α_k/√N and p_k ∝ 1/α_k reach U* = (Σ 1/α_k)²/d with every client's leakage bound equal to "
              "its ε_k (He & He 2023, eqs. 5.29-5.33). The baselines add the worst client's noise to all.",
         formula=["midp.alpha", "midp.optimal_utility", "midp.optimal_weights", "midp.corollary2_sigma"],
-        units={"eps": u, "utility": "1/parameter-units^2"},
-        warnings=warns,
+        units={"u_star": "1/parameter-units^2", "u_baseline": "1/parameter-units^2"},
         summary={"u_star": plan.utility, "u_baseline": plan.baseline_utility, "gain": plan.gain,
                  "sigma_baseline_client": plan.baseline_sigma_client,
                  "sigma_baseline_server": plan.baseline_sigma_server},
     )
-    emit(result, pick_format(fmt, json_), output, force)
 
 
-@midp_app.command("clip")
-@handle_errors
+@command(midp_app, "clip")
 def clip_command(
     c0: Annotated[str, typer.Option("--c0", help="Initial clipping threshold C_1 (> 0).")],
     eta: Annotated[float, typer.Option("--eta", help="Threshold learning rate η in (0, 1].")],
     norms: Annotated[str, typer.Option("--norms", help="Per-round norms ‖w_t‖ (comma list or file).")],
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """Adaptive clipping thresholds C_{t+1} = C_t − η(C_t − ‖w_t‖) (eqs. 5.17-5.19).
 
     Example: dpcalc midp clip --c0 1 --eta 0.5 --norms 2,2,2
@@ -302,25 +243,23 @@ def clip_command(
     if len(c_start) != 1:
         raise DomainError("--c0 takes one value")
     w = parse_vector("--norms", norms)
-    with capture_warnings() as warns:
-        sched = midp.clip_schedule(c_start[0], w, eta)
+    sched = midp.clip_schedule(c_start[0], w, eta)
     rows: list[dict[str, float | None]] = [{"round": t + 1, "norm": float(w[t]), "threshold": float(sched[t])}
                                            for t in range(len(w))]
     rows.append({"round": len(w) + 1, "norm": None, "threshold": float(sched[-1])})
-    result = Result(
-        columns=[Column("round", "t", "$t$", integer=True), Column("threshold", "C_t", "$C_t$"),
-                 Column("norm", "‖w_t‖", r"$\lVert w_t\rVert$")],
+    return Result(
+        columns=[Column("round", "t", "$t$", integer=True),
+                 column("midp.clip_update", "C", key="threshold", label="C_t"),
+                 column("midp.clip_update", "w_norm", key="norm", label="‖w_t‖")],
         rows=rows,
         title="Adaptive clipping threshold (He & He 2023, eq. 5.18)",
         note="Round t clips ‖w_t‖ to C_t (5.19); the last row is the threshold for the next round.",
         formula="midp.clip_update",
         units={"threshold": "parameter units"},
-        warnings=warns,
     )
-    emit(result, pick_format(fmt, json_), output, force)
 
 
 def register(app: typer.Typer) -> None:
     """Attach ``sigma`` and the ``midp`` group to the root app."""
-    app.command("sigma")(handle_errors(sigma_command))
+    app.command("sigma")(output_command(sigma_command))
     app.add_typer(midp_app, name="midp")

@@ -125,6 +125,12 @@ def weight_stats(weights: ArrayLike) -> tuple[float, float]:
     return float(np.max(p)), float(np.sum(p * p))
 
 
+def equal_weight_stats(N: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
+    """``(max p, Σ p²)`` of equal weights ``p_i = 1/N`` (both ``1/N``; ``N`` an integer >= 1, broadcast)."""
+    n = v.integer_at_least("N", N, 1)
+    return v.scalar_or_array(1.0 / n), v.scalar_or_array(1.0 / n)
+
+
 def server_leakage(sigma: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
                    units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by server noise σ: bound (1.40), ``(d/2)·ln(1 + p_max²C²/(dσ²))``.

@@ -1,7 +1,9 @@
 """Rendering of a command's result: rich table, JSON, CSV, Markdown or LaTeX, to stdout or a file.
 
 JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
-"meta": {"formula": id, "units": …, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
+"meta": {"formula": id, "units": {column: unit, …}, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
+``meta.units`` is always a dict: the units of the columns (from the catalog, see :mod:`dpcalc.report.columns`)
+updated by :attr:`Result.units`.
 """
 
 from __future__ import annotations
@@ -32,13 +34,18 @@ class Format(str, Enum):
 
 @dataclass(frozen=True)
 class Column:
-    """One output column: ``key`` in JSON/CSV, ``label`` (with unit) in tables, ``latex`` in LaTeX."""
+    """One output column: ``key`` in JSON/CSV, ``label`` (with unit) in tables, ``latex`` in LaTeX.
+
+    ``unit`` goes to ``meta.units`` (JSON); build columns of catalog quantities with
+    :func:`dpcalc.report.columns.column` / :func:`~dpcalc.report.columns.columns_for` rather than by hand.
+    """
 
     key: str
     label: str = ""
     latex: str = ""
     integer: bool = False
     text: bool = False  # left-aligned (ids, names); numbers are right-aligned
+    unit: str = ""
 
     @property
     def header(self) -> str:
@@ -54,7 +61,7 @@ class Result:
     title: str = ""
     note: str = ""
     formula: str | list[str] = ""
-    units: str | dict[str, str] = ""
+    units: dict[str, str] = field(default_factory=dict)  # overrides/additions to the columns' units
     warnings: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     summary: dict[str, Any] | None = None
@@ -89,8 +96,15 @@ def _latex_num(value: Any, integer: bool = False) -> str:
     return f"${s}$" if s not in ("inf", "-inf") else f"${'-' if s[0] == '-' else ''}\\infty$"
 
 
+def units_of(result: Result) -> dict[str, str]:
+    """``meta.units``: every column's unit, then the result's own entries (always a dict)."""
+    if not isinstance(result.units, dict):
+        raise TypeError(f"Result.units must be a dict (got {type(result.units).__name__})")
+    return {**{c.key: c.unit for c in result.columns if c.unit}, **result.units}
+
+
 def to_json(result: Result) -> str:
-    meta = {"formula": result.formula, "units": result.units, "dpcalc_version": __version__, **result.meta}
+    meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
     rows = [{c.key: _clean(r.get(c.key), c.integer) for c in result.columns} for r in result.rows]
     doc: dict[str, Any] = {"rows": rows, "warnings": result.warnings, "meta": meta}
     if result.summary is not None:

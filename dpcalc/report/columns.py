@@ -1,0 +1,89 @@
+"""Output columns built from the catalog's declarations: label, LaTeX symbol and unit of each quantity.
+
+A command names the formula it evaluates and the quantities it prints; the catalog entry's ``inputs`` and
+``output`` supply the symbol (LaTeX, shown in LaTeX tables; turned into Unicode for the other formats), the
+unit (``meta.units`` in JSON, and in the table header) and whether the value is an integer::
+
+    columns_for("midp.server_sigma", ["eps", "d", "C", "sigma"], units={"eps": "bits"})
+
+Only the TOML file holding the formula is read (:func:`dpcalc.catalog.find`), so start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from dpcalc.report.render import Column
+
+_GREEK = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
+    "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
+    "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω",
+    "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ",
+    "Psi": "Ψ", "Omega": "Ω", "sum": "Σ", "prod": "Π", "infty": "∞", "lVert": "‖", "rVert": "‖", "Vert": "‖",
+    "ln": "ln ", "log": "log ", "max": "max", "min": "min", "exp": "exp", "cdot": "·", "sqrt": "√",
+}
+_SUPERSCRIPT = str.maketrans("0123456789+-*", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻*")
+_UNITLESS = ("", "dimensionless")
+
+
+def unicode_symbol(latex: str) -> str:
+    """A short plain-text rendering of a catalog LaTeX symbol: ``\\sigma_{s,t}`` → ``σ_s,t``, ``\\sigma^2`` → ``σ²``."""
+    s = re.sub(r"\\(?:mathrm|text|operatorname|mathbf|boldsymbol)\{([^{}]*)\}", r"\1", latex)
+    s = re.sub(r"\\([A-Za-z]+)\s?", lambda m: _GREEK.get(m.group(1), m.group(1)), s)
+    s = re.sub(r"\^\{([0-9+\-*]+)\}|\^([0-9])", lambda m: (m.group(1) or m.group(2)).translate(_SUPERSCRIPT), s)
+    s = re.sub(r"_\{([^{}]*)\}", r"_\1", s)
+    s = s.replace("{", "").replace("}", "").replace("\\,", " ").replace("\\", "")
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def _short_unit(unit: str) -> str:
+    """The unit as shown in a table header: without its parenthesised remark."""
+    return unit.split(" (")[0].strip()
+
+
+def make_column(key: str, symbol: str, unit: str, integer: bool = False, label: str = "") -> Column:
+    """A column for a quantity with a LaTeX ``symbol`` and a ``unit`` (header ``symbol (unit)``)."""
+    text = label or unicode_symbol(symbol)
+    shown = _short_unit(unit)
+    header = text if shown in _UNITLESS or label else f"{text} ({shown})"
+    return Column(key, header, f"${symbol}$" + ("" if shown in _UNITLESS else f" ({shown})"), integer=integer,
+                  unit=unit if unit not in _UNITLESS else "")
+
+
+def column(formula_id: str, name: str, *, key: str | None = None, unit: str | None = None,
+           label: str = "") -> Column:
+    """The column of input or output ``name`` of catalog formula ``formula_id``.
+
+    ``key`` renames the JSON/CSV key (e.g. ``sigma`` → ``sigma_server``), ``unit`` overrides the catalog's
+    unit (e.g. ``bits`` under ``--units bits``), ``label`` replaces the table label.
+    """
+    from dpcalc import catalog
+
+    entry = catalog.find(formula_id)
+    if entry.output.name == name:
+        symbol, cat_unit, integer = entry.output.symbol, entry.output.unit, False
+    else:
+        try:
+            quantity = entry.input(name)
+        except KeyError:
+            known = [i.name for i in entry.inputs] + [entry.output.name]
+            raise KeyError(f"{formula_id} has no input or output {name!r} (has {', '.join(known)})") from None
+        symbol, cat_unit, integer = quantity.symbol, quantity.unit, quantity.domain.integer
+    return make_column(key or name, symbol, cat_unit if unit is None else unit, integer, label)
+
+
+def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Mapping[str, str] | None = None,
+                units: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None) -> list[Column]:
+    """Columns for several quantities of one formula (default: its scalar inputs, then its output).
+
+    ``keys``/``units``/``labels`` map a quantity name to the override of :func:`column`.
+    """
+    from dpcalc import catalog
+
+    if names is None:
+        entry = catalog.find(formula_id)
+        names = [*(i.name for i in entry.inputs if i.kind == "scalar"), entry.output.name]
+    keys, units, labels = keys or {}, units or {}, labels or {}
+    return [column(formula_id, n, key=keys.get(n), unit=units.get(n), label=labels.get(n, "")) for n in names]
