@@ -266,14 +266,15 @@ def test_compose_and_gaussian_mechanism() -> None:
     assert gdp.compose([1e200, 1e200]) == pytest.approx(math.sqrt(2) * 1e200, rel=1e-15)
     assert gdp.compose([0.0, 0.0]) == 0.0
     sig = np.array([1.0, 2.0, 0.5])
-    mus = np.asarray(gdp.gaussian_mu(1.0, sig))
+    mus = np.asarray(gdp.gaussian_mu(sensitivity=1.0, sigma=sig))
     mu = gdp.compose(mus)
     rng = np.random.default_rng(3)
     x = rng.normal(mus, 1.0, (1_000_000, 3))
     loss = (x * mus - 0.5 * mus * mus).sum(axis=1)
     terms = np.maximum(0.0, -np.expm1(1.0 - loss))
     assert abs(gdp.delta_from_eps(1.0, mu) - terms.mean()) <= 5 * terms.std() / 1000
-    assert gdp.gaussian_sigma(2.0, gdp.gaussian_mu(2.0, 3.0)) == pytest.approx(3.0, rel=1e-15)
+    mu3 = gdp.gaussian_mu(sensitivity=2.0, sigma=3.0)
+    assert gdp.gaussian_sigma(sensitivity=2.0, mu=mu3) == pytest.approx(3.0, rel=1e-15)
 
 
 def test_clt_published_form_and_warnings() -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -29,6 +28,7 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
+from dpcalc._roots import bracket
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 FloatOrArray = float | v.FloatArray
@@ -40,8 +40,8 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _ASYMPTOTIC_U = 30.0  # erfcx asymptotic series used for u >= this (relative truncation error < 1e-19)
 _ASYMPTOTIC_TERMS = 9
 
-#: Relative tolerance of the root finders (ε(μ, δ), μ(ε, δ)): |x − x*| <= ROOT_RTOL·x* + 1e-300.
-ROOT_RTOL = 1e-12
+#: Relative width of the final bracket of ε(μ, δ), μ(ε, δ) (the returned end is then moved _SAFETY outward).
+ROOT_RTOL = 2e-15
 _SAFETY = 1e-14  # relative margin added on the safe side (covers the ~1e-16·a² evaluation error of log δ)
 
 CLT_WARNING = ("the privacy CLT mu = q*sqrt(T*(exp(1/sigma^2) - 1)) is an asymptotic approximation, not a bound: "
@@ -132,13 +132,16 @@ def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray, tail: bool) -> tuple[v.
     if np.any(pos):
         ap, bp, ep = a[pos], b[pos], eps[pos]
         phi_b = special.ndtr(bp)
-        tail_b = np.exp(ep + special.log_ndtr(bp))  # e^ε Φ(b) <= 1 (no overflow for large ε)
+        # e^ε Φ(b) = ½e^{−a²/2}·erfcx(−b/√2) (ε − b²/2 = −a²/2): no cancellation of ε against b²/2 at huge μ
+        log_tail = -0.5 * ap * ap - _LN2 + np.log(special.erfcx(-bp / _SQRT2))
+        tail_b = np.exp(log_tail)
         excess = np.where(ep < 1.0, np.expm1(np.minimum(ep, 1.0)) * phi_b, tail_b - phi_b)  # (e^ε − 1)Φ(b)
         d = 0.5 * (special.erf(ap / _SQRT2) + special.erf(-bp / _SQRT2)) - excess
-        one_minus = special.ndtr(-ap) + tail_b
-        with np.errstate(divide="ignore"):
-            log_d[pos] = np.where(one_minus < 0.5, np.log1p(-one_minus), np.log(d))
-        delta[pos] = np.log(tail_b) - log_d[pos] if tail else d
+        # 1 − δ = Φ(−a) + e^ε Φ(b) in log space: log δ = log1p(−(1 − δ)) stays accurate as δ → 1 (even subnormal)
+        log_om = np.logaddexp(special.log_ndtr(-ap), log_tail)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_d[pos] = np.where(log_om < -_LN2, np.log1p(-np.exp(log_om)), np.log(d))
+        delta[pos] = log_tail - log_d[pos] if tail else d
     return log_d, delta
 
 
@@ -179,60 +182,7 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(special.erf(m / (2.0 * _SQRT2)))
 
 
-# --- root finding (vectorised, safeguarded Newton with a bracket) ---------------------------------
-
-def _newton_bracket(f_and_slope: Callable[[v.FloatArray, np.ndarray], tuple[v.FloatArray, v.FloatArray]],
-                    lo: v.FloatArray, hi: v.FloatArray, x0: v.FloatArray, increasing: bool,
-                    rtol: float = ROOT_RTOL, atol: float = 1e-300,
-                    max_iter: int = 100) -> tuple[v.FloatArray, v.FloatArray]:
-    """Find the root of a monotone ``f`` in ``[lo, hi]`` (vectorised). Returns the final bracket ``(lo, hi)``.
-
-    ``f_and_slope(x, idx) -> (f, f')`` is evaluated on the active elements ``idx``. The bracket invariant is
-    ``f(lo) < 0 <= f(hi)`` (increasing) or ``f(lo) > 0 >= f(hi)`` (decreasing). Each step is a Newton step,
-    replaced by bisection when it leaves the bracket; a converged Newton iterate x is certified by evaluating
-    ``f`` just past it, so the bracket closes to width <= ``rtol·|x| + atol``.
-    """
-    lo, hi, x = lo.copy(), hi.copy(), x0.copy()
-    active = np.flatnonzero(np.ones(x.shape, dtype=bool))
-    sign = 1.0 if increasing else -1.0
-    for _ in range(max_iter):
-        if active.size == 0:
-            break
-        xa = x[active]
-        f, slope = f_and_slope(xa, active)
-        fs = sign * f
-        below = fs < 0.0  # root is to the right of xa
-        lo[active] = np.where(below, xa, lo[active])
-        hi[active] = np.where(below, hi[active], xa)
-        la, ha = lo[active], hi[active]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = -f / slope
-        xn = xa + step
-        tol = rtol * np.abs(xa) + atol
-        # converged: a Newton step below the tolerance (possibly below one ulp, so xn == xa) -> probe
-        tiny = np.isfinite(step) & (np.abs(step) <= 1e-3 * tol)
-        bad = ~tiny & ~((xn > la) & (xn < ha) & np.isfinite(xn))
-        xn = np.where(bad, 0.5 * (la + ha), xn)
-        width_ok = (ha - la) <= rtol * np.abs(ha) + atol
-        need = tiny & ~width_ok
-        if np.any(need):  # evaluate just past the root (on the far side) to close the bracket
-            sub = active[need]
-            probe = np.where(below[need], xn[need] + 2e-3 * tol[need], xn[need] - 2e-3 * tol[need])
-            probe = np.clip(probe, la[need], ha[need])
-            pf, _ = f_and_slope(probe, sub)
-            pb = sign * pf < 0.0
-            lo[sub] = np.where(pb, np.maximum(lo[sub], probe), lo[sub])
-            hi[sub] = np.where(pb, hi[sub], np.minimum(hi[sub], probe))
-            la, ha = lo[active], hi[active]
-            width_ok = (ha - la) <= rtol * np.abs(ha) + atol
-        exact = f == 0.0
-        if np.any(exact):  # an exact root closes the bracket on it
-            lo[active[exact]] = xa[exact]
-            hi[active[exact]] = xa[exact]
-        x[active] = xn
-        active = active[~(width_ok | exact)]
-    return lo, hi
-
+# --- inverses (the shared safe-side bracketing root finder, dpcalc._roots) -------------------------------
 
 def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[v.FloatArray, v.FloatArray]:
     """Validated ``(δ, ln δ)`` from exactly one of δ in (0, 1) or ln δ < 0 (ln δ reaches below 1e-308)."""
@@ -252,8 +202,8 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
 
     Vectorised safeguarded Newton on log δ(ε) (d log δ/dε = −e^ε Φ(b)/δ), bracketed by
     [0, μ²/2 + μ√(2 ln(1/(2δ)))]. Always on the safe side: the returned ε satisfies δ(ε; μ) <= δ as
-    evaluated here and exceeds the exact root by at most ROOT_RTOL (1e-12) relative. Returns 0 when
-    δ >= δ(0; μ) = 2Φ(μ/2) − 1.
+    evaluated here and exceeds the exact root by at most ~1.2e-14 relative (bracket ROOT_RTOL plus the 1e-14
+    margin). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1.
     """
     from scipy import special
 
@@ -282,7 +232,7 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
             e0 = mf * (0.5 * mf - special.ndtri(np.exp(lt)))
         hi = np.where(np.isfinite(e0) & (e0 > 0.0), np.minimum(hi, e0), hi)
         x0 = hi.copy()
-        lo, hi = _newton_bracket(f_and_slope, lo, hi, x0, increasing=False)
+        lo, hi = bracket(f_and_slope, lo, hi, increasing=False, rtol=ROOT_RTOL, atol=1e-300, x0=x0, newton=True)
         # δ(hi) <= target as evaluated; the 1e-14 margin covers the evaluation error of log δ (~1e-16·a²)
         out.ravel()[idx] = hi * (1.0 + _SAFETY)
     return v.scalar_or_array(out.reshape(m.shape))
@@ -294,7 +244,7 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     Give δ, or ``log_delta = ln δ`` (below the double range too). ε = 0 has the closed form
     μ = 2√2·erf⁻¹(δ) (accurate for tiny δ, where −2Φ⁻¹((1 − δ)/2) would round to 0). Otherwise a vectorised
     safeguarded Newton in log μ (d log δ/d log μ = μ φ(a)/δ). Safe side: the returned μ satisfies
-    δ(ε; μ) <= δ and is below the exact root by at most ROOT_RTOL (1e-12) relative.
+    δ(ε; μ) <= δ and is below the exact root by at most ~1.2e-14 relative (bracket plus margin).
     """
     from scipy import special
 
@@ -335,8 +285,8 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
             slope = np.exp(y - 0.5 * a * a - _LOG_SQRT_2PI - ld)  # d log δ / d log μ = μφ(a)/δ
             return ld - lt[act], slope
 
-        lo, _hi = _newton_bracket(f_and_slope, y_lo, y_hi, y_lo.copy(), increasing=True, rtol=0.0,
-                                  atol=ROOT_RTOL)  # y = log μ: absolute tolerance = relative in μ
+        lo, _hi = bracket(f_and_slope, y_lo, y_hi, increasing=True, rtol=ROOT_RTOL, atol=ROOT_RTOL, x0=y_lo.copy(),
+                          newton=True)  # y = log μ: absolute tolerance = relative in μ
         res = np.exp(lo) * (1.0 - _SAFETY)  # δ(lo) <= target: the safe end, with the same margin
         out.ravel()[idx] = res
     return v.scalar_or_array(v.finite_result("mu", out, "eps is too large"))
@@ -359,18 +309,26 @@ def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(np.asarray(out, dtype=np.float64))
 
 
-def gaussian_mu(sensitivity: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
-    """Gaussian mechanism: noise N(0, σ²) on an ℓ2-sensitivity-Δ query is (Δ/σ)-GDP (Dong et al. 2022, Thm 2.7)."""
+def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
+    """Gaussian mechanism: noise N(0, σ²) on an ℓ2-sensitivity-Δ query is (Δ/σ)-GDP (Dong et al. 2022, Thm 2.7).
+
+    Keyword-only (the argument order was ``(sensitivity, sigma)`` before the conventions; keywords keep old
+    calls unambiguous). :func:`dpcalc.accounting.gaussian_mechanism.mu` is the positional ``(sigma, sensitivity)``
+    form.
+    """
     s = v.positive("sensitivity", sensitivity)
     sg = v.positive("sigma", sigma)
-    return v.scalar_or_array(v.finite_result("mu", s / sg, "sigma is too small"))
+    with np.errstate(over="ignore"):
+        return v.scalar_or_array(v.finite_result("mu", s / sg, "sigma is too small"))
 
 
-def gaussian_sigma(sensitivity: ArrayLike, mu: ArrayLike) -> FloatOrArray:
-    """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (seed 002 Theorem 2)."""
+def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
+    """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (seed 002 Theorem 2). Keyword-only (see
+    :func:`gaussian_mu`)."""
     s = v.positive("sensitivity", sensitivity)
     m = v.positive("mu", mu)
-    return v.scalar_or_array(v.finite_result("sigma", s / m, "mu is too small"))
+    with np.errstate(over="ignore"):
+        return v.scalar_or_array(v.finite_result("sigma", s / m, "mu is too small"))
 
 
 def compose(mus: ArrayLike) -> float:

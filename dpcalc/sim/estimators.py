@@ -314,11 +314,11 @@ class SubsampledGaussianPair(MechanismPair):
 
 
 def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
-    """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018), for checking the estimators."""
-    from dpcalc.sim.stats import normal_cdf
+    """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018), for checking the estimators: the one privacy
+    profile kernel, :func:`dpcalc.accounting.gdp.delta_from_eps` at μ = Δ/σ."""
+    from dpcalc.accounting import gdp
 
-    m = mu_over_sigma
-    return normal_cdf(-eps / m + m / 2) - math.exp(eps) * normal_cdf(-eps / m - m / 2)
+    return float(gdp.delta_from_eps(eps, mu_over_sigma))
 
 
 __all__ = ["Estimate", "GaussianPair", "MechanismPair", "SubsampledGaussianPair", "aggregation_cmi",

@@ -1,0 +1,162 @@
+"""The one safe-side bracketing root finder behind every inverse and calibration in dpcalc.
+
+:func:`bracket` shrinks a bracket ``[lo, hi]`` of a monotone function to a relative/absolute width, vectorised over
+independent problems. Invariant, kept at every step: ``s·f(lo) < 0 <= s·f(hi)`` with ``s = +1`` for increasing
+``f`` and ``−1`` for decreasing ``f`` — so both ends are *evaluated* points, one on each side of the root.
+:func:`safe_root` returns the end on the requested side (the "safe side" of an inverse: e.g. the larger ε whose δ
+is <= the target, the smaller μ whose δ is <= the target) — it satisfies the target as evaluated by the forward
+map, by construction — and re-checks it there.
+
+Steps: a Newton step when ``f`` also returns its slope (quadratic convergence; a converged iterate is certified by
+one evaluation just past it, which closes the bracket), otherwise Illinois false position (superlinear); both fall
+back to bisection whenever the step leaves the bracket or stalls. Scalars are 1-element problems
+(:func:`scalar_root`, used by the Monte Carlo checks and the accountant calibration).
+
+References: Dahlquist & Björck, *Numerical Methods* (1974) §6.2 (Illinois); Press et al., *Numerical Recipes*
+§9.4 (Newton safeguarded by bisection, ``rtsafe``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+#: ``f(x, idx) -> f`` or ``(f, slope)`` evaluated at the active problems ``idx`` (indices into the flat problems).
+Fn = Callable[[FloatArray, NDArray[np.intp]], FloatArray | tuple[FloatArray, FloatArray]]
+Side = Literal["lo", "hi"]
+
+
+def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: float = 1e-12, atol: float = 0.0,
+            x0: FloatArray | None = None, newton: bool = False, max_iter: int = 200) -> tuple[FloatArray, FloatArray]:
+    """Shrink valid brackets ``[lo, hi]`` (1-D arrays, the invariant above holds) until
+    ``hi − lo <= rtol·max(|lo|, |hi|) + atol``; returns the final ``(lo, hi)`` (both evaluated ends).
+
+    With ``newton=True`` ``f`` returns ``(f, slope)`` and the iteration starts at ``x0`` (default: hi).
+    """
+    lo = np.array(lo, dtype=np.float64, copy=True)
+    hi = np.array(hi, dtype=np.float64, copy=True)
+    sign = 1.0 if increasing else -1.0
+    n = lo.size
+    active = np.arange(n)
+    if newton:
+        _newton(f, lo, hi, np.array(hi if x0 is None else x0, dtype=np.float64, copy=True), active, sign, rtol, atol,
+                max_iter)
+        return lo, hi
+    flo = sign * np.asarray(f(lo, active), dtype=np.float64)  # signed values s·f at the ends
+    fhi = sign * np.asarray(f(hi, active), dtype=np.float64)
+    if np.any(flo >= 0.0) or np.any(fhi < 0.0):
+        raise ValueError("bracket: f(lo) and f(hi) do not bracket a root (s·f(lo) < 0 <= s·f(hi) required)")
+    known = np.isfinite(flo) & np.isfinite(fhi)
+    last = np.zeros(n, dtype=np.int8)  # which end moved last: −1 lo, +1 hi (Illinois halving)
+    for it in range(max_iter):
+        width_ok = (hi[active] - lo[active]) <= rtol * np.maximum(np.abs(lo[active]), np.abs(hi[active])) + atol
+        active = active[~width_ok]
+        if active.size == 0:
+            break
+        la, ha = lo[active], hi[active]
+        fl, fh = flo[active], fhi[active]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            c = la - fl * (ha - la) / (fh - fl)
+        mid = 0.5 * (la + ha)
+        use_mid = ~known[active] | ~np.isfinite(c) | (c <= la) | (c >= ha) | (it % 4 == 3)
+        c = np.where(use_mid, mid, c)
+        fc = sign * np.asarray(f(c, active), dtype=np.float64)
+        right = fc < 0.0  # root right of c: c becomes lo
+        fc_fin = np.where(np.isfinite(fc), fc, np.where(right, -np.inf, np.inf))
+        lo[active] = np.where(right, c, la)
+        hi[active] = np.where(right, ha, c)
+        new_fl = np.where(right, fc_fin, np.where(last[active] == -1, 0.5 * fl, fl))
+        new_fh = np.where(right, np.where(last[active] == 1, 0.5 * fh, fh), fc_fin)
+        flo[active], fhi[active] = new_fl, new_fh
+        last[active] = np.where(right, -1, 1)
+        known[active] = known[active] | np.isfinite(fc)
+        known[active] &= np.isfinite(flo[active]) & np.isfinite(fhi[active])
+    return lo, hi
+
+
+def _newton(f: Fn, lo: FloatArray, hi: FloatArray, x: FloatArray, active: NDArray[np.intp], sign: float,
+            rtol: float, atol: float, max_iter: int) -> None:
+    for _ in range(max_iter):
+        if active.size == 0:
+            break
+        xa = x[active]
+        fv, slope = f(xa, active)
+        fs = sign * fv
+        below = fs < 0.0  # root is to the right of xa
+        lo[active] = np.where(below, xa, lo[active])
+        hi[active] = np.where(below, hi[active], xa)
+        la, ha = lo[active], hi[active]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            step = -fv / slope
+        xn = xa + step
+        tol = rtol * np.abs(xa) + atol
+        # converged: a Newton step below the tolerance (possibly below one ulp, so xn == xa) -> probe
+        tiny = np.isfinite(step) & (np.abs(step) <= 1e-3 * tol)
+        bad = ~tiny & ~((xn > la) & (xn < ha) & np.isfinite(xn))
+        xn = np.where(bad, 0.5 * (la + ha), xn)
+        width_ok = (ha - la) <= rtol * np.maximum(np.abs(la), np.abs(ha)) + atol
+        need = tiny & ~width_ok
+        if np.any(need):  # evaluate just past the root (on the far side) to close the bracket
+            sub = active[need]
+            probe = np.where(below[need], xn[need] + 0.5 * tol[need], xn[need] - 0.5 * tol[need])
+            probe = np.clip(probe, la[need], ha[need])
+            pf, _ = f(probe, sub)
+            pb = sign * pf < 0.0
+            lo[sub] = np.where(pb, np.maximum(lo[sub], probe), lo[sub])
+            hi[sub] = np.where(pb, hi[sub], np.minimum(hi[sub], probe))
+            la, ha = lo[active], hi[active]
+            width_ok = (ha - la) <= rtol * np.maximum(np.abs(la), np.abs(ha)) + atol
+        exact = fv == 0.0
+        if np.any(exact):  # an exact root closes the bracket on it
+            lo[active[exact]] = xa[exact]
+            hi[active[exact]] = xa[exact]
+        x[active] = xn
+        active = active[~(width_ok | exact)]
+
+
+def safe_root(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, safe: Side, rtol: float = 1e-12,
+              atol: float = 0.0, x0: FloatArray | None = None, newton: bool = False,
+              max_iter: int = 200) -> FloatArray:
+    """The end of the final bracket on the ``safe`` side (``"lo"``: s·f < 0 there; ``"hi"``: s·f >= 0), re-checked
+    through ``f`` (an ``ArithmeticError`` if the forward map disagrees — never a silent unsafe value)."""
+    lo_f, hi_f = bracket(f, lo, hi, increasing=increasing, rtol=rtol, atol=atol, x0=x0, newton=newton,
+                         max_iter=max_iter)
+    out = lo_f if safe == "lo" else hi_f
+    idx = np.arange(out.size)
+    val = f(out, idx)
+    fv = np.asarray(val[0] if newton else val, dtype=np.float64)
+    s = (1.0 if increasing else -1.0) * fv
+    ok = (s < 0.0) if safe == "lo" else (s >= 0.0)
+    if not np.all(ok):
+        raise ArithmeticError("root finder: the returned end is not on the safe side of the target")
+    return out
+
+
+def scalar_root(f: Callable[[float], float], lo: float, hi: float, *, increasing: bool | None = None,
+                safe: Side | None = None, rtol: float = 1e-13, atol: float = 0.0, log: bool = False,
+                max_iter: int = 300) -> float | None:
+    """A root of a scalar monotone ``f`` on ``[lo, hi]`` (in log x when ``log``); ``None`` when f(lo), f(hi) do not
+    bracket one. ``safe`` picks the bracket end (default: the midpoint of the final bracket)."""
+    tr = (math.log, math.exp) if log else (float, float)
+    a, b = tr[0](lo), tr[0](hi)
+    fa, fb = f(lo), f(hi)
+    if fa == 0.0:
+        return lo
+    if fb == 0.0:
+        return hi
+    if (fa > 0.0) == (fb > 0.0) or not (math.isfinite(fa) or math.isfinite(fb)):
+        return None
+    inc = fa < 0.0 if increasing is None else increasing
+
+    def g(x: FloatArray, _: NDArray[np.intp]) -> FloatArray:
+        return np.array([f(tr[1](float(x[0])))])
+
+    a_f, b_f = bracket(g, np.array([a]), np.array([b]), increasing=inc, rtol=0.0 if log else rtol,
+                       atol=rtol if log else atol, max_iter=max_iter)
+    end = {"lo": float(a_f[0]), "hi": float(b_f[0]), None: 0.5 * (float(a_f[0]) + float(b_f[0]))}[safe]
+    return tr[1](end)
