@@ -90,7 +90,7 @@ def _zcdp(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple
 
     rho = steps / (2.0 * sigma * sigma)
     eps = float(zcdp.eps_from_rho(rho, delta))
-    return eps, {"rho": rho, "order": zcdp.optimal_order(rho, delta)}
+    return eps, {"rho": rho, "order": float(zcdp.optimal_order(rho, delta))}
 
 
 def _analytic(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tuple[float, dict[str, Any]]:

@@ -89,8 +89,10 @@ def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.F
     y_abs = np.exp(np.minimum(log_qx, 700.0))
     y = sign * y_abs
     out = np.full(shape, -np.inf)
-    small = y_abs < 0.25
-    # series Σ_{k>=2} C(α,k) y^k for |y| < 1/4 (40 terms: remainder < 4^-40 relative)
+    # series Σ_{k>=2} C(α,k) y^k only where α|y| < 1/4: successive terms shrink by |(α−k)/(k+1)|·|y| <= α|y| < 1/4,
+    # so 40 terms leave < 4^-38 relative and nothing cancels. (A bound |y| < 1/4 alone is not enough: at α ≈ 100
+    # the terms C(α,k)4^-k reach ~1e9 and alternate — the series then lost all digits, issue 15 defect 1.)
+    small = alpha * y_abs < 0.25
     ys, als = y[small], alpha[small]
     coef = als * (als - 1.0) / 2.0
     power = ys * ys
@@ -104,13 +106,13 @@ def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.F
         big = ~small
         pos = big & (sign > 0)
         neg = big & (sign < 0)
-        # y >= 1/4: log g = t + log1p(−(1 + αy)e^{−t}) with t = α log1p(y), y = e^{log_qx}
+        # y >= 1/(4α): log g = t + log1p(−(1 + αy)e^{−t}) with t = α log1p(y), y = e^{log_qx}
         lq = log_qx[pos]
         t = alpha[pos] * log1p_exp(lq)
         # (1 + αy) e^{−t} = exp(−t) + α exp(log y − t)
         r = np.exp(-t) + alpha[pos] * np.exp(lq - t)
         out[pos] = t + np.log1p(-np.minimum(r, 1.0))
-        # −1 < y <= −1/4: direct, g in (0, α) and no overflow
+        # −1 < y <= −1/(4α): direct, g > 0, no overflow; expm1(α log1p(y)) and −αy cancel by at most ~10×
         yn, an = y[neg], alpha[neg]
         out[neg] = np.log(np.expm1(an * np.log1p(yn)) - an * yn)
     return out
