@@ -140,3 +140,20 @@ def test_console_script_subprocess() -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["rows"][0]["order"] == 7.8
+
+
+def test_failing_accountant_gives_a_row_with_its_reason() -> None:
+    """Issue 15 #9: at δ = 1e-300 the PLD cannot represent δ; its row carries the reason, the RDP row is 86.1696
+    (library: AccountantResult; CLI: one row per accountant)."""
+    res = accountants.evaluate("rdp", 1.0, 0.01, 1000, 1e-300)
+    assert res.ok and res.eps == pytest.approx(86.1696, rel=1e-5) and res.extra["order"] == 9.3
+    if accountants.pld_available():
+        bad = accountants.evaluate("pld", 1.0, 0.01, 1000, 1e-300)
+        assert not bad.ok and bad.eps is None and "pld" in (bad.failure or "")
+    with pytest.raises(DomainError, match="delta"):
+        accountants.evaluate("rdp", 1.0, 0.01, 1000, 0.0)  # invalid input is the caller's error
+    got = {r["accountant"]: r for r in rows("account", "--sigma", "1", "--q", "0.01", "--steps", "1000",
+                                            "--delta", "1e-300")}
+    assert got["rdp"]["eps"] == pytest.approx(86.1696, rel=1e-5)
+    if accountants.pld_available():
+        assert got["pld"]["eps"] is None and got["pld"]["failure"]

@@ -21,15 +21,15 @@ name               bound     method
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc.errors import DomainError
+from dpcalc.errors import DomainError, DpcalcError
 
 Bound = Literal["upper", "estimate", "lower"]
 EpsFn = Callable[..., tuple[float, dict[str, Any]]]
@@ -63,6 +63,45 @@ class Accountant:
         if reason is not None:
             raise DomainError(reason)
         return self._eps(s, qq, t, d, **options)
+
+
+@dataclass(frozen=True)
+class AccountantResult:
+    """One accountant's answer at one point: ε and its extras, or the one-line reason it could not give one.
+
+    ``eps`` is None exactly when ``failure`` is set (e.g. the PLD cannot represent δ = 1e-300); a failing accountant
+    never hides the others' results (issue 15 #9).
+    """
+
+    accountant: str
+    bound: Bound
+    eps: float | None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    failure: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def evaluate(name: str, sigma: float, q: float, steps: float, delta: float, **options: Any) -> AccountantResult:
+    """ε under accountant ``name`` as an :class:`AccountantResult`: an accountant-specific failure (DomainError or
+    InfeasibleError) becomes the result's ``failure`` instead of an exception. Invalid inputs and unknown names
+    still raise (they are the caller's error, not the accountant's)."""
+    acc = get(name)
+    v.positive("sigma", sigma)
+    v.check_range("q", q, 0.0, 1.0, lo_open=True)
+    v.integer_at_least("steps", steps, 1)
+    v.probability("delta", delta)
+    if options.get("orders") is not None:
+        from dpcalc.accounting import rdp
+
+        rdp.orders_array(options["orders"])  # a bad grid is the caller's error too
+    try:
+        eps, extra = acc.eps(sigma, q, steps, delta, **options)
+    except DpcalcError as exc:
+        return AccountantResult(name, acc.bound, None, {}, str(exc))
+    return AccountantResult(name, acc.bound, eps, extra)
 
 
 def pld_available() -> bool:

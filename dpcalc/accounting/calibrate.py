@@ -3,8 +3,10 @@
 Always on the safe side: the returned σ satisfies ``accountant.eps(σ, q, steps, δ) <= eps`` (checked by a final
 evaluation), and it exceeds the exact root by at most the stated relative tolerance ``rtol`` (default 1e-9;
 1e-4 for the slow ``pld`` accountant). ε(σ) is non-increasing in σ for every accountant here, so the root is
-bracketed in log σ over [1e-3, 1e6] and refined by Brent's method. An unreachable target (e.g. below the floor
-log(1/δ)/(α_max − 1) of the classic RDP conversion) raises :class:`~dpcalc.errors.InfeasibleError`.
+bracketed in log σ over [1e-3, 1e6] and refined by the shared safe-side root finder (:mod:`dpcalc._roots`,
+Illinois false position in log σ; the returned end of the bracket is an evaluated point with ε <= target).
+An unreachable target (e.g. below the floor log(1/δ)/(α_max − 1) of the classic RDP conversion) raises
+:class:`~dpcalc.errors.InfeasibleError`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import warnings
 from typing import Any
 
 from dpcalc import _validate as v
+from dpcalc._roots import scalar_root
 from dpcalc.accounting.accountants import Accountant, get
 from dpcalc.errors import DomainError, InfeasibleError
 
@@ -61,23 +64,9 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, accountan
         if lo < math.log(SIGMA_MIN):
             raise InfeasibleError(f"eps = {target:g} is so large that sigma below {SIGMA_MIN:g} meets it under "
                                   f"{acc.name!r}; dpcalc calibrates sigma in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]")
-    from scipy.optimize import brentq
-
-    if math.isfinite(f(lo)):
-        root = float(brentq(f, lo, hi, xtol=tol / 4.0, rtol=1e-15, maxiter=200))
-    else:  # ε = inf at lo: bisect until finite, then Brent
-        while hi - lo > tol / 4.0 and not math.isfinite(f(0.5 * (lo + hi))):
-            lo = 0.5 * (lo + hi)
-        mid = 0.5 * (lo + hi)
-        root = float(brentq(f, mid, hi, xtol=tol / 4.0, rtol=1e-15, maxiter=200)) if f(mid) > 0 else mid
-    # safe side: step up within the tolerance until ε <= target
-    log_sigma = min(root + tol / 2.0, hi)
-    for _ in range(64):
-        if f(log_sigma) <= 0.0:
-            break
-        log_sigma = min(log_sigma + tol / 2.0, hi)
-    else:  # pragma: no cover - hi always satisfies the target
-        log_sigma = hi
+    # shrink [lo, hi] in log σ with the shared safe-side root finder: hi always has ε <= target as evaluated
+    root = scalar_root(lambda ls: f(ls), lo, hi, increasing=False, safe="hi", rtol=0.0, atol=tol / 2.0)
+    log_sigma = hi if root is None else root
     sigma = math.exp(log_sigma)
     acc.eps(sigma, qq, t, d, **opts)  # once more with warnings on (e.g. the CLT's EstimateWarning)
     return sigma

@@ -91,15 +91,22 @@ def account_command(
     with capture_warnings() as warns:
         for s, qq, t, d in itertools.product(axes["sigma"], axes["q"], axes["steps"], axes["delta"]):
             for n in names:
-                acc = accountants.get(n)
                 opts = {"orders": grid_orders} if n.startswith("rdp") else {}
-                eps, extra = acc.eps(s, qq, t, d, **opts)
-                rows.append({"sigma": s, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": eps,
-                             "bound": acc.bound, "order": extra.get("order") if n.startswith("rdp") else None})
+                res = accountants.evaluate(n, s, qq, t, d, **opts)
+                rows.append({"sigma": s, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
+                             "bound": res.bound, "order": res.extra.get("order") if n.startswith("rdp") else None,
+                             "failure": res.failure})
+    if rows and all(r["failure"] for r in rows):
+        raise DomainError(str(rows[0]["failure"]))
     columns = [Column("sigma", "σ (noise multiplier)", r"$\sigma$"), Column("q", "q", "$q$"),
                Column("steps", "T", "$T$", integer=True), Column("delta", "δ", r"$\delta$"),
                Column("accountant", "accountant"), Column("eps", "ε", r"$\epsilon$"), Column("bound", "bound"),
                Column("order", "RDP order", r"$\alpha^*$")]
+    if any(r["failure"] for r in rows):
+        columns.append(Column("failure", "no ε because"))
+    else:
+        for r in rows:
+            del r["failure"]
     skipped = [n for n in accountants.names() if n not in names]
     result = Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
                     note=_BOUND_NOTE, formula=["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1"],
