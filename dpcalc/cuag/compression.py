@@ -1,0 +1,299 @@
+"""CUAG-PFL compression (seed 002, §5.3): layer rates (Algorithm 2), the deterministic binary measurement matrix
+(eq. 13, Algorithm 3), mutual coherence (eq. 14) and the uplink cost behind Tables 2 and 6.
+
+Extraction and errata in ``../shared/notes/seed002.md`` §1.7–1.8, §5.3, §6 (E7–E9, E17, E21); catalog
+``formulas/002_cuag_compression.toml``. Integer arithmetic is used for ⌊r·I⌋ (r is read as the decimal it prints
+as, so 0.7·90 gives 63, not the float 62.999…).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError, ErratumWarning
+
+FloatOrArray = float | v.FloatArray
+Rounding = Literal["python", "numpy"]
+
+#: Layer sizes (weights + bias of each layer: one vectorised layer per module) of the models in Tables 2 and 6.
+#: CNN: conv(3→64, 5×5), conv(64→64, 5×5), FC 1600→384→192→n_cls (FedDyn/PFLDyn CIFAR CNN; 797,962 parameters
+#: for 10 classes). VGG16: torchvision configuration D with a 25088→4096→4096→10 classifier (134,301,514).
+#: Per-layer flooring reproduces every fixed-rate entry of Tables 2/6; flooring weight and bias tensors separately
+#: would give 60.0374 instead of the printed 60.0375 for VGG16 at r = 0.4.
+_VGG16_CONVS = [(3, 64), (64, 64), (64, 128), (128, 128), (128, 256), (256, 256), (256, 256), (256, 512),
+                (512, 512), (512, 512), (512, 512), (512, 512), (512, 512)]
+
+
+def _cnn(classes: int) -> tuple[int, ...]:
+    return (3 * 64 * 25 + 64, 64 * 64 * 25 + 64, 1600 * 384 + 384, 384 * 192 + 192, 192 * classes + classes)
+
+
+def _vgg16(classes: int) -> tuple[int, ...]:
+    sizes: list[int] = []
+    for cin, cout in _VGG16_CONVS:
+        sizes.append(cin * cout * 9 + cout)
+    for fin, fout in ((25088, 4096), (4096, 4096), (4096, classes)):
+        sizes.append(fin * fout + fout)
+    return tuple(sizes)
+
+
+MODELS: dict[str, tuple[int, ...]] = {"cnn-cifar10": _cnn(10), "cnn-cifar100": _cnn(100), "vgg16-cifar10": _vgg16(10)}
+PAPER_ROUNDS = 300
+BYTES_PER_PARAM = 4
+GIB = 2 ** 30
+
+
+# --- Algorithm 2: layer compression rates -------------------------------------------------------------------------
+
+def _round(x: float, ndigits: int, rounding: str) -> float:
+    if rounding == "python":
+        return round(x, ndigits)
+    if rounding == "numpy":
+        return float(np.round(x, ndigits))
+    raise DomainError(f"rounding must be 'python' (built-in round, the paper's pseudo-code) or 'numpy' "
+                      f"(got {rounding!r})")
+
+
+def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
+               rounding: Rounding = "python") -> FloatOrArray:
+    """Algorithm 2 for a layer of norm ratio ``weight = ‖ω_l‖/‖ω‖`` (elementwise):
+
+    * weight < r_min: ``round(r_max − round(weight, 2), 1)``;
+    * r_min <= weight and round(weight, 1) < r_max: ``round(weight, 1)``;
+    * otherwise r_max.
+
+    The rounding is explicit: ``"python"`` (built-in ``round``, as the pseudo-code reads) or ``"numpy"``
+    (``numpy.round``); they differ e.g. for weight in [0.045, 0.055) (0.5 vs 0.4). The map is V-shaped and reaches
+    r_min on [0.20, 0.25], contrary to the claimed r_l ∈ (r_min, r_max] (seed 002 erratum E9).
+    """
+    w = v.check_range("weight", weight, 0.0, 1.0)
+    hi = float(v.check_range("r_max", r_max, 0.0, 1.0, lo_open=True))
+    lo = float(v.check_range("r_min", r_min, 0.0, hi, lo_open=True))
+    out = np.empty(w.shape)
+    for idx, x in np.ndenumerate(w):
+        x = float(x)
+        if x < lo:
+            out[idx] = _round(hi - _round(x, 2, rounding), 1, rounding)
+        elif _round(x, 1, rounding) < hi:
+            out[idx] = _round(x, 1, rounding)
+        else:
+            out[idx] = hi
+    return v.scalar_or_array(out)
+
+
+def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
+                rounding: Rounding = "python") -> v.FloatArray:
+    """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then :func:`layer_rate`."""
+    n = v.vector("layer_norms", layer_norms, 0.0)
+    total = math.sqrt(math.fsum(float(x) ** 2 for x in n))
+    if total == 0.0:
+        raise DomainError("layer_norms must not all be 0 (the weights ‖ω_l‖/‖ω‖ are undefined)")
+    return np.atleast_1d(np.asarray(layer_rate(np.minimum(n / total, 1.0), r_max, r_min, rounding=rounding)))
+
+
+# --- Algorithm 3: deterministic binary measurement matrix ---------------------------------------------------------
+
+def _rate(r: float) -> Fraction:
+    x = float(v.check_range("r", r, 0.0, 1.0, lo_open=True))
+    return Fraction(repr(x))
+
+
+def _layer(layer_size: float) -> int:
+    return int(v.integer_at_least("layer_size", layer_size, 1))
+
+
+def measurement_rows(r: float, layer_size: float) -> int:
+    """b = ⌊r·I⌋, the number of measurements of a layer of length I = ``layer_size`` (Algorithm 3), exactly."""
+    return math.floor(_rate(r) * _layer(layer_size))
+
+
+def measurement_count(r: float, layer_size: float, *, as_published: bool = False) -> float:
+    """Number of rows with z + 1 ones: ``I − ⌊1/r⌋·⌊rI⌋`` (corrected, seed 002 erratum E7).
+
+    ``as_published=True`` gives the printed ``I − ⌊1/r⌋·r·I`` (can be non-integer: r = 0.3, I = 64 → 6.4 instead
+    of 7), with an :class:`ErratumWarning`.
+    """
+    fr, n = _rate(r), _layer(layer_size)
+    z = math.floor(1 / fr)
+    if as_published:
+        warnings.warn("Algorithm 3 prints count = I − ⌊1/r⌋·r·I, which is not an integer in general and does not "
+                      "give a column partition; the correct count is I − ⌊1/r⌋·⌊rI⌋ (seed 002 erratum E7)",
+                      ErratumWarning, stacklevel=2)
+        return float(n - z * fr * n)
+    return float(n - z * math.floor(fr * n))
+
+
+@dataclass(frozen=True)
+class MeasurementMatrix:
+    """φ of Algorithm 3 for one layer, stored as row blocks: row j sums columns ``starts[j] … starts[j]+widths[j]−1``.
+
+    The blocks partition the I columns (``count`` rows of z + 1 ones, then b − count rows of z ones).
+    """
+
+    r: float
+    layer_size: int
+    b: int
+    z: int
+    count: int
+    starts: np.ndarray
+    widths: np.ndarray
+
+    def dense(self) -> v.FloatArray:
+        """The b × I 0/1 matrix (for small layers; use :meth:`apply` for large ones)."""
+        phi = np.zeros((self.b, self.layer_size))
+        for j, (s, w) in enumerate(zip(self.starts, self.widths, strict=True)):
+            phi[j, s:s + w] = 1.0
+        return phi
+
+    def apply(self, x: ArrayLike) -> v.FloatArray:
+        """y = φ x: the sum of each block of consecutive coordinates (O(I), no matrix)."""
+        arr = v.as_array("x", x)
+        if arr.shape != (self.layer_size,):
+            raise DomainError(f"x must have length layer_size = {self.layer_size} (got shape {arr.shape})")
+        return np.add.reduceat(arr, self.starts)
+
+
+def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
+    """Algorithm 3 (eq. 13) with the corrected count (E7): b = ⌊rI⌋ rows, z = ⌊1/r⌋.
+
+    Raises :class:`DomainError` where the construction is undefined: b = 0, or count = I − z·b > b (small layers:
+    I <= 19 at r = 0.2, <= 13 at r = 0.3, <= 7 at r = 0.4; seed 002 erratum E7).
+    """
+    fr, n = _rate(r), _layer(layer_size)
+    b = math.floor(fr * n)
+    z = math.floor(1 / fr)
+    if b == 0:
+        raise DomainError(f"measurement matrix undefined for r = {float(fr):g}, I = {n}: b = ⌊rI⌋ = 0 rows "
+                          f"(Algorithm 3; use a larger layer or rate)")
+    count = n - z * b
+    if count > b:
+        raise DomainError(f"measurement matrix undefined for r = {float(fr):g}, I = {n}: count = I − ⌊1/r⌋⌊rI⌋ = "
+                          f"{count} rows of {z + 1} ones > b = {b} rows (Algorithm 3, seed 002 erratum E7)")
+    widths = np.array([z + 1] * count + [z] * (b - count), dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    return MeasurementMatrix(float(fr), n, b, z, count, starts, widths)
+
+
+# --- eq. (14): mutual coherence -----------------------------------------------------------------------------------
+
+def dct_basis(a: int) -> v.FloatArray:
+    """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors)."""
+    n = int(v.integer_at_least("a", a, 1))
+    k = np.arange(n)
+    psi = np.cos(np.pi * (2 * k[:, None] + 1) * k[None, :] / (2 * n)) * math.sqrt(2.0 / n)
+    psi[:, 0] /= math.sqrt(2.0)
+    return psi
+
+
+def dft_basis(a: int) -> np.ndarray:
+    """Unitary DFT basis ψ (a × a complex)."""
+    n = int(v.integer_at_least("a", a, 1))
+    k = np.arange(n)
+    return np.exp(-2j * np.pi * np.outer(k, k) / n) / math.sqrt(n)
+
+
+def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
+    """Eq. (14): ``v(φ, ψ) = √a · max_{i,j} |⟨φ_i, ψ_j⟩| / (‖φ_i‖ ‖ψ_j‖)`` (rows φ_i of φ, columns ψ_j of ψ).
+
+    For an orthonormal ψ, 1 <= v <= √a (:func:`coherence_bounds`).
+    """
+    p = np.asarray(phi)
+    s = np.asarray(psi)
+    if p.ndim != 2 or s.ndim != 2 or s.shape[0] != s.shape[1] or p.shape[1] != s.shape[0]:
+        raise DomainError(f"phi must be b × a and psi a × a (got {p.shape} and {s.shape})")
+    if not (np.all(np.isfinite(p)) and np.all(np.isfinite(s))):
+        raise DomainError("phi and psi must be finite")
+    pn = np.linalg.norm(p, axis=1, keepdims=True)
+    sn = np.linalg.norm(s, axis=0, keepdims=True)
+    if np.any(pn == 0) or np.any(sn == 0):
+        raise DomainError("phi has a zero row or psi a zero column (coherence undefined)")
+    return float(math.sqrt(s.shape[0]) * np.max(np.abs((p / pn) @ (s / sn))))
+
+
+def coherence_bounds(a: int) -> tuple[float, float]:
+    """(1, √a): range of eq. (14) for an orthonormal basis ψ (Σ_j |⟨φ_i, ψ_j⟩|² = ‖φ_i‖² forces max >= ‖φ_i‖/√a)."""
+    n = int(v.integer_at_least("a", a, 1))
+    return 1.0, math.sqrt(n)
+
+
+def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -> float:
+    """v(φ, ψ) of Algorithm 3's φ (rate r, length a) against the DFT or DCT basis, computed by eq. (14).
+
+    For the DFT it equals √(max row weight) = √(z + [count > 0]) (the DC column attains |⟨φ_i, ψ_0⟩| = w/√a and no
+    column exceeds it); the catalog states that closed form.
+    """
+    m = measurement_matrix(r, a)
+    if basis == "dft":
+        psi = dft_basis(m.layer_size)
+    elif basis == "dct":
+        psi = dct_basis(m.layer_size)
+    else:
+        raise DomainError(f"basis must be 'dft' or 'dct' (got {basis!r})")
+    return mutual_coherence(m.dense(), psi)
+
+
+# --- uplink cost (Tables 2 and 6) ---------------------------------------------------------------------------------
+
+def parse_layer_sizes(spec: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
+    """Layer sizes from a model name (:data:`MODELS`), a list, or a file (JSON list, or numbers separated by
+    commas/whitespace; ``#`` starts a comment)."""
+    if isinstance(spec, str):
+        if spec in MODELS:
+            return MODELS[spec]
+        path = Path(spec)
+        if not path.is_file():
+            raise DomainError(f"layer sizes must be a model name ({', '.join(MODELS)}), a list or a file "
+                              f"(got {spec!r})")
+        text = "\n".join(line.split("#", 1)[0] for line in path.read_text(encoding="utf-8").splitlines())
+        try:
+            values = json.loads(text) if text.strip().startswith("[") else text.replace(",", " ").split()
+            arr = np.asarray(values, dtype=np.float64)
+        except (ValueError, TypeError):
+            raise DomainError(f"layer sizes file {spec!r} must hold integers (a JSON list or separated numbers)") \
+                from None
+        spec = arr
+    sizes = v.check_range("layer_sizes", spec, 1.0, integer=True)
+    if sizes.ndim != 1:
+        raise DomainError(f"layer_sizes must be a 1-D list (got shape {sizes.shape})")
+    return tuple(int(x) for x in sizes)
+
+
+def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None) -> int:
+    """Σ_l ⌊r_l·I_l⌋ parameters per upload (all of them when ``rate`` is None); ``rate`` scalar or per layer;
+    ``layer_sizes`` as accepted by :func:`parse_layer_sizes`."""
+    sizes = parse_layer_sizes(layer_sizes)
+    if rate is None:
+        return int(sum(sizes))
+    rates = np.atleast_1d(v.check_range("rate", rate, 0.0, 1.0, lo_open=True))
+    if rates.size == 1:
+        rates = np.full(len(sizes), float(rates[0]))
+    if rates.shape != (len(sizes),):
+        raise DomainError(f"rate must be one number or one per layer ({len(sizes)}) (got {rates.size})")
+    return int(sum(math.floor(Fraction(repr(float(r))) * n) for r, n in zip(rates, sizes, strict=True)))
+
+
+def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None,
+               T: float = PAPER_ROUNDS, *, copies: int = 1, bytes_per_param: int = BYTES_PER_PARAM) -> float:
+    """Uplink in GiB over T rounds: ``copies·T·Σ_l ⌊r_l I_l⌋·bytes/2³⁰`` (seed002.md §5.3; the paper's "GB" is GiB,
+    one model upload per round, float32). ``rate=None`` is uncompressed (T·d·4/2³⁰); ``copies=2`` for SCAFFOLD and
+    DP-SCAFFOLD (model + control variate)."""
+    t = int(v.integer_at_least("T", T, 1))
+    c = int(v.integer_at_least("copies", copies, 1))
+    nb = int(v.integer_at_least("bytes_per_param", bytes_per_param, 1))
+    return c * t * uploaded_params(layer_sizes, rate) * nb / GIB
+
+
+def uplink_reduction(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike) -> float:
+    """1 − compressed/uncompressed uplink = 1 − Σ_l ⌊r_l I_l⌋ / Σ_l I_l (independent of T and bytes)."""
+    return 1.0 - uploaded_params(layer_sizes, rate) / uploaded_params(layer_sizes, None)

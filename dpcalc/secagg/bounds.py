@@ -1,0 +1,381 @@
+"""RDP bounds of the aggregate update under secure aggregation (seed 004, Theorems 2–4, Table 1, eq. 9, Thm 1).
+
+Adjacency is replace-one inside one user's data set of size D; C is the clipping norm; B the batch/scale
+parameter of Gaussian sampling (Assumption 2); N the number of users. All logs are natural (nats).
+RDP bounds return +inf (documented: "no guarantee at this order") for orders outside the domain in which the
+paper's proof holds, so a grid of orders can be evaluated at once; α <= 1 is an error.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
+from dpcalc.secagg._common import batch, to_sec4
+
+FloatOrArray = float | v.FloatArray
+Form = Literal["simplified", "unsimplified"]
+Table1Row = Literal["sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna"]
+TABLE1_ROWS: tuple[str, ...] = ("sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna")
+NO_GUARANTEE = {
+    "sgd_iid_wfna": "No DP guarantee: WF-NA fills the eigenvalues of the sampling covariance, and IID sampling has "
+                    "discrete (finitely many) aggregate values (Sec. 5.2 / Theorem 1)",
+    "gd_wfna": "No DP guarantee: full-batch GD has no sampling noise for WF-NA to complete, so the aggregate noise "
+               "is singular or absent (Sec. 5.2 / Theorem 1)",
+}
+
+E1_TEXT = ("Table 1 prints the SGD + Gaussian sampling + WF-NA row identical to the isotropic row; Theorem 4 (eq. 35) "
+           "has 2αC²/((α−1)BD) and Nσ² − 2αC²/(BD) (seed 004 erratum E1). The printed row is not proven by the paper")
+E2_TEXT = ("Theorem 4's α-range is printed as (1, Nσ²D/(2C²)) without B; the denominator of (35) is positive on "
+           "(1, Nσ²BD/(2C²)) (seed 004 erratum E2)")
+
+
+def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+    b = batch(B)
+    c = v.positive("C", C)
+    d = v.integer_at_least("D", D, 1)
+    if np.any(b > d):
+        raise DomainError("B must be <= D (a mini-batch cannot exceed the local data set)")
+    return b, c, d
+
+
+def _alpha(alpha: ArrayLike) -> v.FloatArray:
+    return v.check_range("alpha", alpha, 1.0, lo_open=True)
+
+
+def theorem2_alpha_max(eig_min_sum: ArrayLike, C: ArrayLike, D: ArrayLike, *, normalization: str,
+                       B: ArrayLike | None = None) -> FloatOrArray:
+    """Upper end ``D·S/C²`` of Theorem 2's order range (1, D·S/C²), S = Σ_i λ_{i,min} in the sec4 normalisation."""
+    s = to_sec4(v.nonnegative("eig_min_sum", eig_min_sum), normalization=normalization, B=B, name="eig_min_sum")
+    c = v.positive("C", C)
+    d = v.integer_at_least("D", D, 1)
+    return v.scalar_or_array(d * s / (c * c))
+
+
+def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
+                 normalization: str, form: Form = "simplified") -> FloatOrArray:
+    """Theorem 2 (eq. 19): RDP ε(α) of the aggregate under Gaussian sampling, from S = Σ_i λ_{i,min}.
+
+    ``ε = (2αBC²/D² + αC²/((α−1)D)) / (S − αC²/D)`` with S in the **sec4** normalisation (Σ_i = G_iG_iᵀ/D); pass
+    ``normalization="sec5"`` to give S for Σ_i = G_iG_iᵀ/(BD) (then S_sec4 = B·S). ``form="unsimplified"`` is
+    eq. (30), ``2αC²/(D²λ_α) + αC²/(2BD(α−1))·(B/S + 1/λ_α)``, λ_α = S/B − αC²/(BD), which is <= (19).
+    Valid for 1 < α < D·S/C²; +inf (no guarantee) for α >= D·S/C². S must be a uniform lower bound over both
+    neighbouring data sets (erratum E12).
+    """
+    a = _alpha(alpha)
+    s = to_sec4(v.nonnegative("eig_min_sum", eig_min_sum), normalization=normalization, B=B, name="eig_min_sum")
+    b, c, d = _scale(B, C, D)
+    c2 = c * c
+    ok = a * c2 / d < s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if form == "simplified":
+            eps = (2.0 * a * b * c2 / (d * d) + a * c2 / ((a - 1.0) * d)) / (s - a * c2 / d)
+        elif form == "unsimplified":
+            lam_a = (s - a * c2 / d) / b
+            eps = 2.0 * a * c2 / (d * d * lam_a) + a * c2 / (2.0 * b * d * (a - 1.0)) * (b / s + 1.0 / lam_a)
+        else:
+            raise DomainError(f"form must be 'simplified' (eq. 19) or 'unsimplified' (eq. 30) (got {form!r})")
+    return v.scalar_or_array(np.where(ok, eps, np.inf))
+
+
+def theorem3_rdp(alpha: ArrayLike, eig_star_min_sum: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
+                 normalization: str, form: Form = "simplified") -> FloatOrArray:
+    """Theorem 3 (eq. 31): Theorem 2 with the minimum eigenvalues λ*_{i,min} of the projected covariances
+    ``Sᵀ Σ_i S`` (S: K × K* orthonormal basis of the common gradient subspace, Assumption 4). The paper prints the
+    condition with unstarred λ (erratum E6) and Σ* without 1/D (E5); both are corrected here."""
+    return theorem2_rdp(alpha, eig_star_min_sum, B, C, D, normalization=normalization, form=form)
+
+
+def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
+                 as_published: bool = False) -> FloatOrArray:
+    """Theorem 4 (eq. 35): RDP of Gaussian sampling + WF-NA with eigenvalue floor σ² (sec5 normalisation).
+
+    ``ε = (2αC²/D² + 2αC²/((α−1)BD)) / (Nσ² − 2αC²/(BD))`` for 1 < α < Nσ²BD/(2C²) (positivity of the
+    denominator; erratum E2), +inf beyond. ``as_published=True`` uses the printed range α < Nσ²D/(2C²) (without
+    B) with an :class:`ErratumWarning`; the value inside that range is the same.
+    """
+    a = _alpha(alpha)
+    n = v.integer_at_least("N", N, 1)
+    s2 = v.positive("sigma2", sigma2)
+    b, c, d = _scale(B, C, D)
+    c2 = c * c
+    den = n * s2 - 2.0 * a * c2 / (b * d)
+    ok = den > 0
+    if as_published:
+        warnings.warn(E2_TEXT + "; using the printed range", ErratumWarning, stacklevel=2)
+        ok = ok & (a < n * s2 * d / (2.0 * c2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = (2.0 * a * c2 / (d * d) + 2.0 * a * c2 / ((a - 1.0) * b * d)) / den
+    return v.scalar_or_array(np.where(ok, eps, np.inf))
+
+
+def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike, C: ArrayLike,
+               D: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
+    """The per-order RDP behind a row of Table 1 (isotropic rows: σ² = per-user noise variance per coordinate;
+    WF-NA row: σ² = eigenvalue floor, sec5 normalisation).
+
+    * ``sgd_iid_iso``: ``2αC²/(B²Nσ²)`` (the inner Gaussian; Table 1 then amplifies the DP ε by B/D);
+    * ``gd_iso``: ``2αC²/(D²Nσ²)``;
+    * ``gsgd_iso``: Theorem 2 with S_sec5 = Nσ² (i.e. S_sec4 = NBσ²);
+    * ``gsgd_wfna``: Theorem 4 (eq. 35); ``as_published=True`` gives the row as printed (= ``gsgd_iso``, E1);
+    * ``sgd_iid_wfna``, ``gd_wfna``: no DP guarantee (:class:`InfeasibleError` saying so).
+    """
+    if row not in TABLE1_ROWS:
+        raise DomainError(f"row must be one of {', '.join(TABLE1_ROWS)} (got {row!r})")
+    if row in NO_GUARANTEE:
+        raise InfeasibleError(f"Table 1 row {row}: {NO_GUARANTEE[row]}")
+    n = v.integer_at_least("N", N, 1)
+    s2 = v.positive("sigma2", sigma2)
+    if row == "gsgd_wfna" and not as_published:
+        return theorem4_rdp(alpha, n, s2, B, C, D)
+    if row == "gsgd_wfna":
+        warnings.warn(E1_TEXT + "; returning the printed row", ErratumWarning, stacklevel=2)
+    if row in ("gsgd_iso", "gsgd_wfna"):
+        return theorem2_rdp(alpha, n * s2, B, C, D, normalization="sec5")
+    a = _alpha(alpha)
+    b, c, d = _scale(B, C, D)
+    denom = (b if row == "sgd_iid_iso" else d) ** 2
+    return v.scalar_or_array(v.finite_result("rdp", 2.0 * a * c * c / (denom * n * s2), "sigma2 is too small"))
+
+
+def table1_alpha_max(row: str, N: float, sigma2: float, B: float, C: float, D: float, *,
+                     as_published: bool = False) -> float:
+    """Upper end of the order range of a Table-1 row (inf for the Gaussian rows)."""
+    if row in ("gsgd_iso",) or (row == "gsgd_wfna" and as_published):
+        return N * B * D * sigma2 / (C * C)
+    if row == "gsgd_wfna":
+        return N * B * D * sigma2 / (2.0 * C * C)
+    return math.inf
+
+
+# --- RDP → (ε, δ) ------------------------------------------------------------------------------------------------
+
+Method = Literal["lemma1", "improved"]
+
+
+@dataclass(frozen=True)
+class DPGuarantee:
+    """(ε, δ)-DP from an RDP curve: the best order ``alpha`` and its RDP value, over ``rounds`` rounds."""
+
+    eps: float
+    delta: float
+    alpha: float
+    rdp: float
+    method: str
+    rounds: int = 1
+
+
+def _convert(rdp: v.FloatArray, a: v.FloatArray, delta: float, method: str) -> v.FloatArray:
+    from dpcalc.accounting import rdp as acc
+
+    out = np.full(a.shape, np.inf)
+    fin = np.isfinite(rdp)
+    if np.any(fin):
+        if method == "lemma1":
+            out[fin] = acc.eps_lemma1(rdp[fin], a[fin], delta)
+        elif method == "improved":
+            out[fin] = acc.eps_improved(rdp[fin], a[fin], delta)
+        else:
+            raise DomainError(f"method must be 'lemma1' (Mironov 2017; seed 004 Lemma 1) or 'improved' "
+                              f"(Balle et al. 2020) (got {method!r})")
+    return out
+
+
+def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Method = "lemma1",
+                rounds: int = 1) -> DPGuarantee:
+    """Best (ε, δ) over an order grid for a per-round RDP curve composed over ``rounds`` rounds (RDP adds up:
+    Mironov 2017, Prop. 1). +inf entries (orders outside a bound's domain) are skipped; conversion by Lemma 1 or
+    by the improved conversion of the accounting core. Raises :class:`InfeasibleError` if every order is +inf."""
+    a = np.atleast_1d(_alpha(alpha))
+    r = np.atleast_1d(np.asarray(rdp, dtype=np.float64))
+    if r.shape != a.shape:
+        raise DomainError(f"rdp must have one value per order ({a.size}), got {r.size}")
+    if np.any(np.isnan(r)) or np.any(r < 0):
+        raise DomainError("rdp must be >= 0 or +inf at every order")
+    t = int(v.integer_at_least("rounds", rounds, 1))
+    d = float(v.probability("delta", delta))
+    eps = _convert(r * t, a, d, method)
+    if not np.any(np.isfinite(eps)):
+        raise InfeasibleError("no order of the grid has a finite RDP bound (every alpha is outside the bound's domain)")
+    i = int(np.argmin(eps))
+    return DPGuarantee(float(eps[i]), d, float(a[i]), float(r[i] * t), method, t)
+
+
+def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
+               method: Method = "lemma1", rounds: int = 1) -> DPGuarantee:
+    """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function.
+
+    A 400-point log-spaced grid in α − 1 (from 1e-4 to min(alpha_max, 1e7) − 1), then a bounded Brent refinement
+    between the neighbours of the best grid point. Any order gives a valid guarantee, so the returned ε (evaluated at
+    the returned α) is always on the safe side; the search only makes it small.
+    """
+    from scipy.optimize import minimize_scalar
+
+    d = float(v.probability("delta", delta))
+    t = int(v.integer_at_least("rounds", rounds, 1))
+    top = min(float(alpha_max), 1e7)
+    if not top > 1.0:
+        raise InfeasibleError(f"the order range (1, {alpha_max:g}) is empty: the bound gives no guarantee")
+    u = np.linspace(math.log(1e-4), math.log(top - 1.0), 400)[:-1] if top > 1.0 + 1e-4 else np.array([])
+    grid = 1.0 + np.exp(u)
+    if grid.size == 0:
+        raise InfeasibleError(f"the order range (1, {alpha_max:g}) is too narrow for a guarantee")
+
+    def f(al: v.FloatArray) -> v.FloatArray:
+        return _convert(np.asarray(rdp_of_alpha(al), dtype=np.float64) * t, al, d, method)
+
+    vals = f(grid)
+    if not np.any(np.isfinite(vals)):
+        raise InfeasibleError("no order in the range gives a finite bound")
+    i = int(np.argmin(vals))
+    best_u, best = float(u[i]), float(vals[i])
+    lo, hi = u[max(i - 1, 0)], u[min(i + 1, u.size - 1)]
+    if hi > lo:
+        res = minimize_scalar(lambda x: float(f(np.array([1.0 + math.exp(x)]))[0]), bounds=(lo, hi),
+                              method="bounded", options={"xatol": 1e-10})
+        if np.isfinite(res.fun) and res.fun < best:
+            best_u, best = float(res.x), float(res.fun)
+    al = 1.0 + math.exp(best_u)
+    r = float(np.asarray(rdp_of_alpha(np.array([al])), dtype=np.float64)[0]) * t
+    return DPGuarantee(best, d, al, r, method, t)
+
+
+def gaussian_closed_form_eps(slope: ArrayLike, delta: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
+    """``min_{α>1} aα + log(1/δ)/(α−1) = a + 2√(a log(1/δ))`` at ``α* = 1 + √(log(1/δ)/a)`` for an RDP curve
+    ``aα`` (Table 1 rows 1 and 3, Lemma 1 conversion). Returns (ε, α*)."""
+    a = v.positive("slope", slope)
+    big_l = -np.log(v.probability("delta", delta))
+    return v.scalar_or_array(a + 2.0 * np.sqrt(a * big_l)), v.scalar_or_array(1.0 + np.sqrt(big_l / a))
+
+
+# --- Table 1 --------------------------------------------------------------------------------------------------------
+
+TABLE1_LABELS = {
+    "sgd_iid_iso": ("SGD + IID sampling", "isotropic Gaussian"),
+    "sgd_iid_wfna": ("SGD + IID sampling", "WF-NA"),
+    "gd_iso": ("GD (no sampling)", "isotropic Gaussian"),
+    "gd_wfna": ("GD (no sampling)", "WF-NA"),
+    "gsgd_iso": ("SGD + Gaussian sampling", "isotropic Gaussian"),
+    "gsgd_wfna": ("SGD + Gaussian sampling", "WF-NA"),
+}
+
+
+@dataclass(frozen=True)
+class Table1Entry:
+    """One row of Table 1: ``eps`` (None where there is no DP guarantee), its order ``alpha`` and, for the IID row,
+    the pre-amplification ε' of the inner Gaussian; ``note`` explains the row."""
+
+    row: str
+    update: str
+    noise: str
+    guarantee: bool
+    eps: float | None
+    alpha: float | None
+    eps_prime: float | None
+    note: str
+
+
+_TABLE1_NOTES = {
+    "sgd_iid_iso": "ε = log(1 + (B/D)(e^{ε'} − 1)), ε' from the Gaussian RDP 2αC²/(B²Nσ²) (δ not scaled: E13)",
+    "gd_iso": "Gaussian RDP 2αC²/(D²Nσ²)",
+    "gsgd_iso": "Theorem 2 with S_sec5 = Nσ² (S_sec4 = NBσ²)",
+    "gsgd_wfna": "Theorem 4, eq. (35) (Table 1 prints the isotropic row here: E1)",
+}
+
+
+def table1_entry(row: str, N: float, sigma2: float, B: float, C: float, D: float, delta: float, *,
+                 method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
+    """One row of Table 1 (see :func:`table1`)."""
+    if row not in TABLE1_ROWS:
+        raise DomainError(f"row must be one of {', '.join(TABLE1_ROWS)} (got {row!r})")
+    n = float(v.integer_at_least("N", N, 1))
+    s2 = float(v.positive("sigma2", sigma2))
+    b, c, d = (float(x) for x in _scale(B, C, D))
+    dl = float(v.probability("delta", delta))
+    t = int(v.integer_at_least("rounds", rounds, 1))
+    update, noise = TABLE1_LABELS[row]
+    if row in NO_GUARANTEE:
+        return Table1Entry(row, update, noise, False, None, None, None, NO_GUARANTEE[row])
+    if row in ("sgd_iid_iso", "gd_iso") and method == "lemma1":
+        slope = 2.0 * c * c / ((b if row == "sgd_iid_iso" else d) ** 2 * n * s2)
+        e, al = gaussian_closed_form_eps(slope * t, dl)
+        g = DPGuarantee(float(e), dl, float(al), float(slope * t * float(al)), method, t)
+    else:
+        amax = table1_alpha_max(row, n, s2, b, c, d, as_published=as_published)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ErratumWarning)  # warned once below
+
+            def curve(al: v.FloatArray) -> ArrayLike:
+                return table1_rdp(row, al, n, s2, b, c, d, as_published=as_published)
+
+            g = optimal_dp(curve, dl, amax, method=method, rounds=t)
+    eps, eps_prime, note = g.eps, None, _TABLE1_NOTES[row]
+    if row == "sgd_iid_iso":
+        eps_prime = eps
+        eps = float(np.log1p((b / d) * np.expm1(eps_prime)))
+    if row == "gsgd_wfna" and as_published:
+        warnings.warn(E1_TEXT + "; showing the printed row", ErratumWarning, stacklevel=2)
+        note = "as printed in Table 1 (identical to the isotropic row; erratum E1)"
+    return Table1Entry(row, update, noise, True, eps, g.alpha, eps_prime, note)
+
+
+def table1(N: float, sigma2: float, B: float, C: float, D: float, delta: float, *, method: Method = "lemma1",
+           rounds: int = 1, as_published: bool = False) -> tuple[Table1Entry, ...]:
+    """Every row of Table 1 (seed 004) at one setting: ε at δ minimised over α, after ``rounds`` rounds.
+
+    σ² is the per-user isotropic noise variance for the isotropic rows and the eigenvalue floor (sec5) for WF-NA.
+    ``method="lemma1"`` reproduces the paper (closed forms for rows 1 and 3); ``"improved"`` uses the accounting
+    core's conversion. The SGD + IID row amplifies by q = B/D as printed (δ kept, "approximately"; erratum E13).
+    The GSGD + WF-NA row is Theorem 4 (eq. 35); ``as_published=True`` gives the printed row (E1, ErratumWarning).
+    Rows without a guarantee have ``eps = None`` and say why.
+    """
+    return tuple(table1_entry(r, N, sigma2, B, C, D, delta, method=method, rounds=rounds, as_published=as_published)
+                 for r in TABLE1_ROWS)
+
+
+def table1_eps(row: str, N: float, sigma2: float, B: float, C: float, D: float, delta: float, *,
+               method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> float:
+    """ε of one Table-1 row; :class:`InfeasibleError` for the rows with no DP guarantee (they have no number)."""
+    entry = table1_entry(row, N, sigma2, B, C, D, delta, method=method, rounds=rounds, as_published=as_published)
+    if entry.eps is None:
+        raise InfeasibleError(f"Table 1 row {row}: {entry.note}")
+    return entry.eps
+
+
+# --- eq. (9), Theorem 1 ---------------------------------------------------------------------------------------------
+
+def mi_leakage_bound(c_const: ArrayLike, d: ArrayLike, N: ArrayLike, B: ArrayLike) -> FloatOrArray:
+    """Eq. (9) (Elkordy et al. 2022): ``I_priv <= c·d/((N−1)B) + (d/2)·log(N/(N−1))`` nats, N >= 2.
+
+    ``c_const`` is the unspecified positive constant of that paper (not the clipping norm), ``d`` the model size.
+    Assumes IID data and independent whitened components. ``log(N/(N−1))`` is computed as ``−log1p(−1/N)``.
+    """
+    cc = v.nonnegative("c_const", c_const)
+    dd = v.positive("d", d)
+    n = v.check_range("N", N, 2.0, integer=True)
+    b = batch(B)
+    return v.scalar_or_array(cc * dd / ((n - 1.0) * b) - 0.5 * dd * np.log1p(-1.0 / n))
+
+
+def theorem1_delta_threshold(sampling: str, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
+    """Theorem 1's δ threshold Pr[w_ij ≠ 0]: B/D for IID sampling, 1 for Gaussian sampling (footnote 1).
+
+    If a replaced gradient leaves the span of all users' gradients, no (ε, δ)-DP holds for δ < this threshold
+    (strictly less: erratum E11).
+    """
+    b, d = batch(B), v.integer_at_least("D", D, 1)
+    if np.any(b > d):
+        raise DomainError("B must be <= D (a mini-batch cannot exceed the local data set)")
+    if sampling == "iid":
+        return v.scalar_or_array(b / d)
+    if sampling == "gaussian":
+        return v.scalar_or_array(np.ones(np.broadcast(b, d).shape))
+    raise DomainError(f"sampling must be 'iid' or 'gaussian' (got {sampling!r})")

@@ -1,0 +1,252 @@
+"""From per-sample gradients to ε (seed 004, eq. 16, Sec. 5.1, Theorem 1, Theorem 2).
+
+A user's per-sample clipped gradients form a K × D matrix ``G`` (one column per sample, ‖column‖ <= C).
+Second moment (uncentred, *not* ``np.cov``; erratum E14): ``G Gᵀ/D`` (sec4) or ``G Gᵀ/(BD)`` (sec5).
+Eigenvalues are taken from the smaller of ``G Gᵀ`` (K × K) and ``Gᵀ G`` (D × D): the nonzero ones coincide, and
+K − D zeros are appended when D < K (then Σ is singular and Theorem 2 gives nothing: Assumption 3 fails).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+from dpcalc.secagg._common import batch, check_normalization
+from dpcalc.secagg.bounds import FloatOrArray, Form, theorem2_alpha_max, theorem2_rdp
+from dpcalc.secagg.divergence import Divergence, renyi_gaussian
+from dpcalc.secagg.waterfill import water_filling
+
+#: Relative slack on ‖g‖ <= C (round-off of the clipping itself).
+CLIP_RTOL = 1e-9
+
+
+def gradients(name: str, value: ArrayLike) -> v.FloatArray:
+    """A finite K × D gradient matrix (one column per sample)."""
+    g = v.as_array(name, value)
+    if g.ndim != 2 or g.shape[0] < 1 or g.shape[1] < 1:
+        raise DomainError(f"{name} must be a K × D matrix (model dimension × samples) (got shape {g.shape})")
+    return g
+
+
+def load_gradients(path: str | Path) -> list[v.FloatArray]:
+    """Read per-sample gradients from a .npy file: K × D (one user) or N × K × D (N users). No pickles."""
+    p = Path(path)
+    try:
+        arr = np.load(p, allow_pickle=False)
+    except FileNotFoundError:
+        raise DomainError(f"gradients file {str(p)!r} does not exist") from None
+    except (ValueError, OSError, EOFError) as exc:
+        raise DomainError(f"gradients file {str(p)!r} is not a readable .npy array ({str(exc).splitlines()[0]})") \
+            from None
+    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiu":
+        kind = getattr(arr, "dtype", type(arr))
+        raise DomainError(f"gradients file {str(p)!r} must hold a real numeric array (got {kind})")
+    if arr.ndim == 2:
+        return [gradients(str(p), arr)]
+    if arr.ndim == 3:
+        return [gradients(f"{p}[{i}]", a) for i, a in enumerate(arr)]
+    raise DomainError(f"gradients file {str(p)!r} must be K × D or N × K × D (got shape {arr.shape})")
+
+
+def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
+    """Every column has norm <= C (clip before, as Assumption 1 requires)."""
+    norms = np.sqrt(np.einsum("ij,ij->j", g, g))
+    j = int(np.argmax(norms))
+    if norms[j] > C * (1.0 + CLIP_RTOL):
+        raise DomainError(f"{name}: column {j + 1} has norm {norms[j]:.6g} > C = {C:g}; clip the per-sample "
+                          f"gradients to norm C first (Assumption 1)")
+
+
+def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> v.FloatArray:
+    """Σ = G Gᵀ/D (``"sec4"``, eq. 16) or G Gᵀ/(BD) (``"sec5"``, Sec. 5.1), K × K, uncentred."""
+    g = gradients("G", G)
+    check_normalization(normalization)
+    d = g.shape[1]
+    scale = float(d) if normalization == "sec4" else float(_need_b(B)) * d
+    return (g @ g.T) / scale
+
+
+def _need_b(B: float | None) -> float:
+    if B is None:
+        raise DomainError("B is required for the sec5 normalisation G Gᵀ/(B D)")
+    return float(batch(B))
+
+
+def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, smallest_only: bool = False
+                ) -> v.FloatArray:
+    """Eigenvalues (ascending, >= 0) of the second moment of ``G`` in ``normalization``; K of them.
+
+    ``smallest_only=True`` returns just λ_min (cheaper: a partial eigendecomposition).
+    """
+    from scipy.linalg import eigh
+
+    g = gradients("G", G)
+    check_normalization(normalization)
+    k, d = g.shape
+    scale = float(d) if normalization == "sec4" else _need_b(B) * d
+    if d < k:  # Σ has rank <= D < K: λ_min = 0 and the nonzero eigenvalues are those of GᵀG
+        if smallest_only:
+            return np.zeros(1)
+        w = eigh(g.T @ g / scale, eigvals_only=True, check_finite=False)
+        return np.concatenate([np.zeros(k - d), np.maximum(w, 0.0)])
+    m = g @ g.T / scale
+    if smallest_only:
+        w = eigh(m, eigvals_only=True, subset_by_index=[0, 0], check_finite=False)
+    else:
+        w = eigh(m, eigvals_only=True, check_finite=False)
+    return np.maximum(w, 0.0)  # G Gᵀ is PSD: negative values are round-off
+
+
+@dataclass(frozen=True)
+class GradientRDP:
+    """Theorem 2 from data: per-user λ_min (sec4), their sum S, the order range and ε_RDP at the given orders."""
+
+    eig_min_sec4: v.FloatArray
+    eig_min_sum_sec4: float
+    alpha_max: float
+    alpha: FloatOrArray
+    rdp: FloatOrArray
+    K: int
+    D: int
+
+
+def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: float, C: float, *,
+                            form: Form = "simplified") -> GradientRDP:
+    """Theorem 2 from per-user gradient matrices (each K × D, same K and D, columns clipped to C).
+
+    λ_{i,min} of Σ_i = G_iG_iᵀ/D (sec4) per user, S = Σ_i λ_{i,min}, then eq. (19) (or (30)). The λ_min of the
+    neighbouring data set is not known here; Theorem 2 needs S to bound both (erratum E12).
+    """
+    mats = [gradients(f"G_users[{i}]", g) for i, g in enumerate(G_users)]
+    if not mats:
+        raise DomainError("G_users must hold at least one user's gradient matrix")
+    k, d = mats[0].shape
+    for i, g in enumerate(mats):
+        if g.shape != (k, d):
+            raise DomainError(f"G_users[{i}] has shape {g.shape}; every user needs the same K × D = {k} × {d} "
+                              f"(the paper assumes |D_i| = D)")
+        check_clipped(f"G_users[{i}]", g, float(v.positive("C", C)))
+    lam = np.array([float(eigenvalues(g, normalization="sec4", smallest_only=True)[0]) for g in mats])
+    s = float(np.sum(lam))
+    eps = theorem2_rdp(alpha, s, B, C, d, normalization="sec4", form=form)
+    amax = float(theorem2_alpha_max(s, C, d, normalization="sec4"))
+    return GradientRDP(lam, s, amax, v.scalar_or_array(np.asarray(alpha, dtype=np.float64)), eps, k, d)
+
+
+@dataclass(frozen=True)
+class SpanCheck:
+    """Theorem 1's necessary condition for one replacement gradient: is it in the span of all users' gradients?"""
+
+    in_span: bool
+    residual: float
+    relative_residual: float
+    rank: int
+    K: int
+
+
+def _column_space(g: v.FloatArray) -> tuple[v.FloatArray, int]:
+    """Left singular vectors of g and its numerical rank (tolerance max(K, M)·eps·s_max)."""
+    u, s, _ = np.linalg.svd(g, full_matrices=False)
+    cut = max(g.shape) * np.finfo(float).eps * (float(s[0]) if s.size else 0.0)
+    return u, int(np.sum(s > cut))
+
+
+def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> SpanCheck:
+    """Theorem 1: ``g_new ∈ span(columns of G_all)`` (G_all = all users' per-sample gradients side by side, K × M).
+
+    Least-squares residual of g_new against the numerical column space (SVD, rank tolerance max(K, M)·eps·s_max);
+    in span iff residual <= rtol·‖g_new‖. If not in span, the aggregate is not (ε, δ)-DP for any ε and δ below
+    the Theorem-1 threshold (:func:`theorem1_delta_threshold`).
+    """
+    g = gradients("G_all", G_all)
+    x = np.atleast_1d(v.as_array("g_new", g_new))
+    if x.shape != (g.shape[0],):
+        raise DomainError(f"g_new must be a vector of length K = {g.shape[0]} (got shape {x.shape})")
+    tol = float(v.positive("rtol", rtol))
+    u, r = _column_space(g)
+    res_vec = x - u[:, :r] @ (u[:, :r].T @ x)
+    res = float(np.linalg.norm(res_vec))
+    nx = float(np.linalg.norm(x))
+    rel = res / nx if nx > 0 else 0.0
+    return SpanCheck(rel <= tol, res, rel, r, g.shape[0])
+
+
+def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
+    """An orthonormal basis S (K × K*) of the span of all users' gradients (Assumption 4; needs the server to see
+    per-user gradients, which SA forbids: Remark 2)."""
+    g = gradients("G_all", G_all)
+    u, r = _column_space(g)
+    if r == 0:
+        raise DomainError("G_all is zero: its span is {0}")
+    return u[:, :r]
+
+
+def projected_eigenvalues(G: ArrayLike, basis: ArrayLike, *, normalization: str, B: float | None = None
+                          ) -> v.FloatArray:
+    """Eigenvalues (ascending) of the projected second moment ``Sᵀ Σ S`` (Theorem 3's λ*; Σ in ``normalization``,
+    with the 1/D that Assumption 4 omits: erratum E5). ``basis`` S: K × K* with orthonormal columns."""
+    g = gradients("G", G)
+    s = v.as_array("basis", basis)
+    if s.ndim != 2 or s.shape[0] != g.shape[0] or s.shape[1] > s.shape[0]:
+        raise DomainError(f"basis must be K × K* with K = {g.shape[0]} and K* <= K (got shape {s.shape})")
+    if float(np.max(np.abs(s.T @ s - np.eye(s.shape[1])))) > 1e-8:
+        raise DomainError("basis must have orthonormal columns (Sᵀ S = I)")
+    return eigenvalues(s.T @ g, normalization=normalization, B=B)
+
+
+# --- exact divergence of the two aggregate Gaussians (for checking the bounds) ---------------------------------------
+
+@dataclass(frozen=True)
+class AggregatePair:
+    """Exact D_α(P‖Q) and D_α(Q‖P) of the aggregate before/after replacing one record; ``value`` = the larger."""
+
+    forward: Divergence
+    backward: Divergence
+
+    @property
+    def value(self) -> float:
+        return max(float(self.forward), float(self.backward))
+
+
+def aggregate_covariance(G_users: Sequence[v.FloatArray], B: float, *, noise: str = "none", sigma2: float = 0.0
+                         ) -> v.FloatArray:
+    """Covariance of the aggregate ``Σ_j G_j w_j`` under Gaussian sampling: Σ_j G_jG_jᵀ/(BD) (= Σ_j Σ_j^{sec4}/B =
+    Σ_j Σ_j^{sec5}); ``noise="iso"`` adds Nσ²I (each user σ²I), ``"wfna"`` replaces each Σ_j^{sec5} by its
+    water-filled Σ_{j,+} (floor σ²)."""
+    k, d = G_users[0].shape
+    total = np.zeros((k, k))
+    for g in G_users:
+        cov = g @ g.T / (B * d)
+        if noise == "wfna":
+            cov = cov + water_filling(cov, sigma2, normalization="sec5").noise_cov
+        total += cov
+    if noise == "iso":
+        total += len(G_users) * sigma2 * np.eye(k)
+    elif noise not in ("none", "wfna"):
+        raise DomainError(f"noise must be 'none', 'iso' or 'wfna' (got {noise!r})")
+    return total
+
+
+def exact_aggregate_divergence(G_users: Sequence[ArrayLike], user: int, sample: int, g_new: ArrayLike,
+                               alpha: ArrayLike, B: float, *, noise: str = "none", sigma2: float = 0.0
+                               ) -> AggregatePair:
+    """Exact Rényi divergences (eq. 22) between the aggregate Gaussians of neighbouring data sets: user ``user``'s
+    column ``sample`` replaced by ``g_new``. The means differ by (g − g_new)/D; the covariances as in
+    :func:`aggregate_covariance`. This is what Theorems 2/4 and Table 1 bound from above."""
+    mats = [gradients(f"G_users[{i}]", g) for i, g in enumerate(G_users)]
+    new = [m.copy() for m in mats]
+    x = np.atleast_1d(v.as_array("g_new", g_new))
+    new[user][:, sample] = x
+    d = mats[0].shape[1]
+    b = float(batch(B))
+    s1 = aggregate_covariance(mats, b, noise=noise, sigma2=sigma2)
+    s2 = aggregate_covariance(new, b, noise=noise, sigma2=sigma2)
+    mu1 = mats[user][:, sample] / d
+    mu2 = x / d
+    return AggregatePair(renyi_gaussian(mu1, s1, mu2, s2, alpha), renyi_gaussian(mu2, s2, mu1, s1, alpha))

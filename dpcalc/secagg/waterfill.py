@@ -1,0 +1,111 @@
+"""WF-NA, water-filling noise addition (seed 004, Sec. 5.1, Fig. 4): fill the eigenvalues of a user's sampling
+covariance up to a floor σ² with Gaussian noise of covariance ``ΔΣ = U max(σ² − Λ, 0) Uᵀ``.
+
+σ² is a floor on the eigenvalues of Σ_i in the **sec5** normalisation (Σ_i = G_iG_iᵀ/(BD)); a sec4 covariance is
+divided by B first. The added power ``tr ΔΣ = Σ_k max(σ² − λ_k, 0)`` is compared with isotropic noise ``Kσ²``
+reaching the same floor. The block variant (per-block eigendecomposition, cost O(K³/k²)) does not preserve the
+bound (erratum E8): it ignores the cross-block covariance, so the true λ_min can stay below σ² — it is offered
+only with an :class:`ErratumWarning` and reports the true ``min_eigenvalue_after``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError, ErratumWarning
+from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
+
+E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (seed 004 erratum E8): the per-block fill ignores the "
+           "cross-block covariance, so λ_min(Σ + ΔΣ) can stay below σ² (see min_eigenvalue_after)")
+
+
+def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
+    """``tr ΔΣ = Σ_k max(σ² − λ_k, 0)``: the total variance WF-NA adds (eigenvalues in the sec5 normalisation)."""
+    lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
+    s2 = float(v.positive("sigma2", sigma2))
+    return float(np.sum(np.maximum(s2 - lam, 0.0)))
+
+
+@dataclass(frozen=True)
+class WaterFilling:
+    """Result of WF-NA on one covariance (all in the sec5 normalisation).
+
+    ``noise_cov`` = ΔΣ; ``eigenvalues`` of Σ (ascending) and ``filled`` = max(λ, σ²); ``added_power`` = tr ΔΣ;
+    ``isotropic_power`` = Kσ²; ``min_eigenvalue_after`` = λ_min(Σ + ΔΣ) (= max(λ_min, σ²) for the exact variant).
+    """
+
+    noise_cov: v.FloatArray
+    eigenvalues: v.FloatArray
+    filled: v.FloatArray
+    sigma2: float
+    added_power: float
+    isotropic_power: float
+    power_ratio: float
+    min_eigenvalue_after: float
+    blocks: int = 1
+
+
+def _fill(cov: v.FloatArray, s2: float) -> tuple[v.FloatArray, v.FloatArray]:
+    from scipy.linalg import eigh
+
+    w, u = eigh(cov, check_finite=False)
+    gap = np.maximum(s2 - w, 0.0)
+    return (u * gap) @ u.T, w
+
+
+def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float | None = None,
+                  blocks: int | None = None) -> WaterFilling:
+    """WF-NA (Sec. 5.1 steps 3–4) for a covariance ``cov`` given in ``normalization`` ('sec4' needs B).
+
+    ``blocks=k`` splits the K coordinates into k contiguous blocks and fills each block separately (the paper's
+    approximate SVD) — with an :class:`ErratumWarning` (E8).
+    """
+    s = symmetric_matrix("cov", cov)
+    s = to_sec5(s, normalization=normalization, B=B, name="cov")
+    s2 = float(v.positive("sigma2", sigma2))
+    k = s.shape[0]
+    if blocks is None or int(blocks) == 1:
+        noise, w = _fill(s, s2)
+        nblocks = 1
+    else:
+        nblocks = int(v.check_range("blocks", blocks, 1, float(k), integer=True))
+        warnings.warn(E8_TEXT, ErratumWarning, stacklevel=2)
+        noise = np.zeros_like(s)
+        for idx in np.array_split(np.arange(k), nblocks):
+            sub, _ = _fill(s[np.ix_(idx, idx)], s2)
+            noise[np.ix_(idx, idx)] = sub
+        w = np.asarray(np.linalg.eigvalsh(s), dtype=np.float64)
+    w = eigenvalues_nonneg("eigenvalues of cov", w)
+    power = float(np.trace(noise))
+    after = float(np.linalg.eigvalsh(s + noise)[0])
+    if not np.isfinite(power):
+        raise DomainError("cov produced a non-finite noise covariance")
+    iso = k * s2
+    return WaterFilling(noise, w, np.maximum(w, s2), s2, power, iso, power / iso, after, nblocks)
+
+
+E7_TEXT = ("eqs. (38), (41), (42) of seed 004 claim −g²g²ᵀ/(BD) ⪯ ΔΣ_{i,Δ} ⪯ g¹g¹ᵀ/(BD), i.e. λ_max(ΔΣ_{i,Δ} − "
+           "g¹g¹ᵀ/(BD)) <= 0; the water-filling map is not operator-monotone and this fails (erratum E7)")
+
+
+def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as_published: bool = False
+                                 ) -> float | v.FloatArray:
+    """Upper bound on ``λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) = λ_max(Σ²₊ − Σ¹₊ − g²g²ᵀ/(BD))`` for neighbouring users
+    (sec5; ‖g‖ <= C): ``√2·C²/(BD)``.
+
+    Proof: X ↦ σ²I + (X − σ²I)₊ is a projection, 1-Lipschitz in the Frobenius norm, so ‖Σ²₊ − Σ¹₊‖ <=
+    ‖g²g²ᵀ − g¹g¹ᵀ‖_F/(BD) <= √2C²/(BD). ``as_published=True`` returns the paper's claim 0 (eq. 38) with an
+    :class:`ErratumWarning` (E7: a counterexample gives +0.0907 at B = C = 1, D = 3).
+    """
+    b = v.check_range("B", B, 1.0)
+    c = v.positive("C", C)
+    d = v.integer_at_least("D", D, 1)
+    if as_published:
+        warnings.warn(E7_TEXT, ErratumWarning, stacklevel=2)
+        return v.scalar_or_array(np.zeros(np.broadcast(b, c, d).shape))
+    return v.scalar_or_array(np.sqrt(2.0) * c * c / (b * d))
