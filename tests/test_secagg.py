@@ -15,6 +15,7 @@ import pytest
 
 from dpcalc import catalog, secagg, verify
 from dpcalc.accounting import rdp as acc
+from dpcalc.checks.secagg import wfna_change
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 
 # --- paper vectors (seed004.md §3.2) ---------------------------------------------------------------------------
@@ -358,7 +359,11 @@ def test_e7_counterexample_and_published_inequality_fails() -> None:
     f = catalog.get("secagg.wfna_covariance_change_bound")
     assert verify.run_check(f).verdict == "pass"
     pub = verify.run_check(f, published=True)
-    assert pub.verdict == "fail" and pub.estimate == pytest.approx(0.0907, abs=5e-4)
+    assert pub.verdict == "fail"
+    rest = np.column_stack([[1.0, 0.0], [math.cos(math.pi / 6), 0.5]])
+    g1 = np.array([math.cos(5 * math.pi / 12), math.sin(5 * math.pi / 12)])
+    _, excess = wfna_change(rest, g1, rest[:, 1], 0.25, 1.0)  # seed004.md E7: eq. (38) claims <= 0
+    assert excess == pytest.approx(0.0907, abs=5e-5)
 
 
 def test_exact_aggregate_divergence_is_symmetric_in_the_pair(rng: np.random.Generator) -> None:

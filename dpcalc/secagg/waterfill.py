@@ -95,8 +95,9 @@ E7_TEXT = ("eqs. (38), (41), (42) of seed 004 claim −g²g²ᵀ/(BD) ⪯ ΔΣ_{
 
 def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as_published: bool = False
                                  ) -> float | v.FloatArray:
-    """Upper bound on ``λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) = λ_max(Σ²₊ − Σ¹₊ − g²g²ᵀ/(BD))`` for neighbouring users
-    (sec5; ‖g‖ <= C): ``√2·C²/(BD)``.
+    """Upper bound ``√2·C²/(BD)`` on ``‖Σ²₊ − Σ¹₊‖_F`` and hence on ``λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) =
+    λ_max(Σ²₊ − Σ¹₊ − g²g²ᵀ/(BD))`` for neighbouring users (sec5; ‖g‖ <= C). Tight for the Frobenius norm
+    (orthogonal g¹, g² with all eigenvalues above the floor).
 
     Proof: X ↦ σ²I + (X − σ²I)₊ is a projection, 1-Lipschitz in the Frobenius norm, so ‖Σ²₊ − Σ¹₊‖ <=
     ‖g²g²ᵀ − g¹g¹ᵀ‖_F/(BD) <= √2C²/(BD). ``as_published=True`` returns the paper's claim 0 (eq. 38) with an
