@@ -41,26 +41,28 @@ def batch(B: ArrayLike) -> v.FloatArray:
     return v.check_range("B", B, 1.0)
 
 
-def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
-    """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5."""
+def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | None,
+            name: str = "eigenvalues") -> v.FloatArray:
+    """Eigenvalues (or covariances) given in ``normalization``, expressed in ``target`` (λ_sec4 = B·λ_sec5)."""
     check_normalization(normalization)
+    check_normalization(target)
     arr = v.as_array(name, x)
-    if normalization == "sec4":
+    if normalization == target:
         return arr
     if B is None:
-        raise DomainError(f"B is required to convert {name} from the sec5 normalisation (λ_sec4 = B·λ_sec5)")
-    return arr * batch(B)
+        raise DomainError(f"B is required to convert {name} from the {normalization} normalisation "
+                          f"(λ_sec4 = B·λ_sec5)")
+    return arr * batch(B) if target == "sec4" else arr / batch(B)
+
+
+def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
+    """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5."""
+    return convert(x, normalization=normalization, target="sec4", B=B, name=name)
 
 
 def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
     """Eigenvalues (or covariances) in the Sec.-5 normalisation: ``x/B`` if sec4, ``x`` if sec5."""
-    check_normalization(normalization)
-    arr = v.as_array(name, x)
-    if normalization == "sec5":
-        return arr
-    if B is None:
-        raise DomainError(f"B is required to convert {name} from the sec4 normalisation (λ_sec5 = λ_sec4/B)")
-    return arr / batch(B)
+    return convert(x, normalization=normalization, target="sec5", B=B, name=name)
 
 
 def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> v.FloatArray:
