@@ -1,0 +1,183 @@
+"""dpcalc's PLD accountant (dpcalc.accounting.pld): certified brackets against anchors, peers and properties.
+
+Reference values: ../shared/notes/anchors.md §9 (consensus tight ε 1.82824 ± 1e-5; analytic Gaussian ε).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcalc.accounting import gdp, pld
+from dpcalc.errors import DomainError
+
+
+def _check(br: pld.EpsBracket, rtol: float = pld.RTOL) -> None:
+    assert 0.0 <= br.eps_lower <= br.eps_upper
+    assert br.width <= rtol * br.eps_upper + 1e-12
+    assert br.details["converged"] == 1.0
+
+
+def test_anchor_dpsgd_consensus() -> None:
+    br = pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
+    _check(br)
+    assert br.eps_lower <= 1.82824 - 1e-5 and br.eps_upper >= 1.82824 + 1e-5
+
+
+def test_anchor_analytic_gaussian_single_release() -> None:
+    br = pld.epsilon([pld.Step(1.0, 1.0, 1)], 1e-5)
+    _check(br)
+    assert br.eps_lower <= 4.377178095681224 <= br.eps_upper
+
+
+@pytest.mark.parametrize(("sigma", "steps", "delta"), [(1.0, 10, 1e-5), (2.0, 1000, 1e-6), (5.0, 100, 1e-3),
+                                                        (0.5, 3, 1e-10), (1.0, 1, 1e-30), (0.1, 1, 1e-5)])
+def test_full_batch_contains_exact_gaussian(sigma: float, steps: int, delta: float) -> None:
+    exact = float(gdp.eps_from_mu(math.sqrt(steps) / sigma, delta))
+    br = pld.epsilon([pld.Step(sigma, 1.0, steps)], delta)
+    _check(br)
+    assert br.eps_lower <= exact <= br.eps_upper
+
+
+def test_sigma_eff_point_one_anchor() -> None:
+    """anchors §9.5: ε(σ = 0.1, δ = 1e-5) = 91.81728962466377 (σ_eff = 0.1 as 100 steps of σ = 1)."""
+    br = pld.epsilon([pld.Step(1.0, 1.0, 100)], 1e-5)
+    assert br.eps_lower <= 91.81728962466377 <= br.eps_upper
+
+
+def test_heterogeneous_full_batch_is_one_gaussian() -> None:
+    sched = [pld.Step(10.0, 1.0, 50), pld.Step(5.0, 1.0, 50)]
+    exact = float(gdp.eps_from_mu(math.sqrt(50 / 100 + 50 / 25), 1e-5))
+    br = pld.epsilon(sched, 1e-5)
+    assert br.eps_lower <= exact <= br.eps_upper
+
+
+def test_equal_steps_schedule_equals_homogeneous() -> None:
+    hom = pld.epsilon([pld.Step(1.0, 0.01, 1000)], 1e-5)
+    het = pld.epsilon([(1.0, 0.01, 100)] * 10, 1e-5)
+    assert het == hom
+
+
+def test_heterogeneous_between_its_homogeneous_ends() -> None:
+    het = pld.epsilon([pld.Step(1.0, 0.02, 200), pld.Step(2.0, 0.02, 200)], 1e-5)
+    _check(het)
+    lo = pld.epsilon([pld.Step(2.0, 0.02, 400)], 1e-5)
+    hi = pld.epsilon([pld.Step(1.0, 0.02, 400)], 1e-5)
+    assert lo.eps_lower <= het.eps_upper and het.eps_lower <= hi.eps_upper
+    assert lo.eps_upper < het.eps_lower < het.eps_upper < hi.eps_lower
+
+
+@pytest.mark.parametrize(("param", "small", "large"), [("steps", 500, 1000), ("q", 0.01, 0.012),
+                                                        ("inv_sigma", 1 / 1.1, 1.0)])
+def test_monotone(param: str, small: float, large: float) -> None:
+    base = {"sigma": 1.0, "q": 0.01, "steps": 1000}
+
+    def run(value: float) -> pld.EpsBracket:
+        kw = dict(base)
+        if param == "inv_sigma":
+            kw["sigma"] = 1.0 / value
+        else:
+            kw[param] = value
+        return pld.epsilon_subsampled_gaussian(kw["sigma"], kw["q"], kw["steps"], 1e-5)
+
+    a, b = run(small), run(large)
+    assert a.eps_upper < b.eps_lower  # certified: ε(small) < ε(large)
+
+
+def test_rtol_controls_width() -> None:
+    br = pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5, rtol=1e-2)
+    _check(br, 1e-2)
+    fine = pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5, rtol=1e-4)
+    _check(fine, 1e-4)
+    assert br.eps_lower <= fine.eps_lower <= fine.eps_upper <= br.eps_upper + 1e-9
+
+
+def test_tiny_delta_below_rdp() -> None:
+    from dpcalc.accounting import rdp
+
+    br = pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-18)
+    _check(br)
+    eps_rdp, _ = rdp.eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-18)
+    assert br.eps_upper <= eps_rdp
+
+
+def test_delta_bracket_contains_exact() -> None:
+    exact = float(gdp.delta_from_eps(1.0, 1.0))  # anchors §9.5: 0.12693673750664392
+    br = pld.delta_for_eps([pld.Step(1.0, 1.0, 1)], 1.0)
+    assert br.delta_lower <= exact <= br.delta_upper
+    assert br.delta_upper - br.delta_lower <= 1e-3 * exact
+
+
+def test_delta_bracket_subsampled_matches_dp_accounting_vector() -> None:
+    """dp-accounting's test vector (anchors §9.4): Poisson q=0.2, σ=0.5, 3 steps: δ(ε=1) = 0.15594 (±1e-3)."""
+    br = pld.delta_for_eps([pld.Step(0.5, 0.2, 3)], 1.0)
+    assert br.delta_lower <= br.delta_upper
+    assert abs(0.5 * (br.delta_lower + br.delta_upper) - 0.15594) <= 1e-3
+
+
+def test_calibration_safe_side() -> None:
+    s = pld.sigma_for_eps(2.0, 1e-5, 0.01, 1000)
+    assert pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper <= 2.0
+    # anchors §9.2: dp-accounting PLD at vdi 1e-3 gives 0.95924; the tight σ is a little above 0.9592
+    assert 0.955 < s < 0.965
+    assert pld.epsilon_subsampled_gaussian(s / (1 + 2e-3), 0.01, 1000, 1e-5).eps_lower > 1.99
+
+
+def test_memory_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pld, "MAX_FFT", 1000)
+    with pytest.raises(pld.MemoryCapError, match="cap"):
+        pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
+
+
+@pytest.mark.parametrize(("kw", "match"), [({"delta": 0.0}, "delta"), ({"delta": 1.0}, "delta"),
+                                           ({"q": 0.0}, "q"), ({"sigma": -1.0}, "sigma"), ({"steps": 0}, "steps")])
+def test_bad_input(kw: dict[str, float], match: str) -> None:
+    args = {"sigma": 1.0, "q": 0.01, "steps": 10, "delta": 1e-5} | kw
+    with pytest.raises(DomainError, match=match):
+        pld.epsilon_subsampled_gaussian(args["sigma"], args["q"], args["steps"], args["delta"])
+
+
+def test_empty_schedule() -> None:
+    with pytest.raises(DomainError, match="schedule"):
+        pld.epsilon([], 1e-5)
+
+
+# --- the peer: dp-accounting's PLD (pessimistic, value_discretization_interval 1e-4) -------------------------
+
+_GRID = [(1.0, 0.01, 1000, 1e-5), (1.1, 256 / 60000, 14062, 1e-5), (0.8, 0.001, 100, 1e-6),
+         (2.0, 0.2, 100, 1e-6), (0.6, 0.05, 50, 1e-3)]
+
+
+def _dpa(sigma: float, q: float, steps: int, delta: float) -> float:
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
+    return float(acc.get_epsilon(delta))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sigma", "q", "steps", "delta"), _GRID)
+def test_against_dp_accounting(sigma: float, q: float, steps: int, delta: float) -> None:
+    ref = _dpa(sigma, q, steps, delta)
+    br = pld.epsilon_subsampled_gaussian(sigma, q, steps, delta)
+    _check(br)
+    assert br.eps_lower <= ref  # its pessimistic value is an upper bound
+    assert br.eps_upper <= ref + 2e-4 + 1e-3 * ref  # its discretisation error at vdi 1e-4 (anchors §9)
+
+
+def test_seeded_random_grid_brackets_are_consistent(rng: np.random.Generator) -> None:
+    """Random (q, σ, T, δ): a finite, ordered, converged bracket below the RDP bound."""
+    from dpcalc.accounting import rdp
+
+    for _ in range(4):
+        q = float(10 ** rng.uniform(-3, 0))
+        sigma = float(10 ** rng.uniform(-0.2, 0.7))
+        steps = int(10 ** rng.uniform(0, 3))
+        delta = float(10 ** rng.uniform(-12, -2))
+        br = pld.epsilon_subsampled_gaussian(sigma, q, steps, delta)
+        _check(br)
+        assert br.eps_upper <= rdp.eps_subsampled_gaussian(q, sigma, steps, delta)[0] + 1e-9
