@@ -30,6 +30,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from dpcalc.errors import DpcalcError
+from dpcalc.report.files import check_output
 from dpcalc.report.render import Format, Result, emit
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,11 +59,17 @@ def fail(message: str) -> typer.Exit:
 
 
 def handle_errors(func: F) -> F:
-    """Turn dpcalc input errors (``ValueError`` subclasses) into one stderr line and exit code 2."""
+    """Turn dpcalc input errors (``ValueError`` subclasses) into one stderr line and exit code 2.
+
+    A command's ``--output`` is checked first (exists without ``--force``, a directory, a missing directory,
+    a name too long), so a bad target fails at once instead of after the computation.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            if kwargs.get("output") is not None:  # "exists", directory, name length: before any computation
+                check_output(Path(kwargs["output"]), bool(kwargs.get("force")))
             return func(*args, **kwargs)
         except DpcalcError as exc:
             raise fail(str(exc)) from None

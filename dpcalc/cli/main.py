@@ -35,10 +35,26 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _max_memory(value: str | None) -> str | None:
+    if value is not None:
+        from dpcalc import _limits
+        from dpcalc.errors import DomainError
+
+        try:
+            _limits.set_max_memory(value)
+        except DomainError as exc:
+            raise typer.BadParameter(str(exc).removeprefix("--max-memory ")) from None
+    return value
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
+    max_memory: Annotated[str | None, typer.Option(
+        "--max-memory", callback=_max_memory, is_eager=True, metavar="SIZE",
+        help="Cap on one computation's memory, e.g. 500M or 4G (default 2G, or $DPCALC_MAX_MEMORY); larger "
+             "work stops with a one-line error before allocating.")] = None,
 ) -> None:
     """dpcalc: privacy accounting and privacy-utility analysis for DP federated learning."""
 
@@ -80,10 +96,55 @@ def build_command(argv: list[str] | None = None) -> Any:
     return command
 
 
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
+def _usage_message(exc: Any) -> str:
+    """Click's usage error as one line, naming the command when it has a context (``sigma: Missing option …``)."""
+    message = _one_line(exc.format_message())
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path.removeprefix("dpcalc").strip() if ctx is not None else ""
+    return f"{path}: {message}" if path else message
+
+
+def run(argv: list[str]) -> int:
+    """Run ``dpcalc *argv`` and return the exit code (0 ok, 1 failed verification, 2 bad input).
+
+    Every usage error (unknown option, missing value, wrong choice) is one stderr line ``dpcalc: error: …``,
+    like every other bad input, instead of Click's usage block.
+    """
+    from typer._click import exceptions as click_exc
+
+    from dpcalc import _limits
+
+    try:
+        command = build_command(argv)
+        code = command.main(argv, prog_name="dpcalc", standalone_mode=False)
+    except click_exc.NoArgsIsHelpError as exc:  # `dpcalc` or `dpcalc gdp` alone: the help, as before
+        exc.show()
+        return 2
+    except click_exc.UsageError as exc:
+        print(f"dpcalc: error: {_usage_message(exc)}", file=sys.stderr)
+        return 2
+    except click_exc.ClickException as exc:
+        print(f"dpcalc: error: {_one_line(exc.format_message())}", file=sys.stderr)
+        return 2
+    except typer.Abort:
+        print("dpcalc: error: aborted", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print(f"dpcalc: error: out of memory; use fewer values or a smaller problem (cap "
+              f"{_limits.human(_limits.max_memory())}, --max-memory)", file=sys.stderr)
+        return 2
+    finally:
+        _limits.set_max_memory(None)
+    return code if isinstance(code, int) else 0
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point (``argv`` defaults to ``sys.argv[1:]``; tests pass it explicitly)."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    build_command(args)(args=args, prog_name="dpcalc")
+    sys.exit(run(sys.argv[1:] if argv is None else list(argv)))
 
 
 if __name__ == "__main__":  # pragma: no cover

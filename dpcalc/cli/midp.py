@@ -171,15 +171,10 @@ def utility_command(
 
 
 def _read_clients_csv(path: Path) -> tuple[list[float], list[float]]:
-    import csv
+    from dpcalc.report.files import read_columns
 
-    with path.open(encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    if not rows or not {"eps", "C"} <= set(rows[0]):
-        raise DomainError(f"--file {str(path)!r} must be a CSV with columns eps and C")
-    eps = [float(parse_vector("eps", r["eps"])[0]) for r in rows]
-    cs = [float(parse_vector("C", r["C"])[0]) for r in rows]
-    return eps, cs
+    cols = read_columns("--file", path, ("eps", "C"))
+    return [float(x) for x in cols["eps"]], [float(x) for x in cols["C"]]
 
 
 @command(midp_app, "personalized")
@@ -187,8 +182,7 @@ def personalized_command(
     eps: Annotated[str | None, typer.Option("--eps", help="Per-client budgets ε_k (comma list or file).")] = None,
     C: Annotated[str, typer.Option("--C", help="Per-client clipping bounds C_k (list, file or one value).")] = "1",
     d: DOpt = "1",
-    file: Annotated[Path | None, typer.Option("--file", help="CSV with columns eps,C (one row per client).",
-                                              exists=True, dir_okay=False)] = None,
+    file: Annotated[Path | None, typer.Option("--file", help="CSV with columns eps,C (one row per client).")] = None,
     units: UnitsOpt = "nats",
 ) -> Result:
     """Personalized budgets (Thm 3, Cor 2): optimal σ_k and weights p_k, U* beside the baselines (5.21)/(5.22).
@@ -197,6 +191,8 @@ def personalized_command(
     """
     u = check_units(units)
     if file is not None:
+        if eps is not None or C != "1":
+            raise DomainError("give per-client budgets with --file or with --eps/--C, not both")
         eps_k, c_k = _read_clients_csv(file)
     elif eps is not None:
         eps_k = parse_vector("--eps", eps)

@@ -153,24 +153,7 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
 
 def load_covariance(path: str | Path, name: str) -> v.FloatArray:
     """Read a covariance matrix from ``.npy`` or ``.csv`` (comma or whitespace separated, ``#`` comments)."""
-    p = Path(path)
-    if not p.is_file():
-        raise DomainError(f"{name}: file {str(p)!r} does not exist")
-    suffix = p.suffix.lower()
-    try:
-        if suffix == ".npy":
-            data = np.load(p, allow_pickle=False)
-        elif suffix in (".csv", ".txt", ".tsv"):
-            text = p.read_text(encoding="utf-8")
-            rows = [line.split("#")[0].replace(",", " ").split() for line in text.splitlines()]
-            rows = [r for r in rows if r]
-            if not rows or len({len(r) for r in rows}) != 1:
-                raise DomainError(f"{name}: file {str(p)!r} must hold a rectangular table of numbers")
-            data = np.array([[float(t) for t in r] for r in rows])
-        else:
-            raise DomainError(f"{name}: file {str(p)!r} must be .npy or .csv")
-    except (ValueError, OSError) as exc:
-        if isinstance(exc, DomainError):
-            raise
-        raise DomainError(f"{name}: cannot read {str(p)!r} as a matrix of numbers ({exc})") from None
+    from dpcalc.report.files import read_matrix
+
+    data = read_matrix(name, path)
     return as_covariance(name, data)

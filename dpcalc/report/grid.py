@@ -7,12 +7,15 @@ option's list with element positions that match what the user typed, and rows co
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from dpcalc import _limits
 from dpcalc.errors import DomainError
 
 _MAX_RANGE = 1_000_000
@@ -36,9 +39,12 @@ def _range(option: str, item: str) -> list[float]:
     step = _number(option, parts[2]) if len(parts) == 3 else 1.0
     if step <= 0 or stop < start:
         raise DomainError(f"{option}: a range needs start <= stop and step > 0 (got {item!r})")
-    count = math.floor((stop - start) / step * (1 + 1e-12) + 1e-9) + 1
-    if count > _MAX_RANGE:
-        raise DomainError(f"{option}: the range {item!r} has {count} values (at most {_MAX_RANGE})")
+    span = (stop - start) / step * (1 + 1e-12) + 1e-9  # may be inf (1e308 / 1e-308): checked before floor
+    if not span < _MAX_RANGE:
+        raise DomainError(f"{option}: the range {item!r} has {span + 1:.4g} values (at most {_MAX_RANGE:,})")
+    count = math.floor(span) + 1
+    if start + (count - 1) * step == start and count > 1:
+        raise DomainError(f"{option}: the step of {item!r} is below the floating-point resolution at {start:g}")
     # start + i*step, rounded to the step's decimals so 0.1 steps print as 0.3, not 0.30000000000000004
     decimals = max(_decimals(parts[0]), _decimals(parts[2]) if len(parts) == 3 else 0)
     return [round(start + i * step, decimals) if decimals < 15 else start + i * step for i in range(count)]
@@ -64,31 +70,62 @@ def parse_values(option: str, text: str | float | int) -> list[float]:
     return out
 
 
-def parse_vector(option: str, text: str) -> list[float]:
-    """A per-client vector: a comma list, or the path of a file with numbers (CSV, one column or row)."""
-    path = Path(text)
-    if "," not in text and ":" not in text and path.suffix and path.is_file():
-        tokens = path.read_text(encoding="utf-8").replace(",", " ").split()
-        tokens = [t for t in tokens if _is_number(t)]
-        if not tokens:
-            raise DomainError(f"{option}: file {text!r} holds no numbers")
-        return [_number(option, t) for t in tokens]
-    items = [t.strip() for t in text.split(",")]
-    if any(t == "" for t in items):
-        raise DomainError(f"{option} has an empty element in {text!r}")
-    return [_number(option, t) for t in items]
-
-
-def _is_number(token: str) -> bool:
+def _exists(text: str) -> bool:
     try:
-        float(token)
-    except ValueError:
+        return Path(text).exists()
+    except (OSError, ValueError):  # name too long, embedded NUL: not an existing file
         return False
-    return True
+
+
+def _looks_like_path(text: str) -> bool:
+    return os.sep in text or Path(text).suffix.lower() in (".csv", ".txt", ".tsv", ".dat", ".npy")
+
+
+def parse_vector(option: str, text: str) -> list[float]:
+    """A per-client vector: values/ranges as in :func:`parse_values`, or the path of a file of numbers.
+
+    Files are read by :func:`dpcalc.report.files.read_vector` (text/CSV one row or column, or ``.npy``).
+    """
+    from dpcalc.report import files
+
+    text = str(text)
+    if _exists(text):
+        return [float(x) for x in files.read_vector(option, text)]
+    try:
+        return parse_values(option, text)
+    except DomainError:
+        if "," not in text and _looks_like_path(text):
+            files.read_vector(option, text)  # raises the file's own one-line error (e.g. does not exist)
+        raise
+
+
+def _size(values: Sequence[float] | np.ndarray) -> int:
+    return int(np.size(values))
+
+
+def check_grid(options: Mapping[str, Sequence[float] | np.ndarray], outputs: int = 4) -> int:
+    """Raise a one-line DomainError before allocating if the sweep over ``options`` is too large.
+
+    The sweep has the product of every option's value count as rows; it must stay within
+    :data:`dpcalc._limits.MAX_ROWS` and, at about ``16 * (inputs + outputs)`` bytes a row for the arrays and
+    their temporaries, within the memory cap. Returns the row count.
+    """
+    rows = math.prod(_size(v) for v in options.values())
+    names = ", ".join(f"--{k}" for k, v in options.items() if _size(v) > 1) or "the options"
+    _limits.check_rows(f"{names} ({' x '.join(str(_size(v)) for v in options.values() if _size(v) > 1)} values)",
+                       rows, 16.0 * (len(options) + outputs))
+    return rows
+
+
+def product(options: Mapping[str, Sequence[float]]) -> Iterator[tuple[float, ...]]:
+    """Rows of the sweep in ``itertools.product`` order (first option slowest), after :func:`check_grid`."""
+    check_grid(options)
+    return itertools.product(*options.values())
 
 
 def grid(options: Mapping[str, Sequence[float]]) -> dict[str, np.ndarray]:
     """Give each option its own broadcast axis (``np.ix_``): shapes (n1,1,..), (1,n2,..), …"""
+    check_grid(options)
     names = list(options)
     axes = np.ix_(*[np.asarray(options[n], dtype=np.float64) for n in names])
     return dict(zip(names, axes, strict=True))

@@ -14,14 +14,15 @@ import json
 import math
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from dpcalc import __version__
-from dpcalc.errors import DomainError
+from dpcalc.report.files import write_atomic
+
+__all__ = ["Column", "Format", "Result", "emit", "render", "write_atomic"]
 
 
 class Format(str, Enum):
@@ -90,10 +91,66 @@ def _latex_num(value: Any, integer: bool = False) -> str:
     s = _fmt(value, integer)
     if s == "—":
         return "--"
-    if "e" in s and not s.startswith(("inf", "-inf")):
+    if s in ("inf", "-inf"):
+        return f"${'-' if s[0] == '-' else ''}\\infty$"
+    if s in ("nan", "-nan"):
+        return "--"
+    if "e" in s:
         mant, exp = s.split("e")
         return f"${mant} \\times 10^{{{int(exp)}}}$"
-    return f"${s}$" if s not in ("inf", "-inf") else f"${'-' if s[0] == '-' else ''}\\infty$"
+    return f"${s}$"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma sigma tau "
+          "upsilon phi chi psi omega").split()
+_LATEX_UNICODE: dict[str, str] = {
+    **{chr(0x3B1 + i): f"$\\{name}$" for i, name in enumerate(_GREEK) if name != "omicron"},
+    "ο": "o", "ς": r"$\varsigma$", "ϵ": r"$\epsilon$", "ε": r"$\varepsilon$",
+    "Γ": r"$\Gamma$", "Δ": r"$\Delta$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Ξ": r"$\Xi$", "Π": r"$\Pi$",
+    "Σ": r"$\Sigma$", "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Ω": r"$\Omega$", "Υ": r"$\Upsilon$",
+    **{ch: f"\\textsuperscript{{{d}}}" for d, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
+    **{ch: f"\\textsubscript{{{d}}}" for d, ch in enumerate("₀₁₂₃₄₅₆₇₈₉")},
+    "⁻": r"\textsuperscript{-}", "ᵀ": r"\textsuperscript{T}", "*": "*",
+    "√": r"$\surd$", "‖": r"$\|$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$", "·": r"$\cdot$",
+    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "→": r"$\to$", "←": r"$\leftarrow$", "∞": r"$\infty$",
+    "∑": r"$\sum$", "≈": r"$\approx$", "±": r"$\pm$", "≠": r"$\neq$", "∈": r"$\in$", "′": "'", "°": r"$^\circ$",
+    "‰": r"\textperthousand{}", "µ": r"$\mu$", "ℓ": r"$\ell$", "∂": r"$\partial$", "∇": r"$\nabla$",
+    "⌈": r"$\lceil$", "⌉": r"$\rceil$", "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "̂": "", "̄": "",
+    "̃": "", "̇": "",
+}
+
+
+def latex_text(text: str) -> str:
+    """Plain (possibly Unicode) text as LaTeX that compiles with pdflatex: specials escaped, Greek letters,
+    super/subscript digits and common symbols converted; anything else reduced to ASCII (accents dropped) or ``?``.
+    """
+    import unicodedata
+
+    out = []
+    for ch in str(text).replace("\r", " ").replace("\n", " "):
+        if ch in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[ch])
+        elif ord(ch) < 128:
+            out.append(ch if ch.isprintable() else " ")
+        elif ch in _LATEX_UNICODE:
+            out.append(_LATEX_UNICODE[ch])
+        else:
+            ascii_ = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+            out.append("".join(_LATEX_SPECIAL.get(c, c) for c in ascii_ if c.isprintable()) or "?")
+    return "".join(out)
+
+
+def _latex_cell(value: Any, integer: bool = False) -> str:
+    """A body cell: numbers in math mode (``$1.5 \\times 10^{-5}$``), text escaped by :func:`latex_text`."""
+    v = _clean(value, integer)
+    if v is None:
+        return "--"
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return _latex_num(v, integer)
+    return latex_text(str(v))
 
 
 def units_of(result: Result) -> dict[str, str]:
@@ -133,12 +190,13 @@ def to_markdown(result: Result) -> str:
 
 
 def to_latex(result: Result) -> str:
-    cols = "r" * len(result.columns)
-    head = " & ".join(c.latex or c.header for c in result.columns)
-    body = "\n".join("  " + " & ".join(_latex_num(r.get(c.key), c.integer) for c in result.columns) + r" \\"
+    cols = "".join("l" if c.text else "r" for c in result.columns)
+    head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
+    body = "\n".join("  " + " & ".join(_latex_cell(r.get(c.key), c.integer) for c in result.columns) + r" \\"
                      for r in result.rows)
-    caption = result.title + (f" ({result.note})" if result.note else "")
-    return (f"% dpcalc {__version__}: {result.formula}\n% {caption}\n"
+    caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
+    formula = " ".join(str(result.formula).split())
+    return (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
             f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n{body}\n\\bottomrule\n"
             "\\end{tabular}\n")
 
@@ -227,23 +285,6 @@ def render(result: Result, fmt: Format) -> str:
     if fmt is Format.latex:
         return to_latex(result)
     return _plain_table(result)
-
-
-def write_atomic(path: Path, text: str, force: bool) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``; refuse to overwrite without force."""
-    if path.exists() and not force:
-        raise DomainError(f"--output {str(path)!r} exists; pass --force to overwrite")
-    directory = path.resolve().parent
-    if not directory.is_dir():
-        raise DomainError(f"--output directory {str(directory)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:

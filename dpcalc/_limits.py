@@ -1,0 +1,86 @@
+"""Resource limits shared by every command and library routine: a row cap and a user-settable memory cap.
+
+Anything that allocates in proportion to its input (a sweep grid, a Rényi-order grid, a composition over
+many rounds, a PLD) estimates its peak bytes first and calls :func:`check_memory`, which raises a one-line
+:class:`~dpcalc.errors.DomainError` *before* allocating. The cap is, in order of precedence, the root option
+``dpcalc --max-memory 2G …``, the environment variable ``DPCALC_MAX_MEMORY``, or :data:`DEFAULT_MAX_MEMORY`.
+Sizes are written ``500M``, ``2G``, ``1.5GiB`` or a plain number of bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from dpcalc.errors import DomainError
+
+DEFAULT_MAX_MEMORY = 2 * 1024**3
+"""Default cap on one computation's working memory: 2 GiB."""
+
+MAX_ROWS = 10_000_000
+"""Most rows one sweep (the product of every option's values) may have."""
+
+ENV_VAR = "DPCALC_MAX_MEMORY"
+
+_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1024**2, "mb": 1000**2, "mib": 1024**2,
+          "g": 1024**3, "gb": 1000**3, "gib": 1024**3, "t": 1024**4, "tb": 1000**4, "tib": 1024**4}
+_override: int | None = None
+
+
+def parse_size(text: str, option: str = "--max-memory") -> int:
+    """``"500M"`` → 524288000 bytes (K/M/G/T are binary; KB/MB/GB/TB decimal; KiB/MiB/GiB/TiB binary)."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*", str(text))
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in _UNITS:
+        raise DomainError(f"{option} must be a size such as 500M, 2G or 1e9 (got {text!r})")
+    value = float(m.group(1)) * _UNITS[unit]
+    if not math.isfinite(value) or value < 1024**2:
+        raise DomainError(f"{option} must be at least 1M (got {text!r})")
+    return int(min(value, 2.0**62))
+
+
+def set_max_memory(text: str | None) -> None:
+    """Set (or with None clear) the process-wide cap; the CLI calls this for ``--max-memory``."""
+    global _override
+    _override = None if text is None else parse_size(text)
+
+
+def max_memory() -> int:
+    """The memory cap in bytes now in force."""
+    if _override is not None:
+        return _override
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return parse_size(env, ENV_VAR)
+    return DEFAULT_MAX_MEMORY
+
+
+def human(nbytes: float) -> str:
+    """``3.2 GiB``-style size."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if nbytes < 1024 or unit == "PiB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else f"{nbytes:.3g} {unit}"
+        nbytes /= 1024
+    return f"{nbytes:.3g} EiB"  # pragma: no cover
+
+
+def check_memory(what: str, nbytes: float, hint: str = "") -> None:
+    """Raise a one-line DomainError if ``nbytes`` (an estimate of peak memory) exceeds the cap.
+
+    ``what`` names the parameter(s) responsible, e.g. ``"--orders (1e9 values)"``; ``hint`` says how to shrink it.
+    """
+    cap = max_memory()
+    if not nbytes <= cap:  # also catches NaN
+        tail = f"; {hint}" if hint else ""
+        raise DomainError(f"{what} would need about {human(nbytes)} of memory, over the cap of {human(cap)} "
+                          f"(raise it with --max-memory or {ENV_VAR}){tail}")
+
+
+def check_rows(what: str, rows: float, bytes_per_row: float = 0.0) -> None:
+    """Raise if a sweep of ``rows`` rows exceeds :data:`MAX_ROWS` or (at ``bytes_per_row``) the memory cap."""
+    if not rows <= MAX_ROWS:
+        raise DomainError(f"{what} gives {rows:.4g} rows (the product of the values of every option); at most "
+                          f"{MAX_ROWS:,} rows per call")
+    if bytes_per_row:
+        check_memory(what, rows * bytes_per_row, "use fewer values per option")

@@ -1,0 +1,53 @@
+"""Progress display for long work (verify, PLD, sweeps, calibration): a bar on stderr, only on a terminal.
+
+Usage::
+
+    with progress(total, "account") as advance:
+        for item in work:
+            ...
+            advance(1, item_name)
+
+Nothing is shown when stderr is not a terminal, when ``DPCALC_PROGRESS=0``, or for ``total < 2``; the bar
+disappears when the work ends (transient), so it never mixes with the results on stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+Advance = Callable[..., None]
+
+
+def _noop(steps: int = 1, description: str = "") -> None:
+    return None
+
+
+def enabled() -> bool:
+    """True when a progress bar would be shown (stderr is a terminal and DPCALC_PROGRESS is not 0)."""
+    if os.environ.get("DPCALC_PROGRESS", "") == "0":
+        return False
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
+@contextmanager
+def progress(total: int, label: str) -> Iterator[Advance]:
+    """Yield ``advance(steps=1, description="")``; draws a rich bar on stderr when :func:`enabled`."""
+    if total < 2 or not enabled():
+        yield _noop
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.description}"), console=Console(file=sys.stderr), transient=True)
+    task = bar.add_task("", total=total)
+
+    def advance(steps: int = 1, description: str = "") -> None:
+        bar.update(task, advance=steps, description=description)
+
+    with bar:
+        yield advance

@@ -1,0 +1,251 @@
+"""The one file reader (numbers from text/CSV/``.npy``) and the one atomic output writer of every command.
+
+Every failure is a one-line :class:`~dpcalc.errors.DomainError` naming the option and the file: a missing
+file, a directory, a non-UTF-8 text, a short row, an empty / complex / non-numeric ``.npy``, a path too long
+for the file system. The writer checks the target *before* the computation (:func:`check_output`), writes
+through a temporary file in the target's own directory and ``os.replace`` (so a reader never sees half a
+file and an error leaves nothing behind), gives a new file the mode the umask allows (``0666 & ~umask``, as
+``open`` would), keeps an existing file's mode, writes *through* a symlink to its target (the link stays a
+link), and never names its temporary file in a message.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcalc import _limits
+from dpcalc.errors import DomainError
+
+_TEXT_SUFFIXES = (".csv", ".txt", ".tsv", ".dat", "")
+
+
+def _show(path: str | Path) -> str:
+    """The path for a message: quoted, control characters escaped, very long paths shortened in the middle."""
+    text = repr(str(path))
+    return text if len(text) <= 120 else text[:58] + "…" + text[-58:]
+
+
+def _os_error(option: str, path: str | Path, exc: OSError, verb: str) -> DomainError:
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno == errno.ENAMETOOLONG:
+        reason = "file name too long"
+    return DomainError(f"{option}: cannot {verb} {_show(path)}: {reason}")
+
+
+# ----------------------------------------------------------------------------------------------- reading
+
+
+def _check_readable(option: str, path: Path) -> int:
+    """Stat ``path``; one-line errors for missing files, directories and unreadable paths. Returns its size."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise DomainError(f"{option}: file {_show(path)} does not exist") from None
+        raise _os_error(option, path, exc, "read") from None
+    if path.is_dir():
+        raise DomainError(f"{option}: {_show(path)} is a directory, not a file")
+    # text needs ~ 30x its size as Python floats and lists; .npy about 2x (load + float64 copy)
+    factor = 2 if path.suffix.lower() == ".npy" else 30
+    _limits.check_memory(f"{option}: reading {_show(path)} ({_limits.human(st.st_size)})", st.st_size * factor)
+    return st.st_size
+
+
+def _read_npy(option: str, path: Path) -> NDArray[np.float64]:
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError, UnicodeError) as exc:
+        raise DomainError(f"{option}: {_show(path)} is not a readable .npy array of numbers "
+                          f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    if not isinstance(data, np.ndarray):
+        raise DomainError(f"{option}: {_show(path)} must hold one array (got {type(data).__name__})")
+    if np.iscomplexobj(data):
+        raise DomainError(f"{option}: {_show(path)} holds complex numbers; give real numbers")
+    if data.dtype.kind not in "biuf":
+        raise DomainError(f"{option}: {_show(path)} must hold numbers (got dtype {data.dtype})")
+    return np.asarray(data, dtype=np.float64)
+
+
+def _tokens(line: str) -> list[str]:
+    return line.split("#")[0].replace(",", " ").replace(";", " ").replace("\t", " ").split()
+
+
+def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise _os_error(option, path, exc, "read") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DomainError(f"{option}: {_show(path)} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                          f"{exc.start}); save it as UTF-8 or .npy") from None
+    rows: list[list[float]] = []
+    header: list[str] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        toks = _tokens(line)
+        if not toks:
+            continue
+        values = []
+        for tok in toks:
+            try:
+                values.append(float(tok))
+            except ValueError:
+                values = []
+                break
+        if not values:
+            if rows:  # a header is allowed only before the numbers
+                raise DomainError(f"{option}: {_show(path)} line {lineno}: {line.strip()[:40]!r} is not a row of "
+                                  "numbers")
+            header = header or toks
+            continue
+        rows.append(values)
+    return header, rows
+
+
+def read_numbers(option: str, path: str | Path) -> NDArray[np.float64]:
+    """All numbers of a file as a float64 array (see :func:`read_table`; the header, if any, is dropped)."""
+    return read_table(option, path)[1]
+
+
+def read_table(option: str, path: str | Path) -> tuple[list[str], NDArray[np.float64]]:
+    """(header, numbers) of a file: ``.npy`` as stored (no header); text/CSV as a rectangular 2-D table.
+
+    Text: comma, semicolon, tab or space separated, ``#`` comments, one optional header line (its names are
+    returned, else ``[]``). Every row must have the same number of values. Raises a one-line
+    :class:`DomainError` on any problem (missing, directory, not UTF-8, short row, empty, complex, NaN/inf).
+    """
+    p = Path(path)
+    _check_readable(option, p)
+    suffix = p.suffix.lower()
+    header: list[str] = []
+    if suffix == ".npy":
+        data = _read_npy(option, p)
+    elif suffix in _TEXT_SUFFIXES:
+        header, rows = _read_text(option, p)
+        widths = {len(r) for r in rows}
+        if len(widths) > 1:
+            first = len(rows[0])
+            short = next(i for i, r in enumerate(rows) if len(r) != first)
+            raise DomainError(f"{option}: {_show(p)} row {short + 1} has {len(rows[short])} values, row 1 has "
+                              f"{first} (the table must be rectangular)")
+        data = np.array(rows, dtype=np.float64).reshape(len(rows), widths.pop() if widths else 0)
+    else:
+        raise DomainError(f"{option}: {_show(p)} must be .npy or .csv (or text: .txt, .tsv, .dat)")
+    if data.size == 0:
+        raise DomainError(f"{option}: {_show(p)} holds no numbers")
+    nonfinite = ~np.isfinite(data)
+    if nonfinite.any():
+        raise DomainError(f"{option}: {_show(p)} holds a non-finite value ({data[nonfinite].flat[0]:g}); every value "
+                          "must be finite")
+    return header, data
+
+
+def read_columns(option: str, path: str | Path, names: tuple[str, ...]) -> dict[str, NDArray[np.float64]]:
+    """Named columns of a text table whose header line holds (at least) ``names``."""
+    header, data = read_table(option, path)
+    missing = [n for n in names if n not in header]
+    if missing or data.ndim != 2 or len(header) != data.shape[1]:
+        raise DomainError(f"{option}: {_show(path)} must be a CSV with a header line naming the columns "
+                          f"{', '.join(names)}" + (f" (missing {', '.join(missing)})" if missing else ""))
+    return {n: data[:, header.index(n)] for n in names}
+
+
+def read_vector(option: str, path: str | Path) -> NDArray[np.float64]:
+    """A 1-D vector from a file: one row, one column, or a 1-D ``.npy``."""
+    data = read_numbers(option, path)
+    if data.ndim == 2 and 1 in data.shape:
+        data = data.ravel()
+    if data.ndim != 1:
+        raise DomainError(f"{option}: {_show(path)} must hold one row or one column of numbers (got shape "
+                          f"{data.shape})")
+    return data
+
+
+def read_matrix(option: str, path: str | Path) -> NDArray[np.float64]:
+    """A 2-D matrix from a file (text table or 2-D ``.npy``)."""
+    data = read_numbers(option, path)
+    if data.ndim != 2:
+        raise DomainError(f"{option}: {_show(path)} must hold a 2-D table of numbers (got shape {data.shape})")
+    return data
+
+
+# ----------------------------------------------------------------------------------------------- writing
+
+
+def _target(path: Path, option: str) -> Path:
+    """The file actually written: ``path`` itself, or the file a symlink points to."""
+    if path.is_symlink():
+        real = Path(os.path.realpath(path))
+        if not real.parent.is_dir():
+            raise DomainError(f"{option}: {_show(path)} is a symlink to {_show(real)}, whose directory does not "
+                              "exist")
+        return real
+    return path
+
+
+def check_output(path: Path, force: bool, option: str = "--output") -> None:
+    """Everything that can be known about writing ``path`` before computing; one-line DomainError if it fails."""
+    try:
+        exists = path.exists() or path.is_symlink()
+        if path.is_dir():
+            raise DomainError(f"{option}: {_show(path)} is a directory; give a file name")
+        target = _target(path, option)
+        if exists and not force:
+            raise DomainError(f"{option}: {_show(path)} exists; pass --force to overwrite")
+        directory = target.parent
+        if not directory.is_dir():
+            raise DomainError(f"{option}: directory {_show(directory)} does not exist")
+        name_max = os.pathconf(directory, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+        if len(os.fsencode(target.name)) > name_max:
+            raise DomainError(f"{option}: file name too long ({len(os.fsencode(target.name))} bytes, at most "
+                              f"{name_max})")
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise DomainError(f"{option}: cannot write in {_show(directory)}: permission denied")
+        if target.exists() and not os.access(target, os.W_OK) and not os.access(directory, os.W_OK):
+            raise DomainError(f"{option}: {_show(path)} is not writable")
+    except OSError as exc:
+        raise _os_error(option, path, exc, "write") from None
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomic(path: Path, content: str | Iterable[str], force: bool, option: str = "--output") -> None:
+    """Write ``content`` (a string or an iterable of chunks, streamed) to ``path`` atomically.
+
+    Refuses to overwrite without ``force``. If producing or writing the content fails, the temporary file is
+    removed and the target is untouched.
+    """
+    check_output(path, force, option)
+    target = _target(path, option)
+    try:
+        mode = target.stat().st_mode & 0o7777 if target.exists() else _new_file_mode()
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".dpcalc-", suffix=".tmp")
+    except OSError as exc:
+        raise _os_error(option, path, exc, "write") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            os.fchmod(fh.fileno(), mode)
+            if isinstance(content, str):
+                fh.write(content)
+            else:
+                for chunk in content:
+                    fh.write(chunk)
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _os_error(option, path, exc, "write") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
