@@ -1,0 +1,223 @@
+"""NbAFL noise levels (Wei et al., "Federated Learning With Differential Privacy: Algorithms and Performance
+Analysis", IEEE TIFS 2020; seed 003, §3.3–3.4).
+
+* :func:`c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the seed uses scale 1, 1.25 and 1.5).
+* :func:`client_sensitivity` — Δs_U = 2C/m (eq. 3, m = smallest local data set).
+* :func:`server_sensitivity` — Δs_D = max_i 2C·p_i/m (eq. 4); 2C/(mN) for equal weights.
+* :func:`client_sigma` — σ_U = cLΔs_U/ε (Thm 1 over L exposures).
+* :func:`server_required_sigma` — σ_A = cTΔs_D/ε (full participation) or cTΔs_D/(bε) (K of N, §3.4.2).
+* :func:`server_sigma` — σ_D of eq. (5) (full) or eq. (7) (K of N): √(max(σ_A² − σ_U²·Σp_i², 0)).
+* :func:`sampling_b`, :func:`sampling_gamma` — b and γ of eq. (7); b exists only if K > N(1 − e^{−ε/T}).
+
+Validity: Def. 2 (Dwork & Roth 2014, Thm A.1) is proven only for a per-release ε < 1 (ε/L for a client, ε/T or
+bε/T for the server). Outside it the classic σ is not a guarantee: an :class:`~dpcalc.errors.OutOfDomainWarning` is
+raised. ``calibration="analytic"`` instead gives the exact Gaussian-mechanism σ for the same per-release (ε, δ)
+(Balle & Wang 2018; :func:`dpcalc.accounting.gaussian_mechanism.sigma_analytic`), valid for every ε; ``c_scale``
+does not apply to it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError, OutOfDomainWarning
+
+FloatOrArray = float | v.FloatArray
+Calibration = Literal["classic", "analytic"]
+
+_FIG4 = "the seed's own Fig. 4 setting (N = 50, K = 20, T = 25, eps = 50) is outside this domain"
+
+
+def _c_scale(c_scale: ArrayLike) -> v.FloatArray:
+    return v.check_range("c_scale", c_scale, 1.0)
+
+
+def _counts(**named: ArrayLike) -> dict[str, v.FloatArray]:
+    return {k: v.integer_at_least(k, val, 1) for k, val in named.items()}
+
+
+def _calibration(calibration: str) -> Calibration:
+    if calibration not in ("classic", "analytic"):
+        raise DomainError(f"calibration must be 'classic' or 'analytic' (got {calibration!r})")
+    return calibration  # type: ignore[return-value]
+
+
+def c_constant(delta: ArrayLike, *, c_scale: ArrayLike = 1.0) -> FloatOrArray:
+    """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ)))."""
+    d = v.probability("delta", delta)
+    s = _c_scale(c_scale)
+    return v.scalar_or_array(s * np.sqrt(2.0 * (math.log(1.25) - np.log(d))))
+
+
+def client_sensitivity(C: ArrayLike, m: ArrayLike) -> FloatOrArray:
+    """Δs_U = 2C/m (eq. 3): L2 sensitivity of a clipped local model, m = the smallest local data set size."""
+    c = v.positive("C", C)
+    mm = v.integer_at_least("m", m, 1)
+    return v.scalar_or_array(2.0 * c / mm)
+
+
+def server_sensitivity(C: ArrayLike, m: ArrayLike, N: ArrayLike | None = None, *,
+                       weights: ArrayLike | None = None) -> FloatOrArray:
+    """Δs_D = max_i 2C·p_i/m (eq. 4): 2C/(mN) for equal weights p_i = 1/N, else with the given weights p_i."""
+    c = v.positive("C", C)
+    mm = v.integer_at_least("m", m, 1)
+    if weights is not None:
+        p = v.weights("weights", weights)
+        if N is not None and float(np.max(v.integer_at_least("N", N, 1))) != p.size:
+            raise DomainError(f"N must equal the number of weights ({p.size}) when both are given")
+        return v.scalar_or_array(2.0 * c * float(np.max(p)) / mm)
+    if N is None:
+        raise DomainError("N (number of clients) is required when no weights are given")
+    n = v.integer_at_least("N", N, 1)
+    return v.scalar_or_array(2.0 * c / (mm * n))
+
+
+def _warn_classic(per_release_eps: v.FloatArray, who: str) -> None:
+    if np.any(per_release_eps >= 1.0):
+        worst = float(np.max(per_release_eps))
+        warnings.warn(f"{who}: per-release eps = {worst:g} >= 1, where the classic Gaussian mechanism (Def. 2; "
+                      "Dwork & Roth 2014 Thm A.1) is not proven; the sigma is not a guarantee. Use "
+                      "calibration='analytic' for the exact Gaussian-mechanism noise", OutOfDomainWarning,
+                      stacklevel=3)
+
+
+def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.FloatArray,
+                       c_scale: v.FloatArray, calibration: Calibration, who: str) -> v.FloatArray:
+    """σ for one release at (ε_r, δ) with L2 sensitivity Δ: classic c·Δ/ε_r, or the exact analytic σ."""
+    if calibration == "analytic":
+        from dpcalc.accounting import gaussian_mechanism
+
+        e, d, s = np.broadcast_arrays(eps_release, delta, sens)
+        return np.asarray(gaussian_mechanism.sigma_analytic(e, d, s), dtype=np.float64)
+    _warn_classic(eps_release, who)
+    c = c_scale * np.sqrt(2.0 * (math.log(1.25) - np.log(delta)))
+    return np.asarray(c * sens / eps_release, dtype=np.float64)
+
+
+def client_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, L: ArrayLike = 1,
+                 c_scale: ArrayLike = 1.0, calibration: str = "classic") -> FloatOrArray:
+    """σ_U = c·L·Δs_U/ε = 2cCL/(mε): client noise std for (ε, δ)-LDP over L exposures (§3.3.1, Thm 1).
+
+    ``calibration="analytic"``: the exact Gaussian σ for one release at (ε/L, δ), sensitivity 2C/m.
+    """
+    e = v.positive("eps", eps)
+    d = v.probability("delta", delta)
+    cnt = _counts(L=L)
+    sens = np.asarray(client_sensitivity(C, m))
+    s = _c_scale(c_scale)
+    out = _per_release_sigma(e / cnt["L"], d, sens, s, _calibration(calibration), "sigma_U")
+    return v.scalar_or_array(out)
+
+
+def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+    """ln(1 − N/K + (N/K)e^{−ε/T}) = log1p((N/K)·expm1(−ε/T)), checking eq. 7's domain K > N(1 − e^{−ε/T})."""
+    arg = (N / K) * np.expm1(-eps / T)
+    bad = arg <= -1.0
+    if np.any(bad):
+        i = np.flatnonzero(np.broadcast_to(bad, arg.shape).ravel())[0]
+        ee, tt, nn, kk = (float(np.broadcast_to(x, arg.shape).ravel()[i]) for x in (eps, T, N, K))
+        kmin = -nn * math.expm1(-ee / tt)
+        raise DomainError(f"K must be > N(1 - e^(-eps/T)) = {kmin:.6g} for eq. 7 (got K = {kk:g} with N = {nn:g}, "
+                          f"T = {tt:g}, eps = {ee:g}; b is undefined otherwise); note: {_FIG4}")
+    return np.asarray(np.log1p(arg), dtype=np.float64)
+
+
+def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
+    if np.any(K > N):
+        kk, nn = np.broadcast_arrays(K, N)
+        i = np.flatnonzero((kk > nn).ravel())[0]
+        raise DomainError(f"K must be an integer in [1, N] (got K = {kk.ravel()[i]:g} > N = {nn.ravel()[i]:g})")
+
+
+def sampling_b(eps: ArrayLike, *, T: ArrayLike, N: ArrayLike, K: ArrayLike) -> FloatOrArray:
+    """b = −(T/ε)·ln(1 − N/K + (N/K)e^{−ε/T}) (§3.4.2). Exists only for K > N(1 − e^{−ε/T}) (else DomainError).
+
+    b·ε/T is the per-round ε₀ whose one-sided amplification −ln(1 − q + q e^{−ε₀}) at q = K/N equals ε/T
+    (crosscheck 003-11). b = 1 at K = N.
+    """
+    e = v.positive("eps", eps)
+    cnt = _counts(T=T, N=N, K=K)
+    _check_k(cnt["N"], cnt["K"])
+    return v.scalar_or_array(-(cnt["T"] / e) * _sampling_log(e, cnt["T"], cnt["N"], cnt["K"]))
+
+
+def sampling_gamma(eps: ArrayLike, *, L: ArrayLike, N: ArrayLike, K: ArrayLike) -> FloatOrArray:
+    """γ = −ln(1 − K/N + (K/N)e^{−ε/(L√K)}) (eq. 7): σ_D > 0 iff T > ε/γ."""
+    e = v.positive("eps", eps)
+    cnt = _counts(L=L, N=N, K=K)
+    _check_k(cnt["N"], cnt["K"])
+    q = cnt["K"] / cnt["N"]
+    return v.scalar_or_array(-np.log1p(q * np.expm1(-e / (cnt["L"] * np.sqrt(cnt["K"])))))
+
+
+def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
+    if np.any(L > T):
+        ll, tt = np.broadcast_arrays(L, T)
+        i = np.flatnonzero((ll > tt).ravel())[0]
+        raise DomainError(f"L must be an integer in [1, T] (got L = {ll.ravel()[i]:g} > T = {tt.ravel()[i]:g})")
+
+
+def server_required_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, T: ArrayLike,
+                          N: ArrayLike, K: ArrayLike | None = None, c_scale: ArrayLike = 1.0,
+                          calibration: str = "classic") -> FloatOrArray:
+    """σ_A: the std the global model needs for (ε, δ)-DP over T broadcasts (§3.3.2, §3.4.2).
+
+    Full participation (K None or K = N): σ_A = cTΔs_D/ε with Δs_D = 2C/(mN). K of N: σ_A = cTΔs_D/(bε) with
+    Δs_D = 2C/(mK) — one release at per-round ε₀ = bε/T. ``calibration="analytic"``: exact σ at (ε₀, δ).
+    """
+    e = v.positive("eps", eps)
+    d = v.probability("delta", delta)
+    cnt = _counts(T=T, N=N, **({} if K is None else {"K": K}))
+    kk = cnt.get("K", cnt["N"])
+    _check_k(cnt["N"], kk)
+    sens = np.asarray(server_sensitivity(C, m, kk))
+    eps0 = e / cnt["T"] if K is None else -_sampling_log(e, cnt["T"], cnt["N"], kk)
+    out = _per_release_sigma(eps0, d, sens, _c_scale(c_scale), _calibration(calibration), "sigma_A")
+    return v.scalar_or_array(out)
+
+
+def server_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, T: ArrayLike, L: ArrayLike,
+                 N: ArrayLike, K: ArrayLike | None = None, c_scale: ArrayLike = 1.0,
+                 calibration: str = "classic") -> FloatOrArray:
+    """σ_D: the extra server noise std, √(max(σ_A² − σ_U²/K', 0)) with K' = N (eq. 5) or K (eq. 7).
+
+    Classic calibration gives the closed forms 2cC√(T² − L²N)/(mNε) if T > L√N else 0 (eq. 5) and
+    2cC√(T²/b² − L²K)/(mKε) if T > ε/γ else 0 (eq. 7); with ``calibration="analytic"`` both σ_A and σ_U are the
+    exact per-release Gaussian values. K of N needs K > N(1 − e^{−ε/T}) (eq. 7's domain; DomainError otherwise).
+    """
+    e = v.positive("eps", eps)
+    d = v.probability("delta", delta)
+    cnt = _counts(T=T, L=L, N=N, **({} if K is None else {"K": K}))
+    _check_l(cnt["L"], cnt["T"])
+    kk = cnt.get("K", cnt["N"])
+    _check_k(cnt["N"], kk)
+    cal = _calibration(calibration)
+    s = _c_scale(c_scale)
+    if cal == "classic":
+        _warn_classic(e / cnt["L"], "sigma_U")
+        # closed form, difference of squares factored (no cancellation): (T/b − L√K)(T/b + L√K)
+        t_over_b = cnt["T"] if K is None else -e / _sampling_log(e, cnt["T"], cnt["N"], kk)
+        _warn_classic(e / t_over_b, "sigma_A")
+        c = s * np.sqrt(2.0 * (math.log(1.25) - np.log(d)))
+        lk = cnt["L"] * np.sqrt(kk)
+        gap = np.maximum(t_over_b - lk, 0.0)
+        out = 2.0 * c * v.positive("C", C) * np.sqrt(gap * (t_over_b + lk)) / (v.integer_at_least("m", m, 1) * kk * e)
+        return v.scalar_or_array(np.asarray(out, dtype=np.float64))
+    s_a = np.asarray(server_required_sigma(e, d, C=C, m=m, T=cnt["T"], N=cnt["N"], K=K, calibration=cal))
+    s_u = np.asarray(client_sigma(e, d, C=C, m=m, L=cnt["L"], calibration=cal))
+    var = s_a * s_a - s_u * s_u / kk
+    return v.scalar_or_array(np.sqrt(np.maximum(var, 0.0)))
+
+
+def aggregate_noise_std(sigma_u: ArrayLike, *, K: ArrayLike, sigma_d: ArrayLike = 0.0) -> FloatOrArray:
+    """Std per coordinate of the noise in the broadcast model: √(σ_U²/K + σ_D²) (K equal-weight participants)."""
+    su = v.nonnegative("sigma_u", sigma_u)
+    sd = v.nonnegative("sigma_d", sigma_d)
+    k = v.integer_at_least("K", K, 1)
+    return v.scalar_or_array(np.sqrt(su * su / k + sd * sd))

@@ -1,0 +1,189 @@
+"""Optimal rounds T* (Theorem 2) and optimal sampled clients K* (Theorem 3) of NbAFL (seed 003).
+
+* T* — integer scan of eq. (6) over T = 1 … T_max (no closed form when κ0 > 0, crosscheck 003-10), the continuous
+  minimiser near it (golden section), every local minimum of the scanned curve (the bound is **not** convex in T in
+  general, 003-9), and, when κ0 = 0 (ρ = 0), the Lambert-W closed form
+  T* = [1 + a − W₀(e^{1+a})]/λ with λ = −ln P, a = λΘε/κ1.
+* K* — integer scan of eq. (8) over the valid K (eq. 7's domain K > N(1 − e^{−ε/T}) and 0 < Q < 1), reporting
+  whether the minimiser sits at the domain's lower boundary or at K = N (003-13: the interior optimum of the seed
+  is largely an artifact of b's singularity at the boundary).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError, ErratumWarning
+from dpcalc.nbafl import bound as _b
+
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+@dataclass(frozen=True)
+class OptimalT:
+    """Result of the T* scan of eq. (6) at one ε."""
+
+    t_star: int
+    bound: float
+    t_continuous: float
+    bound_continuous: float
+    local_minima: tuple[int, ...]
+    t_lambert: float | None
+    t_max: int
+    curve: v.FloatArray  # bound at T = 1 … t_max
+
+    @property
+    def multiple_minima(self) -> bool:
+        return len(self.local_minima) > 1
+
+
+@dataclass(frozen=True)
+class OptimalK:
+    """Result of the K* scan of eq. (8) at one (ε, T)."""
+
+    k_star: int
+    bound: float
+    k_min: int
+    k_max: int
+    at_lower_boundary: bool
+    at_full: bool
+    lower_reason: str
+    local_minima: tuple[int, ...]
+    ks: v.FloatArray
+    curve: v.FloatArray
+
+
+def local_minima(curve: ArrayLike, xs: ArrayLike) -> tuple[int, ...]:
+    """x values where the sampled curve has a local minimum (ends included; plateaus report their first point)."""
+    f = np.asarray(curve, dtype=np.float64)
+    x = np.asarray(xs)
+    if f.size == 1:
+        return (int(x[0]),)
+    left = np.concatenate(([np.inf], f[:-1]))
+    right = np.concatenate((f[1:], [np.inf]))
+    mask = (f < left) & (f <= right)
+    return tuple(int(t) for t in x[mask])
+
+
+def lambert_w0_exp(y: float) -> float:
+    """W₀(e^y) for real y (the x > 0 with x + ln x = y), by Newton from a safe start; no overflow for large y."""
+    x = y - math.log(y) if y > 1.0 else math.exp(y) / (1.0 + math.exp(y)) if y > -700 else math.exp(y)
+    x = max(x, 1e-300)
+    for _ in range(100):
+        step = (x + math.log(x) - y) / (1.0 + 1.0 / x)
+        x_new = x - step
+        if x_new <= 0.0:
+            x_new = x / 2.0
+        if abs(x_new - x) <= 4e-16 * x:
+            x = x_new
+            break
+        x = x_new
+    return x
+
+
+def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> float:
+    """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (003-10)."""
+    e = float(v.positive("eps", eps))
+    th = float(v.nonnegative("theta", theta))
+    pp = float(v.probability("P", p))
+    k1 = float(v.positive("kappa1", kappa1))
+    lam = -math.log(pp)
+    a = lam * th * e / k1
+    return (1.0 + a - lambert_w0_exp(1.0 + a)) / lam
+
+
+def _golden(f: object, lo: float, hi: float, iters: int = 90) -> float:
+    fn = f  # callable float -> float
+    a, b = lo, hi
+    c, d = b - _GOLDEN * (b - a), a + _GOLDEN * (b - a)
+    fc, fd = fn(c), fn(d)  # type: ignore[operator]
+    for _ in range(iters):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - _GOLDEN * (b - a)
+            fc = fn(c)  # type: ignore[operator]
+        else:
+            a, c, fc = c, d, fd
+            d = a + _GOLDEN * (b - a)
+            fd = fn(d)  # type: ignore[operator]
+        if b - a < 1e-12 * max(1.0, abs(a)):
+            break
+    return 0.5 * (a + b)
+
+
+def optimal_t(eps: float, delta: float, *, pl: float, beta: float, rho: float, B: float, mu: float, theta: float,
+              C: float, m: float, N: float, c_scale: float = 1.0, t_max: int = 1000,
+              as_published: bool = True) -> OptimalT:
+    """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``."""
+    e = float(v.positive("eps", eps))
+    tm = int(v.integer_at_least("t_max", t_max, 1))
+    ll, r, b, mm = (float(x) for x in _b._constants(pl, rho, B, mu))
+    th = float(v.nonnegative("theta", theta))
+    p = float(_b._p(np.asarray(ll), np.asarray(r), np.asarray(b), np.asarray(mm)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ErratumWarning)
+        k1, k0 = (float(x) for x in _b.kappas(delta, pl=ll, beta=beta, rho=r, B=b, mu=mm, C=C, m=m, N=N,
+                                              c_scale=c_scale, as_published=as_published))
+    if as_published:
+        warnings.warn(_b._ERRATUM, ErratumWarning, stacklevel=2)
+    ts = np.arange(1, tm + 1, dtype=np.float64)
+    pa, k1a, k0a, ea, tha = (np.asarray(x) for x in (p, k1, k0, e, th))
+    curve = _b.curve_full(ts, ea, tha, pa, k1a, k0a)
+    i = int(np.argmin(curve))
+    t_int = i + 1
+
+    def f(t: float) -> float:
+        return float(_b.curve_full(np.asarray(t), ea, tha, pa, k1a, k0a))
+
+    t_cont = _golden(f, max(t_int - 1.0, 1.0), min(t_int + 1.0, float(tm)))
+    lam_t = t_star_lambert(e, theta=th, p=p, kappa1=k1) if k0 == 0.0 and k1 > 0.0 else None
+    return OptimalT(t_int, float(curve[i]), t_cont, f(t_cont), local_minima(curve, ts), lam_t, tm, curve)
+
+
+def k_domain_min(eps: float, T: float, N: float) -> int:
+    """Smallest integer K with K > N(1 − e^{−ε/T}) (eq. 7's domain), at least 1."""
+    kmin = -float(N) * math.expm1(-float(eps) / float(T))
+    k = max(1, math.floor(kmin) + 1)
+    while k > 1 and (k - 1) > kmin:
+        k -= 1
+    while k <= kmin:
+        k += 1
+    return k
+
+
+def optimal_k(eps: float, delta: float, *, T: float, pl: float, beta: float, rho: float, B: float, mu: float,
+              theta: float, C: float, m: float, N: float, c_scale: float = 1.0) -> OptimalK:
+    """K* of Theorem 3 by integer scan over the valid K (see the module doc)."""
+    e = float(v.positive("eps", eps))
+    t = float(v.integer_at_least("T", T, 1))
+    n = int(v.integer_at_least("N", N, 1))
+    ll, r, b, mm = (float(x) for x in _b._constants(pl, rho, B, mu))
+    k_dom = k_domain_min(e, t, n)
+    if k_dom > n:  # pragma: no cover - K = N is always inside (1 − e^{−x} < 1)
+        raise DomainError(f"no K in [1, N = {n}] satisfies K > N(1 - e^(-eps/T))")
+    ks_all = np.arange(k_dom, n + 1, dtype=np.float64)
+    sk = np.sqrt(ks_all)
+    inner = r * b * b / 2.0 + r * b + r * b * b / ks_all + 2.0 * r * b * b / sk + mm * b / sk - mm
+    q = 1.0 + 2.0 * ll / mm ** 2 * inner
+    ok = (q > 0.0) & (q < 1.0)
+    if not np.any(ok):
+        raise DomainError(f"Q must be in (0, 1) for some K in [{k_dom}, {n}] (no valid K); Theorem 3 needs a smaller "
+                          "pl or a larger mu")
+    first = int(np.argmax(ok))
+    if not np.all(ok[first:]):
+        bad = ks_all[first:][~ok[first:]]
+        raise DomainError(f"Q must be in (0, 1) (fails at K = {bad[0]:g}); Theorem 3 needs a smaller pl or a larger mu")
+    ks = ks_all[first:]
+    reason = "eq. 7's domain K > N(1 - e^(-eps/T))" if first == 0 else "0 < Q < 1"
+    curve = np.asarray(_b.convergence_bound_sampled(e, delta, T=t, K=ks, pl=ll, beta=beta, rho=r, B=b, mu=mm,
+                                                    theta=theta, C=C, m=m, N=n, c_scale=c_scale))
+    i = int(np.argmin(curve))
+    k_star = int(ks[i])
+    return OptimalK(k_star, float(curve[i]), int(ks[0]), n, k_star == int(ks[0]), k_star == n, reason,
+                    local_minima(curve, ks), ks, curve)

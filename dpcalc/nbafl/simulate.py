@@ -1,0 +1,223 @@
+"""A NumPy simulation of NbAFL (Algorithm 1 of Wei et al. 2020; seed 003) on synthetic logistic regression: the
+loss after T rounds for several ε, beside the T* of the Theorem-2 bound.
+
+For every ε and every T = T_lo … t_max a separate run trains T rounds with the noise calibrated for T rounds:
+σ_U = cLΔs_U/ε with L = T by default (every round exposes the client, the setting Theorem 2 describes, crosscheck
+003-8) or a fixed L, and σ_D from eq. (5) (all clients) or eq. (7) (K of N). Each round: FedProx local steps from the
+broadcast model, clipping to C, client noise, equal-weight aggregation over the K participants, server noise. The
+metric is the seed's: mean over all N clients of the local logistic loss of the broadcast model w̃^(T). A
+non-private baseline (no clipping noise) runs alongside.
+
+Reproducibility: data from ``default_rng([seed, 0])``; run (ε index e, repeat r, rounds T) from
+``default_rng([seed, 1, e, r, T])``. Work is split into fixed tasks (one per ε and repeat, all T values batched), so
+the numbers are bit-identical for any number of ``workers``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+from dpcalc.sim import fl
+
+
+@dataclass(frozen=True)
+class BoundConstants:
+    """Assumed constants of Theorem 2 (not estimated from the data): pl, β, ρ, B, Θ (μ is the simulation's)."""
+
+    pl: float = 0.1
+    beta: float = 1.0
+    rho: float = 0.2
+    B: float = 1.0
+    theta: float = 2.3
+
+
+@dataclass(frozen=True)
+class SimulationConfig:
+    """Settings of :func:`simulate` (defaults: a run of a few seconds showing an interior best T)."""
+
+    eps: tuple[float, ...] = (2.0, 5.0, 20.0)
+    t_max: int = 30
+    N: int = 50
+    K: int | None = None
+    m: int = 100
+    d: int = 10
+    C: float = 2.0
+    delta: float = 0.01
+    c_scale: float = 1.0
+    L: int | None = None
+    mu: float = 0.5
+    lr: float = 1.0
+    local_steps: int = 5
+    non_iid: float = 0.0
+    repeats: int = 4
+    seed: int = 0
+
+    def validated(self) -> SimulationConfig:
+        for name in ("t_max", "N", "m", "d", "local_steps", "repeats"):
+            v.integer_at_least(name, getattr(self, name), 1)
+        v.positive("eps", list(self.eps))
+        v.positive("C", self.C)
+        v.probability("delta", self.delta)
+        v.check_range("c_scale", self.c_scale, 1.0)
+        v.positive("mu", self.mu)
+        v.positive("lr", self.lr)
+        v.nonnegative("non_iid", self.non_iid)
+        v.integer_at_least("seed", self.seed, 0)
+        if self.K is not None:
+            v.check_range("K", self.K, 1, self.N, integer=True)
+        if self.L is not None:
+            v.check_range("L", self.L, 1, self.t_max, integer=True)
+        if self.t_min > self.t_max:
+            raise DomainError(f"t_max must be >= {self.t_min} here (the smallest T with K > N(1 - e^(-eps/T)) for "
+                              f"every eps, eq. 7's domain; got t_max = {self.t_max})")
+        return self
+
+    @property
+    def t_min(self) -> int:
+        """Smallest simulated T: L (L <= T) with a fixed L, and for K < N the smallest T inside eq. 7's domain
+        K > N(1 − e^{−ε/T}) for every ε, i.e. T > ε/(−ln(1 − K/N))."""
+        lo = self.L or 1
+        if self.K is not None and self.K < self.N:
+            per = -math.log1p(-self.K / self.N)
+            lo = max(lo, *(math.floor(e / per) + 1 for e in self.eps))
+        return lo
+
+    @property
+    def rounds(self) -> np.ndarray:
+        """The T values simulated: t_min … t_max."""
+        return np.arange(self.t_min, self.t_max + 1)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Mean final loss (and its standard error over repeats) per ε (rows) and T (columns)."""
+
+    config: SimulationConfig
+    rounds: np.ndarray
+    loss: np.ndarray  # (n_eps, n_T)
+    loss_se: np.ndarray
+    nonprivate: np.ndarray  # (n_T,)
+    sigma_u: np.ndarray  # (n_eps, n_T)
+    sigma_d: np.ndarray
+    best_t: tuple[int, ...]
+    bound_t_star: tuple[int | None, ...]
+    wall_time: float
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+def noise_schedule(cfg: SimulationConfig, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """(σ_U, σ_D) for every simulated T at this ε (L = T unless fixed; eq. 5 or eq. 7 for σ_D)."""
+    from dpcalc.nbafl.noise import client_sigma, server_sigma
+
+    ts = cfg.rounds.astype(np.float64)
+    ls = ts if cfg.L is None else np.full_like(ts, cfg.L)
+    su = np.asarray(client_sigma(eps, cfg.delta, C=cfg.C, m=cfg.m, L=ls, c_scale=cfg.c_scale))
+    sd = np.asarray(server_sigma(eps, cfg.delta, C=cfg.C, m=cfg.m, T=ts, L=ls, N=cfg.N, K=cfg.K,
+                                 c_scale=cfg.c_scale))
+    return su * np.ones_like(ts), sd * np.ones_like(ts)
+
+
+def _task(cfg: SimulationConfig, e_index: int, rep: int, sigma_u: np.ndarray, sigma_d: np.ndarray) -> np.ndarray:
+    """One repeat at one ε: every T batched (runs sorted by T descending, active runs are a prefix)."""
+    data = fl.logistic_data(np.random.default_rng([cfg.seed, 0]), cfg.N, cfg.m, cfg.d, non_iid=cfg.non_iid)
+    ts = cfg.rounds[::-1]
+    su, sd = sigma_u[::-1], sigma_d[::-1]
+    gens = [np.random.default_rng([cfg.seed, 1, e_index, rep, int(t)]) for t in ts]
+    k = cfg.K or cfg.N
+    w = np.zeros((ts.size, cfg.d))
+    final = np.empty(ts.size)
+    for t in range(1, int(ts[0]) + 1):
+        active = int(np.count_nonzero(ts >= t))
+        wa = w[:active]
+        if k < cfg.N:
+            idx = np.stack([fl.sample_clients(gens[r], cfg.N, k) for r in range(active)])
+            local = fl.fedprox_local(wa, data.X[idx], data.y[idx], mu=cfg.mu, lr=cfg.lr, steps=cfg.local_steps)
+        else:
+            local = fl.fedprox_local(wa, data.X, data.y, mu=cfg.mu, lr=cfg.lr, steps=cfg.local_steps)
+        local = fl.clip_models(local, cfg.C)
+        noisy = np.stack([local[r] + fl.gaussian_noise(gens[r], local[r].shape, float(su[r]))
+                          for r in range(active)])
+        glob = fl.aggregate(noisy)
+        glob = np.stack([glob[r] + fl.gaussian_noise(gens[r], glob[r].shape, float(sd[r])) for r in range(active)])
+        w = np.concatenate([glob, w[active:]])
+        done = ts == t
+        if np.any(done):
+            final[done] = fl.logistic_loss(w[done], data)
+    return final[::-1]
+
+
+def _run(args: tuple[SimulationConfig, int, int, np.ndarray, np.ndarray]) -> np.ndarray:
+    from dpcalc.sim.blas import single_threaded_blas
+
+    with single_threaded_blas():  # no oversubscription across workers; faster for these small products
+        return _task(*args)
+
+
+def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound: BoundConstants | None = None,
+             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+    """Run the simulation (module doc); ``progress(done, total)`` is called after each task in this process.
+
+    With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the seed) at the
+    simulation's C, m, N, δ, c_scale and μ is reported beside the empirical best T; it is None where the constants
+    violate 0 < P < 1.
+    """
+    cfg = (config or SimulationConfig()).validated()
+    nw = int(v.integer_at_least("workers", workers, 1))
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sched = [noise_schedule(cfg, e) for e in cfg.eps]
+    zeros = np.zeros(cfg.rounds.size)
+    sched.append((zeros, zeros))  # the non-private baseline
+    tasks = [(cfg, e, r, sched[e][0], sched[e][1]) for e in range(len(sched)) for r in range(cfg.repeats)]
+    results: list[np.ndarray] = []
+    if nw == 1 or len(tasks) == 1:
+        for i, task in enumerate(tasks):
+            results.append(_run(task))
+            if progress:
+                progress(i + 1, len(tasks))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        with ProcessPoolExecutor(max_workers=min(nw, len(tasks)), mp_context=ctx) as pool:
+            for i, res in enumerate(pool.map(_run, tasks)):
+                results.append(res)
+                if progress:
+                    progress(i + 1, len(tasks))
+    losses = np.asarray(results).reshape(len(sched), cfg.repeats, cfg.rounds.size)
+    mean = losses.mean(axis=1)
+    se = losses.std(axis=1, ddof=1) / math.sqrt(cfg.repeats) if cfg.repeats > 1 else np.zeros_like(mean)
+    best = tuple(int(cfg.rounds[int(np.argmin(row))]) for row in mean[:-1])
+    t_stars: list[int | None] = []
+    if bound is not None:
+        from dpcalc.nbafl.optimal import optimal_t
+
+        for e in cfg.eps:
+            try:
+                with warnings.catch_warnings(record=True) as more:
+                    warnings.simplefilter("always")
+                    t_stars.append(optimal_t(e, cfg.delta, pl=bound.pl, beta=bound.beta, rho=bound.rho, B=bound.B,
+                                             mu=cfg.mu, theta=bound.theta, C=cfg.C, m=cfg.m, N=cfg.N,
+                                             c_scale=cfg.c_scale, t_max=max(cfg.t_max, 1000)).t_star)
+                caught.extend(more)
+            except DomainError:
+                t_stars.append(None)
+    msgs: list[str] = []
+    for w_ in caught:
+        if str(w_.message) not in msgs:
+            msgs.append(str(w_.message))
+    return SimulationResult(cfg, cfg.rounds, mean[:-1], se[:-1], mean[-1],
+                            np.asarray([s[0] for s in sched[:-1]]), np.asarray([s[1] for s in sched[:-1]]),
+                            best, tuple(t_stars) if bound is not None else tuple(None for _ in cfg.eps),
+                            time.perf_counter() - start, tuple(msgs))
