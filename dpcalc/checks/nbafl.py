@@ -184,8 +184,9 @@ def _bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> Ch
     c = _c(values)
     if "K" in values:  # Theorem 3
         K = num(values, "K")
-        factor = 1.0 + 2.0 * pl / mu ** 2 * (rho * B * B / 2 + rho * B + rho * B * B / K + 2 * rho * B * B / math.sqrt(K)
-                                             + mu * B / math.sqrt(K) - mu)
+        sk = math.sqrt(K)
+        factor = 1.0 + 2.0 * pl / mu ** 2 * (rho * B * B / 2 + rho * B + rho * B * B / K + 2 * rho * B * B / sk
+                                             + mu * B / sk - mu)
         g = -math.log(1.0 - N / K + (N / K) * math.exp(-eps / T))
         s = c * C / (m * K * g)
         w1, w2 = 1.0 + 2 * rho * B / mu + 2 * rho * B * math.sqrt(K) / (mu * N), 2 * rho * K / N + rho
