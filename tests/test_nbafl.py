@@ -17,7 +17,7 @@ from dpcalc.errors import DomainError, ErratumWarning, OutOfDomainWarning
 from dpcalc.verify import run_check
 
 TABLE1 = dict(delta=0.01, C=20, m=100, c_scale=1.25)
-SET1 = dict(pl=0.1, beta=1, rho=0.2, B=1, mu=1, theta=2.3, C=20, m=100, N=50, c_scale=1.25)
+SET1 = dict(pl=0.1, lipschitz=1, smoothness=0.2, dissimilarity=1, prox_mu=1, theta=2.3, C=20, m=100, N=50, c_scale=1.25)
 SIX = 5e-6  # crosscheck §3.2 quotes 6 significant digits
 
 
@@ -166,14 +166,18 @@ def test_analytic_calibration_is_exact_and_silent() -> None:
 # --- bounds, T*, K* (crosscheck §3.2 assumption sets) ---------------------------------------------------------
 
 @pytest.mark.parametrize(("consts", "p", "k1", "k0", "t_stars"), [
-    (dict(pl=0.1, beta=1, rho=0.2, B=1, theta=2.3), 0.86, 0.751382, 0.00862199, (7, 9, 20, 21, 25)),
-    (dict(pl=0.05, beta=1, rho=0.2, B=1, theta=2.3), 0.93, 1.50276, 0.017244, (4, 7, 22, 24, 31)),
-    (dict(pl=0.1, beta=0.5, rho=0.5, B=0.5, theta=1.0), 0.8625, 0.39846, 0.0219469, (5, 8, 19, 20, 24)),
+    (dict(pl=0.1, lipschitz=1, smoothness=0.2, dissimilarity=1, theta=2.3), 0.86, 0.751382, 0.00862199,
+     (7, 9, 20, 21, 25)),
+    (dict(pl=0.05, lipschitz=1, smoothness=0.2, dissimilarity=1, theta=2.3), 0.93, 1.50276, 0.017244,
+     (4, 7, 22, 24, 31)),
+    (dict(pl=0.1, lipschitz=0.5, smoothness=0.5, dissimilarity=0.5, theta=1.0), 0.8625, 0.39846, 0.0219469,
+     (5, 8, 19, 20, 24)),
 ])
 def test_t_star_assumption_sets(consts: dict[str, float], p: float, k1: float, k0: float,
                                 t_stars: tuple[int, ...]) -> None:
-    base = dict(mu=1, C=20, m=100, N=50, c_scale=1.25)
-    assert nbafl.contraction_p(consts["pl"], consts["rho"], consts["B"], 1) == pytest.approx(p, rel=1e-12)
+    base = dict(prox_mu=1, C=20, m=100, N=50, c_scale=1.25)
+    got_p = nbafl.contraction_p(consts["pl"], consts["smoothness"], consts["dissimilarity"], 1)
+    assert got_p == pytest.approx(p, rel=1e-12)
     with pytest.warns(ErratumWarning, match="lambda1"):
         got = nbafl.kappas(0.01, **{k: v for k, v in consts.items() if k != "theta"}, **base)
     assert got[0] == pytest.approx(k1, rel=SIX)
@@ -197,8 +201,9 @@ def test_t_star_continuous_set1() -> None:
 
 def test_lambert_equals_scan_when_kappa0_is_zero() -> None:
     for eps in (0.5, 3, 10, 60, 400):
-        for consts in (dict(pl=0.1, beta=1, B=1, mu=1), dict(pl=0.3, beta=2, B=0.5, mu=2)):
-            res = nbafl.optimal_t(eps, 0.01, rho=0.0, theta=2.3, C=20, m=100, N=50, c_scale=1.25, t_max=5000,
+        for consts in (dict(pl=0.1, lipschitz=1, dissimilarity=1, prox_mu=1),
+                       dict(pl=0.3, lipschitz=2, dissimilarity=0.5, prox_mu=2)):
+            res = nbafl.optimal_t(eps, 0.01, smoothness=0.0, theta=2.3, C=20, m=100, N=50, c_scale=1.25, t_max=5000,
                                   as_published=False, **consts)
             assert res.t_lambert is not None
             # the scan and its golden-section refinement live on [1, t_max]: T* < 1 is reported as 1
@@ -253,9 +258,9 @@ def test_lambda1_published_vs_comment() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert nbafl.lambda1(0.2, 1, 2, as_published=False) == pytest.approx(1.1)
-        b = nbafl.convergence_bound(10, 0.01, T=9, as_published=False, **{**SET1, "mu": 2})
+        b = nbafl.convergence_bound(10, 0.01, T=9, as_published=False, **{**SET1, "prox_mu": 2})
     with pytest.warns(ErratumWarning):
-        b_pub = nbafl.convergence_bound(10, 0.01, T=9, **{**SET1, "mu": 2})
+        b_pub = nbafl.convergence_bound(10, 0.01, T=9, **{**SET1, "prox_mu": 2})
     assert b > b_pub  # the comment's λ1 = 1 + ρB/μ exceeds 1/μ + ρB/μ for μ > 1
 
 
@@ -273,7 +278,7 @@ def test_bound_limits() -> None:
 # --- errors: one line naming the parameter and the range ------------------------------------------------------
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: nbafl.contraction_p(0.1, 0.9, 1, 1), r"P must be in \(0, 1\).*mu > rho\*B"),
+    (lambda: nbafl.contraction_p(0.1, 0.9, 1, 1), r"P must be in \(0, 1\).*prox_mu > smoothness\*dissimilarity"),
     (lambda: nbafl.contraction_q(0.1, 0.2, 1, 1, K=1), r"Q must be in \(0, 1\)"),
     (lambda: nbafl.client_sigma(0.5, 0.01, C=1, m=0.5), r"m must be an integer >= 1"),
     (lambda: nbafl.client_sigma(0.5, 0.01, C=1, m=0), r"m must be an integer >= 1"),
@@ -281,7 +286,7 @@ def test_bound_limits() -> None:
     (lambda: nbafl.sampling_b(0.5, T=3, N=5, K=6), r"K must be an integer in \[1, N\]"),
     (lambda: nbafl.sampling_b(0.5, T=3.5, N=5, K=5), r"T must be an integer >= 1"),
     (lambda: nbafl.optimal_t(1, 0.01, t_max=0, **SET1), r"t_max must be an integer >= 1"),
-    (lambda: nbafl.optimal_k(1, 0.01, T=25, **{**SET1, "B": 3}), r"Q must be in \(0, 1\) for some K"),
+    (lambda: nbafl.optimal_k(1, 0.01, T=25, **{**SET1, "dissimilarity": 3}), r"Q must be in \(0, 1\) for some K"),
     (lambda: nbafl.client_sigma(-1, 0.01, C=1, m=10), r"eps must be a finite number > 0"),
 ])
 def test_errors_are_one_line(call, match: str) -> None:  # type: ignore[no-untyped-def]

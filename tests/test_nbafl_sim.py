@@ -108,11 +108,11 @@ def test_logistic_data_and_loss(rng: np.random.Generator) -> None:
 def test_fedprox_local_steps(rng: np.random.Generator) -> None:
     data = fl.logistic_data(rng, 4, 50, 3)
     wg = np.zeros((2, 3))
-    far = fl.fedprox_local(wg, data.X, data.y, mu=1e-9, lr=1.0, steps=200)
-    near = fl.fedprox_local(wg, data.X, data.y, mu=1e3, lr=1e-4, steps=200)
+    far = fl.fedprox_local(wg, data.X, data.y, prox_mu=1e-9, lr=1.0, steps=200)
+    near = fl.fedprox_local(wg, data.X, data.y, prox_mu=1e3, lr=1e-4, steps=200)
     assert far.shape == (2, 4, 3)
     assert np.abs(near).max() < 0.05 * np.abs(far).max()  # a strong proximal term keeps w near w_global
-    per_run = fl.fedprox_local(wg, np.stack([data.X] * 2), np.stack([data.y] * 2), mu=1e-9, lr=1.0, steps=200)
+    per_run = fl.fedprox_local(wg, np.stack([data.X] * 2), np.stack([data.y] * 2), prox_mu=1e-9, lr=1.0, steps=200)
     np.testing.assert_allclose(per_run, far, rtol=1e-10, atol=1e-12)
     # the local optimum: the gradient of F_i vanishes (μ → 0)
     z = np.einsum("kmd,kd->km", data.X, far[0])

@@ -179,22 +179,22 @@ def _abs_sq_terms(rng: np.random.Generator, size: int, s: float) -> np.ndarray:
 @recipe("nbafl_bound_recursion_mc")
 def _bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
-    eps, T, pl, beta, rho, B, mu, theta, C, m, N = (num(values, k) for k in (
-        "eps", "T", "pl", "beta", "rho", "B", "mu", "theta", "C", "m", "N"))
+    eps, T, pl, beta, rho, b, mu, theta, C, m, N = (num(values, k) for k in (
+        "eps", "T", "pl", "lipschitz", "smoothness", "dissimilarity", "prox_mu", "theta", "C", "m", "N"))
     c = _c(values)
     if "K" in values:  # Theorem 3
         K = num(values, "K")
         sk = math.sqrt(K)
-        factor = 1.0 + 2.0 * pl / mu ** 2 * (rho * B * B / 2 + rho * B + rho * B * B / K + 2 * rho * B * B / sk
-                                             + mu * B / sk - mu)
+        factor = 1.0 + 2.0 * pl / mu ** 2 * (rho * b * b / 2 + rho * b + rho * b * b / K + 2 * rho * b * b / sk
+                                             + mu * b / sk - mu)
         g = -math.log(1.0 - N / K + (N / K) * math.exp(-eps / T))
         s = c * C / (m * K * g)
-        w1, w2 = 1.0 + 2 * rho * B / mu + 2 * rho * B * math.sqrt(K) / (mu * N), 2 * rho * K / N + rho
+        w1, w2 = 1.0 + 2 * rho * b / mu + 2 * rho * b * sk / (mu * N), 2 * rho * K / N + rho
         label = "Thm 3: a_t = Q a_(t-1) + E[α1β|ξ| + α0ξ²]"
     else:  # Theorem 2
-        factor = 1.0 + 2.0 * pl * (-1.0 / mu + rho * B / mu ** 2 + rho * B * B / (2 * mu ** 2))
+        factor = 1.0 + 2.0 * pl * (-1.0 / mu + rho * b / mu ** 2 + rho * b * b / (2 * mu ** 2))
         s = c * C * T / (m * eps * math.sqrt(N))
-        w1 = ((1.0 / mu) if ctx.published else 1.0) + rho * B / mu
+        w1 = ((1.0 / mu) if ctx.published else 1.0) + rho * b / mu
         w2 = rho / 2.0
         label = "Thm 2: a_t = P a_(t-1) + E[λ1β|ξ| + (ρ/2)ξ²]"
     w1 *= beta

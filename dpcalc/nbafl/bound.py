@@ -1,10 +1,11 @@
 """NbAFL convergence bounds: Theorem 2 (eq. 6, all N clients) and Theorem 3 (eq. 8, K of N sampled clients)
 (Wei et al., IEEE TIFS 2020; seed 003 §3.3.3, §3.4.3).
 
-Inputs: pl (the Polyak–Łojasiewicz constant l of assumption 1.2; named pl in dpcalc), β (Lipschitz constant of
-F_i, 1.4), ρ (smoothness, 1.5), B (local dissimilarity), μ (FedProx proximal weight), Θ = F(w⁰) − F(w*),
-clipping C, smallest local data set m, clients N (and K), privacy (ε, δ) through c = c_scale·√(2 ln(1.25/δ)),
-rounds T.
+Inputs (dpcalc name: paper symbol): ``pl``: l, the Polyak–Łojasiewicz constant (assumption 1.2); ``lipschitz``:
+β (1.4); ``smoothness``: ρ (1.5); ``dissimilarity``: B (local dissimilarity); ``prox_mu``: μ, the FedProx proximal
+weight; ``theta``: Θ = F(w⁰) − F(w*); clipping C, smallest local data set m, clients N (and K), privacy (ε, δ)
+through c = c_scale·√(2 ln(1.25/δ)), rounds T. (Spelled out so that no name means two quantities: ``mu`` is the
+GDP parameter and ``rho`` the zCDP parameter elsewhere in dpcalc.)
 
 **Status: disputed** (crosscheck 003-7, 003-8, 003-12). λ1 = 1/μ + ρB/μ as published is said to be a misprint of
 1 + ρB/μ (comment on the paper, arXiv 2406.05858): ``as_published=True`` (the default, with an
@@ -29,15 +30,17 @@ FloatOrArray = float | v.FloatArray
 STATUS_NOTE = ("Convergence bound status: disputed. lambda1 = 1/mu + rho*B/mu as published, 1 + rho*B/mu per the "
                "comment (arXiv 2406.05858); Talaei & Izadi 2024 reject the bound; eq. 6 implies L = T (noise "
                "sigma_U/sqrt(N), no server noise; crosscheck 003-8) and at K = N eq. 8 does not reduce to eq. 6 "
-               "(003-12). Constants pl, beta, rho, B, Theta are assumptions, not estimates.")
+               "(003-12). Constants l, beta, rho, B, Theta are assumptions, not estimates.")
 
 _ERRATUM = ("lambda1 = 1/mu + rho*B/mu as published (Thm 2) is disputed: the comment on the paper (arXiv 2406.05858) "
             "says it is a misprint of 1 + rho*B/mu and rejects the bound; pass as_published=False (CLI --lambda1 "
             "comment) for the comment's lambda1")
 
 
-def _constants(pl: ArrayLike, rho: ArrayLike, B: ArrayLike, mu: ArrayLike) -> tuple[v.FloatArray, ...]:
-    return (v.positive("pl", pl), v.nonnegative("rho", rho), v.nonnegative("B", B), v.positive("mu", mu))
+def _constants(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
+               prox_mu: ArrayLike) -> tuple[v.FloatArray, ...]:
+    return (v.positive("pl", pl), v.nonnegative("smoothness", smoothness),
+            v.nonnegative("dissimilarity", dissimilarity), v.positive("prox_mu", prox_mu))
 
 
 def _in_unit(name: str, value: v.FloatArray, hint: str) -> v.FloatArray:
@@ -48,28 +51,37 @@ def _in_unit(name: str, value: v.FloatArray, hint: str) -> v.FloatArray:
     return value
 
 
-def _p(pl: v.FloatArray, rho: v.FloatArray, B: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
-    lam2 = -1.0 / mu + rho * B / mu ** 2 + rho * B * B / (2.0 * mu ** 2)
+def _p(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
+    lam2 = -1.0 / mu + rho * b / mu ** 2 + rho * b * b / (2.0 * mu ** 2)
     return _in_unit("P", 1.0 + 2.0 * pl * lam2,
-                    "need mu > rho*B*(1 + B/2) and pl < 1/(2*(1/mu - rho*B/mu^2 - rho*B^2/(2 mu^2)))")
+                    "need prox_mu > smoothness*dissimilarity*(1 + dissimilarity/2) and pl small enough "
+                    "(pl < 1/(2*(1/mu - rho*B/mu^2 - rho*B^2/(2*mu^2))) with mu, rho, B the proximal weight, "
+                    "smoothness and dissimilarity)")
 
 
-def contraction_p(pl: ArrayLike, rho: ArrayLike, B: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+def contraction_p(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
+                  prox_mu: ArrayLike) -> FloatOrArray:
     """P = 1 + 2l(−1/μ + ρB/μ² + ρB²/(2μ²)) of Theorem 2; must lie in (0, 1) (DomainError otherwise)."""
-    return v.scalar_or_array(_p(*_constants(pl, rho, B, mu)))
+    return v.scalar_or_array(_p(*_constants(pl, smoothness, dissimilarity, prox_mu)))
 
 
-def contraction_q(pl: ArrayLike, rho: ArrayLike, B: ArrayLike, mu: ArrayLike, *, K: ArrayLike) -> FloatOrArray:
+def contraction_q(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, *,
+                  K: ArrayLike) -> FloatOrArray:
     """Q = 1 + (2l/μ²)(ρB²/2 + ρB + ρB²/K + 2ρB²/√K + μB/√K − μ) of Theorem 3; must lie in (0, 1)."""
-    ll, r, b, m = _constants(pl, rho, B, mu)
+    ll, r, b, m = _constants(pl, smoothness, dissimilarity, prox_mu)
     k = v.integer_at_least("K", K, 1)
     return v.scalar_or_array(_q(ll, r, b, m, k))
 
 
-def _q(pl: v.FloatArray, rho: v.FloatArray, B: v.FloatArray, mu: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+def q_factor(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+    """Q of Theorem 3 from validated (l, ρ, B, μ, K), unchecked (may lie outside (0, 1))."""
     sk = np.sqrt(K)
-    inner = rho * B * B / 2.0 + rho * B + rho * B * B / K + 2.0 * rho * B * B / sk + mu * B / sk - mu
-    return _in_unit("Q", 1.0 + 2.0 * pl / mu ** 2 * inner, "Theorem 3 needs 0 < Q < 1 (smaller pl, larger mu or K)")
+    inner = rho * b * b / 2.0 + rho * b + rho * b * b / K + 2.0 * rho * b * b / sk + mu * b / sk - mu
+    return np.asarray(1.0 + 2.0 * pl / mu ** 2 * inner, dtype=np.float64)
+
+
+def _q(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+    return _in_unit("Q", q_factor(pl, rho, b, mu, K), "Theorem 3 needs 0 < Q < 1 (smaller pl, larger prox_mu or K)")
 
 
 def _c(delta: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
@@ -78,20 +90,21 @@ def _c(delta: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
     return np.asarray(c_constant(delta, c_scale=c_scale), dtype=np.float64)
 
 
-def lambda1(rho: ArrayLike, B: ArrayLike, mu: ArrayLike, *, as_published: bool = True) -> FloatOrArray:
+def lambda1(smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, *,
+            as_published: bool = True) -> FloatOrArray:
     """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment)."""
-    r, b, m = v.nonnegative("rho", rho), v.nonnegative("B", B), v.positive("mu", mu)
+    _, r, b, m = _constants(1.0, smoothness, dissimilarity, prox_mu)
     if as_published:
         warnings.warn(_ERRATUM, ErratumWarning, stacklevel=2)
         return v.scalar_or_array(1.0 / m + r * b / m)
     return v.scalar_or_array(1.0 + r * b / m)
 
 
-def kappas(delta: ArrayLike, *, pl: ArrayLike, beta: ArrayLike, rho: ArrayLike, B: ArrayLike, mu: ArrayLike,
-           C: ArrayLike, m: ArrayLike, N: ArrayLike, c_scale: ArrayLike = 1.0,
-           as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
+def kappas(delta: ArrayLike, *, pl: ArrayLike, lipschitz: ArrayLike, smoothness: ArrayLike,
+           dissimilarity: ArrayLike, prox_mu: ArrayLike, C: ArrayLike, m: ArrayLike, N: ArrayLike,
+           c_scale: ArrayLike = 1.0, as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
     """(κ1, κ0) of Theorem 2: κ1 = λ1·βcC/(m(1−P))·√(2/(Nπ)), κ0 = ρc²C²/(2m²(1−P)N)."""
-    ll, r, b, mm = _constants(pl, rho, B, mu)
+    ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
     p = _p(ll, r, b, mm)
     c = _c(delta, c_scale)
     cc = v.positive("C", C)
@@ -100,7 +113,7 @@ def kappas(delta: ArrayLike, *, pl: ArrayLike, beta: ArrayLike, rho: ArrayLike, 
     if as_published:
         warnings.warn(_ERRATUM, ErratumWarning, stacklevel=2)
     lam1 = (1.0 / mm if as_published else 1.0) + r * b / mm
-    k1 = lam1 * v.nonnegative("beta", beta) * c * cc / (m_ * (1.0 - p)) * np.sqrt(2.0 / (n * math.pi))
+    k1 = lam1 * v.nonnegative("lipschitz", lipschitz) * c * cc / (m_ * (1.0 - p)) * np.sqrt(2.0 / (n * math.pi))
     k0 = r * c * c * cc * cc / (2.0 * m_ * m_ * (1.0 - p) * n)
     return v.scalar_or_array(np.asarray(k1)), v.scalar_or_array(np.asarray(k0))
 
@@ -118,26 +131,27 @@ def curve_full(T: v.FloatArray, eps: v.FloatArray, theta: v.FloatArray, p: v.Flo
     return np.asarray(pt * theta - (k1 * x + k0 * x * x) * np.expm1(T * log_p), dtype=np.float64)
 
 
-def convergence_bound(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, pl: ArrayLike, beta: ArrayLike,
-                      rho: ArrayLike, B: ArrayLike, mu: ArrayLike, theta: ArrayLike, C: ArrayLike, m: ArrayLike,
-                      N: ArrayLike, c_scale: ArrayLike = 1.0, as_published: bool = True) -> FloatOrArray:
+def convergence_bound(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, pl: ArrayLike, lipschitz: ArrayLike,
+                      smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, theta: ArrayLike,
+                      C: ArrayLike, m: ArrayLike, N: ArrayLike, c_scale: ArrayLike = 1.0,
+                      as_published: bool = True) -> FloatOrArray:
     """Theorem 2 (eq. 6): E[F(w̃^T) − F(w*)] <= P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T). Status disputed (module doc)."""
     e = v.positive("eps", eps)
     t = _rounds(T)
     th = v.nonnegative("theta", theta)
-    ll, r, b, mm = _constants(pl, rho, B, mu)
+    ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
     p = _p(ll, r, b, mm)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ErratumWarning)
-        k1, k0 = kappas(delta, pl=ll, beta=beta, rho=r, B=b, mu=mm, C=C, m=m, N=N, c_scale=c_scale,
-                        as_published=as_published)
+        k1, k0 = kappas(delta, pl=ll, lipschitz=lipschitz, smoothness=r, dissimilarity=b, prox_mu=mm, C=C, m=m,
+                        N=N, c_scale=c_scale, as_published=as_published)
     if as_published:
         warnings.warn(_ERRATUM, ErratumWarning, stacklevel=2)
     return v.scalar_or_array(curve_full(t, e, th, p, np.asarray(k1), np.asarray(k0)))
 
 
 def _partial_terms(eps: v.FloatArray, delta: ArrayLike, T: v.FloatArray, K: v.FloatArray, N: v.FloatArray,
-                   beta: ArrayLike, rho: v.FloatArray, B: v.FloatArray, mu: v.FloatArray, C: ArrayLike,
+                   lipschitz: ArrayLike, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, C: ArrayLike,
                    m: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
     """The bracket of eq. (8): cCα1β/(mK·g)·√(2/π) + c²C²α0/(m²K²g²), g = −ln(1 − N/K + (N/K)e^{−ε/T})."""
     from dpcalc.nbafl.noise import _sampling_log
@@ -147,15 +161,16 @@ def _partial_terms(eps: v.FloatArray, delta: ArrayLike, T: v.FloatArray, K: v.Fl
     cc = v.positive("C", C)
     m_ = v.integer_at_least("m", m, 1)
     a0 = 2.0 * rho * K / N + rho
-    a1 = 1.0 + 2.0 * rho * B / mu + 2.0 * rho * B * np.sqrt(K) / (mu * N)
-    lin = c * cc * a1 * v.nonnegative("beta", beta) / (m_ * K * g) * math.sqrt(2.0 / math.pi)
+    a1 = 1.0 + 2.0 * rho * b / mu + 2.0 * rho * b * np.sqrt(K) / (mu * N)
+    lin = c * cc * a1 * v.nonnegative("lipschitz", lipschitz) / (m_ * K * g) * math.sqrt(2.0 / math.pi)
     quad = (c * cc) ** 2 * a0 / ((m_ * K * g) ** 2)
     return np.asarray(lin + quad, dtype=np.float64)
 
 
 def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, K: ArrayLike, pl: ArrayLike,
-                              beta: ArrayLike, rho: ArrayLike, B: ArrayLike, mu: ArrayLike, theta: ArrayLike,
-                              C: ArrayLike, m: ArrayLike, N: ArrayLike, c_scale: ArrayLike = 1.0) -> FloatOrArray:
+                              lipschitz: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
+                              prox_mu: ArrayLike, theta: ArrayLike, C: ArrayLike, m: ArrayLike, N: ArrayLike,
+                              c_scale: ArrayLike = 1.0) -> FloatOrArray:
     """Theorem 3 (eq. 8): Q^TΘ + (1 − Q^T)/(1 − Q)·[cCα1β/(mKg)·√(2/π) + c²C²α0/(m²K²g²)], K of N clients.
 
     g = −ln(1 − N/K + (N/K)e^{−ε/T}) (= bε/T) needs K > N(1 − e^{−ε/T}); α0 = 2ρK/N + ρ,
@@ -169,9 +184,9 @@ def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike,
 
     _check_k(n, k)
     th = v.nonnegative("theta", theta)
-    ll, r, b, mm = _constants(pl, rho, B, mu)
+    ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
     q = _q(ll, r, b, mm, k)
-    bracket = _partial_terms(e, delta, t, k, n, beta, r, b, mm, C, m, c_scale)
+    bracket = _partial_terms(e, delta, t, k, n, lipschitz, r, b, mm, C, m, c_scale)
     log_q = np.log(q)
     out = np.exp(t * log_q) * th - np.expm1(t * log_q) / (1.0 - q) * bracket
     return v.scalar_or_array(np.asarray(out, dtype=np.float64))

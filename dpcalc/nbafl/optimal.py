@@ -117,19 +117,20 @@ def _golden(f: object, lo: float, hi: float, iters: int = 90) -> float:
     return 0.5 * (a + b)
 
 
-def optimal_t(eps: float, delta: float, *, pl: float, beta: float, rho: float, B: float, mu: float, theta: float,
-              C: float, m: float, N: float, c_scale: float = 1.0, t_max: int = 1000,
+def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothness: float, dissimilarity: float,
+              prox_mu: float, theta: float, C: float, m: float, N: float, c_scale: float = 1.0, t_max: int = 1000,
               as_published: bool = True) -> OptimalT:
     """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``."""
     e = float(v.positive("eps", eps))
     tm = int(v.integer_at_least("t_max", t_max, 1))
-    ll, r, b, mm = (float(x) for x in _b._constants(pl, rho, B, mu))
+    ll, r, b, mm = (float(x) for x in _b._constants(pl, smoothness, dissimilarity, prox_mu))
     th = float(v.nonnegative("theta", theta))
     p = float(_b._p(np.asarray(ll), np.asarray(r), np.asarray(b), np.asarray(mm)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ErratumWarning)
-        k1, k0 = (float(x) for x in _b.kappas(delta, pl=ll, beta=beta, rho=r, B=b, mu=mm, C=C, m=m, N=N,
-                                              c_scale=c_scale, as_published=as_published))
+        k1, k0 = (float(x) for x in _b.kappas(delta, pl=ll, lipschitz=lipschitz, smoothness=r, dissimilarity=b,
+                                              prox_mu=mm, C=C, m=m, N=N, c_scale=c_scale,
+                                              as_published=as_published))
     if as_published:
         warnings.warn(_b._ERRATUM, ErratumWarning, stacklevel=2)
     ts = np.arange(1, tm + 1, dtype=np.float64)
@@ -157,32 +158,33 @@ def k_domain_min(eps: float, T: float, N: float) -> int:
     return k
 
 
-def optimal_k(eps: float, delta: float, *, T: float, pl: float, beta: float, rho: float, B: float, mu: float,
-              theta: float, C: float, m: float, N: float, c_scale: float = 1.0) -> OptimalK:
+def optimal_k(eps: float, delta: float, *, T: float, pl: float, lipschitz: float, smoothness: float,
+              dissimilarity: float, prox_mu: float, theta: float, C: float, m: float, N: float,
+              c_scale: float = 1.0) -> OptimalK:
     """K* of Theorem 3 by integer scan over the valid K (see the module doc)."""
     e = float(v.positive("eps", eps))
     t = float(v.integer_at_least("T", T, 1))
     n = int(v.integer_at_least("N", N, 1))
-    ll, r, b, mm = (float(x) for x in _b._constants(pl, rho, B, mu))
+    ll, r, b, mm = (float(x) for x in _b._constants(pl, smoothness, dissimilarity, prox_mu))
     k_dom = k_domain_min(e, t, n)
     if k_dom > n:  # pragma: no cover - K = N is always inside (1 − e^{−x} < 1)
         raise DomainError(f"no K in [1, N = {n}] satisfies K > N(1 - e^(-eps/T))")
     ks_all = np.arange(k_dom, n + 1, dtype=np.float64)
-    sk = np.sqrt(ks_all)
-    inner = r * b * b / 2.0 + r * b + r * b * b / ks_all + 2.0 * r * b * b / sk + mm * b / sk - mm
-    q = 1.0 + 2.0 * ll / mm ** 2 * inner
+    q = _b.q_factor(np.asarray(ll), np.asarray(r), np.asarray(b), np.asarray(mm), ks_all)
     ok = (q > 0.0) & (q < 1.0)
     if not np.any(ok):
         raise DomainError(f"Q must be in (0, 1) for some K in [{k_dom}, {n}] (no valid K); Theorem 3 needs a smaller "
-                          "pl or a larger mu")
+                          "pl or a larger prox_mu")
     first = int(np.argmax(ok))
     if not np.all(ok[first:]):
         bad = ks_all[first:][~ok[first:]]
-        raise DomainError(f"Q must be in (0, 1) (fails at K = {bad[0]:g}); Theorem 3 needs a smaller pl or a larger mu")
+        raise DomainError(f"Q must be in (0, 1) (fails at K = {bad[0]:g}); Theorem 3 needs a smaller pl or a larger "
+                          "prox_mu")
     ks = ks_all[first:]
     reason = "eq. 7's domain K > N(1 - e^(-eps/T))" if first == 0 else "0 < Q < 1"
-    curve = np.asarray(_b.convergence_bound_sampled(e, delta, T=t, K=ks, pl=ll, beta=beta, rho=r, B=b, mu=mm,
-                                                    theta=theta, C=C, m=m, N=n, c_scale=c_scale))
+    curve = np.asarray(_b.convergence_bound_sampled(e, delta, T=t, K=ks, pl=ll, lipschitz=lipschitz, smoothness=r,
+                                                    dissimilarity=b, prox_mu=mm, theta=theta, C=C, m=m, N=n,
+                                                    c_scale=c_scale))
     i = int(np.argmin(curve))
     k_star = int(ks[i])
     return OptimalK(k_star, float(curve[i]), int(ks[0]), n, k_star == int(ks[0]), k_star == n, reason,

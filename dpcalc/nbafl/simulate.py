@@ -30,12 +30,12 @@ from dpcalc.sim import fl
 
 @dataclass(frozen=True)
 class BoundConstants:
-    """Assumed constants of Theorem 2 (not estimated from the data): pl, β, ρ, B, Θ (μ is the simulation's)."""
+    """Assumed constants of Theorem 2 (not estimated from the data): l, β, ρ, B, Θ (μ is the simulation's)."""
 
     pl: float = 0.1
-    beta: float = 1.0
-    rho: float = 0.2
-    B: float = 1.0
+    lipschitz: float = 1.0
+    smoothness: float = 0.2
+    dissimilarity: float = 1.0
     theta: float = 2.3
 
 
@@ -53,7 +53,7 @@ class SimulationConfig:
     delta: float = 0.01
     c_scale: float = 1.0
     L: int | None = None
-    mu: float = 0.5
+    prox_mu: float = 0.5
     lr: float = 1.0
     local_steps: int = 5
     non_iid: float = 0.0
@@ -67,7 +67,7 @@ class SimulationConfig:
         v.positive("C", self.C)
         v.probability("delta", self.delta)
         v.check_range("c_scale", self.c_scale, 1.0)
-        v.positive("mu", self.mu)
+        v.positive("prox_mu", self.prox_mu)
         v.positive("lr", self.lr)
         v.nonnegative("non_iid", self.non_iid)
         v.integer_at_least("seed", self.seed, 0)
@@ -139,9 +139,10 @@ def _task(cfg: SimulationConfig, e_index: int, rep: int, sigma_u: np.ndarray, si
         wa = w[:active]
         if k < cfg.N:
             idx = np.stack([fl.sample_clients(gens[r], cfg.N, k) for r in range(active)])
-            local = fl.fedprox_local(wa, data.X[idx], data.y[idx], mu=cfg.mu, lr=cfg.lr, steps=cfg.local_steps)
+            xs, ys = data.X[idx], data.y[idx]
         else:
-            local = fl.fedprox_local(wa, data.X, data.y, mu=cfg.mu, lr=cfg.lr, steps=cfg.local_steps)
+            xs, ys = data.X, data.y
+        local = fl.fedprox_local(wa, xs, ys, prox_mu=cfg.prox_mu, lr=cfg.lr, steps=cfg.local_steps)
         local = fl.clip_models(local, cfg.C)
         noisy = np.stack([local[r] + fl.gaussian_noise(gens[r], local[r].shape, float(su[r]))
                           for r in range(active)])
@@ -207,8 +208,9 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
             try:
                 with warnings.catch_warnings(record=True) as more:
                     warnings.simplefilter("always")
-                    t_stars.append(optimal_t(e, cfg.delta, pl=bound.pl, beta=bound.beta, rho=bound.rho, B=bound.B,
-                                             mu=cfg.mu, theta=bound.theta, C=cfg.C, m=cfg.m, N=cfg.N,
+                    t_stars.append(optimal_t(e, cfg.delta, pl=bound.pl, lipschitz=bound.lipschitz,
+                                             smoothness=bound.smoothness, dissimilarity=bound.dissimilarity,
+                                             prox_mu=cfg.prox_mu, theta=bound.theta, C=cfg.C, m=cfg.m, N=cfg.N,
                                              c_scale=cfg.c_scale, t_max=max(cfg.t_max, 1000)).t_star)
                 caught.extend(more)
             except DomainError:

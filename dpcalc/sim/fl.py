@@ -67,7 +67,7 @@ def logistic_loss(w: np.ndarray, data: FederatedData) -> np.ndarray:
     return np.asarray(_logistic_terms(z, data.y).mean(axis=(-2, -1)))
 
 
-def fedprox_local(w_global: np.ndarray, X: np.ndarray, y: np.ndarray, *, mu: float, lr: float,
+def fedprox_local(w_global: np.ndarray, X: np.ndarray, y: np.ndarray, *, prox_mu: float, lr: float,
                   steps: int) -> np.ndarray:
     """``steps`` full-batch gradient steps on F_i(w) + μ/2‖w − w_global‖² from w_global.
 
@@ -81,14 +81,14 @@ def fedprox_local(w_global: np.ndarray, X: np.ndarray, y: np.ndarray, *, mu: flo
         yk = y[:, None, :]  # (K, 1, m)
         for _ in range(steps):
             resid = 1.0 / (1.0 + np.exp(-(w @ xt))) - yk  # (K, R, m)
-            w = w - lr * ((resid @ X) / m + mu * (w - wg))
+            w = w - lr * ((resid @ X) / m + prox_mu * (w - wg))
         return np.ascontiguousarray(np.swapaxes(w, 0, 1))
     wg = w_global[:, None, :]  # per-run data (R, K, m, d): one matrix-vector product per (run, client)
     w = np.repeat(wg, X.shape[-3], axis=1)
     xt = np.swapaxes(X, -1, -2)
     for _ in range(steps):
         resid = 1.0 / (1.0 + np.exp(-(X @ w[..., None])[..., 0])) - y
-        w = w - lr * ((xt @ resid[..., None])[..., 0] / m + mu * (w - wg))
+        w = w - lr * ((xt @ resid[..., None])[..., 0] / m + prox_mu * (w - wg))
     return w
 
 
