@@ -43,6 +43,12 @@ def test_delta_grid_rows_and_formats() -> None:
     assert code == 0 and out.splitlines()[0] == "mu,eps,delta,log_delta"
 
 
+def test_zero_mu_is_perfect_privacy() -> None:
+    """0-GDP: ε(0, δ) = 0 for every δ, from the library (no special case in the command)."""
+    assert run_json("gdp", "eps", "--mu", "0", "--delta", "1e-5")["rows"][0]["eps"] == 0.0
+    assert run_json("gdp", "compose", "--mus", "0,0", "--delta", "1e-5")["rows"][0]["eps"] == 0.0
+
+
 def test_mu_compose_tradeoff() -> None:
     row = run_json("gdp", "mu", "--eps", "0.92", "--delta", "1e-5")["rows"][0]
     assert abs(row["mu"] - 0.248439) <= 5e-7 and "log_delta" in row
@@ -57,25 +63,25 @@ def test_mu_compose_tradeoff() -> None:
 def test_clt_estimate_and_as_published() -> None:
     """Anchor §9.2: μ = 0.4145216313365378, ε = 1.6177118087467188; warnings carry the estimate caveat; the printed
     Theorem-4 form only with --as-published (ErratumWarning text names E1)."""
-    doc = run_json("gdp", "clt", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--delta", "1e-5")
+    doc = run_json("gdp", "clt", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--delta", "1e-5")
     row = doc["rows"][0]
     assert row["mu"] == pytest.approx(0.4145216313365378, rel=1e-14)
     assert row["eps"] == pytest.approx(1.6177118087467188, rel=1e-12)
     assert "mu_published" not in row
     assert any("underestimate" in w for w in doc["warnings"])
-    doc = run_json("gdp", "clt", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--as-published")
+    doc = run_json("gdp", "clt", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--as-published")
     assert doc["rows"][0]["mu_published"] == pytest.approx(0.5433684240009314, rel=1e-14)
     assert any("E1" in w for w in doc["warnings"])
 
 
 @pytest.mark.parametrize("args", [
-    ("gdp", "eps", "--mu", "0", "--delta", "1e-5"),
+    ("gdp", "eps", "--mu", "-0.5", "--delta", "1e-5"),
     ("gdp", "eps", "--mu", "1", "--delta", "1"),
     ("gdp", "eps", "--mu", "1", "--delta", "nan"),
     ("gdp", "delta", "--mu", "-1", "--eps", "1"),
     ("gdp", "mu", "--eps", "x", "--delta", "1e-5"),
-    ("gdp", "clt", "--q", "2", "--sigma", "1", "--steps", "10"),
-    ("gdp", "clt", "--q", "0.1", "--sigma", "1", "--steps", "0"),
+    ("gdp", "clt", "--q", "2", "--noise-multiplier", "1", "--steps", "10"),
+    ("gdp", "clt", "--q", "0.1", "--noise-multiplier", "1", "--steps", "0"),
     ("gdp", "compose", "--mus", "1,-1"),
 ])
 def test_errors_exit_2_one_line(args: tuple[str, ...]) -> None:

@@ -203,11 +203,12 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     Vectorised safeguarded Newton on log δ(ε) (d log δ/dε = −e^ε Φ(b)/δ), bracketed by
     [0, μ²/2 + μ√(2 ln(1/(2δ)))]. Always on the safe side: the returned ε satisfies δ(ε; μ) <= δ as
     evaluated here and exceeds the exact root by at most ~1.2e-14 relative (bracket ROOT_RTOL plus the 1e-14
-    margin). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1.
+    margin). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1 (in particular for μ = 0: 0-GDP is perfect
+    privacy).
     """
     from scipy import special
 
-    m = v.positive("mu", mu)
+    m = v.nonnegative("mu", mu)
     _, lt_in = _target(delta, log_delta)
     m, log_t = np.broadcast_arrays(m, lt_in)
     m, log_t = m.astype(np.float64).copy(), log_t.astype(np.float64).copy()

@@ -43,6 +43,9 @@ OutputOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write to
                                                   dir_okay=False)]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")]
 UnitsOpt = Annotated[str, typer.Option("--units", help="Information units of ε: nats or bits.")]
+NoiseMultiplierOpt = Annotated[str, typer.Option(
+    "--noise-multiplier", "-z", help="Noise multiplier z = noise std / L2 sensitivity (DP-SGD), > 0 (value, list "
+                                     "a,b or range a:b:step).")]
 AsPublishedOpt = Annotated[bool, typer.Option("--as-published",
                                               help="Also show the paper's published (erroneous) form.")]
 
