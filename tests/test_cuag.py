@@ -98,7 +98,9 @@ def test_audit_recomposed_from_actual_schedule(D: int) -> None:
 def test_claimed_mu_published_form() -> None:
     """The paper's claim (μ stays 0.25) is only available with an ErratumWarning naming E15."""
     with pytest.warns(ErratumWarning, match="E15"):
-        assert cuag.claimed_mu(0.25, 300) == 0.25
+        assert cuag.effective_mu(0.25, 300, as_published=True) == 0.25
+    with pytest.warns(ErratumWarning, match="E15"):
+        np.testing.assert_array_equal(cuag.effective_mu(0.25, [1, 300], as_published=True), [0.25, 0.25])
     with pytest.raises(DomainError):
         cuag.audit(0.25, 300, lam=0.1)
 

@@ -8,7 +8,7 @@ from cli_runner import run, run_json
 
 def test_sigma_schedule_rows() -> None:
     """σ at t = 1, 10, 300 for |D| = 500 (6 decimals) and ξ at t = 1 (0.000807672)."""
-    rows = run_json("cuag", "sigma", "--mu", "0.25", "--D", "500", "--t", "1,10,300")["rows"]
+    rows = run_json("cuag", "sigma", "--mu", "0.25", "--data-size", "500", "--t", "1,10,300")["rows"]
     assert [r["t"] for r in rows] == [1, 10, 300]
     for r, want in zip(rows, (0.710489, 1.435165, 6.964071), strict=True):
         assert abs(r["sigma"] - want) <= 5e-7
@@ -22,15 +22,15 @@ def test_sigma_t0_is_e3() -> None:
 
 def test_audit_headline_and_schedule() -> None:
     """μ = 0.25, T = 300: μ_eff = 0.626631, ε = 2.5675 at δ = 1e-5 (not 0.92), recomposed from σ_1..σ_300."""
-    doc = run_json("cuag", "audit", "--mu", "0.25", "--T", "300", "--lam", "0.1", "--B", "50", "--D", "5000",
+    doc = run_json("cuag", "audit", "--mu", "0.25", "--rounds", "300", "--lam", "0.1", "--B", "50", "--data-size", "5000",
                    "--P", "25")
     row = doc["rows"][0]
     assert abs(row["mu_eff"] - 0.626631) <= 5e-7 and abs(row["eps"] - 2.5675) <= 5e-5
     assert row["mu_schedule"] == pytest.approx(row["mu_eff"], rel=1e-12)
     assert abs(row["eps_claimed"] - 0.926342) <= 5e-7 and "log_delta" in row
-    code, out, _ = run("cuag", "audit", "--mu", "0.25", "--T", "300")
+    code, out, _ = run("cuag", "audit", "--mu", "0.25", "--rounds", "300")
     assert code == 0 and "2.567461946" in out
-    doc = run_json("cuag", "audit", "--mu", "0.25", "--T", "300", "--as-published")
+    doc = run_json("cuag", "audit", "--mu", "0.25", "--rounds", "300", "--as-published")
     assert doc["rows"][0]["mu_published"] == 0.25 and any("E15" in w for w in doc["warnings"])
     code, _, err = run("cuag", "audit", "--lam", "0.1")
     assert code == 2 and "give all of" in err

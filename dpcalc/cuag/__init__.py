@@ -45,7 +45,7 @@ def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(rho)
 
 
-def _t(t: ArrayLike) -> v.FloatArray:
+def _round_index(t: ArrayLike) -> v.FloatArray:
     tt = v.as_array("t", t)
     if np.any(tt == 0.0):
         raise DomainError("t must be an integer >= 1 (got 0): eq. (16) divides by zero at t = 0; rounds are "
@@ -62,7 +62,7 @@ def _log_ratio(mu: v.FloatArray, lam: v.FloatArray, B: v.FloatArray, D: v.FloatA
 def _inputs(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike,
             P: ArrayLike) -> tuple[v.FloatArray, ...]:
     m = v.positive("mu", mu)
-    tt = _t(t)
+    tt = _round_index(t)
     p = v.integer_at_least("P", P, 1)
     sampling_rate(lam, B, D)
     return (m, v.as_array("lam", lam), v.as_array("B", B), v.as_array("D", D), tt, p)
@@ -126,25 +126,21 @@ def harmonic(T: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(np.asarray(out, dtype=np.float64))
 
 
-def effective_mu(mu: ArrayLike, T: ArrayLike) -> FloatOrArray:
+def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
     """μ_eff = μ·√H_T: the CLT μ of the whole schedule (16) over rounds 1..T (seed 002 erratum E15).
 
     Round τ runs P steps at σ_τ with ρ²P(e^{1/σ_τ²} − 1) = μ²/τ, so μ_eff² = Σ_τ μ²/τ = μ²H_T, whatever
-    |D|, λ, B and P are. The paper claims the budget stays μ.
+    |D|, λ, B and P are. The paper claims the budget stays μ: ``as_published=True`` returns that claim (μ,
+    broadcast against T) with an :class:`~dpcalc.errors.ErratumWarning`.
     """
     m = v.positive("mu", mu)
-    return v.scalar_or_array(m * np.sqrt(np.asarray(harmonic(T))))
-
-
-def claimed_mu(mu: ArrayLike, T: ArrayLike) -> FloatOrArray:
-    """The paper's claim that the budget after T rounds is still μ (erratum E15), with an ErratumWarning."""
-    m = v.positive("mu", mu)
-    tt = v.integer_at_least("T", T, 1)
-    eff = m * np.sqrt(np.asarray(harmonic(tt)))
+    eff = m * np.sqrt(np.asarray(harmonic(T)))
+    if not as_published:
+        return v.scalar_or_array(eff)
     warnings.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {float(np.ravel(m)[0]):.6g}; "
                   f"the composed schedule (16) gives mu*sqrt(H_T) = {float(np.ravel(eff)[0]):.6g}",
                   ErratumWarning, stacklevel=2)
-    return v.scalar_or_array(np.broadcast_to(m, eff.shape).copy())
+    return v.scalar_or_array(np.broadcast_to(m, np.shape(eff)).astype(np.float64))
 
 
 @dataclass(frozen=True)
@@ -225,13 +221,13 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
 
     At δ = 1e-5 this is √(t·ln 10): 1.517427 at t = 1, 26.282609 at t = 300 (the paper's [1.52, 26.28]).
     """
-    return classic_eps(DPSCAFFOLD_ZETA, delta, DPSCAFFOLD_RHO, _t(t))
+    return classic_eps(DPSCAFFOLD_ZETA, delta, DPSCAFFOLD_RHO, _round_index(t))
 
 
 def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered, seed002.md
     §5.1). An estimate (EstimateWarning)."""
-    tt = _t(t)
+    tt = _round_index(t)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EstimateWarning)
         mu = gdp.clt_mu(PRIFEDSYNC_K, PRIFEDSYNC_SIGMA, tt)
@@ -244,6 +240,23 @@ def prifedsync_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
     t = 300 for δ = 1e-5: the paper's [0.41, 10.24])."""
     mu = prifedsync_mu(t)
     return gdp.eps_from_mu(mu, delta)
+
+
+@dataclass(frozen=True)
+class Baselines:
+    """The baseline curves of Fig. 4 / Table 1 at rounds t and δ (broadcast); None where not asked for."""
+
+    eps_dp_scaffold: FloatOrArray | None
+    mu_prifedsync: FloatOrArray | None
+    eps_prifedsync: FloatOrArray | None
+
+
+def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool = True,
+              prifedsync: bool = True) -> Baselines:
+    """DP-SCAFFOLD ε (:func:`dpscaffold_eps`) and PriFedSync μ and ε (:func:`prifedsync_mu`, ε(μ_t, δ)) at t, δ."""
+    mu = prifedsync_mu(t) if prifedsync else None
+    return Baselines(eps_dp_scaffold=dpscaffold_eps(t, delta) if dp_scaffold else None, mu_prifedsync=mu,
+                     eps_prifedsync=None if mu is None else gdp.eps_from_mu(mu, delta))
 
 
 def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
