@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
-from dpcalc.cli.main import app
-
-runner = CliRunner()
+from cli_runner import run, run_json
 
 
-def _json(*args: str) -> dict:  # type: ignore[type-arg]
-    res = runner.invoke(app, ["gauss", *args, "--json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)  # type: ignore[no-any-return]
+def _json(*args: str) -> dict[str, Any]:
+    return run_json("gauss", *args)
 
 
 def test_case2_issue_example_with_published() -> None:
@@ -55,19 +50,19 @@ def test_custom_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert row["utility"] == pytest.approx(gauss.case2_utility(0.3, 2, 1.8, 5), rel=1e-10)
     assert row["units"] == "bits"
     (tmp_path / "asym.csv").write_text("2,1\n0,2\n")
-    res = runner.invoke(app, ["gauss", "custom", "--sigma-x", str(tmp_path / "asym.csv"), "--sigma-z",
-                              str(tmp_path / "sz.npy")])
-    assert res.exit_code == 2 and "symmetric" in res.output and "Traceback" not in res.output
+    code, _, err = run("gauss", "custom", "--sigma-x", str(tmp_path / "asym.csv"), "--sigma-z",
+                       str(tmp_path / "sz.npy"))
+    assert code == 2 and "symmetric" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown", "latex"])
 @pytest.mark.parametrize("number", ["4", "5", "6", "7"])
 def test_figures_every_format(number: str, fmt: str) -> None:
-    res = runner.invoke(app, ["gauss", "figure", number, "--format", fmt])
-    assert res.exit_code == 0, res.output
-    assert "published" in res.stdout.lower() or fmt in ("json", "csv")
+    code, out, err = run("gauss", "figure", number, "--format", fmt)
+    assert code == 0, err
+    assert "published" in out.lower() or fmt in ("json", "csv")
     if fmt == "json":
-        rows = json.loads(res.stdout)["rows"]
+        rows = json.loads(out)["rows"]
         assert rows and all("u_published" in r and "u_max" in r and r["units"] == "bits" for r in rows)
 
 
@@ -82,7 +77,7 @@ def test_figures_every_format(number: str, fmt: str) -> None:
     (["figure", "8"], "figure must be"),
 ])
 def test_errors_exit_2_one_line(args: list[str], needle: str) -> None:
-    res = runner.invoke(app, ["gauss", *args])
-    assert res.exit_code == 2, res.output
-    err = [line for line in res.output.splitlines() if line.startswith("dpcalc: error")]
+    code, _, stderr = run("gauss", *args)
+    assert code == 2, stderr
+    err = [line for line in stderr.splitlines() if line.startswith("dpcalc: error")]
     assert len(err) == 1 and needle in err[0]

@@ -44,12 +44,18 @@ def _short_unit(unit: str) -> str:
 
 
 def make_column(key: str, symbol: str, unit: str, integer: bool = False, label: str = "") -> Column:
-    """A column for a quantity with a LaTeX ``symbol`` and a ``unit`` (header ``symbol (unit)``)."""
-    text = label or unicode_symbol(symbol)
+    """A column for a quantity with a LaTeX ``symbol`` and a ``unit`` (header ``symbol (unit)``).
+
+    A ``label`` replaces the header in every format (LaTeX too: it tells apart columns of one quantity,
+    e.g. published and corrected σ²).
+    """
     shown = _short_unit(unit)
-    header = text if shown in _UNITLESS or label else f"{text} ({shown})"
-    return Column(key, header, f"${symbol}$" + ("" if shown in _UNITLESS else f" ({shown})"), integer=integer,
-                  unit=unit if unit not in _UNITLESS else "")
+    if label:
+        header, latex = label, ""
+    else:
+        text, suffix = unicode_symbol(symbol), ("" if shown in _UNITLESS else f" ({shown})")
+        header, latex = text + suffix, f"${symbol}$" + suffix
+    return Column(key, header, latex, integer=integer, unit=unit if unit not in _UNITLESS else "")
 
 
 def column(formula_id: str, name: str, *, key: str | None = None, unit: str | None = None,
