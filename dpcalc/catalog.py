@@ -387,6 +387,7 @@ def _load_path(path: Path) -> dict[str, Formula]:
     return {f.id: f for f in load_file(path)}
 
 
+@cache
 def find(formula_id: str) -> Formula:
     """One formula by id, reading only the TOML file that declares it (fast: for CLI column labels).
 

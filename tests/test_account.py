@@ -17,7 +17,7 @@ from cli_runner import run
 from dpcalc.accounting import accountants
 from dpcalc.errors import DomainError
 
-BASE = ["--sigma", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]
+BASE = ["--noise-multiplier", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]
 
 
 def rows(*args: str) -> list[dict]:  # type: ignore[type-arg]
@@ -76,19 +76,27 @@ def test_account_default_lists_every_applicable_accountant() -> None:
     assert {"rdp", "rdp-lemma1", "gdp-clt"} <= set(got) and "zcdp" not in got
     if accountants.pld_available():
         assert got["pld"]["eps"] == pytest.approx(1.8282436455855091, abs=1e-6)
-    full = {r["accountant"] for r in rows("account", "--sigma", "1", "--q", "1", "--steps", "1", "-a", "rdp,zcdp,"
-                                          "analytic")}
+    full = {r["accountant"] for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "1", "-a",
+                                          "rdp,zcdp,analytic")}
     assert full == {"rdp", "zcdp", "analytic"}
+
+
+def test_account_keeps_the_zcdp_order() -> None:
+    """zCDP's ε comes with its optimal Rényi order (Bun & Steinke), like RDP's; the others have none."""
+    got = {r["accountant"]: r for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "10",
+                                             "-a", "zcdp,analytic,rdp")}
+    assert got["zcdp"]["order"] is not None and got["zcdp"]["order"] > 1
+    assert got["analytic"]["order"] is None and got["rdp"]["order"] is not None
 
 
 def test_account_grid_table_and_csv() -> None:
     """Lists give one row per combination × accountant; table and CSV render."""
-    r = rows("account", "--sigma", "0.8,1.2", "--q", "0.01", "--steps", "100:300:100", "-a", "rdp")
+    r = rows("account", "--noise-multiplier", "0.8,1.2", "--q", "0.01", "--steps", "100:300:100", "-a", "rdp")
     assert len(r) == 6 and r[0]["eps"] > r[-1]["eps"]
     code, out, _ = run("account", *BASE, "-a", "rdp")
     assert code == 0 and "2.101365272" in out and "upper" in out
     code, out, _ = run("account", *BASE, "-a", "rdp", "--format", "csv")
-    assert code == 0 and out.splitlines()[0].startswith("sigma,q,steps,delta,accountant,eps,bound,order")
+    assert code == 0 and out.splitlines()[0].startswith("noise_multiplier,q,steps,delta,accountant,eps,bound,order")
 
 
 def test_pld_without_extra_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,7 +110,8 @@ def test_pld_without_extra_is_one_line_error(monkeypatch: pytest.MonkeyPatch) ->
 
 
 @pytest.mark.parametrize("bad", [["--delta", "1"], ["--delta", "0"], ["--q", "0"], ["--q", "1.5"],
-                                 ["--sigma", "-1"], ["--steps", "2.5"], ["--sigma", "nan"], ["--orders", "0.5,2"],
+                                 ["--noise-multiplier", "-1"], ["--steps", "2.5"], ["--noise-multiplier", "nan"],
+                                 ["--orders", "0.5,2"],
                                  ["--accountant", "nope"], ["--accountant", "zcdp"]])
 def test_account_bad_input_exit_2(bad: list[str]) -> None:
     args = dict(zip(BASE[::2], BASE[1::2], strict=True))
@@ -118,8 +127,8 @@ def test_calibrate_issue_example() -> None:
     sigma; rdp σ = 1.0222898 (anchors §9.2 to 1e-6), and it is conservative."""
     r = {x["accountant"]: x for x in rows("calibrate", "--eps", "2", "--delta", "1e-5", "--q", "0.01", "--steps",
                                           "1000", "-a", "rdp,gdp-clt")}
-    assert r["rdp"]["sigma"] == pytest.approx(1.0222898455164913, rel=1e-6)
-    assert accountants.get("rdp").eps(r["rdp"]["sigma"], 0.01, 1000, 1e-5)[0] <= 2.0
+    assert r["rdp"]["noise_multiplier"] == pytest.approx(1.0222898455164913, rel=1e-6)
+    assert accountants.get("rdp").eps(r["rdp"]["noise_multiplier"], 0.01, 1000, 1e-5)[0] <= 2.0
     assert r["gdp-clt"]["bound"] == "estimate"
 
 

@@ -28,7 +28,7 @@ def test_sigma_default_example() -> None:
 
 
 def test_lists_and_ranges_give_one_row_per_combination() -> None:
-    doc = run_json("sigma", "--eps", "1:2:0.5", "--d", "10,100", "--N", "3")
+    doc = run_json("sigma", "--eps", "1:2:0.5", "--d", "10,100", "--n", "3")
     rows = doc["rows"]
     assert [(r["eps"], r["d"]) for r in rows] == [(1.0, 10), (1.0, 100), (1.5, 10), (1.5, 100), (2.0, 10), (2.0, 100)]
     for r in rows:
@@ -41,11 +41,11 @@ def test_range_with_decimal_step_prints_clean_values() -> None:
 
 
 def test_side_both_and_client() -> None:
-    doc = run_json("sigma", "--eps", "5", "--d", "100", "--N", "100", "--C", "10", "--side", "both")
+    doc = run_json("sigma", "--eps", "5", "--d", "100", "--n", "100", "--C", "10", "--side", "both")
     row = doc["rows"][0]
     assert row["sigma_server"] == pytest.approx(0.03083558325, rel=5e-10)
     assert row["sigma_client"] == pytest.approx(0.3083558325, rel=5e-10)
-    doc = run_json("sigma", "--eps", "5", "--d", "100", "--N", "100", "--C", "10", "--side", "client")
+    doc = run_json("sigma", "--eps", "5", "--d", "100", "--n", "100", "--C", "10", "--side", "client")
     assert doc["rows"][0]["sigma"] == pytest.approx(0.3083558325, rel=5e-10)
 
 
@@ -109,11 +109,11 @@ def test_output_file_is_atomic_and_refuses_overwrite(tmp_path: Path) -> None:
         (["--eps", "5:1", "--d", "1000"], "start <= stop"),
         (["--eps", "5", "--d", "0"], "d must be an integer >= 1"),
         (["--eps", "5", "--d", "10.5"], "d must be an integer"),
-        (["--eps", "5", "--d", "10", "--N", "0"], "N must be an integer >= 1"),
+        (["--eps", "5", "--d", "10", "--n", "0"], "N must be an integer >= 1"),
         (["--eps", "5", "--d", "10", "--C", "-2"], "C must be"),
         (["--eps", "5", "--d", "10", "--weights", "0.5,0.6"], "weights must sum to 1"),
         (["--eps", "5", "--d", "10", "--weights", "1.5,-0.5"], "weights must be"),
-        (["--eps", "5", "--d", "10", "--weights", "0.5,0.5", "--N", "3"], "--N must equal"),
+        (["--eps", "5", "--d", "10", "--weights", "0.5,0.5", "--n", "3"], "--n must equal"),
         (["--eps", "5", "--d", "10", "--units", "dits"], "--units must be"),
         (["--eps", "1e6", "--d", "1"], "underflows"),
     ],
@@ -128,14 +128,14 @@ def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
 
 def test_leakage_inverts_sigma() -> None:
     s = midp.server_sigma(3.0, 200, 2.0, 0.25)
-    doc = run_json("midp", "leakage", "--sigma", repr(s), "--d", "200", "--C", "2", "--N", "4")
+    doc = run_json("midp", "leakage", "--sigma", repr(s), "--d", "200", "--C", "2", "--n", "4")
     assert doc["rows"][0]["eps"] == pytest.approx(3.0, rel=1e-13)
-    doc = run_json("midp", "leakage", "--sigma", "0.5", "--d", "200", "--N", "4", "--side", "both")
+    doc = run_json("midp", "leakage", "--sigma", "0.5", "--d", "200", "--n", "4", "--side", "both")
     assert set(doc["rows"][0]) >= {"eps_server", "eps_client"}
 
 
 def test_utility_theorem2() -> None:
-    doc = run_json("midp", "utility", "--eps", "5", "--d", "100", "--N", "100", "--C", "10")
+    doc = run_json("midp", "utility", "--eps", "5", "--d", "100", "--n", "100", "--C", "10")
     row = doc["rows"][0]
     assert row["u_server"] == pytest.approx(10.51709181, rel=5e-10)
     assert row["u_client"] == pytest.approx(row["u_server"], rel=1e-13)

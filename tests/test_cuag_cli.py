@@ -22,8 +22,8 @@ def test_sigma_t0_is_e3() -> None:
 
 def test_audit_headline_and_schedule() -> None:
     """μ = 0.25, T = 300: μ_eff = 0.626631, ε = 2.5675 at δ = 1e-5 (not 0.92), recomposed from σ_1..σ_300."""
-    doc = run_json("cuag", "audit", "--mu", "0.25", "--rounds", "300", "--lam", "0.1", "--B", "50", "--data-size", "5000",
-                   "--P", "25")
+    doc = run_json("cuag", "audit", "--mu", "0.25", "--rounds", "300", "--lam", "0.1", "--B", "50", "--data-size",
+                   "5000", "--P", "25")
     row = doc["rows"][0]
     assert abs(row["mu_eff"] - 0.626631) <= 5e-7 and abs(row["eps"] - 2.5675) <= 5e-5
     assert row["mu_schedule"] == pytest.approx(row["mu_eff"], rel=1e-12)

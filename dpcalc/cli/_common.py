@@ -118,11 +118,16 @@ def output_command(func: Callable[..., Result]) -> Callable[..., None]:
     """Wrap a function returning a :class:`Result` into a Typer callback with the shared output options.
 
     The callback's signature is ``func``'s own parameters followed by ``--format/-f``, ``--json``,
-    ``--output/-o`` and ``--force``; it captures warnings (listed before the result's own), renders the result
-    and maps dpcalc input errors to one line on stderr and exit code 2.
+    ``--output/-o`` and ``--force``; it captures warnings (listed before the result's own), renders the result,
+    exits with ``result.exit_code`` when it is not 0, and maps dpcalc input errors to one line on stderr and exit
+    code 2. A command whose rows depend on the format (e.g. ``verify``: more columns in JSON/CSV) declares a
+    keyword ``output_format: Format``; it receives the chosen format and is not a command-line option.
     """
     hints = typing.get_type_hints(func, include_extras=True)
-    own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in inspect.signature(func).parameters.values()]
+    signature = inspect.signature(func).parameters
+    wants_format = "output_format" in signature
+    own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.values()
+           if p.name != "output_format"]
     clash = {p.name for p in own} & set(OUTPUT_OPTIONS)
     if clash:
         raise TypeError(f"{func.__qualname__}: parameters {sorted(clash)} are the shared output options")
@@ -131,10 +136,13 @@ def output_command(func: Callable[..., Result]) -> Callable[..., None]:
     @functools.wraps(func)
     def callback(**kwargs: Any) -> None:
         fmt, json_flag, output, force = (kwargs.pop(name) for name in OUTPUT_OPTIONS)
+        chosen = pick_format(fmt, json_flag)
         with capture_warnings() as warns:
-            result = func(**kwargs)
+            result = func(**kwargs, **({"output_format": chosen} if wants_format else {}))
         result.warnings = [*warns, *(w for w in result.warnings if w not in warns)]
-        emit(result, pick_format(fmt, json_flag), output, force)
+        emit(result, chosen, output, force)
+        if result.exit_code:
+            raise typer.Exit(result.exit_code)
 
     del callback.__wrapped__  # Typer reads the signature below, not func's
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]

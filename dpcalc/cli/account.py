@@ -11,13 +11,12 @@ from typing import Annotated, Any
 
 import typer
 
-from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, capture_warnings, handle_errors, pick_format
+from dpcalc.cli._common import NoiseMultiplierOpt, output_command
 from dpcalc.errors import DomainError
+from dpcalc.report.columns import column
 from dpcalc.report.grid import parse_values, parse_vector
-from dpcalc.report.render import Column, Format, Result, emit
+from dpcalc.report.render import Column, Result
 
-SigmaOpt = Annotated[str, typer.Option("--sigma", help="Noise multiplier σ = noise std / L2 sensitivity "
-                                                         "(value, list a,b or range a:b:step).")]
 QOpt = Annotated[str, typer.Option("--q", help="Poisson sampling rate q in (0, 1] (1 = every record each step).")]
 StepsOpt = Annotated[str, typer.Option("--steps", help="Number of steps / rounds T (integer >= 1).")]
 DeltaOpt = Annotated[str, typer.Option("--delta", help="Target δ in (0, 1).")]
@@ -26,6 +25,21 @@ AccountantOpt = Annotated[list[str] | None, typer.Option(
                                "Default: every one that applies.")]
 OrdersOpt = Annotated[str | None, typer.Option("--orders", help="RDP order grid (comma list / ranges), default "
                                                                  "dp-accounting's 1.1..10.9, 11..63, 128..1024.")]
+
+_RDP = "rdp.subsampled_gaussian"  # declares q and the noise multiplier (its input sigma)
+_EPS = "rdp.eps_improved"  # declares eps and delta
+_ACCOUNTANT = Column("accountant", "accountant", text=True)
+_BOUND = Column("bound", "bound", text=True)
+
+
+def _setting() -> list[Column]:
+    """Noise multiplier, q, steps, δ, accountant (built when a command runs: start-up reads no catalog)."""
+    return [column(_RDP, "sigma", key="noise_multiplier", label="z (noise multiplier)"), column(_RDP, "q"),
+            column("gdp.clt_mu", "steps"), column(_EPS, "delta"), _ACCOUNTANT]
+# The accountants' formulas (every accountant's own entry where the catalog has one).
+_FORMULAS = ["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1", "zcdp.gaussian_rho",
+             "zcdp.eps_bun_steinke", "gaussian.delta_analytic", "gdp.clt_mu", "gdp.delta_from_eps"]
+_CALIBRATION_FORMULAS = _FORMULAS
 
 _BOUND_NOTE = ("bound: upper = guaranteed ε (RDP/zCDP/analytic/PLD); estimate = approximation that can be below the "
                "true ε (GDP-CLT). Poisson sampling, add/remove neighbours.")
@@ -60,60 +74,51 @@ def _orders(text: str | None) -> Any:
 
 
 def account_command(
-    sigma: SigmaOpt,
+    noise_multiplier: NoiseMultiplierOpt,
     q: QOpt,
     steps: StepsOpt,
     delta: DeltaOpt = "1e-5",
     accountant: AccountantOpt = None,
     orders: OrdersOpt = None,
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
 
-    Example: dpcalc account --sigma 1 --q 0.01 --steps 1000 --delta 1e-5   (rdp: ε = 2.10137 at order 7.8)
+    Example: dpcalc account --noise-multiplier 1 --q 0.01 --steps 1000 --delta 1e-5   (rdp: ε = 2.10137 at order 7.8)
     """
     from dpcalc.accounting import accountants
 
-    axes = {k: parse_values(f"--{k}", t) for k, t in
-            (("sigma", sigma), ("q", q), ("steps", steps), ("delta", delta))}
+    axes = {k: parse_values(f"--{k.replace('_', '-')}", t) for k, t in
+            (("noise_multiplier", noise_multiplier), ("q", q), ("steps", steps), ("delta", delta))}
     names = _accountant_list(accountant, axes["q"])
     grid_orders = _orders(orders)
     from dpcalc import _validate as v  # validate every value before the (possibly slow) accountants run
 
-    v.positive("sigma", axes["sigma"])
+    v.positive("noise_multiplier", axes["noise_multiplier"])
     v.check_range("q", axes["q"], 0.0, 1.0, lo_open=True)
     v.integer_at_least("steps", axes["steps"], 1)
     v.probability("delta", axes["delta"])
     rows: list[dict[str, Any]] = []
-    with capture_warnings() as warns:
-        for s, qq, t, d in itertools.product(axes["sigma"], axes["q"], axes["steps"], axes["delta"]):
-            for n in names:
-                opts = {"orders": grid_orders} if n.startswith("rdp") else {}
-                res = accountants.evaluate(n, s, qq, t, d, **opts)
-                rows.append({"sigma": s, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
-                             "bound": res.bound, "order": res.extra.get("order") if n.startswith("rdp") else None,
-                             "failure": res.failure})
+    for z, qq, t, d in itertools.product(axes["noise_multiplier"], axes["q"], axes["steps"], axes["delta"]):
+        for n in names:
+            opts = {"orders": grid_orders} if n.startswith("rdp") else {}
+            res = accountants.evaluate(n, z, qq, t, d, **opts)
+            rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
+                         "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
     if rows and all(r["failure"] for r in rows):
         raise DomainError(str(rows[0]["failure"]))
-    columns = [Column("sigma", "σ (noise multiplier)", r"$\sigma$"), Column("q", "q", "$q$"),
-               Column("steps", "T", "$T$", integer=True), Column("delta", "δ", r"$\delta$"),
-               Column("accountant", "accountant"), Column("eps", "ε", r"$\epsilon$"), Column("bound", "bound"),
-               Column("order", "RDP order", r"$\alpha^*$")]
+    columns = [*_setting(), column(_EPS, "eps"), _BOUND, Column("order", "Rényi order α*", r"$\alpha^*$")]
     if any(r["failure"] for r in rows):
-        columns.append(Column("failure", "no ε because"))
+        columns.append(Column("failure", "no ε because", text=True))
     else:
         for r in rows:
             del r["failure"]
     skipped = [n for n in accountants.names() if n not in names]
-    result = Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
-                    note=_BOUND_NOTE, formula=["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1"],
-                    units={"eps": "nats", "sigma": "noise std / L2 sensitivity"}, warnings=warns,
-                    meta={"accountants": names, "not_applicable": skipped,
-                          "orders": "default (dp-accounting grid)" if orders is None else list(grid_orders)})
-    emit(result, pick_format(fmt, json_), output, force)
+    return Result(columns=columns,
+                  rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
+                  note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants).",
+                  formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
+                                           "orders": "default (dp-accounting grid)" if orders is None
+                                           else list(grid_orders)})
 
 
 def calibrate_command(
@@ -123,14 +128,10 @@ def calibrate_command(
     delta: DeltaOpt = "1e-5",
     accountant: AccountantOpt = None,
     orders: OrdersOpt = None,
-    rtol: Annotated[float | None, typer.Option("--rtol", help="Relative tolerance on σ (default 1e-9; pld 1e-4).")]
-    = None,
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
-    """Smallest noise multiplier σ with ε <= target under each accountant (safe side, tolerance stated).
+    rtol: Annotated[float | None, typer.Option("--rtol", help="Relative tolerance on the noise multiplier "
+                                                            "(default 1e-9; pld 1e-4).")] = None,
+) -> Result:
+    """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
 
     Example: dpcalc calibrate --eps 2 --delta 1e-5 --q 0.01 --steps 1000   (rdp: σ = 1.02229)
     """
@@ -140,30 +141,24 @@ def calibrate_command(
     names = _accountant_list(accountant, axes["q"])
     grid_orders = _orders(orders)
     rows: list[dict[str, Any]] = []
-    with capture_warnings() as warns:
-        for e, qq, t, d in itertools.product(axes["eps"], axes["q"], axes["steps"], axes["delta"]):
-            for n in names:
-                opts: dict[str, Any] = {"orders": grid_orders} if n.startswith("rdp") else {}
-                if n == "pld":
-                    opts["value_discretization_interval"] = 1e-3
-                sigma = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol, **opts)
-                rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "sigma": sigma,
-                             "bound": accountants.get(n).bound})
-    columns = [Column("eps", "target ε", r"$\epsilon$"), Column("q", "q", "$q$"),
-               Column("steps", "T", "$T$", integer=True), Column("delta", "δ", r"$\delta$"),
-               Column("accountant", "accountant"), Column("sigma", "σ (noise multiplier)", r"$\sigma$"),
-               Column("bound", "bound")]
+    for e, qq, t, d in itertools.product(axes["eps"], axes["q"], axes["steps"], axes["delta"]):
+        for n in names:
+            opts: dict[str, Any] = {"orders": grid_orders} if n.startswith("rdp") else {}
+            if n == "pld":
+                opts["value_discretization_interval"] = 1e-3
+            z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol, **opts)
+            rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "noise_multiplier": z,
+                         "bound": accountants.get(n).bound})
+    columns = [column(_EPS, "eps", label="target ε (nats)"), *_setting()[1:],
+               column(_RDP, "sigma", key="noise_multiplier", label="z (noise multiplier)"), _BOUND]
     tol = f"{rtol:g}" if rtol is not None else "1e-9 (pld: 1e-4, at value_discretization_interval 1e-3)"
-    note = (f"Safe side: each σ gives ε <= target under its accountant; relative tolerance on σ {tol}. "
-            "An 'estimate' accountant's σ is not a guarantee.")
-    result = Result(columns=columns, rows=rows, title="Noise multiplier σ for a target (ε, δ)", note=note,
-                    formula=["rdp.subsampled_gaussian", "rdp.eps_improved"],
-                    units={"eps": "nats", "sigma": "noise std / L2 sensitivity"}, warnings=warns,
-                    meta={"accountants": names, "rtol": tol})
-    emit(result, pick_format(fmt, json_), output, force)
+    note = (f"Safe side: each z gives ε <= target under its accountant; relative tolerance on z {tol}. "
+            "An 'estimate' accountant's z is not a guarantee.")
+    return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note,
+                  formula=_CALIBRATION_FORMULAS, meta={"accountants": names, "rtol": tol})
 
 
 def register(app: typer.Typer) -> None:
     """Attach ``account`` and ``calibrate`` to the root app."""
-    app.command("account")(handle_errors(account_command))
-    app.command("calibrate")(handle_errors(calibrate_command))
+    app.command("account")(output_command(account_command))
+    app.command("calibrate")(output_command(calibrate_command))

@@ -6,23 +6,18 @@ from typing import Annotated
 
 import typer
 
-from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, handle_errors, pick_format
+from dpcalc.cli._common import JsonOpt, command, handle_errors
 from dpcalc.errors import DomainError
-from dpcalc.report.render import Column, Format, Result, emit
+from dpcalc.report.render import Column, Result
 
 formulas_app = typer.Typer(help="Browse the formula catalog (paper, equation, LaTeX, SymPy, errata).",
                            no_args_is_help=True)
 
 
-@formulas_app.command("list")
-@handle_errors
+@command(formulas_app, "list")
 def list_command(
     paper: Annotated[str | None, typer.Option("--paper", help="Only this paper, e.g. 000.")] = None,
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+) -> Result:
     """List catalog formulas: id, equation, status, title.
 
     Example: dpcalc formulas list --paper 000
@@ -35,11 +30,8 @@ def list_command(
         raise DomainError(f"--paper must be one of {', '.join(papers)} (got {paper!r})")
     rows = [{"id": f.id, "paper": f.paper.id, "equation": f.equation, "status": f.status, "title": f.title}
             for f in items]
-    result = Result(
-        columns=[Column(k, text=True) for k in ("id", "paper", "equation", "status", "title")],
-        rows=rows, title="dpcalc formula catalog", formula="catalog",
-    )
-    emit(result, pick_format(fmt, json_), output, force)
+    return Result(columns=[Column(k, text=True) for k in ("id", "paper", "equation", "status", "title")],
+                  rows=rows, title="dpcalc formula catalog", formula=[f.id for f in items])
 
 
 @formulas_app.command("show")

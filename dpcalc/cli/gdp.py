@@ -45,12 +45,18 @@ _NOTE = ("μ-GDP ⇔ (ε, δ(ε))-DP for every ε >= 0 (Dong, Roth & Su 2022, Co
 _PROFILE = "gdp.delta_from_eps"  # declares mu, eps and delta
 # The inverses' own catalog ids once they exist (numerics adds them); until then the forward profile.
 _INVERSE = {"eps": "gdp.delta_from_eps", "mu": "gdp.delta_from_eps"}
-_COLS = {
-    "mu": column(_PROFILE, "mu"),
-    "eps": column(_PROFILE, "eps"),
-    "delta": column(_PROFILE, "delta"),
-    "log_delta": column("gdp.log_delta_from_eps", "log_delta", label="ln δ"),
-}
+
+
+class _Columns:
+    """μ, ε, δ and ln δ columns from the catalog, built on first use (start-up reads no catalog)."""
+
+    def __getitem__(self, name: str) -> Column:
+        if name == "log_delta":
+            return column("gdp.log_delta_from_eps", "log_delta", label="ln δ")
+        return column(_PROFILE, name)
+
+
+_COLS = _Columns()
 
 
 @command(gdp_app, "delta")

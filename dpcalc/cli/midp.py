@@ -31,7 +31,7 @@ _LEAKAGE = {"server": "midp.server_leakage", "client": "midp.client_leakage"}
 _EQUAL = "midp.server_sigma_equal"  # declares eps, d, C, N
 
 SideOpt = Annotated[Side, typer.Option("--side", help="Where the Gaussian noise is added.")]
-NOpt = Annotated[str | None, typer.Option("--N", help="Number of clients (equal weights 1/N). Default 1, or "
+NOpt = Annotated[str | None, typer.Option("--n", help="Number of clients N (equal weights 1/N). Default 1, or "
                                                        "the length of --weights.")]
 COpt = Annotated[str, typer.Option("--C", help="Clipping bound C on ‖w_i‖ (parameter units).")]
 DOpt = Annotated[str, typer.Option("--d", help="Model dimension d (an integer >= 1).")]
@@ -56,13 +56,13 @@ def _aggregation(first: str, first_text: str, d: str, n_text: str | None, C: str
                  weights: str | None) -> tuple[dict[str, Any], Any, Any, dict[str, Any]]:
     """The grid (first option, d, N, C) and the weights' (max p, Σ p²); meta describing the weights."""
     if weights is None:
-        n_values = parse_values("--N", n_text if n_text is not None else "1")
+        n_values = parse_values("--n", n_text if n_text is not None else "1")
         fixed: dict[str, Any] = {}
     else:
         vector = parse_vector("--weights", weights)
         p_max, sum_p2 = midp.weight_stats(vector)
-        if n_text is not None and parse_values("--N", n_text) != [float(len(vector))]:
-            raise DomainError(f"--N must equal the number of --weights ({len(vector)}) when both are given")
+        if n_text is not None and parse_values("--n", n_text) != [float(len(vector))]:
+            raise DomainError(f"--n must equal the number of --weights ({len(vector)}) when both are given")
         n_values, fixed = [float(len(vector))], {"p_max": p_max, "sum_p2": sum_p2}
     axes = grid({first: parse_values(f"--{first}", first_text), "d": parse_values("--d", d), "N": n_values,
                  "C": parse_values("--C", C)})
@@ -149,7 +149,7 @@ def utility_command(
 ) -> Result:
     """Utility U = 1/E‖w̄ − w̄_dp‖² at the minimum noise, server vs client side (eqs. 4.12-4.16, Thm 2).
 
-    Example: dpcalc midp utility --eps 5 --d 100 --N 100 --C 10   (U = 10.517…)
+    Example: dpcalc midp utility --eps 5 --d 100 --n 100 --C 10   (U = 10.517…)
     """
     u = check_units(units)
     axes, p_max, sum_p2, _ = _aggregation("eps", eps, d, n_clients, C, weights)

@@ -7,17 +7,9 @@ from typing import Annotated, Any
 
 import typer
 
-from dpcalc.cli._common import (
-    EXIT_VERIFY_FAILED,
-    ForceOpt,
-    FormatOpt,
-    JsonOpt,
-    OutputOpt,
-    handle_errors,
-    pick_format,
-)
+from dpcalc.cli._common import EXIT_VERIFY_FAILED, output_command
 from dpcalc.errors import DomainError
-from dpcalc.report.render import Column, Format, Result, emit
+from dpcalc.report.render import Column, Format, Result
 
 _FULL = ["id", "published", "method", "closed_form", "estimate", "ci_low", "ci_high", "z", "rel_error", "verdict",
          "recipe", "detail", "seconds"]
@@ -54,11 +46,9 @@ def verify_command(
                                                                      "of every entry with an erratum; those rows "
                                                                      "are marked published and should fail.")]
     = False,
-    fmt: FormatOpt = Format.table,
-    json_: JsonOpt = False,
-    output: OutputOpt = None,
-    force: ForceOpt = False,
-) -> None:
+    *,
+    output_format: Format = Format.table,
+) -> Result:
     """Check formulas against simulation or exact numerics: closed form vs estimate ± CI, verdict.
 
     Each Monte Carlo check passes iff the closed form lies in the estimate's two-sided 99.9 % interval (--level),
@@ -93,7 +83,7 @@ def verify_command(
     else:
         rows = V.verify(formulas, samples=samples, seed=seed, workers=n_workers, level=level,
                         as_published=as_published)
-    f = pick_format(fmt, json_)
+    f = output_format
     data = [r.as_dict() for r in rows]
     if f in (Format.json, Format.csv):
         columns = [Column(k) for k in _FULL]
@@ -109,17 +99,14 @@ def verify_command(
                    Column("estimate"), Column("pm", "± CI"), Column("score", "z / rel. error"),
                    Column("verdict")]
     summ = V.summary(rows)
-    result = Result(columns=columns, rows=data, title="dpcalc verify", formula="verify",
-                    meta={"samples": samples, "seed": seed, "workers": n_workers, "level": level,
-                          "as_published": as_published}, summary=summ,
-                    note=f"Monte Carlo intervals at {level:.4g} two-sided; false-alarm rate ≈ {1 - level:.2g} "
-                         "per Monte Carlo check.")
-    emit(result, f, output, force)
-    code = V.exit_code(rows)
-    if code:
-        raise typer.Exit(EXIT_VERIFY_FAILED)
+    return Result(columns=columns, rows=data, title="dpcalc verify", formula=[f.id for f in formulas],
+                  meta={"samples": samples, "seed": seed, "workers": n_workers, "level": level,
+                        "as_published": as_published}, summary=summ,
+                  note=f"Monte Carlo intervals at {level:.4g} two-sided; false-alarm rate ≈ {1 - level:.2g} "
+                       "per Monte Carlo check.",
+                  exit_code=EXIT_VERIFY_FAILED if V.exit_code(rows) else 0)
 
 
 def register(app: typer.Typer) -> None:
     """Attach ``verify`` to the root app."""
-    app.command("verify")(handle_errors(verify_command))
+    app.command("verify")(output_command(verify_command))

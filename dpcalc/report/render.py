@@ -66,6 +66,7 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     summary: dict[str, Any] | None = None
+    exit_code: int = 0  # the process exit code after rendering (e.g. 1 when a verification failed)
 
 
 def _clean(value: Any, integer: bool = False) -> Any:
