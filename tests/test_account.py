@@ -161,7 +161,7 @@ def test_failing_accountant_gives_a_row_with_its_reason() -> None:
         assert not bad.ok and bad.eps is None and "pld" in (bad.failure or "")
     with pytest.raises(DomainError, match="delta"):
         accountants.evaluate("rdp", 1.0, 0.01, 1000, 0.0)  # invalid input is the caller's error
-    got = {r["accountant"]: r for r in rows("account", "--sigma", "1", "--q", "0.01", "--steps", "1000",
+    got = {r["accountant"]: r for r in rows("account", "--noise-multiplier", "1", "--q", "0.01", "--steps", "1000",
                                             "--delta", "1e-300")}
     assert got["rdp"]["eps"] == pytest.approx(86.1696, rel=1e-5)
     if accountants.pld_available():

@@ -72,7 +72,7 @@ def _cases() -> list[tuple[str, list[str]]]:
 @pytest.mark.parametrize(("path", "args"), _cases(), ids=lambda x: x if isinstance(x, str) else " ".join(x))
 def test_documented_example_runs_and_cites_real_formulas(path: str, args: list[str]) -> None:
     if path in NOT_A_TABLE:
-        code, out, err = run(*args)
+        code, _, err = run(*args)
         assert code == 0, err
         return
     doc = run_json(*args)
