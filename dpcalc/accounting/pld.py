@@ -230,16 +230,10 @@ def _discretise(m: _Mech, h: float, tail: float) -> tuple[_Discrete, _Discrete]:
         p_up = np.exp(g + np.log(q_j)) * (1.0 + _MARGIN)
     p_up[0] += low_tail
     upper = _Discrete(k0, p_up, min(1.0, high_tail * (1.0 + _MARGIN)))
-    # lower pair: the hat channel, borrowing from the next atom, then down to the lattice point
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        sj = np.exp(g) * (1.0 + 2.0 * _MARGIN)  # borrow up to a ratio slightly above e^{g_j}
-        need = sj * q_j - p_j
-        spare = np.append(p_j[1:] - sj[:-1] * q_j[1:], 0.0)
-        phi = np.where((need > 0) & (spare > 0), np.minimum(need / spare, 1.0), 0.0)
-    phi = np.nan_to_num(phi, nan=0.0, posinf=0.0)
-    keep = 1.0 - np.concatenate([[0.0], phi[:-1]])
-    p2 = keep * p_j + phi * np.append(p_j[1:], 0.0)
-    q2 = keep * q_j + phi * np.append(q_j[1:], 0.0)
+    # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
+    # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
+    # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
+    p2, q2 = _relabel(np.asarray(p_j, dtype=np.float64), np.asarray(q_j, dtype=np.float64), np.exp(g))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio_ok = p2 >= np.exp(g) * (1.0 + _MARGIN) * q2
         lab = np.where(ratio_ok, np.arange(nat),
@@ -253,6 +247,44 @@ def _discretise(m: _Mech, h: float, tail: float) -> tuple[_Discrete, _Discrete]:
         p_lo = np.concatenate([p_lo, np.zeros(top + 1 - p_lo.size)])
     p_lo[top] += high_tail * (1.0 - _MARGIN)
     return upper, _Discrete(lo_k0, p_lo)
+
+
+def _shift_up(a: FloatArray) -> FloatArray:
+    """a[j+1] at j (0 at the end)."""
+    return np.append(a[1:], 0.0)
+
+
+def _shift_down(a: FloatArray) -> FloatArray:
+    """a[j−1] at j (0 at the start)."""
+    return np.concatenate([[0.0], a[:-1]])
+
+
+def _relabel(p: FloatArray, q: FloatArray, s: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Post-processing of the hat channel's labels: label j keeps a fraction k_j of its own (P, Q) mass and takes
+    φ_j of label j+1 (when P_j/Q_j < s_j) or ψ_j of label j−1 (when P_j/Q_j > s_j) so that its ratio lands at
+    s_j·(1 + 2·margin) or above. ψ is computed with the smallest own fraction k that the lending can leave, so
+    the real ratio is never below the target (more own mass only raises it)."""
+    t = s * (1.0 + 2.0 * _MARGIN)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        need = t * q - p  # > 0: ratio below target
+        spare_up = _shift_up(p) - t * _shift_up(q)  # label above, measured against this label's target
+        phi = np.where((need > 0) & (spare_up > 0), np.minimum(need / spare_up, 1.0), 0.0)
+        lack_dn = t * _shift_down(q) - _shift_down(p)  # label below lacks mass against this label's target
+        excess = -need
+        psi1 = np.where((excess > 0) & (lack_dn > 0), excess / lack_dn, 0.0)
+        phi, psi1 = np.nan_to_num(phi), np.nan_to_num(psi1)
+        lent1 = _shift_down(phi) + _shift_up(np.minimum(psi1, 1.0))
+        k_min = np.clip(1.0 - lent1, 0.0, 1.0)
+        psi = np.nan_to_num(np.where(psi1 > 0, np.minimum(k_min * psi1, 1.0), 0.0))
+        lent = _shift_down(phi) + _shift_up(psi)
+        over = np.maximum(lent, 1.0)  # a label cannot lend more than all of itself
+        phi_a = phi / np.append(over[1:], 1.0)
+        psi_a = psi / np.concatenate([[1.0], over[:-1]])
+        keep = 1.0 - (_shift_down(phi_a) + _shift_up(psi_a))
+    keep = np.clip(keep, 0.0, 1.0)
+    p2 = keep * p + phi_a * _shift_up(p) + psi_a * _shift_down(p)
+    q2 = keep * q + phi_a * _shift_up(q) + psi_a * _shift_down(q)
+    return p2, q2
 
 
 # --- Chernoff bounds of the discrete PLDs -----------------------------------------------------------------
@@ -443,6 +475,7 @@ class _Pass:
     up: _Curve
     lo: _Curve | None
     n: int
+    eg: float = 0.0  # the lower curve is valid for ε >= eg
 
 
 def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_guess: float | None,
@@ -463,8 +496,9 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     if eps_query is None:
         cher = (k_up[pos] - math.log(delta)) / th[pos]
         eps_ch = float(np.nanmin(cher))
-        eg = 0.0 if eps_guess is None else max(0.0, eps_guess)
-        eg = min(eg, eps_ch)
+        # the lower curve is valid for ε >= eg; callers re-run when ε_lower < eg (None: a heuristic guess)
+        eg = 0.5 * eps_ch if eps_guess is None else max(0.0, eps_guess)
+        eg = max(0.0, min(eg, eps_ch))
     else:
         eps_ch = eps_query
         eg = eps_query
@@ -505,10 +539,10 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     al_lo = math.exp(min(700.0, _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
     up = _curve(w_up, kk_lo, h, lam, lk_up, extra * (1 + _MARGIN), 0.0)
     if not lower:
-        return _Pass(up, None, n)
+        return _Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = _compose(los, h, lam, kk_lo, n, upper=False)
     lo = _curve(w_lo, kk_lo, h, lam, lk_lo, 0.0, (al_hi + al_lo) * (1 + _MARGIN))
-    return _Pass(up, lo, n)
+    return _Pass(up, lo, n, eg)
 
 
 # --- public API ----------------------------------------------------------------------------------------------
@@ -556,7 +590,7 @@ def _check_rtol(rtol: float | None) -> float:
     return RTOL if rtol is None else float(v.check_range("rtol", rtol, 1e-8, 1.0, lo_open=True))
 
 
-def _eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float,
+def _eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
               lower: bool) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False."""
     g = guess
@@ -566,9 +600,9 @@ def _eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, g
         if ps.lo is None:
             return 0.0, e_up, ps.n
         e_lo = ps.lo.eps(delta)
-        if e_lo >= g or g == 0.0:  # the lower curve is valid for ε >= the window's guess
+        if e_lo >= ps.eg or ps.eg == 0.0:  # the lower curve is valid for ε >= the window's guess
             return e_lo, e_up, ps.n
-        g = max(0.0, e_lo - 0.1 * abs(e_lo) - 4 * h)
+        g = max(0.0, e_lo - 0.1 * abs(e_lo) - 4 * h) if math.isfinite(e_lo) else 0.0
     return 0.0, e_up, ps.n
 
 
@@ -585,8 +619,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     d = float(v.check_range("delta", delta, 1e-300, 1.0, lo_open=True, hi_open=True))
     tol = _check_rtol(rtol)
     total = sum(st.count for st in steps)
-    h = min(0.05, max(1e-6, 0.5 * math.sqrt(tol / total)))  # coarse first pass: width ≈ c·T·h²
-    guess = 0.0
+    h = min(0.05, max(1e-6, 2.0 * math.sqrt(tol / total)))  # coarse first pass: width ≈ c·T·h²
+    guess: float | None = None
     e_lo = e_up = math.nan
     n = 0
     converged = False
@@ -595,6 +629,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         it += 1
         e_lo, e_up, n = _eps_pass(steps, "remove", h, d, guess, True)
         width = e_up - e_lo
+        if e_lo > e_up * (1.0 + 1e-9) + 1e-12:  # pragma: no cover - would mean a broken bound
+            raise RuntimeError(f"pld: internal error, lower bound {e_lo!r} above upper bound {e_up!r}")
         if math.isfinite(e_up) and width <= tol * e_up:
             converged = True
             break
@@ -602,7 +638,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         if not math.isfinite(e_up) or e_up <= 0.0 or width <= 0.0:
             h /= 4.0
         else:
-            h *= max(0.1, min(0.8, 0.85 * math.sqrt(tol * e_up / width)))
+            h *= max(0.05, min(0.8, 0.8 * math.sqrt(tol * e_up / width)))
     direction = "remove"
     if any(st.q < 1.0 for st in steps):
         # add neighbours: an upper bound at a coarser lattice is enough unless it exceeds the remove case
