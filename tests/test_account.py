@@ -70,12 +70,14 @@ def test_account_issue_example_rows() -> None:
 
 
 def test_account_default_lists_every_applicable_accountant() -> None:
-    """Without --accountant: rdp, rdp-lemma1, gdp-clt (+ pld when dp-accounting is installed); zcdp/analytic only
-    at q = 1. PLD matches anchors §9.2 (1.8282436455855091, ±1e-6)."""
+    """Without --accountant: rdp, rdp-lemma1, gdp-clt, pld; zcdp/analytic only at q = 1. The PLD row is dpcalc's
+    certified bracket: it contains the consensus tight value of anchors §9.2 (1.82824 ± 1e-5), ε = ε upper."""
     got = {r["accountant"]: r for r in rows("account", *BASE)}
-    assert {"rdp", "rdp-lemma1", "gdp-clt"} <= set(got) and "zcdp" not in got
-    if accountants.pld_available():
-        assert got["pld"]["eps"] == pytest.approx(1.8282436455855091, abs=1e-6)
+    assert {"rdp", "rdp-lemma1", "gdp-clt", "pld"} <= set(got) and "zcdp" not in got
+    p = got["pld"]
+    assert p["eps_lower"] <= 1.82824 - 1e-5 and p["eps_upper"] >= 1.82824 + 1e-5 and p["eps"] == p["eps_upper"]
+    assert p["eps_upper"] - p["eps_lower"] <= 1e-3 * p["eps_upper"] and p["bound"] == "upper"
+    assert got["rdp"]["eps_lower"] is None
     full = {r["accountant"] for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "1", "-a",
                                           "rdp,zcdp,analytic")}
     assert full == {"rdp", "zcdp", "analytic"}
@@ -99,14 +101,13 @@ def test_account_grid_table_and_csv() -> None:
     assert code == 0 and out.splitlines()[0].startswith("noise_multiplier,q,steps,delta,accountant,eps,bound,order")
 
 
-def test_pld_without_extra_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without the optional extra, `--accountant pld` exits 2 with one line naming the extra."""
+def test_pld_needs_no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dpcalc's own PLD runs without dp-accounting (the optional extra is only the comparison backend)."""
     monkeypatch.setattr(accountants, "pld_available", lambda: False)
-    code, out, err = run("account", *BASE, "--accountant", "pld")
-    assert code == 2 and out == ""
-    assert err.strip().count("\n") == 0 and "pip install 'dpcalc[pld]'" in err
-    got = {r["accountant"] for r in rows("account", *BASE)}
-    assert "pld" not in got
+    got = {r["accountant"]: r for r in rows("account", *BASE, "--accountant", "pld")}
+    assert got["pld"]["eps"] == pytest.approx(1.82824, abs=2e-3)
+    res = accountants.evaluate("pld", 1.0, 0.01, 10, 1e-5, backend="dp-accounting")
+    assert not res.ok and "pip install 'dpcalc[pld]'" in (res.failure or "")
 
 
 @pytest.mark.parametrize("bad", [["--delta", "1"], ["--delta", "0"], ["--q", "0"], ["--q", "1.5"],
@@ -156,13 +157,11 @@ def test_failing_accountant_gives_a_row_with_its_reason() -> None:
     (library: AccountantResult; CLI: one row per accountant)."""
     res = accountants.evaluate("rdp", 1.0, 0.01, 1000, 1e-300)
     assert res.ok and res.eps == pytest.approx(86.1696, rel=1e-5) and res.extra["order"] == 9.3
-    if accountants.pld_available():
-        bad = accountants.evaluate("pld", 1.0, 0.01, 1000, 1e-300)
-        assert not bad.ok and bad.eps is None and "pld" in (bad.failure or "")
+    bad = accountants.evaluate("pld", 1.0, 0.01, 1000, 1e-300)
+    assert not bad.ok and bad.eps is None and "pld" in (bad.failure or "")
     with pytest.raises(DomainError, match="delta"):
         accountants.evaluate("rdp", 1.0, 0.01, 1000, 0.0)  # invalid input is the caller's error
     got = {r["accountant"]: r for r in rows("account", "--noise-multiplier", "1", "--q", "0.01", "--steps", "1000",
                                             "--delta", "1e-300")}
     assert got["rdp"]["eps"] == pytest.approx(86.1696, rel=1e-5)
-    if accountants.pld_available():
-        assert got["pld"]["eps"] is None and got["pld"]["failure"]
+    assert got["pld"]["eps"] is None and got["pld"]["failure"]

@@ -13,8 +13,9 @@ name               bound     method
 ``zcdp``           upper     q = 1 only: ρ = T/(2σ²), tight zCDP conversion (Bun & Steinke 2016; CKS 2020)
 ``analytic``       upper     q = 1 only: exact, Gaussian with σ/√T (Balle & Wang 2018); tight
 ``gdp-clt``        estimate  μ = q√(T(e^{1/σ²} − 1)) (Bu et al. 2020 CLT), ε(μ, δ); can underestimate
-``pld``            upper     dp-accounting's PLD (pessimistic, value_discretization_interval 1e-4);
-                             needs the optional extra ``pld`` (``pip install 'dpcalc[pld]'``)
+``pld``            upper     dpcalc's PLD accountant (:mod:`dpcalc.accounting.pld`): certified bracket
+                             ε_lower ≤ ε ≤ ε_upper (extras ``eps_lower``/``eps_upper``), ε = ε_upper;
+                             ``backend="dp-accounting"`` compares with Google's PLD (optional extra)
 =================  ========  ===========================================================================
 """
 
@@ -49,8 +50,6 @@ class Accountant:
         """``None`` when the accountant applies at sampling rate q, else the reason it does not."""
         if self.full_batch_only and q != 1.0:
             return f"accountant {self.name!r} needs q = 1 (no subsampling)"
-        if self.name == "pld" and not pld_available():
-            return "accountant 'pld' needs the optional extra: pip install 'dpcalc[pld]' (dp-accounting)"
         return None
 
     def eps(self, sigma: float, q: float, steps: float, delta: float, **options: Any) -> tuple[float, dict[str, Any]]:
@@ -145,8 +144,24 @@ def _gdp_clt(sigma: float, q: float, steps: float, delta: float, **_: Any) -> tu
     return float(gdp.eps_from_mu(mu, delta)), {"mu": mu}
 
 
-def _pld(sigma: float, q: float, steps: float, delta: float, *, value_discretization_interval: float = 1e-4,
-         **_: Any) -> tuple[float, dict[str, Any]]:
+def _pld(sigma: float, q: float, steps: float, delta: float, *, backend: str = "dpcalc", rtol: float | None = None,
+         value_discretization_interval: float = 1e-4, **_: Any) -> tuple[float, dict[str, Any]]:
+    if backend == "dp-accounting":
+        return _pld_dp_accounting(sigma, q, steps, delta, value_discretization_interval)
+    if backend != "dpcalc":
+        raise DomainError(f"pld backend must be 'dpcalc' or 'dp-accounting' (got {backend!r})")
+    from dpcalc.accounting import pld
+
+    br = pld.epsilon_subsampled_gaussian(sigma, q, steps, delta, rtol=rtol)
+    return br.eps_upper, {"eps_lower": br.eps_lower, "eps_upper": br.eps_upper, "grid": br.grid,
+                          "direction": br.direction}
+
+
+def _pld_dp_accounting(sigma: float, q: float, steps: float, delta: float,
+                       value_discretization_interval: float) -> tuple[float, dict[str, Any]]:
+    """Google's dp-accounting PLD (optional extra), for comparison only."""
+    if not pld_available():
+        raise DomainError("pld backend 'dp-accounting' needs the optional extra: pip install 'dpcalc[pld]'")
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 
@@ -172,8 +187,8 @@ ACCOUNTANTS: dict[str, Accountant] = {
                    full_batch_only=True),
         Accountant("gdp-clt", "estimate", "μ-GDP central limit theorem (Bu et al. 2020); can underestimate",
                    _gdp_clt),
-        Accountant("pld", "upper", "dp-accounting PLD, pessimistic (Koskela et al. 2020; Doroshenko et al. 2022)",
-                   _pld),
+        Accountant("pld", "upper", "PLD with a certified bracket, ε = ε_upper (Koskela et al. 2020; Doroshenko et "
+                   "al. 2022)", _pld),
     )
 }
 

@@ -2,8 +2,9 @@
 
 Always on the safe side: the returned σ satisfies ``accountant.eps(σ, q, steps, δ) <= eps`` (checked by a final
 evaluation), and it exceeds the exact root by at most the stated relative tolerance ``rtol`` (default 1e-9;
-1e-4 for the slow ``pld`` accountant). ε(σ) is non-increasing in σ for every accountant here, so the root is
-bracketed in log σ over [1e-3, 1e6] and refined by the shared safe-side root finder (:mod:`dpcalc._roots`,
+1e-3 for ``pld``, which uses its own calibration :func:`dpcalc.accounting.pld.sigma_for_eps` on the certified
+ε_upper). ε(σ) is non-increasing in σ for every accountant here, so the root is bracketed in log σ over
+[1e-3, 1e6] and refined by the shared safe-side root finder (:mod:`dpcalc._roots`,
 Illinois false position in log σ; the returned end of the bracket is an evaluated point with ε <= target).
 An unreachable target (e.g. below the floor log(1/δ)/(α_max − 1) of the classic RDP conversion) raises
 :class:`~dpcalc.errors.InfeasibleError`.
@@ -44,8 +45,12 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, accountan
     reason = acc.applicable(qq)
     if reason is not None:
         raise DomainError(reason)
-    tol = float(v.check_range("rtol", rtol, 1e-15, 0.1)) if rtol is not None else (1e-4 if acc.name == "pld"
+    tol = float(v.check_range("rtol", rtol, 1e-15, 0.1)) if rtol is not None else (1e-3 if acc.name == "pld"
                                                                                    else 1e-9)
+    if acc.name == "pld" and opts.get("backend", "dpcalc") == "dpcalc":
+        from dpcalc.accounting import pld  # certified ε_upper at the returned σ (safe side), σ to rtol
+
+        return pld.sigma_for_eps(target, d, qq, t, sigma_rtol=max(tol, 1e-6))
 
     def f(log_sigma: float) -> float:
         return _safe_eps(acc, math.exp(log_sigma), qq, t, d, **opts) - target

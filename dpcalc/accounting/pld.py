@@ -50,6 +50,8 @@ Direction = Literal["remove", "add"]
 
 #: Largest FFT length (points); peak memory ≈ 64 bytes per point.
 MAX_FFT = 1 << 23
+#: Smallest δ the accountant certifies (below it the lattice needed exceeds the memory cap).
+DELTA_MIN = 1e-50
 #: Default relative bracket width: ε_upper − ε_lower ≤ RTOL·ε_upper.
 RTOL = 1e-3
 _U = float(np.finfo(np.float64).eps) / 2.0
@@ -616,7 +618,9 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     ``details['converged'] = 0``.
     """
     steps = _schedule(schedule)
-    d = float(v.check_range("delta", delta, 1e-300, 1.0, lo_open=True, hi_open=True))
+    d = float(v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))
+    if d < DELTA_MIN:
+        raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
     tol = _check_rtol(rtol)
     total = sum(st.count for st in steps)
     h = min(0.05, max(1e-6, 2.0 * math.sqrt(tol / total)))  # coarse first pass: width ≈ c·T·h²
@@ -682,44 +686,52 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
 
 def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, rtol: float | None = None,
                   sigma_rtol: float = 1e-3) -> float:
-    """Smallest noise multiplier σ (to ``sigma_rtol``, safe side) whose certified ε_upper ≤ ``eps``."""
+    """Smallest noise multiplier σ (within ``sigma_rtol`` relative, safe side) whose certified ε_upper ≤ ``eps``.
+
+    A coarse bracket (rtol 2e-2) locates the root in log σ with the shared safe-side root finder; secant steps on
+    the certified ε_upper at the requested ``rtol`` then land on a σ whose ε_upper is re-checked ≤ ``eps``.
+    """
+    from dpcalc._roots import scalar_root
+
     target = float(v.positive("eps", eps))
     t = int(v.integer_at_least("steps", steps, 1))
     qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
     d = float(v.probability("delta", delta))
-    from dpcalc.accounting import gdp
+    srt = float(v.check_range("sigma_rtol", sigma_rtol, 1e-8, 0.1))
+    coarse_tol = max(2e-2, _check_rtol(rtol))
+
+    def mid(s: float) -> float:
+        br = epsilon([Step(s, qq, t)], d, rtol=coarse_tol)
+        return 0.5 * (br.eps_lower + br.eps_upper) - target
 
     def up(s: float) -> float:
-        return epsilon([Step(s, qq, t)], d, rtol=rtol).eps_upper
+        return epsilon([Step(s, qq, t)], d, rtol=rtol).eps_upper - target
 
-    # start from the GDP-CLT / analytic estimate, then bracket in log σ
-    try:
-        mu = float(gdp.mu_from_eps(target, d))
-        s0 = qq * math.sqrt(t) / mu if qq < 1 else math.sqrt(t) / mu
-        s0 = max(s0, 0.05)
-    except Exception:
-        s0 = 1.0
-    lo, hi = s0, s0
-    if up(s0) <= target:
-        while True:
-            lo = hi / 1.25
-            if lo < 1e-2:
-                raise InfeasibleError(f"eps = {target:g} is so large that sigma < 0.01 meets it")
-            if up(lo) > target:
-                break
-            hi = lo
-    else:
-        while True:
-            hi = lo * 1.25
-            if hi > 1e6:
-                raise InfeasibleError(f"eps = {target:g} is unreachable: sigma = 1e6 gives a larger eps")
-            if up(hi) <= target:
-                break
-            lo = hi
-    while hi / lo - 1.0 > sigma_rtol:
-        mid = math.sqrt(lo * hi)
-        if up(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    lo = hi = 1.0
+    while mid(hi) > 0.0:
+        lo, hi = hi, hi * 2.0
+        if hi > 1e6:
+            raise InfeasibleError(f"eps = {target:g} is unreachable: sigma = 1e6 gives a larger eps (pld)")
+    while mid(lo) <= 0.0:
+        lo, hi = lo / 2.0, lo
+        if lo < 0.05:
+            raise InfeasibleError(f"eps = {target:g} is so large that sigma < 0.05 meets it (pld calibrates sigma "
+                                  "in [0.05, 1e6])")
+    root = scalar_root(mid, lo, hi, increasing=False, log=True, rtol=srt / 4.0)
+    x = math.log(root if root is not None else hi)
+    slope = (mid(math.exp(x + 0.01)) - mid(math.exp(x))) / 0.01  # dε/dlog σ (< 0)
+    slope = min(slope, -1e-12)
+    best = math.inf
+    for _ in range(8):
+        f = up(math.exp(x))
+        if f <= 0.0:
+            best = min(best, x)
+            if -f <= -slope * srt / 2.0:
+                return math.exp(best)
+        x -= f / slope - (srt / 4.0 if f > 0 else 0.0)
+    if math.isfinite(best):
+        return math.exp(best)
+    sig = scalar_root(up, math.exp(x) / 1.1, math.exp(x) * 1.1, increasing=False, safe="hi", log=True, rtol=srt)
+    if sig is None or up(sig) > 0.0:  # pragma: no cover - the secant steps converge in practice
+        raise InfeasibleError(f"pld: calibration did not converge for eps = {target:g}")
+    return sig

@@ -42,7 +42,8 @@ _FORMULAS = ["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1", "z
 _CALIBRATION_FORMULAS = _FORMULAS
 
 _BOUND_NOTE = ("bound: upper = guaranteed ε (RDP/zCDP/analytic/PLD); estimate = approximation that can be below the "
-               "true ε (GDP-CLT). Poisson sampling, add/remove neighbours.")
+               "true ε (GDP-CLT). pld: certified bracket ε lower ≤ true ε ≤ ε upper; ε = ε upper is the guarantee. "
+               "Poisson sampling, add/remove neighbours (pld: both evaluated, the worse reported).")
 
 
 def _accountant_list(requested: list[str] | None, q_values: list[float]) -> list[str]:
@@ -62,8 +63,6 @@ def _accountant_list(requested: list[str] | None, q_values: list[float]) -> list
     out = []
     for n in accountants.names():
         acc = accountants.get(n)
-        if n == "pld" and not accountants.pld_available():
-            continue
         if all(acc.applicable(q) is None for q in q_values):
             out.append(n)
     return out
@@ -103,10 +102,17 @@ def account_command(
             opts = {"orders": grid_orders} if n.startswith("rdp") else {}
             res = accountants.evaluate(n, z, qq, t, d, **opts)
             rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
+                         "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
                          "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
     if rows and all(r["failure"] for r in rows):
         raise DomainError(str(rows[0]["failure"]))
     columns = [*_setting(), column(_EPS, "eps"), _BOUND, Column("order", "Rényi order α*", r"$\alpha^*$")]
+    if "pld" in names:  # the PLD's certified bracket: ε lower ≤ true ε ≤ ε upper (= ε, the guarantee)
+        columns[6:6] = [Column("eps_lower", "ε lower (pld)", r"$\epsilon_{lo}$"),
+                        Column("eps_upper", "ε upper (pld)", r"$\epsilon_{up}$")]
+    else:
+        for r in rows:
+            del r["eps_lower"], r["eps_upper"]
     if any(r["failure"] for r in rows):
         columns.append(Column("failure", "no ε because", text=True))
     else:
@@ -129,7 +135,7 @@ def calibrate_command(
     accountant: AccountantOpt = None,
     orders: OrdersOpt = None,
     rtol: Annotated[float | None, typer.Option("--rtol", help="Relative tolerance on the noise multiplier "
-                                                            "(default 1e-9; pld 1e-4).")] = None,
+                                                            "(default 1e-9; pld 1e-3).")] = None,
 ) -> Result:
     """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
 
@@ -144,14 +150,12 @@ def calibrate_command(
     for e, qq, t, d in itertools.product(axes["eps"], axes["q"], axes["steps"], axes["delta"]):
         for n in names:
             opts: dict[str, Any] = {"orders": grid_orders} if n.startswith("rdp") else {}
-            if n == "pld":
-                opts["value_discretization_interval"] = 1e-3
             z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol, **opts)
             rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "noise_multiplier": z,
                          "bound": accountants.get(n).bound})
     columns = [column(_EPS, "eps", label="target ε (nats)"), *_setting()[1:],
                column(_RDP, "sigma", key="noise_multiplier", label="z (noise multiplier)"), _BOUND]
-    tol = f"{rtol:g}" if rtol is not None else "1e-9 (pld: 1e-4, at value_discretization_interval 1e-3)"
+    tol = f"{rtol:g}" if rtol is not None else "1e-9 (pld: 1e-3, on its certified upper bound)"
     note = (f"Safe side: each z gives ε <= target under its accountant; relative tolerance on z {tol}. "
             "An 'estimate' accountant's z is not a guarantee.")
     return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note,
