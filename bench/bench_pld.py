@@ -64,7 +64,7 @@ def _prv(schedule: Schedule, delta: float) -> tuple[float, float, float]:
 def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     try:
         out = fn()  # warm-up (imports) and the value
-    except Exception as exc:  # noqa: BLE001 - a peer failing is a result to report
+    except Exception as exc:
         return float("nan"), f"fails: {type(exc).__name__}: {str(exc)[:60]}"
     return best_of(fn, repeat), out
 
@@ -112,7 +112,8 @@ def main() -> None:
     # accuracy-matched peer: dp-accounting at vdi 1e-3 has error ~7e-4 at T = 1e3 (anchors §9.2), our width <= 1.8e-3
     if have["dp_accounting"]:
         t_d, e_d = _timed(lambda: _dpa([(1.0, 0.01, 1000)], 1e-5, 1e-3), 3)
-        print(f"\ndp-accounting q=0.01, σ=1, T=1e3 at vdi 1e-3 (comparable accuracy): {t_d * 1e3:.0f} ms, ε = {e_d:.6f}")
+        print(f"\ndp-accounting q=0.01, σ=1, T=1e3 at vdi 1e-3 (comparable accuracy): {t_d * 1e3:.0f} ms, "
+              f"ε = {e_d:.6f}")
     t_c, s = _timed(lambda: pld.sigma_for_eps(2.0, 1e-5, 0.01, 1000), 2)
     print(f"calibrate (ε=2, δ=1e-5, q=0.01, T=1e3): σ = {s:.6f} in {t_c * 1e3:.0f} ms "
           f"(certified ε_upper = {pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper:.6f})")
@@ -120,7 +121,7 @@ def main() -> None:
     import subprocess
 
     for _ in range(1):
-        subprocess.run([sys.executable, "-m", "dpcalc.cli.main", "account", "--sigma", "1", "--q", "0.01", "--steps",
+        subprocess.run([sys.executable, "-m", "dpcalc.cli.main", "account", "--noise-multiplier", "1", "--q", "0.01", "--steps",
                         "1000", "--delta", "1e-5"], check=True, capture_output=True)
     print(f"`dpcalc account --sigma 1 --q 0.01 --steps 1000` wall time: {time.perf_counter() - t0:.2f} s")
 
