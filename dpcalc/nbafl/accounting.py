@@ -10,7 +10,8 @@ accounting core,
 
 with ``noise_saved = 1 − sigma_u/σ_U(paper)``. Accountants: ``linear`` (the paper), ``rdp`` (Mironov et al. 2019,
 improved conversion), ``analytic`` (exact: L Gaussians compose to one with z/√L; Balle & Wang 2018), ``gdp``
-(μ = √L/z, exact for Gaussians; Dong, Roth & Su 2022), and ``pld`` when :mod:`dpcalc.accounting.pld` is present.
+(μ = √L/z, exact for Gaussians; Dong, Roth & Su 2022), and ``pld`` (dpcalc's own certified PLD,
+:mod:`dpcalc.accounting.pld`: ε is its certified upper end ε_upper, σ its safe-side calibration to ~1e-3).
 
 Caveat: the paper's linear composition of L (ε/L, δ) releases strictly gives (ε, Lδ); like the paper we compare at
 δ. For per-release ε/L >= 1 the classic σ is not a guarantee (the ``analytic`` ε can exceed the paper's ε — then
@@ -19,7 +20,6 @@ Caveat: the paper's linear composition of L (ε/L, δ) releases strictly gives (
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import warnings
 from dataclasses import dataclass
@@ -58,16 +58,15 @@ class AccountingComparison:
         raise KeyError(name)
 
 
-def pld_available() -> bool:
-    """Whether the accounting core has its own PLD accountant (``dpcalc.accounting.pld``)."""
-    return importlib.util.find_spec("dpcalc.accounting.pld") is not None
-
-
 def _core_eps(name: str, z: float, steps: int, delta: float) -> float:
     if name == "gdp":
         from dpcalc.accounting import gdp
 
         return float(gdp.eps_from_mu(math.sqrt(steps) / z, delta))
+    if name == "pld":
+        from dpcalc.accounting import pld
+
+        return float(pld.epsilon_subsampled_gaussian(z, 1.0, steps, delta).eps_upper)
     from dpcalc.accounting import accountants
 
     return float(accountants.get(name).eps(z, 1.0, steps, delta)[0])
@@ -79,6 +78,10 @@ def _core_sigma(name: str, eps: float, steps: int, delta: float) -> float:
         from dpcalc.accounting import gdp
 
         return math.sqrt(steps) / float(gdp.mu_from_eps(eps, delta))
+    if name == "pld":
+        from dpcalc.accounting import pld
+
+        return float(pld.sigma_for_eps(eps, delta, 1.0, steps))
     from dpcalc.accounting import calibrate
 
     return float(calibrate.sigma_for_eps(eps, delta, 1.0, steps, accountant=name))
@@ -90,7 +93,7 @@ _BOUNDS = {"rdp": "upper", "analytic": "exact", "gdp": "exact", "pld": "upper"}
 def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int = 1, c_scale: float = 1.0,
                         accountants: tuple[str, ...] | None = None) -> AccountingComparison:
     """The paper's σ_U vs what each accountant certifies and needs (module doc). ``accountants`` defaults to
-    ``linear, rdp, analytic, gdp`` (+ ``pld`` when the accounting core has it)."""
+    ``linear, rdp, analytic, gdp, pld``."""
     from dpcalc.nbafl.noise import client_sensitivity, client_sigma
 
     e = float(v.positive("eps", eps))
@@ -104,7 +107,7 @@ def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int 
         warnings.warn(f"per-release eps = {e / steps:g} >= 1: the paper's classic sigma_U is not a guarantee there "
                       "(see the 'analytic' row for the exact eps)", OutOfDomainWarning, stacklevel=2)
     z = sigma_paper / sens
-    names = accountants or ("linear", "rdp", "analytic", "gdp", *(("pld",) if pld_available() else ()))
+    names = accountants or ("linear", "rdp", "analytic", "gdp", "pld")
     rows = []
     for name in names:
         if name == "linear":
