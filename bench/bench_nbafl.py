@@ -21,7 +21,7 @@ import warnings
 from _timing import best_of, median_of
 from bench_cli import _time
 
-EXAMPLE = ["nbafl", "optimal-t", "--eps", "6,10,50", "--clients", "50", "--data-size", "100", "--C", "20",
+EXAMPLE = ["nbafl", "optimal-t", "--eps", "6,10,50", "--n", "50", "--data-size", "100", "--C", "20",
            "--delta", "0.01", "--c-scale", "1.25", "--pl", "0.1", "--lipschitz", "1", "--smoothness", "0.2",
            "--dissimilarity", "1", "--prox-mu", "1", "--theta", "2.3"]
 SET1 = dict(pl=0.1, lipschitz=1, smoothness=0.2, dissimilarity=1, prox_mu=1, theta=2.3, C=20, m=100, N=50,

@@ -10,7 +10,7 @@ from cli_runner import run, run_json
 
 from dpcalc import catalog
 
-EXAMPLE = ["nbafl", "optimal-t", "--eps", "6,10,50", "--clients", "50", "--data-size", "100", "--C", "20",
+EXAMPLE = ["nbafl", "optimal-t", "--eps", "6,10,50", "--n", "50", "--data-size", "100", "--C", "20",
            "--delta", "0.01", "--c-scale", "1.25", "--pl", "0.1", "--lipschitz", "1", "--smoothness", "0.2",
            "--dissimilarity", "1", "--prox-mu", "1", "--theta", "2.3"]
 
@@ -69,7 +69,7 @@ def test_bound_optimal_k_accounting() -> None:
 
 
 def test_simulate_json_has_no_progress_bar() -> None:
-    code, out, err = run("nbafl", "simulate", "--eps", "1,20", "--t-max", "6", "--clients", "8", "--repeats", "2",
+    code, out, err = run("nbafl", "simulate", "--eps", "1,20", "--t-max", "6", "--n", "8", "--repeats", "2",
                          "--json")
     assert code == 0 and err == ""  # no progress bar, warnings inside the JSON
     import json

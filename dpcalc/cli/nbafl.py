@@ -1,7 +1,7 @@
 """``dpcalc nbafl noise|bound|optimal-t|optimal-k|accounting|simulate`` (seed 003, NbAFL, Wei et al. 2020).
 
 Thin commands over :mod:`dpcalc.nbafl`. Paper symbols whose one-letter names would clash with other options or
-mean another quantity elsewhere are spelled out (docs/conventions.md §2): N → ``--clients``, K → ``--sampled``,
+mean another quantity elsewhere are spelled out (docs/conventions.md §2): N → ``--n``, K → ``--sampled``,
 T → ``--rounds``, L → ``--exposures``, m → ``--data-size``, l → ``--pl``, β → ``--lipschitz``,
 ρ → ``--smoothness``, B → ``--dissimilarity``, μ → ``--prox-mu``, Θ → ``--theta``.
 """
@@ -38,7 +38,7 @@ EpsOpt = Annotated[str, typer.Option("--eps", help=f"Privacy level ε {_V}.")]
 DeltaOpt = Annotated[str, typer.Option("--delta", help=f"δ {_V}.")]
 COpt = Annotated[str, typer.Option("--C", help=f"Clipping bound C on ‖w_i‖ (parameter units) {_V}.")]
 DataSizeOpt = Annotated[str, typer.Option("--data-size", help=f"Smallest local data set size m (samples) {_V}.")]
-ClientsOpt = Annotated[str, typer.Option("--clients", help=f"Number of clients N {_V}.")]
+ClientsOpt = Annotated[str, typer.Option("--n", help=f"Number of clients N {_V}.")]
 SampledOpt = Annotated[str | None, typer.Option("--sampled", help=f"Clients K sampled per round (eq. 7/Thm 3) {_V}; "
                                                                   "default: all N (eq. 5/Thm 2).")]
 RoundsOpt = Annotated[str, typer.Option("--rounds", help=f"Number of rounds T {_V}.")]
@@ -129,7 +129,7 @@ def noise_command(
     from dpcalc import nbafl
 
     opts = {"eps": parse_values("--eps", eps), "delta": parse_values("--delta", delta), "C": parse_values("--C", C),
-            "m": parse_values("--data-size", data_size), "N": parse_values("--clients", clients),
+            "m": parse_values("--data-size", data_size), "N": parse_values("--n", clients),
             "T": parse_values("--rounds", rounds), "L": parse_values("--exposures", exposures),
             "c_scale": parse_values("--c-scale", c_scale)}
     if sampled is not None:
@@ -199,7 +199,7 @@ def bound_command(
 
     opts = {"eps": parse_values("--eps", eps), "T": parse_values("--rounds", rounds),
             "delta": parse_values("--delta", delta), "C": parse_values("--C", C),
-            "m": parse_values("--data-size", data_size), "N": parse_values("--clients", clients),
+            "m": parse_values("--data-size", data_size), "N": parse_values("--n", clients),
             "c_scale": parse_values("--c-scale", c_scale),
             **_constants_axes(pl, lipschitz, smoothness, dissimilarity, prox_mu, theta)}
     if sampled is not None:
@@ -247,13 +247,13 @@ def optimal_t_command(
 ) -> Result:
     """Optimal rounds T* of Theorem 2 by integer scan (every local minimum reported; Lambert-W T* when κ0 = 0).
 
-    Example: dpcalc nbafl optimal-t --eps 6,10,50 --clients 50 --data-size 100 --C 20 --delta 0.01 --c-scale 1.25 --pl 0.1 --lipschitz 1 --smoothness 0.2 --dissimilarity 1 --prox-mu 1 --theta 2.3
+    Example: dpcalc nbafl optimal-t --eps 6,10,50 --n 50 --data-size 100 --C 20 --delta 0.01 --c-scale 1.25 --pl 0.1 --lipschitz 1 --smoothness 0.2 --dissimilarity 1 --prox-mu 1 --theta 2.3
     """  # noqa: E501
     from dpcalc import nbafl
 
     axes = grid({"eps": parse_values("--eps", eps), "delta": parse_values("--delta", delta),
                  "C": parse_values("--C", C), "m": parse_values("--data-size", data_size),
-                 "N": parse_values("--clients", clients), "c_scale": parse_values("--c-scale", c_scale),
+                 "N": parse_values("--n", clients), "c_scale": parse_values("--c-scale", c_scale),
                  **_constants_axes(pl, lipschitz, smoothness, dissimilarity, prox_mu, theta)})
     fid = "nbafl.convergence_bound"
     names = ["eps", "delta", "N", "m", "C", "c_scale", *_CONSTANTS]
@@ -315,7 +315,7 @@ def optimal_k_command(
 
     axes = grid({"eps": parse_values("--eps", eps), "T": parse_values("--rounds", rounds),
                  "delta": parse_values("--delta", delta), "C": parse_values("--C", C),
-                 "m": parse_values("--data-size", data_size), "N": parse_values("--clients", clients),
+                 "m": parse_values("--data-size", data_size), "N": parse_values("--n", clients),
                  "c_scale": parse_values("--c-scale", c_scale),
                  **_constants_axes(pl, lipschitz, smoothness, dissimilarity, prox_mu, theta)})
     fid = "nbafl.convergence_bound_sampled"
@@ -361,7 +361,7 @@ def accounting_command(
 ) -> Result:
     """What a tight accountant saves: ε of the paper's σ_U over L exposures, and the σ_U each accountant needs.
 
-    Example: dpcalc nbafl accounting --eps 6,10,50 --exposures 1,25
+    Example: dpcalc nbafl accounting --eps 10 --exposures 25
     """
     from dpcalc import nbafl
 
@@ -411,7 +411,7 @@ class _Progress:
 def simulate_command(
     eps: Annotated[str, typer.Option("--eps", help="Privacy levels ε (a list).")] = "2,5,20",
     t_max: Annotated[int, typer.Option("--t-max", help="Largest T simulated (T = 1 … t_max).")] = 30,
-    clients: Annotated[int, typer.Option("--clients", help="Number of clients N.")] = 50,
+    clients: Annotated[int, typer.Option("--n", help="Number of clients N.")] = 50,
     sampled: Annotated[int | None, typer.Option("--sampled", help="Clients K sampled per round (default N).")]
     = None,
     data_size: Annotated[int, typer.Option("--data-size", help="Samples per client m.")] = 100,
@@ -439,7 +439,7 @@ def simulate_command(
 ) -> None:
     """Simulate NbAFL on synthetic logistic regression: loss after T rounds per ε, best T beside the bound's T*.
 
-    Example: dpcalc nbafl simulate --eps 1,20 --t-max 12 --clients 20 --repeats 2
+    Example: dpcalc nbafl simulate --eps 1,20 --t-max 12 --n 20 --repeats 2
     """
     from dpcalc.nbafl.simulate import BoundConstants, SimulationConfig, simulate
 
