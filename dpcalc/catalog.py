@@ -193,7 +193,9 @@ class Formula:
             if self.erratum is None or not self.erratum.published_sympy:
                 raise CatalogError(f"{self.id} has no published SymPy form")
             text = self.erratum.published_sympy
-        ns: dict[str, Any] = {"MaxOver": _max_over(), "MinOver": _max_over(minimum=True)}
+        from dpcalc._sympy_solve import solve_for
+
+        ns: dict[str, Any] = {"MaxOver": _max_over(), "MinOver": _max_over(minimum=True), "SolveFor": solve_for()}
         for i in self.inputs:
             ns[i.name] = sympy.IndexedBase(i.name) if i.kind == "vector" else sympy.Symbol(i.name)
         if any(i.kind == "vector" for i in self.inputs):

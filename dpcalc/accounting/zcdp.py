@@ -19,6 +19,7 @@ from dpcalc import _validate as v
 from dpcalc._roots import bracket
 
 FloatOrArray = float | v.FloatArray
+_SAFETY = 1e-14  # relative outward margin of ε(ρ, δ)
 
 
 def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
@@ -75,7 +76,9 @@ def _eps_and_order(rho: v.FloatArray, log_delta: v.FloatArray) -> tuple[v.FloatA
     if np.any(run):
         r, ld = rho[run], log_delta[run]
         x = _optimal_x(r, ld)
-        eps[run] = np.maximum(_conversion(r, ld, x), 0.0)  # valid at any α > 1: an x off by rounding stays safe
+        # valid at any α > 1 (an x off by rounding stays safe); the 1e-14 relative margin covers the rounding of the
+        # conversion itself, so δ(returned ε) <= δ also as evaluated (round trip through delta_from_rho)
+        eps[run] = np.maximum(_conversion(r, ld, x), 0.0) * (1.0 + _SAFETY)
         order[run] = 1.0 + x
     return eps, order
 

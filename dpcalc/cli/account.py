@@ -38,7 +38,7 @@ def _setting() -> list[Column]:
             column("gdp.clt_mu", "steps"), column(_EPS, "delta"), _ACCOUNTANT]
 # The accountants' formulas (every accountant's own entry where the catalog has one).
 _FORMULAS = ["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1", "zcdp.gaussian_rho",
-             "zcdp.eps_bun_steinke", "gaussian.delta_analytic", "gdp.clt_mu", "gdp.delta_from_eps"]
+             "zcdp.eps_from_rho", "gaussian.eps_analytic", "gdp.clt_mu", "gdp.eps_from_mu"]
 _CALIBRATION_FORMULAS = _FORMULAS
 
 _BOUND_NOTE = ("bound: upper = guaranteed ε (RDP/zCDP/analytic/PLD); estimate = approximation that can be below the "

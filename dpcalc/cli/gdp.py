@@ -43,8 +43,8 @@ def _delta_cols(axes: dict[str, Any], key: str) -> dict[str, Any]:
 _NOTE = ("μ-GDP ⇔ (ε, δ(ε))-DP for every ε >= 0 (Dong, Roth & Su 2022, Cor. 2.13); δ(ε; μ) = Φ(−ε/μ + μ/2) − "
          "e^ε Φ(−ε/μ − μ/2), computed in log space; log_delta is natural log and stays finite below 1e-308.")
 _PROFILE = "gdp.delta_from_eps"  # declares mu, eps and delta
-# The inverses' own catalog ids once they exist (numerics adds them); until then the forward profile.
-_INVERSE = {"eps": "gdp.delta_from_eps", "mu": "gdp.delta_from_eps"}
+# The inverses' own catalog ids (each checked by the shared round-trip recipe).
+_INVERSE = {"eps": "gdp.eps_from_mu", "mu": "gdp.mu_from_eps"}
 
 
 class _Columns:
