@@ -43,39 +43,40 @@ def _layer_rate_decimal(formula: Formula, values: Mapping[str, Any], ctx: CheckC
     return exact_result(cf, want, 0.0, "Algorithm 2 with decimal half-even rounding of the exact float values")
 
 
-def _dense_partition(r: float, size: int) -> tuple[np.ndarray, int] | str:
+def _dense_partition(formula: Formula, values: Mapping[str, Any], ctx: CheckContext, size: str
+                     ) -> tuple[float, np.ndarray, int] | CheckResult:
+    """(closed form, dense φ, z) after checking the rows partition the columns, or a failing result."""
+    cf = float(formula.call(values, published=ctx.published))
+    n = int(num(values, size))
     try:
-        m = comp.measurement_matrix(r, size)
+        m = comp.measurement_matrix(num(values, "r"), n)
     except DomainError as exc:
-        return str(exc)
+        return failed(cf, "exact-numeric", str(exc))
     phi = m.dense()
-    if not np.array_equal(phi.sum(axis=0), np.ones(size)):
-        return "the rows do not partition the columns"
-    return phi, m.z
+    if not np.array_equal(phi.sum(axis=0), np.ones(n)):
+        return failed(cf, "exact-numeric", "the rows do not partition the columns")
+    return cf, phi, m.z
 
 
 @recipe("cuag_matrix_partition")
 def _matrix_partition(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    cf = float(formula.call(values, published=ctx.published))
-    built = _dense_partition(num(values, "r"), int(num(values, "layer_size")))
-    if isinstance(built, str):
-        return failed(cf, "exact-numeric", built)
-    phi, z = built
-    weights = phi.sum(axis=1)
+    built = _dense_partition(formula, values, ctx, "layer_size")
+    if isinstance(built, CheckResult):
+        return built
+    cf, phi, z = built
     if formula.output.name == "b":
         est, what = float(phi.shape[0]), "rows of the dense matrix"
     else:
-        est, what = float(np.sum(weights == z + 1)), f"rows with z + 1 = {z + 1} ones"
+        est, what = float(np.sum(phi.sum(axis=1) == z + 1)), f"rows with z + 1 = {z + 1} ones"
     return exact_result(cf, est, 0.0, f"Algorithm 3 built densely; every column covered exactly once; {what}")
 
 
 @recipe("cuag_coherence_fft")
 def _coherence_fft(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    cf = float(formula.call(values, published=ctx.published))
-    built = _dense_partition(num(values, "r"), int(num(values, "a")))
-    if isinstance(built, str):
-        return failed(cf, "exact-numeric", built)
-    phi, _ = built
+    built = _dense_partition(formula, values, ctx, "a")
+    if isinstance(built, CheckResult):
+        return built
+    cf, phi, _ = built
     spectra = np.abs(np.fft.fft(phi, axis=1))  # √a·|⟨φ_i, ψ_j⟩| for the unitary DFT basis
     v = float(np.max(spectra / np.sqrt(phi.sum(axis=1, keepdims=True))))
     return exact_result(cf, v, 1e-12, "eq. (14) from the FFT of each row (unitary DFT basis)")
