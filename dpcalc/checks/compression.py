@@ -59,27 +59,22 @@ def _dense_partition(formula: Formula, values: Mapping[str, Any], ctx: CheckCont
 
 
 @recipe("cuag_matrix_partition")
-def _matrix_partition(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    built = _dense_partition(formula, values, ctx, "layer_size")
+@recipe("cuag_coherence_fft")
+def _matrix_checks(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    coherence = "a" in values
+    built = _dense_partition(formula, values, ctx, "a" if coherence else "layer_size")
     if isinstance(built, CheckResult):
         return built
     cf, phi, z = built
+    if coherence:
+        spectra = np.abs(np.fft.fft(phi, axis=1))  # √a·|⟨φ_i, ψ_j⟩| for the unitary DFT basis
+        v = float(np.max(spectra / np.sqrt(phi.sum(axis=1, keepdims=True))))
+        return exact_result(cf, v, 1e-12, "eq. (14) from the FFT of each row (unitary DFT basis)")
     if formula.output.name == "b":
         est, what = float(phi.shape[0]), "rows of the dense matrix"
     else:
         est, what = float(np.sum(phi.sum(axis=1) == z + 1)), f"rows with z + 1 = {z + 1} ones"
     return exact_result(cf, est, 0.0, f"Algorithm 3 built densely; every column covered exactly once; {what}")
-
-
-@recipe("cuag_coherence_fft")
-def _coherence_fft(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    built = _dense_partition(formula, values, ctx, "a")
-    if isinstance(built, CheckResult):
-        return built
-    cf, phi, _ = built
-    spectra = np.abs(np.fft.fft(phi, axis=1))  # √a·|⟨φ_i, ψ_j⟩| for the unitary DFT basis
-    v = float(np.max(spectra / np.sqrt(phi.sum(axis=1, keepdims=True))))
-    return exact_result(cf, v, 1e-12, "eq. (14) from the FFT of each row (unitary DFT basis)")
 
 
 @recipe("cuag_uplink_simulated")
