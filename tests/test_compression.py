@@ -41,14 +41,14 @@ def test_model_sizes_and_layer_grouping() -> None:
 
 
 def test_layer_sizes_from_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    js = tmp_path / "m.json"
-    js.write_text("[4864, 102464, 614784, 73920, 1930]")
+    npy = tmp_path / "m.npy"
+    np.save(npy, np.array(comp.MODELS["cnn-cifar10"]))
     txt = tmp_path / "m.txt"
-    txt.write_text("# conv\n4864, 102464\n614784 73920\n1930  # last\n")
-    assert comp.parse_layer_sizes(str(js)) == comp.parse_layer_sizes(str(txt)) == comp.MODELS["cnn-cifar10"]
+    txt.write_text("# layer sizes of the CNN\n4864, 102464, 614784, 73920, 1930\n")
+    assert comp.parse_layer_sizes(str(npy)) == comp.parse_layer_sizes(str(txt)) == comp.MODELS["cnn-cifar10"]
     bad = tmp_path / "bad.txt"
-    bad.write_text("12 abc")
-    with pytest.raises(DomainError, match="integers"):
+    bad.write_text("12 13\n14 abc\n")
+    with pytest.raises(DomainError, match="layer_sizes"):
         comp.parse_layer_sizes(str(bad))
     with pytest.raises(DomainError, match="model name"):
         comp.parse_layer_sizes("resnet")

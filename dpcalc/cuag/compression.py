@@ -8,7 +8,6 @@ as, so 0.7·90 gives 63, not the float 62.999…).
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from collections.abc import Sequence
@@ -246,23 +245,17 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
 # --- uplink cost (Tables 2 and 6) ---------------------------------------------------------------------------------
 
 def parse_layer_sizes(spec: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
-    """Layer sizes from a model name (:data:`MODELS`), a list, or a file (JSON list, or numbers separated by
-    commas/whitespace; ``#`` starts a comment)."""
+    """Layer sizes from a model name (:data:`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
+    :func:`dpcalc.report.files.read_vector`)."""
     if isinstance(spec, str):
         if spec in MODELS:
             return MODELS[spec]
-        path = Path(spec)
-        if not path.is_file():
+        if not Path(spec).is_file():
             raise DomainError(f"layer sizes must be a model name ({', '.join(MODELS)}), a list or a file "
                               f"(got {spec!r})")
-        text = "\n".join(line.split("#", 1)[0] for line in path.read_text(encoding="utf-8").splitlines())
-        try:
-            values = json.loads(text) if text.strip().startswith("[") else text.replace(",", " ").split()
-            arr = np.asarray(values, dtype=np.float64)
-        except (ValueError, TypeError):
-            raise DomainError(f"layer sizes file {spec!r} must hold integers (a JSON list or separated numbers)") \
-                from None
-        spec = arr
+        from dpcalc.report import files
+
+        spec = files.read_vector("layer_sizes", spec)
     sizes = v.check_range("layer_sizes", spec, 1.0, integer=True)
     if sizes.ndim != 1:
         raise DomainError(f"layer_sizes must be a 1-D list (got shape {sizes.shape})")

@@ -35,23 +35,17 @@ def gradients(name: str, value: ArrayLike) -> v.FloatArray:
 
 
 def load_gradients(path: str | Path) -> list[v.FloatArray]:
-    """Read per-sample gradients from a .npy file: K × D (one user) or N × K × D (N users). No pickles."""
-    p = Path(path)
-    try:
-        arr = np.load(p, allow_pickle=False)
-    except FileNotFoundError:
-        raise DomainError(f"gradients file {str(p)!r} does not exist") from None
-    except (ValueError, OSError, EOFError) as exc:
-        raise DomainError(f"gradients file {str(p)!r} is not a readable .npy array ({str(exc).splitlines()[0]})") \
-            from None
-    if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fiu":
-        kind = getattr(arr, "dtype", type(arr))
-        raise DomainError(f"gradients file {str(p)!r} must hold a real numeric array (got {kind})")
+    """Per-sample gradients from a file (``.npy`` or a text table): K × D (one user) or N × K × D (N users, .npy).
+
+    Read by the shared reader :func:`dpcalc.report.files.read_numbers` (no pickles; one-line errors)."""
+    from dpcalc.report import files
+
+    arr = files.read_numbers("gradients", path)
     if arr.ndim == 2:
-        return [gradients(str(p), arr)]
+        return [gradients(str(path), arr)]
     if arr.ndim == 3:
-        return [gradients(f"{p}[{i}]", a) for i, a in enumerate(arr)]
-    raise DomainError(f"gradients file {str(p)!r} must be K × D or N × K × D (got shape {arr.shape})")
+        return [gradients(f"{path}[{i}]", a) for i, a in enumerate(arr)]
+    raise DomainError(f"gradients: {str(path)!r} must be K × D or N × K × D (got shape {arr.shape})")
 
 
 def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
