@@ -24,6 +24,7 @@ from dpcalc.cli.main import app
 # Examples that need files, or are too slow for the suite, run with these arguments instead (same command).
 SUBSTITUTES = {
     "gauss custom": None,  # needs covariance files: tests/test_gauss_cli.py::test_custom_files runs it
+    "secagg span-check": ["secagg", "span-check", "--gradients", "1,0;0,1;0,0", "--g-new", "0.3,0.4,0.1"],
     "verify": ["verify", "midp.server_sigma", "gdp.delta_from_eps", "--samples", "2000", "--workers", "1"],
 }
 # Commands whose output is not a table of catalog quantities (their meta.formula may be empty).

@@ -38,13 +38,13 @@ def test_rdp_from_gradient_file(tmp_path, rng: np.random.Generator) -> None:  # 
 
 
 def test_table1_rows() -> None:
-    doc = run_json("secagg", "table1", "--users", "50", "--sigma2", "0.01", "--B", "32", "--C", "10",
+    doc = run_json("secagg", "table1", "--n", "50", "--sigma2", "0.01", "--B", "32", "--C", "10",
                    "--data-size", "1200", "--delta", "1e-4")
     eps = [r["eps"] for r in doc["rows"]]
     assert eps[0] == pytest.approx(1.002008345, rel=1e-9) and eps[2] == pytest.approx(0.1014395864, rel=1e-9)
     assert eps[4] == pytest.approx(0.1603876394, rel=1e-9) and eps[5] == pytest.approx(0.2287771964, rel=1e-9)
     assert eps[1] is None and eps[3] is None and "No DP guarantee" in doc["rows"][1]["note"]
-    pub = run_json("secagg", "table1", "--users", "50", "--sigma2", "0.01", "--delta", "1e-4", "--as-published")
+    pub = run_json("secagg", "table1", "--n", "50", "--sigma2", "0.01", "--delta", "1e-4", "--as-published")
     assert pub["rows"][5]["eps"] == pytest.approx(pub["rows"][4]["eps"], rel=1e-12)
     assert any("E1" in w for w in pub["meta"].get("warnings", pub.get("warnings", [])))
 
@@ -69,9 +69,9 @@ def test_waterfill_mi_bound_and_span_check(tmp_path) -> None:  # type: ignore[no
     blk = run("secagg", "waterfill", "--cov", "1,0.9;0.9,1", "--normalization", "sec5", "--sigma2", "1",
               "--blocks", "2")
     assert blk[0] == 0 and "E8" in blk[1] + blk[2]
-    mi = run_json("secagg", "mi-bound", "--c-const", "1", "--d", "100", "--users", "10", "--B", "32")
+    mi = run_json("secagg", "mi-bound", "--c-const", "1", "--d", "100", "--n", "10", "--B", "32")
     assert mi["rows"][0]["mi"] == pytest.approx(5.615248005114, rel=1e-12)
-    code, _, err = run("secagg", "mi-bound", "--users", "1")
+    code, _, err = run("secagg", "mi-bound", "--n", "1")
     assert code == 2 and "N must be" in err
     g = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
     path = tmp_path / "g.npy"

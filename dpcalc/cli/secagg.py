@@ -47,19 +47,28 @@ NORM_HELP = ("Normalisation of the given eigenvalues/covariance: sec4 = G Gᵀ/D
 BOpt = Annotated[str, typer.Option("--B", help="Batch/scale B of Gaussian sampling (Assumption 2), 1 <= B <= D.")]
 COpt = Annotated[str, typer.Option("--C", help="Clipping norm C (parameter units).")]
 DataSizeOpt = Annotated[str, typer.Option("--data-size", help="Samples per user D = |D_i| (an integer).")]
-UsersOpt = Annotated[str, typer.Option("--users", help="Number of users N (an integer).")]
+UsersOpt = Annotated[str, typer.Option("--n", help="Number of users (clients) N, an integer.")]
 AlphaOpt = Annotated[str, typer.Option("--alpha", help="Rényi orders α > 1 (value, list or range a:b:step).")]
 DeltaOpt = Annotated[str, typer.Option("--delta", help="Target δ in (0, 1).")]
 RoundsOpt = Annotated[int, typer.Option("--rounds", help="Rounds composed (RDP adds up).")]
-GradientsOpt = Annotated[list[Path] | None, typer.Option(
-    "--gradients", help="Per-sample clipped gradients, .npy: K × D (one user; repeat the option per user) or "
-                        "N × K × D (all users).", dir_okay=False)]
+GRADIENTS_HELP = ("Per-sample clipped gradients: a file (.npy K × D for one user — repeat the option per user — or "
+                  "N × K × D; or a text table K × D) or inline rows 'a,b;c,d' (K rows, D columns).")
+GradientsOpt = Annotated[list[str] | None, typer.Option("--gradients", help=GRADIENTS_HELP)]
 
 
-def _load_users(paths: list[Path]) -> list[np.ndarray]:
+def _matrix(option: str, text: str) -> np.ndarray:
+    """A matrix from a file (.npy or text table), or inline rows separated by ';' (e.g. '1,0.3;0.3,0.5')."""
+    from dpcalc.report import files
+
+    if Path(text).exists() or ("," not in text and ";" not in text):
+        return files.read_matrix(option, text)
+    return np.array([parse_values(option, row) for row in text.split(";")], dtype=np.float64)
+
+
+def _load_users(items: list[str]) -> list[np.ndarray]:
     users: list[np.ndarray] = []
-    for p in paths:
-        users += secagg.load_gradients(p)
+    for item in items:
+        users += secagg.load_gradients(item) if Path(item).exists() else [_matrix("--gradients", item)]
     return users
 
 
@@ -155,9 +164,9 @@ def table1_command(
 ) -> Result:
     """Every row of Table 1: ε at δ for SGD/GD/GSGD × isotropic/WF-NA noise ("no DP guarantee" rows say so).
 
-    Example: dpcalc secagg table1 --users 100 --sigma2 0.01 --B 32 --C 10 --data-size 1200 --delta 1e-5
+    Example: dpcalc secagg table1 --n 100 --sigma2 0.01 --B 32 --C 10 --data-size 1200 --delta 1e-5
     """
-    n, s2 = parse_values("--users", users)[0], parse_values("--sigma2", sigma2)[0]
+    n, s2 = parse_values("--n", users)[0], parse_values("--sigma2", sigma2)[0]
     b, c = parse_values("--B", B)[0], parse_values("--C", C)[0]
     d, dl = parse_values("--data-size", data_size)[0], parse_values("--delta", delta)[0]
     rows = []
@@ -177,15 +186,6 @@ def table1_command(
                            "secagg.table1_gsgd_wfna_rdp"])
 
 
-def _matrix_or_vector(option: str, text: str) -> np.ndarray:
-    """A matrix from a file, or inline rows separated by ';' (e.g. '1,0.3;0.3,0.5')."""
-    from dpcalc.report import files
-
-    if Path(text).exists():
-        return files.read_matrix(option, text)
-    return np.array([parse_values(option, row) for row in text.split(";")], dtype=np.float64)
-
-
 @command(secagg_app, "divergence")
 def divergence_command(
     alpha: AlphaOpt = "2",
@@ -201,14 +201,14 @@ def divergence_command(
 ) -> Result:
     """Exact Rényi divergence D_α(N(μ₁,Σ₁) ‖ N(μ₂,Σ₂)) (eq. 22): +inf with the reason if Σ_α is not PD.
 
-    Example: dpcalc secagg divergence --mu1 0.1,-0.2 --cov1 "1,0.3;0.3,0.5" --mu2 0,0 --cov2 "1.2,0.1;0.1,0.6"
+    Example: dpcalc secagg divergence --dmu -0.5 --lam1 2 --lam2 1.2 --alpha 1.5,2  (0.3844272962 at α = 1.5)
     """
     alphas = parse_values("--alpha", alpha)
     full = [mu1, cov1, mu2, cov2]
     diag = [dmu, lam1, lam2]
     if all(x is not None for x in full) and all(x is None for x in diag):
-        res = secagg.renyi_gaussian(parse_vector("--mu1", mu1 or ""), _matrix_or_vector("--cov1", cov1 or ""),
-                                    parse_vector("--mu2", mu2 or ""), _matrix_or_vector("--cov2", cov2 or ""),
+        res = secagg.renyi_gaussian(parse_vector("--mu1", mu1 or ""), _matrix("--cov1", cov1 or ""),
+                                    parse_vector("--mu2", mu2 or ""), _matrix("--cov2", cov2 or ""),
                                     np.asarray(alphas))
     elif all(x is not None for x in diag) and all(x is None for x in full):
         res = secagg.renyi_gaussian_codiagonal(parse_vector("--dmu", dmu or ""), parse_vector("--lam1", lam1 or ""),
@@ -229,10 +229,13 @@ def divergence_command(
 @command(secagg_app, "waterfill")
 def waterfill_command(
     sigma2: Annotated[str, typer.Option("--sigma2", help="Eigenvalue floor σ² in the sec5 normalisation.")],
-    gradients: Annotated[Path | None, typer.Option("--gradients", help="One user's per-sample gradients K × D "
-                                                                       "(.npy or text).", dir_okay=False)] = None,
-    cov: Annotated[str | None, typer.Option("--cov", help="A covariance (file) instead of --gradients; needs "
-                                                          "--normalization.")] = None,
+    gradients: Annotated[str | None, typer.Option("--gradients", help="One user's per-sample gradients K × D "
+                                                                      "(.npy, text table or inline rows).")] = None,
+    cov: Annotated[str | None, typer.Option("--cov", help="A covariance (file or rows 'a,b;c,d') instead of "
+                                                          "--gradients; needs --normalization.")] = None,
+    eigenvalues: Annotated[str | None, typer.Option("--eigenvalues", help="Or the eigenvalues of the covariance "
+                                                                          "(list or file); needs --normalization.")]
+    = None,
     normalization: Annotated[Normalization | None, typer.Option("--normalization", help=NORM_HELP)] = None,
     B: BOpt = "32",
     blocks: Annotated[int, typer.Option("--blocks", help="Block-wise variant with k blocks (does NOT preserve the "
@@ -240,22 +243,23 @@ def waterfill_command(
 ) -> Result:
     """WF-NA: noise covariance U max(σ² − Λ, 0) Uᵀ filling every eigenvalue up to σ²; power vs isotropic Kσ².
 
-    Example: dpcalc secagg waterfill --cov "0.2266667,0.08;0.08,0.1483333" --normalization sec5 --sigma2 0.1
+    Example: dpcalc secagg waterfill --eigenvalues 0.0984268,0.2765732 --normalization sec5 --sigma2 0.1
     """
     s2 = parse_values("--sigma2", sigma2)[0]
     b = parse_values("--B", B)[0]
-    if (gradients is None) == (cov is None):
-        raise DomainError("give one of --gradients (per-sample gradients) or --cov (with --normalization)")
+    if sum(x is not None for x in (gradients, cov, eigenvalues)) != 1:
+        raise DomainError("give one of --gradients, --cov or --eigenvalues (the latter two with --normalization)")
     if gradients is not None:
-        users = secagg.load_gradients(gradients)
+        users = _load_users([gradients])
         if len(users) != 1:
             raise DomainError("--gradients must hold one user's K × D matrix for waterfill")
         sigma = secagg.second_moment(users[0], normalization="sec5", B=b)
         norm = "sec5"
     else:
         if normalization is None:
-            raise DomainError("--cov needs --normalization sec4|sec5 (λ_sec4 = B·λ_sec5)")
-        sigma, norm = _matrix_or_vector("--cov", cov or ""), normalization.value
+            raise DomainError("--cov/--eigenvalues need --normalization sec4|sec5 (λ_sec4 = B·λ_sec5)")
+        sigma = _matrix("--cov", cov) if cov is not None else np.diag(parse_vector("--eigenvalues", eigenvalues or ""))
+        norm = normalization.value
     wf = secagg.water_filling(sigma, s2, normalization=norm, B=b, blocks=blocks if blocks > 1 else None)
     rows = [{"k": k + 1, "eigenvalues": float(lam), "filled": float(f), "added": float(f - lam)}
             for k, (lam, f) in enumerate(zip(wf.eigenvalues, wf.filled, strict=True))]
@@ -281,10 +285,10 @@ def mi_bound_command(
 ) -> Result:
     """Eq. (9): I_priv <= c·d/((N−1)B) + (d/2)·log(N/(N−1)) nats (N >= 2).
 
-    Example: dpcalc secagg mi-bound --c-const 1 --d 100 --users 10 --B 32
+    Example: dpcalc secagg mi-bound --c-const 1 --d 100 --n 10 --B 32
     """
     axes = grid({"c_const": parse_values("--c-const", c_const), "d": parse_values("--d", d),
-                 "N": parse_values("--users", users), "B": parse_values("--B", B)})
+                 "N": parse_values("--n", users), "B": parse_values("--B", B)})
     out = {"mi": secagg.mi_leakage_bound(axes["c_const"], axes["d"], axes["N"], axes["B"])}
     return Result(columns=columns_for("secagg.mi_leakage_bound", ["c_const", "d", "N", "B", "mi"]),
                   rows=flatten(axes, out), title="MI leakage bound of secure aggregation (eq. 9)",
@@ -299,9 +303,7 @@ class Sampling(str, Enum):
 
 @command(secagg_app, "span-check")
 def span_check_command(
-    gradients: Annotated[list[Path], typer.Option("--gradients", help="All users' per-sample gradients (.npy, "
-                                                                      "K × D per user or N × K × D).",
-                                                  dir_okay=False)],
+    gradients: Annotated[list[str], typer.Option("--gradients", help=GRADIENTS_HELP)],
     g_new: Annotated[str, typer.Option("--g-new", help="The replacement gradient g' (list or file, length K).")],
     B: Annotated[str | None, typer.Option("--B", help="Batch size B (needed for --sampling iid: threshold B/D).")]
     = None,
@@ -310,7 +312,7 @@ def span_check_command(
 ) -> Result:
     """Theorem 1's necessary condition: is g' in the span of every user's per-sample gradients?
 
-    Example: dpcalc secagg span-check --gradients grads.npy --g-new 0.1,0.2,0.3
+    Example: dpcalc secagg span-check --gradients grads.npy --g-new 0.3,0.4,0.1
     """
     users = _load_users(gradients)
     g_all = np.concatenate(users, axis=1)
