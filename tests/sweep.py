@@ -191,3 +191,35 @@ def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Call
         assert not res.failures, f"{res.summary()}\n" + "\n".join(res.failures[:10])
         assert res.skipped <= allow_reject * total, f"{res.summary()}: too many rejected points"
     return res
+
+
+def sweep_catalog(fid: str, *, n: int = 10, rtol: float | None = None, safe: Safe = None,
+                  extra: Sequence[Mapping[str, float]] = (), check: bool = True) -> SweepResult:
+    """Sweep a catalog entry over its own sample specs (seeded) against its SymPy form in mpmath at ``DPS``
+    digits, asserting the entry's documented ``rtol`` (or ``rtol``) and, if given, the safe side."""
+    from dpcalc import catalog
+
+    f = catalog.get(fid)
+    rng = np.random.default_rng(_seed(fid))
+    pts = [dict(p) for p in extra] + [f.sample_inputs(rng) for _ in range(points(n))]
+    res = SweepResult(fid)
+    tol = f.rtol if rtol is None else rtol
+    for p in pts:
+        try:
+            got = float(f.call(p))
+        except (DomainError, InfeasibleError):
+            res.skipped += 1
+            continue
+        want = float(f.evaluate_mp(p, dps=DPS))
+        res.n += 1
+        rel = res.record(p, got, want)
+        if not (math.isfinite(got) and abs(got - want) <= tol * abs(want)):
+            res.failures.append(f"{p}: got {got!r}, reference {want!r} (rel {rel:.3g} > {tol:g})")
+        if (safe == "above" and got < want) or (safe == "below" and got > want) or (
+                callable(safe) and not safe(p, got)):
+            res.unsafe += 1
+            res.failures.append(f"{p}: got {got!r} is on the unsafe side of {want!r}")
+    _report(res, tol)
+    if check:
+        assert not res.failures, f"{res.summary()}\n" + "\n".join(res.failures[:10])
+    return res

@@ -31,6 +31,14 @@ def _ld_target(d: float) -> float:
     return math.log(d)
 
 
+def _guess(fn: object, *args: float) -> float | None:
+    """The implementation's value as the oracle's starting point (the oracle certifies its own bracket)."""
+    try:
+        return float(fn(*args))  # type: ignore[operator]
+    except ValueError:
+        return None
+
+
 def _mu_exact(p: dict[str, float]) -> mpmath.mpf:
     return mpmath.mpf(p["sensitivity"]) / mpmath.mpf(p["sigma"])
 
@@ -64,28 +72,34 @@ def test_eps_from_mu_sweep() -> None:
     """ε(μ, δ) within ROOT_RTOL of the 40-digit root and never below it (δ(returned ε) <= δ); incl. μ = 1e9."""
     sweep("gdp.eps_from_mu", [Axis("mu", 1e-6, 1e9), Axis("delta", 1e-300, 0.999)],
           fn=lambda p: gdp.eps_from_mu(p["mu"], p["delta"]),
-          ref=lambda p: oracles.gaussian_eps(p["mu"], _ld_target(p["delta"])), rtol=_rtol("gdp.eps_from_mu"),
+          ref=lambda p: oracles.gaussian_eps(p["mu"], _ld_target(p["delta"]),
+                                             guess=_guess(gdp.eps_from_mu, p["mu"], p["delta"])),
+          rtol=_rtol("gdp.eps_from_mu"),
           atol=1e-300, safe="above", n=30, extra=[{"mu": 1e9, "delta": 0.5}])
 
 
 def test_mu_from_eps_sweep() -> None:
     sweep("gdp.mu_from_eps", [Axis("eps", 1e-6, 1e4), Axis("delta", 1e-300, 0.999)],
           fn=lambda p: gdp.mu_from_eps(p["eps"], p["delta"]),
-          ref=lambda p: oracles.gaussian_mu(p["eps"], _ld_target(p["delta"])), rtol=_rtol("gdp.mu_from_eps"),
+          ref=lambda p: oracles.gaussian_mu(p["eps"], _ld_target(p["delta"]),
+                                            guess=_guess(gdp.mu_from_eps, p["eps"], p["delta"])),
+          rtol=_rtol("gdp.mu_from_eps"),
           safe="below", n=30)
 
 
 def test_eps_analytic_sweep() -> None:
     sweep("gaussian.eps_analytic", [Axis("sigma", 1e-4, 1e6), Axis("delta", 1e-300, 0.999)],
           fn=lambda p: gm.eps_analytic(p["sigma"], p["delta"]),
-          ref=lambda p: oracles.gaussian_eps(1.0 / p["sigma"], _ld_target(p["delta"])),
+          ref=lambda p: oracles.gaussian_eps(1 / mpmath.mpf(p["sigma"]), _ld_target(p["delta"]),
+                                             guess=_guess(gm.eps_analytic, p["sigma"], p["delta"])),
           rtol=_rtol("gaussian.eps_analytic"), atol=1e-300, safe="above", n=30)
 
 
 def test_sigma_analytic_sweep() -> None:
     """σ(ε, δ) >= the exact minimal σ (safe side), within tolerance; incl. the issue-15 reproducer."""
     def ref(p: dict[str, float]) -> mpmath.mpf:
-        return mpmath.mpf(p["sensitivity"]) / oracles.gaussian_mu(p["eps"], _ld_target(p["delta"]))
+        g = _guess(gdp.mu_from_eps, p["eps"], p["delta"])
+        return mpmath.mpf(p["sensitivity"]) / oracles.gaussian_mu(p["eps"], _ld_target(p["delta"]), guess=g)
 
     sweep("gaussian.sigma_analytic",
           [Axis("eps", 1e-6, 1e3), Axis("delta", 1e-300, 0.999), Axis("sensitivity", 1e-3, 1e3)],

@@ -107,16 +107,24 @@ def root(f: Callable[[Any], Any], lo: Any, hi: Any, *, dps: int = DPS, log: bool
 
 
 def _expand(f: Callable[[Any], Any], x0: float, want_positive_at_hi: bool) -> tuple[float, float]:
-    """A bracket [lo, hi] around the root of a monotone f, grown geometrically from ``x0`` > 0."""
-    lo = hi = max(x0, 1e-300)
-    for _ in range(2000):
+    """A bracket [lo, hi] around the root of a monotone f, grown geometrically from ``x0`` > 0 (first by factors
+    1 ± 1e-12, so a good guess gives a tight bracket; the sign change is what certifies it, not the guess)."""
+    x0 = max(x0, 1e-300)
+    lo = hi = x0
+    step = 1e-12
+    for _ in range(4000):
         if (f(hi) > 0) == want_positive_at_hi:
             break
-        hi *= 2.0
-    for _ in range(2000):
+        lo = max(lo, hi)
+        hi = x0 * (1.0 + step) if step < 1.0 else hi * 2.0
+        step *= 8.0
+    step = 1e-12
+    for _ in range(4000):
         if (f(lo) > 0) != want_positive_at_hi:
             break
-        lo /= 2.0
+        hi = min(hi, lo)
+        lo = x0 / (1.0 + step) if step < 1.0 else lo / 2.0
+        step *= 8.0
     return lo, hi
 
 
