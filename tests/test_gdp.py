@@ -392,3 +392,14 @@ def mp_eps_log(mu: float, log_delta: float) -> mpmath.mpf:
         guess = mpmath.mpf(gdp.eps_from_mu(mu, log_delta=log_delta))
         return mpmath.findroot(lambda e: mpmath.log(mp_delta(e, m)) - log_delta, (guess * 0.99, guess * 1.01),
                                solver="anderson")
+
+
+def test_conventions_order_and_legacy_names() -> None:
+    """gdp.delta(mu, eps) / log_delta(mu, eps) and gaussian_mechanism.delta(sigma, eps, sensitivity) follow the
+    argument-order convention; the legacy (eps, mu) / (eps, sigma, sensitivity) names keep their positional meaning."""
+    from dpcalc.accounting import gaussian_mechanism as gm
+
+    assert gdp.delta(0.5, 1.0) == gdp.delta_from_eps(1.0, 0.5) != gdp.delta(1.0, 0.5)
+    assert gdp.log_delta(0.5, 1.0) == gdp.log_delta_from_eps(1.0, 0.5)
+    assert gm.delta(2.0, 1.0, 1.0) == gm.delta_analytic(1.0, 2.0, 1.0) == gdp.delta(0.5, 1.0)
+    assert gm.log_delta(2.0, 1.0) == gm.log_delta_analytic(1.0, 2.0)

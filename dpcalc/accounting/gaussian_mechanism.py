@@ -85,11 +85,11 @@ def _mu(sigma: ArrayLike, sensitivity: ArrayLike) -> v.FloatArray:
     return v.finite_result("mu", m, "sigma/sensitivity is outside the representable range")
 
 
-def log_delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
+def log_delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Natural log of the exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018, Thm 8); finite below 1e-308.
 
-    The σ form of the one Gaussian privacy profile kernel (:func:`dpcalc.accounting.gdp.log_delta_from_eps` at
-    μ = Δ/σ): accurate as δ → 1 and down to log δ ≈ −1e308.
+    Conventions order (mechanism σ, then ε, then scale Δ). The σ form of the one Gaussian privacy profile kernel
+    (:func:`dpcalc.accounting.gdp.log_delta` at μ = Δ/σ): accurate as δ → 1 and down to log δ ≈ −1e308.
     """
     e = v.nonnegative("eps", eps)
     ld, _ = gdp._log_delta(e, _mu(sigma, sensitivity))
@@ -97,16 +97,28 @@ def log_delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike 
                                                               "range"))
 
 
-def delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
+def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Exact δ(ε) of the Gaussian mechanism N(0, σ²), L2 sensitivity Δ (Balle & Wang 2018, Thm 8):
 
-    ``δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)`` (the profile kernel at μ = Δ/σ). Underflows to 0 only where
-    δ < ~1e-308 (use :func:`log_delta_analytic` there).
+    ``δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)`` (the profile kernel at μ = Δ/σ). Conventions order (σ, ε, Δ).
+    Underflows to 0 only where δ < ~1e-308 (use :func:`log_delta` there).
     """
     e = v.nonnegative("eps", eps)
     ld, d = gdp._log_delta(e, _mu(sigma, sensitivity))
     v.finite_result("log_delta", ld, "sigma/sensitivity is outside the representable range")
     return v.scalar_or_array(np.clip(d, 0.0, 1.0))
+
+
+def log_delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
+    """:func:`log_delta` with the pre-conventions order ``(eps, sigma, sensitivity)`` (positional calls keep their
+    meaning; new code calls ``log_delta(sigma, eps, sensitivity)``)."""
+    return log_delta(sigma, eps, sensitivity)
+
+
+def delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
+    """:func:`delta` with the pre-conventions order ``(eps, sigma, sensitivity)`` (positional calls keep their
+    meaning; new code calls ``delta(sigma, eps, sensitivity)``)."""
+    return delta(sigma, eps, sensitivity)
 
 
 def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:

@@ -151,27 +151,39 @@ def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[v.FloatArray, v.FloatA
     return e, m
 
 
-def log_delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     """``log δ(ε; μ)``: the natural log of the smallest δ with μ-GDP ⇒ (ε, δ)-DP (Dong et al. 2022, Cor. 2.13).
 
-    Finite far below δ = 1e-308 (e.g. μ = 1, ε = 1000: log δ ≈ −5.0e5) and accurate as δ → 1.
-    ε >= 0 (nats), μ > 0.
+    Conventions order (mechanism μ, then ε). Finite far below δ = 1e-308 (e.g. μ = 1, ε = 1000: log δ ≈ −5.0e5)
+    and accurate as δ → 1. ε >= 0 (nats), μ > 0.
     """
     e, m = _check_eps_mu(eps, mu)
     ld, _ = _log_delta(e, m)
     return v.scalar_or_array(v.finite_result("log_delta", ld, "eps/mu is too large (log delta below -1e308)"))
 
 
-def delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     """``δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (seed 002 eq. (6); Dong et al. 2022, Cor. 2.13).
 
-    Cancellation-free (see the module docstring). δ below the smallest subnormal is returned as 0.0;
-    use :func:`log_delta_from_eps` there.
+    Conventions order (mechanism μ, then ε; the inverse :func:`eps_from_mu` is ``(mu, delta)``). Cancellation-free
+    (see the module docstring). δ below the smallest subnormal is returned as 0.0; use :func:`log_delta` there.
     """
     e, m = _check_eps_mu(eps, mu)
     ld, d = _log_delta(e, m)
     v.finite_result("log_delta", ld, "eps/mu is too large (log delta below -1e308)")
     return v.scalar_or_array(np.clip(d, 0.0, 1.0))
+
+
+def log_delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+    """:func:`log_delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
+    meaning; new code calls ``log_delta(mu, eps)``)."""
+    return log_delta(mu, eps)
+
+
+def delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
+    """:func:`delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
+    meaning; new code calls ``delta(mu, eps)``)."""
+    return delta(mu, eps)
 
 
 def delta_at_zero(mu: ArrayLike) -> FloatOrArray:

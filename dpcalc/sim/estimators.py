@@ -315,10 +315,10 @@ class SubsampledGaussianPair(MechanismPair):
 
 def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
     """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018), for checking the estimators: the one privacy
-    profile kernel, :func:`dpcalc.accounting.gdp.delta_from_eps` at μ = Δ/σ."""
+    profile kernel, :func:`dpcalc.accounting.gdp.delta` at μ = Δ/σ."""
     from dpcalc.accounting import gdp
 
-    return float(gdp.delta_from_eps(eps, mu_over_sigma))
+    return float(gdp.delta(mu_over_sigma, eps))
 
 
 __all__ = ["Estimate", "GaussianPair", "MechanismPair", "SubsampledGaussianPair", "aggregation_cmi",
