@@ -10,6 +10,7 @@ import math
 
 from sweep import Axis, sweep
 
+from dpcalc import catalog
 from dpcalc.accounting import rdp, zcdp
 from dpcalc.checks import oracles
 
@@ -30,7 +31,8 @@ def test_subsampled_gaussian_integer_sweep() -> None:
     sweep("rdp.subsampled_gaussian[integer]",
           [Axis("alpha", 2, 1024, "logint"), Axis("q", 1e-8, 1.0), Axis("sigma", 0.02, 1e3)],
           fn=lambda p: rdp.subsampled_gaussian(p["alpha"], p["q"], p["sigma"]),
-          ref=lambda p: oracles.subsampled_rdp(p["alpha"], p["q"], p["sigma"]), rtol=3e-12, n=20,
+          ref=lambda p: oracles.subsampled_rdp(p["alpha"], p["q"], p["sigma"]),
+          rtol=catalog.get("rdp.subsampled_gaussian").rtol, n=20,
           where=lambda p: p["alpha"] * p["alpha"] / p["sigma"] ** 2 < 1000)
 
 
@@ -39,7 +41,8 @@ def test_zcdp_eps_from_rho_sweep() -> None:
     than the tolerance; incl. the issue-15 reproducer (1e-30, 1e-300) -> 5.107e-14."""
     sweep("zcdp.eps_from_rho", [Axis("rho", 1e-30, 1e4), Axis("delta", 1e-300, 0.5)],
           fn=lambda p: zcdp.eps_from_rho(p["rho"], p["delta"]),
-          ref=lambda p: oracles.zcdp_eps(p["rho"], math.log(p["delta"])), rtol=1e-12, n=40,
+          ref=lambda p: oracles.zcdp_eps(p["rho"], math.log(p["delta"])), rtol=catalog.get("zcdp.eps_from_rho").rtol,
+          n=40,
           extra=[{"rho": 1e-30, "delta": 1e-300}, {"rho": 1e-12, "delta": 1e-5}])
 
 
