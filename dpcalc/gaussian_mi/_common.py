@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import LN2, log_expm1
+from dpcalc._numerics import log_expm1
 from dpcalc.errors import DomainError
+from dpcalc.units import Units, nats_per_unit
 
-Units = Literal["bits", "nats"]
+__all__ = ["FloatOrArray", "Units", "check_units", "eigen", "eps_nats", "equicorrelated", "log_c_eps", "schur"]
+
 FloatOrArray = float | v.FloatArray
 
 
 def check_units(units: str) -> float:
-    """Return the divisor that converts nats to ``units`` (ln 2 for bits, 1 for nats)."""
-    if units == "bits":
-        return LN2
-    if units == "nats":
-        return 1.0
-    raise DomainError(f"units must be 'bits' or 'nats' (got {units!r})")
+    """Return the divisor that converts nats to ``units`` (ln 2 for bits, 1 for nats; :mod:`dpcalc.units`)."""
+    return nats_per_unit(units)
 
 
 def eps_nats(eps: ArrayLike, units: str) -> v.FloatArray:

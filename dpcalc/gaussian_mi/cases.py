@@ -10,7 +10,9 @@ paper's form with an :class:`~dpcalc.errors.ErratumWarning` naming the erratum a
 
 from __future__ import annotations
 
+import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,10 +28,19 @@ def _first(x: ArrayLike) -> float:
 
 
 def _sigma2_from_log(log_sigma2: v.FloatArray) -> v.FloatArray:
-    s = np.exp(log_sigma2)
+    """``exp(log σ²)``, or a one-line DomainError when σ² is not a normal float64 (never a silent inf or 0)."""
+    with np.errstate(over="ignore"):
+        s = np.exp(log_sigma2)
+    if np.any(s == np.inf):
+        raise DomainError("eps is so small that sigma2 overflows float64 (> 1.8e308); raise eps")
     if np.any(s < np.finfo(np.float64).tiny):
         raise DomainError("eps is so large that sigma2 underflows float64 (< 2.2e-308); reduce eps")
     return s
+
+
+def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> v.FloatArray:
+    """``½·log(1 + num/den)`` in ``units`` from the logs of num and den (no overflow as den → 0)."""
+    return np.asarray(0.5 * log1p_exp(np.asarray(log_num) - np.asarray(log_den)) / scale)
 
 
 # --- Case 1: independent X_i ~ N(0, σ_i²), independent noise N(0, σ²) ------------------------------------
@@ -46,7 +57,7 @@ def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
     scale = check_units(units)
     s = float(v.positive("sigma2", sigma2))
     var = v.vector("variances", variances, 0.0, lo_open=True)
-    return float(0.5 * np.log1p(np.max(var) / s) / scale)
+    return float(_half_log1p_ratio(np.log(np.max(var)), np.log(s), scale))
 
 
 def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
@@ -54,7 +65,7 @@ def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
     scale = check_units(units)
     s = v.positive("sigma2", sigma2)
     var = v.vector("variances", variances, 0.0, lo_open=True)
-    u = np.mean(np.log1p(var / s[..., None]), axis=-1) * 0.5 / scale
+    u = np.mean(log1p_exp(np.log(var) - np.log(s)[..., None]), axis=-1) * 0.5 / scale
     return v.scalar_or_array(u)
 
 
@@ -65,7 +76,7 @@ def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") 
     var = v.vector("variances", variances, 0.0, lo_open=True)
     log_ratio = np.log(var / np.max(var))
     u = np.mean(log1p_exp(log_c_eps(e)[..., None] + log_ratio), axis=-1) * 0.5 / scale
-    return v.scalar_or_array(u)
+    return v.scalar_or_array(v.finite_result("u_max", u, "eps is too large (2^(2 eps) overflows); reduce eps"))
 
 
 # --- Case 2: equicorrelated X (σ_m², σ_k²), independent noise N(0, σ²) ------------------------------------
@@ -79,12 +90,13 @@ def conditional_variance(var: ArrayLike, cov: ArrayLike, n: ArrayLike) -> FloatO
     return v.scalar_or_array(schur(a, b, n_))
 
 
-def _published_sigma2(c_log: v.FloatArray, a: v.FloatArray, b: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
-    return _sigma2_from_log(np.log(a + (n - 1.0) * b * b / (a + (n - 2.0) * b)) - c_log)
+def _log_published_sigma2(c_log: v.FloatArray, a: v.FloatArray, b: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
+    """log of (14) as printed: ``log(σ_m² + (n−1)σ_k⁴/(σ_m²+(n−2)σ_k²)) − log c_ε``."""
+    return np.asarray(np.log(a + (n - 1.0) * b * b / (a + (n - 2.0) * b)) - c_log)
 
 
 def _leak(vx: v.FloatArray, vz: v.FloatArray, scale: float) -> v.FloatArray:
-    return np.asarray(0.5 * np.log1p(vx / vz) / scale)
+    return _half_log1p_ratio(np.log(vx), np.log(vz), scale)
 
 
 def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
@@ -102,8 +114,9 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     corrected = _sigma2_from_log(np.log(vx) - c_log)
     if not as_published:
         return v.scalar_or_array(corrected)
-    pub = _published_sigma2(c_log, a, b, n_)
-    leak = _leak(vx, pub, scale)
+    log_pub = _log_published_sigma2(c_log, a, b, n_)
+    leak = _half_log1p_ratio(np.log(vx), log_pub, scale)
+    pub = _sigma2_from_log(log_pub)
     warnings.warn(
         f"Zeng et al. 2022 eq. (14) as published has '+' where '−' belongs (erratum 001-7): sigma2 = "
         f"{_first(pub):.6g} leaks only {_first(leak):.6g} {units} < eps = {_first(e) / scale:g} {units} "
@@ -121,10 +134,11 @@ def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     return v.scalar_or_array(_leak(schur(a, b, n_), s, scale))
 
 
-def _u_equi(lam1: v.FloatArray, lam2: v.FloatArray, mu1: v.FloatArray, mu2: v.FloatArray, n: v.FloatArray,
+def _u_equi(lam1: v.FloatArray, lam2: v.FloatArray, log_mu1: v.FloatArray, log_mu2: v.FloatArray, n: v.FloatArray,
             scale: float) -> v.FloatArray:
-    """``(1/2n)[log(1 + λ₁/μ₁) + (n−1)·log(1 + λ₂/μ₂)]``: eigen-form of (15)-(17), (25)-(27)."""
-    return np.asarray((np.log1p(lam1 / mu1) + (n - 1.0) * np.log1p(lam2 / mu2)) / (2.0 * n) / scale)
+    """``(1/2n)[log(1 + λ₁/μ₁) + (n−1)·log(1 + λ₂/μ₂)]``: eigen-form of (15)-(17), (25)-(27), from log μ."""
+    return np.asarray((log1p_exp(np.log(lam1) - log_mu1) + (n - 1.0) * log1p_exp(np.log(lam2) - log_mu2))
+                      / (2.0 * n) / scale)
 
 
 def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
@@ -135,7 +149,7 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     s = v.positive("sigma2", sigma2)
     a, b, n_ = equicorrelated(var, cov, n)
     lam1, lam2 = a + (n_ - 1.0) * b, a - b
-    u = _u_equi(lam1, lam2, s, s, n_, scale)
+    u = _u_equi(lam1, lam2, np.log(s), np.log(s), n_, scale)
     if not as_published:
         return v.scalar_or_array(u)
     pub = u - 0.5 * np.log(s) / scale  # the extra −(1/2n)·log σ^{2n}
@@ -159,12 +173,12 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
     d = a + (n_ - 2.0) * b
     c_log = log_c_eps(e)
     u = (log1p_exp(c_log + np.log(d / lam2)) + (n_ - 1.0) * log1p_exp(c_log + np.log(d / lam1))) / (2.0 * n_)
-    u = np.asarray(u / scale)
+    u = v.finite_result("u_max", np.asarray(u / scale), "eps is too large (2^(2 eps) overflows); reduce eps")
     if not as_published:
         return v.scalar_or_array(u)
-    pub_s = _published_sigma2(c_log, a, b, n_)
-    u_pub = _u_equi(lam1, lam2, pub_s, pub_s, n_, scale)
-    leak = _leak(schur(a, b, n_), pub_s, scale)
+    log_pub = _log_published_sigma2(c_log, a, b, n_)  # σ² itself may underflow (ε = 400 nats): stay in logs
+    u_pub = _u_equi(lam1, lam2, log_pub, log_pub, n_, scale)
+    leak = _half_log1p_ratio(np.log(schur(a, b, n_)), log_pub, scale)
     warnings.warn(
         f"U_max at the published sigma2 of eq. (14) (erratum 001-7): U = {_first(u_pub):.6g} {units} at a true "
         f"leakage of {_first(leak):.6g} {units}; the corrected sigma2 reaches U_max = {_first(u):.6g} {units}",
@@ -180,15 +194,28 @@ def noise_conditional_variance(sigma2: ArrayLike, sigma_e2: ArrayLike, n: ArrayL
     return v.scalar_or_array(schur(s, e, n_))
 
 
-def _published_24(s: v.FloatArray, e: v.FloatArray, a: v.FloatArray, b: v.FloatArray,
-                  n: v.FloatArray) -> v.FloatArray:
-    """The argument of the log in (24) exactly as printed (A + B + C + D over its denominator)."""
-    sign = np.where(np.mod(n + 1.0, 2.0) == 0.0, 1.0, -1.0)
+def _exact_log(x: Fraction) -> float:
+    """``log x`` of an exact positive rational, correctly rounded to a few ulps (log1p near 1)."""
+    if abs(x - 1) < Fraction(1, 2):
+        return math.log1p(float(x - 1))
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _exact_elementwise(fn, *arrays: v.FloatArray) -> list[Fraction]:  # type: ignore[no-untyped-def]
+    """Apply ``fn`` to the exact rationals of the broadcast float inputs (published forms cancel in float64)."""
+    flat = [np.ravel(x) for x in np.broadcast_arrays(*arrays)]
+    return [fn(*(Fraction(float(col[i])) for col in flat)) for i in range(flat[0].size)]
+
+
+def _published_24(s: Fraction, e: Fraction, a: Fraction, b: Fraction, n: Fraction) -> Fraction:
+    """The argument of the log in (24) exactly as printed (A + B + C + D over its denominator), in exact
+    rational arithmetic: its terms grow like n² and cancel (7.6e-8 relative error in float64 at n = 1e9)."""
+    sign = 1 if int(n) % 2 == 1 else -1  # (−1)^{n+1}
     big_a = (a + s) * (s - e) * (a - b)
-    big_b = sign * (n - 1.0) * e * (e - a - s) * (a - b)
-    big_c = (n - 1.0) * b * b * (e - s)
-    big_d = (n - 1.0) ** 2 * e * b * (a + s - b - e)
-    return np.asarray((big_a + big_b + big_c + big_d) / ((a + (n - 2.0) * b) * (s + (n - 1.0) * e) * (s - e)))
+    big_b = sign * (n - 1) * e * (e - a - s) * (a - b)
+    big_c = (n - 1) * b * b * (e - s)
+    big_d = (n - 1) ** 2 * e * b * (a + s - b - e)
+    return (big_a + big_b + big_c + big_d) / ((a + (n - 2) * b) * (s + (n - 1) * e) * (s - e))
 
 
 def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
@@ -203,10 +230,11 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
     true = _leak(schur(a, b, n2), schur(s, e, n_), scale)
     if not as_published:
         return v.scalar_or_array(true)
-    arg = _published_24(s, e, a, b, n_)
-    if np.any(arg <= 0):
+    args = _exact_elementwise(_published_24, s, e, a, b, n_)
+    if any(x <= 0 for x in args):
         raise DomainError("the published eq. (24) has a non-positive log argument at these inputs (erratum 001-12)")
-    pub = np.asarray(0.5 * np.log(arg) / scale)
+    shape = np.broadcast_shapes(s.shape, e.shape, a.shape, b.shape, n_.shape)
+    pub = np.asarray([0.5 * _exact_log(x) / scale for x in args]).reshape(shape)
     warnings.warn(
         f"Zeng et al. 2022 eq. (24) as published is wrong (erratum 001-12): it gives {_first(pub):.6g} {units}; "
         f"the true leakage 1/2 log(1 + V_x/V_z) = {_first(true):.6g} {units}", ErratumWarning, stacklevel=2)
@@ -220,7 +248,53 @@ def case3_utility(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
     scale = check_units(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     a, b, n2 = equicorrelated(var, cov, n)
-    return v.scalar_or_array(_u_equi(a + (n2 - 1.0) * b, a - b, s + (n_ - 1.0) * e, s - e, n_, scale))
+    return v.scalar_or_array(_u_equi(a + (n2 - 1.0) * b, a - b, np.log(s + (n_ - 1.0) * e), np.log(s - e), n_,
+                                     scale))
+
+
+def _bracket_22(s: Fraction, e: Fraction, a: Fraction, b: Fraction, n: Fraction) -> Fraction:
+    """(22) as printed divided by ``[(σ_m²−σ_k²)(σ²−σ_e²)]^{n−2}`` (exact rationals; the signs of
+    ``(σ_e²−σ²)^{n−2}(σ_k²−σ_m²)^{n−2}`` cancel, and ``(−1)^{n+1}(σ_e²−σ²)^{n−2}`` gives ``−(−1)^{n}·(−1)^{n}``)."""
+    return ((a + s) * (s - e) * (a - b) + (n - 1) * e * (a + s - e) * (a - b)
+            + (n - 1) * b * ((n - 1) * e * (a + s - b - e) + (e - s) * b))
+
+
+def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
+                      as_published: bool = False) -> FloatOrArray:
+    """``|COV(Y^n, X^{-i})|``, the (2n−1)×(2n−1) determinant of (21)-(22), corrected (crosscheck 001-12):
+    ``N*·[(σ_m²−σ_k²)(σ²−σ_e²)]^{n−2}`` with ``N* = (σ_m²+(n−2)σ_k²)(σ²−σ_e²)(σ²+(n−1)σ_e²) +
+    (σ_m²−σ_k²)(σ_m²+(n−1)σ_k²)(σ²+(n−2)σ_e²)``.
+
+    ``as_published=True`` evaluates (22) as printed (it lacks ``(n−1)σ_k²(σ_m²+σ²)(σ²−σ_e²)`` in the bracket), in
+    exact rational arithmetic for the bracket. Computed in log space; a determinant outside float64 raises.
+    """
+    s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
+    a, b, n2 = equicorrelated(var, cov, n)
+    log_common = (n_ - 2.0) * (np.log(a - b) + np.log(s - e))
+    n_star = (a + (n2 - 2.0) * b) * (s - e) * (s + (n_ - 1.0) * e) + (a - b) * (a + (n2 - 1.0) * b) * (
+        s + (n_ - 2.0) * e)
+    true = _det_from_log(np.ones_like(n_star), np.log(n_star) + log_common)
+    if not as_published:
+        return v.scalar_or_array(true)
+    brackets = _exact_elementwise(_bracket_22, s, e, a, b, n_)
+    shape = np.broadcast_shapes(s.shape, e.shape, a.shape, b.shape, n_.shape)
+    sign = np.asarray([float((x > 0) - (x < 0)) for x in brackets]).reshape(shape)
+    log_abs = np.asarray([_exact_log(abs(x)) if x != 0 else -np.inf for x in brackets]).reshape(shape)
+    pub = _det_from_log(sign, log_abs + log_common)
+    warnings.warn(
+        f"Zeng et al. 2022 eq. (22) as printed is wrong (erratum 001-12): it gives {_first(pub):.6g}; the true "
+        f"determinant N*·[(var-cov)(sigma2-sigma_e2)]^(n-2) = {_first(true):.6g}", ErratumWarning, stacklevel=2)
+    return v.scalar_or_array(pub)
+
+
+def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
+    with np.errstate(over="ignore"):
+        out = sign * np.exp(log_abs)
+    big = np.isinf(out) | ((out == 0) & np.isfinite(log_abs))
+    if np.any(big) or np.any((np.abs(out) < np.finfo(np.float64).tiny) & (out != 0)):
+        raise DomainError("the determinant is outside the float64 range (it scales like [(var-cov)(sigma2-sigma_e2)]"
+                          "^(n-2)); lower n or rescale the variances")
+    return np.asarray(out)
 
 
 # --- unit conversions ----------------------------------------------------------------------------------------

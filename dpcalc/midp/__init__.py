@@ -206,7 +206,10 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     dd = float(v.integer_at_least("d", d, 1))
-    return float(v.finite_result("utility", np.asarray(np.sum(1.0 / a) ** 2 / dd), "alphas too small"))
+    a_min = float(np.min(a))
+    with np.errstate(over="ignore"):  # Σ 1/α = Σ(α_min/α)/α_min: the sum cannot overflow, only the result
+        u = (np.sum(a_min / a) / a_min / np.sqrt(dd)) ** 2
+    return float(v.finite_result("utility", np.asarray(u), "alphas too small (U* overflows float64)"))
 
 
 def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
@@ -223,8 +226,8 @@ def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
 def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
     """Theorem 3, eq. (5.30): ``p_k* = (1/α_k) / Σ_i (1/α_i)`` (equal to the published product ratio)."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
-    inv = 1.0 / a
-    return inv / np.sum(inv)
+    inv = np.min(a) / a  # 1/α_k scaled by α_min: in (0, 1], so no overflow (1/1e-310 would be inf, then NaN)
+    return np.asarray(inv / np.sum(inv))
 
 
 def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
@@ -242,12 +245,40 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     if not (p.size == s.size == c.size):
         raise DomainError("weights, sigmas and C must have one entry per client (same length)")
     dd = float(v.integer_at_least("d", d, 1))
-    noise = float(np.sum(p * p * s * s))
-    if noise <= 0.0:
-        raise DomainError("sigmas must give positive aggregate noise (sum p_k^2 sigma_k^2 > 0)")
+    log_noise = _log_aggregate_noise(p, s)
     with np.errstate(divide="ignore"):
-        log_ratio2 = 2.0 * (np.log(p) + np.log(c)) - np.log(noise)
+        log_ratio2 = 2.0 * (np.log(p) + np.log(c)) - log_noise
     return _to_units(half_d_log1p_ratio(dd, log_ratio2), units)
+
+
+def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
+    """``Σ_i p_i²σ_i² = m²·S`` as ``(m, S)`` with ``m = max p_iσ_i`` and ``S = Σ(p_iσ_i/m)² in [1, N]``: no
+    overflow or underflow of the squares. A DomainError if the noise is zero."""
+    ps = p * s
+    m = float(np.max(ps))
+    if not m > 0.0:
+        raise DomainError("sigmas must give positive aggregate noise (sum p_k^2 sigma_k^2 > 0)")
+    return m, float(np.sum((ps / m) ** 2))
+
+
+def _log_aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> float:
+    """``log Σ_i p_i²σ_i²`` without overflow (see :func:`_aggregate_noise`)."""
+    m, total = _aggregate_noise(p, s)
+    return 2.0 * float(np.log(m)) + float(np.log(total))
+
+
+def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) -> float:
+    """Global-model utility (5.24) for arbitrary weights and per-client noise: ``U = 1/(d·Σ_i p_i²σ_i²)``
+    (1/parameter-units²; client k adds N(0, σ_k²I), the server averages with weights p_k)."""
+    p = v.weights("weights", weights)
+    s = v.vector("sigmas", sigmas, 0.0)
+    if p.size != s.size:
+        raise DomainError("weights and sigmas must have one entry per client (same length)")
+    dd = float(v.integer_at_least("d", d, 1))
+    m, total = _aggregate_noise(p, s)
+    with np.errstate(over="ignore"):
+        u = (1.0 / m / np.sqrt(dd * total)) ** 2
+    return float(v.finite_result("utility", np.asarray(u), "the aggregate noise sum p_k^2 sigma_k^2 is too small"))
 
 
 def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArray, v.FloatArray]:
