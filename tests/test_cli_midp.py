@@ -32,7 +32,7 @@ def test_lists_and_ranges_give_one_row_per_combination() -> None:
     rows = doc["rows"]
     assert [(r["eps"], r["d"]) for r in rows] == [(1.0, 10), (1.0, 100), (1.5, 10), (1.5, 100), (2.0, 10), (2.0, 100)]
     for r in rows:
-        assert r["sigma"] == pytest.approx(midp.server_sigma_equal(r["eps"], r["d"], 1.0, 3), rel=1e-15)
+        assert r["sigma"] == pytest.approx(midp.server_sigma_equal(r["eps"], r["d"], C=1.0, N=3), rel=1e-15)
 
 
 def test_range_with_decimal_step_prints_clean_values() -> None:
@@ -53,8 +53,8 @@ def test_weights_list_and_file(tmp_path: Path) -> None:
     doc = run_json("sigma", "--eps", "2", "--d", "50", "--weights", "0.5,0.3,0.2", "--side", "both")
     row = doc["rows"][0]
     assert row["N"] == 3
-    assert row["sigma_server"] == pytest.approx(midp.server_sigma(2, 50, 1, 0.5), rel=1e-15)
-    assert row["sigma_client"] == pytest.approx(midp.client_sigma(2, 50, 1, 0.5, 0.38), rel=1e-14)
+    assert row["sigma_server"] == pytest.approx(midp.server_sigma(2, 50, C=1, p_max=0.5), rel=1e-15)
+    assert row["sigma_client"] == pytest.approx(midp.client_sigma(2, 50, C=1, p_max=0.5, sum_p2=0.38), rel=1e-14)
     f = tmp_path / "w.csv"
     f.write_text("0.5\n0.3\n0.2\n")
     assert run_json("sigma", "--eps", "2", "--d", "50", "--weights", str(f))["rows"][0]["sigma"] == \
@@ -127,7 +127,7 @@ def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
 
 
 def test_leakage_inverts_sigma() -> None:
-    s = midp.server_sigma(3.0, 200, 2.0, 0.25)
+    s = midp.server_sigma(3.0, 200, C=2.0, p_max=0.25)
     doc = run_json("midp", "leakage", "--sigma", repr(s), "--d", "200", "--C", "2", "--n", "4")
     assert doc["rows"][0]["eps"] == pytest.approx(3.0, rel=1e-13)
     doc = run_json("midp", "leakage", "--sigma", "0.5", "--d", "200", "--n", "4", "--side", "both")

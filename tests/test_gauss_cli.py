@@ -73,7 +73,6 @@ def test_figures_every_format(number: str, fmt: str) -> None:
     (["case2", "--eps", "1", "--var", "-1"], "var must be"),
     (["case2", "--eps", "-1"], "eps must be"),
     (["case2", "--eps", "abc"], "--eps must be a number"),
-    (["case3", "--eps", "0.0001"], "eps is too small"),
     (["figure", "8"], "figure must be"),
 ])
 def test_errors_exit_2_one_line(args: list[str], needle: str) -> None:
@@ -81,3 +80,19 @@ def test_errors_exit_2_one_line(args: list[str], needle: str) -> None:
     assert code == 2, stderr
     err = [line for line in stderr.splitlines() if line.startswith("dpcalc: error")]
     assert len(err) == 1 and needle in err[0]
+
+
+def test_case3_grid_keeps_rows_where_sigma2_is_not_attained() -> None:
+    """Issue 15 defect 10: one point without a finite σ² no longer drops the grid; u_max exists for both."""
+    doc = _json("case3", "--eps", "0.001,2", "--n", "101", "--var", "30", "--cov", "2", "--as-published")
+    rows = doc["rows"]
+    assert len(rows) == 2
+    assert rows[0]["sigma2"] is None and rows[0]["sigma_e2"] is None and rows[0]["leakage_published"] is None
+    assert rows[0]["u_max"] > 0 and rows[1]["sigma2"] == pytest.approx(1.8831018106934683, rel=1e-12)
+
+
+def test_case2_tiny_eps_is_a_one_line_error() -> None:
+    """Issue 15 defect 6: ``--eps 1e-310 --json`` tracebacked on inf; now exit 2, one line."""
+    code, out, err = run("gauss", "case2", "--eps", "1e-310", "--json")
+    assert code == 2
+    assert "overflows" in err and "Traceback" not in err + out and len(err.strip().splitlines()) == 1

@@ -33,17 +33,17 @@ REFERENCE = [
 @pytest.mark.parametrize(("d", "eps", "sigma_s", "sigma_c", "utility"), REFERENCE)
 def test_crosscheck_reference_values(d: int, eps: float, sigma_s: float, sigma_c: float, utility: float) -> None:
     n, c = 100, 10.0
-    assert midp.server_sigma_equal(eps, d, c, n) == pytest.approx(sigma_s, rel=5e-10)
-    assert midp.client_sigma_equal(eps, d, c, n) == pytest.approx(sigma_c, rel=5e-10)
-    assert midp.utility_at_budget(eps, d, c, 1 / n) == pytest.approx(utility, rel=5e-10)
-    s_s, s_c = midp.server_sigma_equal(eps, d, c, n), midp.client_sigma_equal(eps, d, c, n)
+    assert midp.server_sigma_equal(eps, d, C=c, N=n) == pytest.approx(sigma_s, rel=5e-10)
+    assert midp.client_sigma_equal(eps, d, C=c, N=n) == pytest.approx(sigma_c, rel=5e-10)
+    assert midp.utility_at_budget(eps, d, C=c, p_max=1 / n) == pytest.approx(utility, rel=5e-10)
+    s_s, s_c = midp.server_sigma_equal(eps, d, C=c, N=n), midp.client_sigma_equal(eps, d, C=c, N=n)
     assert midp.utility_server(s_s, d) == pytest.approx(utility, rel=5e-10)
     assert midp.utility_client(s_c, d, 1 / n) == pytest.approx(utility, rel=5e-10)
 
 
 def test_issue_example_and_vectorisation() -> None:
     assert midp.server_sigma_equal(5, 1000) == pytest.approx(0.31543752682891, rel=1e-13)
-    grid = midp.server_sigma(np.array([[1.0], [5.0]]), np.array([10, 1000]), 1.0, 1.0)
+    grid = midp.server_sigma(np.array([[1.0], [5.0]]), np.array([10, 1000]), C=1.0, p_max=1.0)
     assert isinstance(grid, np.ndarray) and grid.shape == (2, 2)
     assert grid[1, 1] == pytest.approx(0.31543752682891, rel=1e-13)
     assert isinstance(midp.server_sigma(5, 1000), float)
@@ -69,12 +69,12 @@ def _mp_server_sigma(eps: float, d: float, c: float, p: float) -> mpmath.mpf:
 def test_precision_extremes(d: float, eps_over_d: float) -> None:
     """Issue 2 §3: d up to 1e12 and ε/d down to 1e-15 agree with mpmath (50 digits) to <= 1e-12 relative."""
     eps = eps_over_d * d
-    got = midp.server_sigma(eps, d, 3.0, 0.25)
+    got = midp.server_sigma(eps, d, C=3.0, p_max=0.25)
     want = _mp_server_sigma(eps, d, 3.0, 0.25)
     assert abs(got - float(want)) <= 1e-12 * float(want)
-    back = midp.server_leakage(got, d, 3.0, 0.25)
+    back = midp.server_leakage(got, d, C=3.0, p_max=0.25)
     assert back == pytest.approx(eps, rel=1e-12)
-    u = midp.utility_at_budget(eps, d, 3.0, 0.25)
+    u = midp.utility_at_budget(eps, d, C=3.0, p_max=0.25)
     with mpmath.workdps(50):
         u_mp = mpmath.expm1(2 * mpmath.mpf(eps) / mpmath.mpf(d)) / mpmath.mpf(9 * 0.0625)
     assert abs(u - float(u_mp)) <= 1e-12 * float(u_mp)
@@ -91,18 +91,18 @@ def test_naive_formula_loses_digits_where_expm1_does_not() -> None:
 
 def test_units_bits() -> None:
     assert midp.server_sigma(1.0, 100, units="bits") == pytest.approx(midp.server_sigma(math.log(2), 100))
-    s = midp.server_sigma(3.0, 50, 2.0, 0.5, units="bits")
-    assert midp.server_leakage(s, 50, 2.0, 0.5, units="bits") == pytest.approx(3.0, rel=1e-13)
+    s = midp.server_sigma(3.0, 50, C=2.0, p_max=0.5, units="bits")
+    assert midp.server_leakage(s, 50, C=2.0, p_max=0.5, units="bits") == pytest.approx(3.0, rel=1e-13)
 
 
 @settings(max_examples=60, deadline=None)
 @given(eps=st.floats(1e-3, 1e3), d=st.integers(1, 10**9), c=st.floats(1e-2, 1e2), p=st.floats(0.01, 1.0))
 def test_sigma_decreasing_in_eps_and_increasing_in_c(eps: float, d: int, c: float, p: float) -> None:
     assume(eps / d < 300)  # beyond, σ ~ e^{-ε/d} underflows float64 and the library raises (tested below)
-    s = midp.server_sigma(eps, d, c, p)
-    assert midp.server_sigma(eps * 1.01, d, c, p) < s
-    assert midp.server_sigma(eps, d, c * 1.01, p) > s
-    assert midp.server_leakage(s, d, c, p) == pytest.approx(eps, rel=1e-11)
+    s = midp.server_sigma(eps, d, C=c, p_max=p)
+    assert midp.server_sigma(eps * 1.01, d, C=c, p_max=p) < s
+    assert midp.server_sigma(eps, d, C=c * 1.01, p_max=p) > s
+    assert midp.server_leakage(s, d, C=c, p_max=p) == pytest.approx(eps, rel=1e-11)
 
 
 @settings(max_examples=60, deadline=None)
@@ -111,11 +111,11 @@ def test_sigma_decreasing_in_eps_and_increasing_in_c(eps: float, d: int, c: floa
 def test_theorem2_ldp_equals_cdp_for_any_weights(weights: list[float], eps: float, d: int) -> None:
     p = np.asarray(weights) / np.sum(weights)
     p_max, sum_p2 = midp.weight_stats(p)
-    s_s = midp.server_sigma(eps, d, 1.5, p_max)
-    s_c = midp.client_sigma(eps, d, 1.5, p_max, sum_p2)
+    s_s = midp.server_sigma(eps, d, C=1.5, p_max=p_max)
+    s_c = midp.client_sigma(eps, d, C=1.5, p_max=p_max, sum_p2=sum_p2)
     u_cdp, u_ldp = midp.utility_server(s_s, d), midp.utility_client(s_c, d, sum_p2)
     assert u_ldp == pytest.approx(u_cdp, rel=1e-12)
-    assert u_cdp == pytest.approx(midp.utility_at_budget(eps, d, 1.5, p_max), rel=1e-12)
+    assert u_cdp == pytest.approx(midp.utility_at_budget(eps, d, C=1.5, p_max=p_max), rel=1e-12)
     # (4.10): client-side σ is at least σ_s·√N-fold... max p/√Σp² >= 1/√N, equality iff equal weights
     assert p_max / math.sqrt(sum_p2) >= 1 / math.sqrt(len(p)) - 1e-12
 
@@ -161,7 +161,7 @@ def test_theorem3_against_slsqp(n: int) -> None:
     """
     rng = np.random.default_rng(100 + n)
     eps, cs, d = rng.uniform(0.5, 5, n), rng.uniform(0.5, 3, n), 20
-    a = np.asarray(midp.alpha(eps, d, cs))
+    a = np.asarray(midp.alpha(eps, d, C=cs))
     u, p = slsqp_5_26(a, d, rng, starts=30)
     assert u == pytest.approx(midp.optimal_utility(a, d), rel=1e-6)
     assert p == pytest.approx(midp.optimal_weights(a), abs=1e-6)
@@ -195,7 +195,7 @@ def test_clip_schedule_matches_closed_form() -> None:
         (lambda: midp.server_sigma("abc", 10), "eps must be a number"),
         (lambda: midp.server_sigma([1, -2, 3], 10), "item 2 of the list"),
         (lambda: midp.server_sigma_equal(1, 10, N=0), "N must be an integer >= 1"),
-        (lambda: midp.client_sigma(1, 10, 1, 0.9, 0.5), "sum_p2 must be >= p_max"),
+        (lambda: midp.client_sigma(1, 10, C=1, p_max=0.9, sum_p2=0.5), "sum_p2 must be >= p_max"),
         (lambda: midp.weight_stats([0.5, 0.6]), "weights must sum to 1"),
         (lambda: midp.weight_stats([1.2, -0.2]), "weights must be"),
         (lambda: midp.server_sigma(1e6, 1), "underflows"),
@@ -210,3 +210,23 @@ def test_bad_input_raises_one_line_value_error(call, match: str) -> None:  # typ
         call()
     assert isinstance(info.value, DomainError)
     assert "\n" not in str(info.value)
+
+
+def test_optimal_weights_no_nan_for_tiny_alpha() -> None:
+    """Issue 15 §6: ``optimal_weights([1e-310, 1.0])`` was ``[nan, 0]``."""
+    w = midp.optimal_weights([1e-310, 1.0])
+    assert np.all(np.isfinite(w)) and w[0] == 1.0 and w[1] == pytest.approx(1e-310, rel=1e-6)
+    with pytest.raises(DomainError, match="overflows"):
+        midp.optimal_utility([1e-310, 1.0], 1)
+    assert midp.optimal_utility([1e-150, 1.0], 1) == pytest.approx(1e300, rel=1e-15)
+
+
+def test_personalized_utility_5_24() -> None:
+    u = midp.personalized_utility([0.5, 0.3, 0.2], [0.1, 0.2, 0.3], 10)
+    assert u == pytest.approx(1 / (10 * (0.25 * 0.01 + 0.09 * 0.04 + 0.04 * 0.09)), rel=1e-15)
+    a = np.array([0.3, 0.7, 1.1])  # at the Theorem-3 optimum (5.24) equals U* (5.29)
+    assert midp.personalized_utility(midp.optimal_weights(a), midp.corollary2_sigmas(a), 7) == pytest.approx(
+        midp.optimal_utility(a, 7), rel=1e-14)
+    assert midp.personalized_utility([1.0, 0.0], [1e-150, 1.0], 1) == pytest.approx(1e300, rel=1e-15)
+    with pytest.raises(DomainError, match="too small"):
+        midp.personalized_utility([1.0, 0.0], [1e-200, 1.0], 1)

@@ -37,7 +37,7 @@ def _cmi_terms(rng: np.random.Generator, size: int, d: int, C: float, i: int, se
 
 @pytest.mark.parametrize(("eps", "d", "C"), [(1.5, 6, 2.0), (0.3, 3, 0.5), (8.0, 10, 1.0)])
 def test_conditional_mi_at_server_sigma_equals_eps(eps: float, d: int, C: float) -> None:
-    sigma = float(midp.server_sigma(eps, d, C, P.max()))
+    sigma = float(midp.server_sigma(eps, d, C=C, p_max=P.max()))
     est = mean_estimate(partial(_cmi_terms, d=d, C=C, i=0, server_sigma=sigma, client_sigma=0.0), 200_000, 21,
                         chunk=20_000)
     assert est.ci_low <= eps <= est.ci_high, est
@@ -45,7 +45,7 @@ def test_conditional_mi_at_server_sigma_equals_eps(eps: float, d: int, C: float)
 
 @pytest.mark.parametrize(("eps", "d", "C"), [(1.5, 6, 2.0), (8.0, 10, 1.0)])
 def test_conditional_mi_at_client_sigma_equals_eps(eps: float, d: int, C: float) -> None:
-    sigma = float(midp.client_sigma(eps, d, C, P.max(), float(np.sum(P * P))))
+    sigma = float(midp.client_sigma(eps, d, C=C, p_max=P.max(), sum_p2=float(np.sum(P * P))))
     est = mean_estimate(partial(_cmi_terms, d=d, C=C, i=0, server_sigma=0.0, client_sigma=sigma), 200_000, 22,
                         chunk=20_000)
     assert est.ci_low <= eps <= est.ci_high, est
@@ -54,7 +54,7 @@ def test_conditional_mi_at_client_sigma_equals_eps(eps: float, d: int, C: float)
 def test_the_bound_is_not_met_by_a_smaller_sigma() -> None:
     """Sanity (power): at 0.9·σ_s the simulated leakage exceeds ε by far more than the interval."""
     eps, d, C = 1.5, 6, 2.0
-    sigma = 0.9 * float(midp.server_sigma(eps, d, C, P.max()))
+    sigma = 0.9 * float(midp.server_sigma(eps, d, C=C, p_max=P.max()))
     est = mean_estimate(partial(_cmi_terms, d=d, C=C, i=0, server_sigma=sigma, client_sigma=0.0), 200_000, 23,
                         chunk=20_000)
     assert est.ci_low > eps
@@ -72,14 +72,14 @@ def _distortion_terms(rng: np.random.Generator, size: int, d: int, C: float, ser
 @pytest.mark.parametrize(("eps", "d", "C"), [(2.0, 20, 1.0), (0.5, 8, 3.0)])
 def test_theorem2_client_and_server_distortion_agree(eps: float, d: int, C: float) -> None:
     s2 = float(np.sum(P * P))
-    sig_s = float(midp.server_sigma(eps, d, C, P.max()))
-    sig_c = float(midp.client_sigma(eps, d, C, P.max(), s2))
+    sig_s = float(midp.server_sigma(eps, d, C=C, p_max=P.max()))
+    sig_c = float(midp.client_sigma(eps, d, C=C, p_max=P.max(), sum_p2=s2))
     ds = mean_estimate(partial(_distortion_terms, d=d, C=C, server_sigma=sig_s, client_sigma=0.0), 100_000, 24,
                        chunk=10_000)
     dc = mean_estimate(partial(_distortion_terms, d=d, C=C, server_sigma=0.0, client_sigma=sig_c), 100_000, 25,
                        chunk=10_000)
     assert abs(ds.value - dc.value) <= z_for(0.999) * math.hypot(ds.se, dc.se)
-    inv_u = 1.0 / float(midp.utility_at_budget(eps, d, C, P.max()))
+    inv_u = 1.0 / float(midp.utility_at_budget(eps, d, C=C, p_max=P.max()))
     assert ds.ci_low <= inv_u <= ds.ci_high, (ds, inv_u)
     assert dc.ci_low <= inv_u <= dc.ci_high, (dc, inv_u)
     assert 1.0 / float(midp.utility_server(sig_s, d)) == pytest.approx(inv_u, rel=1e-12)

@@ -54,7 +54,7 @@ PERTURBATIONS: list[tuple[str, str, Callable[..., Any]]] = [
     ("midp.server_sigma", "server_sigma", _scale(_ORIG["server_sigma"], 0.9)),
     ("midp.server_sigma_equal", "server_sigma_equal", _scale(_ORIG["server_sigma_equal"], 0.9)),
     ("midp.client_sigma", "client_sigma",  # dropped Σp² factor
-     lambda eps, d, C=1.0, p_max=1.0, sum_p2=1.0, **k: _ORIG["client_sigma"](eps, d, C, p_max, 1.0, **k)),
+     lambda eps, d, C=1.0, p_max=1.0, sum_p2=1.0, **k: _ORIG["client_sigma"](eps, d, C=C, p_max=p_max, **k)),
     ("midp.client_sigma_equal", "client_sigma_equal", _scale(_ORIG["client_sigma_equal"], 0.9)),
     ("midp.server_leakage", "server_leakage", _scale(_ORIG["server_leakage"], 2.0)),  # dropped ½
     ("midp.client_leakage", "client_leakage", _scale(_ORIG["client_leakage"], 0.5)),
@@ -62,7 +62,7 @@ PERTURBATIONS: list[tuple[str, str, Callable[..., Any]]] = [
     ("midp.utility_client", "utility_client",  # dropped Σp²
      lambda sigma, d, sum_p2=1.0: _ORIG["utility_client"](sigma, d, 1.0)),
     ("midp.utility_at_budget", "utility_at_budget",  # dropped factor 2 in e^{2ε/d}
-     lambda eps, d, C=1.0, p_max=1.0, **k: _ORIG["utility_at_budget"](eps / 2, d, C, p_max, **k)),
+     lambda eps, d, C=1.0, p_max=1.0, **k: _ORIG["utility_at_budget"](eps / 2, d, C=C, p_max=p_max, **k)),
     ("midp.alpha", "alpha", _scale(_ORIG["alpha"], 0.9)),
     ("midp.optimal_utility", "optimal_utility", _scale(_ORIG["optimal_utility"], 0.99)),
     ("midp.optimal_utility_product", "optimal_utility_product_form", _scale(_ORIG["optimal_utility_product_form"],

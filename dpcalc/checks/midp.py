@@ -106,8 +106,8 @@ def _theorem2(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
     eps, d, c, p = num(values, "eps"), num(values, "d"), num(values, "C"), num(values, "p_max")
     w = weights_with_max(p)
     s2 = float(np.sum(w * w))
-    sig_s = float(midp.server_sigma(eps, d, c, p))
-    sig_c = float(midp.client_sigma(eps, d, c, p, s2))
+    sig_s = float(midp.server_sigma(eps, d, C=c, p_max=p))
+    sig_c = float(midp.client_sigma(eps, d, C=c, p_max=p, sum_p2=s2))
     seeds = ctx.seed_sequence().spawn(2)
     # the distortion does not depend on the parameters themselves (signal_std = 0: no draws wasted on them)
     us = _utility_estimate(est.aggregation_distortion(w, ctx.samples, seeds[0], signal_std=0.0, server_sigma=sig_s,

@@ -109,22 +109,33 @@ def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt 
     u = check_units(units)
     axes = grid({"eps": parse_values("--eps", eps), "n": parse_values("--n", n), "var": parse_values("--var", var),
                  "cov": parse_values("--cov", cov)})
-    args = (axes["eps"], axes["var"], axes["cov"], axes["n"])
-    out: dict[str, Any] = {"sigma2": gauss.case3_sigma2(*args, nonneg=nonneg, units=u),
-                           "sigma_e2": gauss.case3_sigma_e2(*args, nonneg=nonneg, units=u),
-                           "u_max": gauss.case3_u_max(*args, nonneg=nonneg, units=u)}
+    opt = gauss.case3_optimum(axes["eps"], axes["var"], axes["cov"], axes["n"], nonneg=nonneg, units=u)
+    # per row (issue 15, defect 10): where the optimum is not attained (infinite noise on one eigen-direction)
+    # σ², σ_e² and the published (24) are not applicable ("—"); the supremum u_max is printed for every row
+    attained = np.broadcast_to(opt.attained, np.shape(opt.u_max))
+    out: dict[str, Any] = {"sigma2": np.where(attained, opt.sigma2, np.nan),
+                           "sigma_e2": np.where(attained, opt.sigma_e2, np.nan), "u_max": opt.u_max}
     u_max_id = "gauss.case3_u_max_nonneg" if nonneg else "gauss.case3_u_max"
     cols = [*columns_for("gauss.case3_sigma2", ["eps", "n", "var", "cov"], units={"eps": u}),
             column("gauss.case3_sigma2", "sigma2"), column("gauss.case3_sigma_e2", "sigma_e2"),
             _info(u_max_id, "u_max", u)]
     formulas = ["gauss.case3_sigma2", "gauss.case3_sigma_e2", u_max_id]
     if as_published:
-        out["leakage_published"] = gauss.case3_privacy(out["sigma2"], out["sigma_e2"], axes["var"], axes["cov"],
-                                                       axes["n"], units=u, as_published=True)
+        pub = np.full(attained.shape, np.nan)
+        if np.any(attained):
+            at = {k: np.broadcast_to(axes[k], attained.shape)[attained] for k in ("var", "cov", "n")}
+            pub[attained] = gauss.case3_privacy(opt.sigma2[attained], opt.sigma_e2[attained], at["var"], at["cov"],
+                                                at["n"], units=u, as_published=True)
+        out["leakage_published"] = pub
         cols.append(_info("gauss.case3_privacy", "privacy", u, key="leakage_published",
                           label=f"eq. (24) at the optimum ({u})"))
         formulas.append("gauss.case3_privacy")
-    return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(flatten(axes, out), u),
+    rows = flatten(axes, out)
+    for r in rows:
+        for k in ("sigma2", "sigma_e2", "leakage_published"):
+            if k in r and r[k] != r[k]:
+                r[k] = None  # type: ignore[assignment]
+    return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(rows, u),
                   title="Case 3: dependent noise, water-filling optimum" + (" (σ_e² >= 0)" if nonneg else ""),
                   note=NOTE.format(units=u) + " The exact leakage at the optimum equals ε.", formula=formulas,
                   meta={"nonneg": nonneg})

@@ -88,10 +88,11 @@ def sigma_command(
     axes, p_max, sum_p2, fixed = _aggregation("eps", eps, d, n_clients, C, weights)
     out: dict[str, Any] = {}
     if side in (Side.server, Side.both):
-        out[_key("sigma", side, "server")] = midp.server_sigma(axes["eps"], axes["d"], axes["C"], p_max, units=u)
-    if side in (Side.client, Side.both):
-        out[_key("sigma", side, "client")] = midp.client_sigma(axes["eps"], axes["d"], axes["C"], p_max, sum_p2,
+        out[_key("sigma", side, "server")] = midp.server_sigma(axes["eps"], axes["d"], C=axes["C"], p_max=p_max,
                                                                units=u)
+    if side in (Side.client, Side.both):
+        out[_key("sigma", side, "client")] = midp.client_sigma(axes["eps"], axes["d"], C=axes["C"], p_max=p_max,
+                                                               sum_p2=sum_p2, units=u)
     return Result(
         columns=columns_for(_EQUAL, ["eps", "d", "N", "C"], units={"eps": u})
         + [column(_SIGMA[s], "sigma", key=_key("sigma", side, s)) for s in _sides(side)],
@@ -121,10 +122,11 @@ def leakage_command(
     axes, p_max, sum_p2, _ = _aggregation("sigma", sigma, d, n_clients, C, weights)
     out: dict[str, Any] = {}
     if side in (Side.server, Side.both):
-        out[_key("eps", side, "server")] = midp.server_leakage(axes["sigma"], axes["d"], axes["C"], p_max, units=u)
+        out[_key("eps", side, "server")] = midp.server_leakage(axes["sigma"], axes["d"], C=axes["C"],
+                                                               p_max=p_max, units=u)
     if side in (Side.client, Side.both):
-        out[_key("eps", side, "client")] = midp.client_leakage(axes["sigma"], axes["d"], axes["C"], p_max, sum_p2,
-                                                               units=u)
+        out[_key("eps", side, "client")] = midp.client_leakage(axes["sigma"], axes["d"], C=axes["C"], p_max=p_max,
+                                                               sum_p2=sum_p2, units=u)
     first = _LEAKAGE["server" if side is Side.both else side.value]
     return Result(
         columns=[column(first, "sigma", label="σ"), *columns_for(_EQUAL, ["d", "N", "C"])]
@@ -153,8 +155,9 @@ def utility_command(
     """
     u = check_units(units)
     axes, p_max, sum_p2, _ = _aggregation("eps", eps, d, n_clients, C, weights)
-    s_server = midp.server_sigma(axes["eps"], axes["d"], axes["C"], p_max, units=u)
-    s_client = midp.client_sigma(axes["eps"], axes["d"], axes["C"], p_max, sum_p2, units=u)
+    s_server = midp.server_sigma(axes["eps"], axes["d"], C=axes["C"], p_max=p_max, units=u)
+    s_client = midp.client_sigma(axes["eps"], axes["d"], C=axes["C"], p_max=p_max, sum_p2=sum_p2,
+                                  units=u)
     out = {"sigma_server": s_server, "sigma_client": s_client, "u_server": midp.utility_server(s_server, axes["d"]),
            "u_client": midp.utility_client(s_client, axes["d"], sum_p2)}
     return Result(

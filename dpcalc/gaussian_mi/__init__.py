@@ -42,8 +42,8 @@ from dpcalc.gaussian_mi.waterfill import Case3Optimum, case3_optimum, case3_sigm
 
 __all__ = [
     "Case3Optimum", "Exact", "as_covariance", "bits_to_nats", "case1_privacy", "case1_sigma2", "case1_u_max",
-    "case1_utility", "case2_privacy", "case2_sigma2", "case2_u_max", "case2_utility", "case3_optimum",
-    "case3_determinant", "case3_privacy", "case3_sigma2", "case3_sigma_e2", "case3_u_max", "case3_utility",
+    "case1_utility", "case2_privacy", "case2_sigma2", "case2_u_max", "case2_utility", "case3_determinant",
+    "case3_optimum", "case3_privacy", "case3_sigma2", "case3_sigma_e2", "case3_u_max", "case3_utility",
     "conditional_variance", "conditional_variances", "equicorrelated_matrix", "evaluate", "figures",
     "load_covariance", "nats_to_bits",
     "noise_conditional_variance", "privacy", "utility",

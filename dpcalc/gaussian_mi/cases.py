@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
@@ -38,6 +39,20 @@ def _sigma2_from_log(log_sigma2: v.FloatArray) -> v.FloatArray:
     return s
 
 
+def _over_c_eps(num: v.FloatArray, e_n: v.FloatArray) -> v.FloatArray:
+    """``num/(e^{2ε} − 1)`` (ε in nats): directly where it is a normal float (a few ulps), in log space elsewhere,
+    and a DomainError where the result itself over/underflows float64."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        direct = np.asarray(num / np.expm1(2.0 * e_n))
+    ok = np.isfinite(direct) & (direct >= np.finfo(np.float64).tiny)
+    if np.all(ok):
+        return direct
+    num_b, e_b = np.broadcast_arrays(num, e_n)
+    out = np.array(np.broadcast_to(direct, ok.shape), dtype=np.float64)
+    out[~ok] = _sigma2_from_log(np.log(num_b[~ok]) - log_c_eps(e_b[~ok]))
+    return out
+
+
 def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> v.FloatArray:
     """``½·log(1 + num/den)`` in ``units`` from the logs of num and den (no overflow as den → 0)."""
     return np.asarray(0.5 * log1p_exp(np.asarray(log_num) - np.asarray(log_den)) / scale)
@@ -49,7 +64,7 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
     """Theorem 1, eqs. (6)/(8): ``σ² = σ_xmax²/(2^{2ε} − 1)`` (ε in bits), computed in log space."""
     e = eps_nats(eps, units)
     a = v.positive("var_max", var_max)
-    return v.scalar_or_array(_sigma2_from_log(np.log(a) - log_c_eps(e)))
+    return v.scalar_or_array(_over_c_eps(a, e))
 
 
 def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> float:
@@ -111,12 +126,12 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     a, b, n_ = equicorrelated(var, cov, n)
     c_log = log_c_eps(e)
     vx = schur(a, b, n_)
-    corrected = _sigma2_from_log(np.log(vx) - c_log)
+    corrected = _over_c_eps(vx, e)
     if not as_published:
         return v.scalar_or_array(corrected)
     log_pub = _log_published_sigma2(c_log, a, b, n_)
     leak = _half_log1p_ratio(np.log(vx), log_pub, scale)
-    pub = _sigma2_from_log(log_pub)
+    pub = _over_c_eps(a + (n_ - 1.0) * b * b / (a + (n_ - 2.0) * b), e)
     warnings.warn(
         f"Zeng et al. 2022 eq. (14) as published has '+' where '−' belongs (erratum 001-7): sigma2 = "
         f"{_first(pub):.6g} leaks only {_first(leak):.6g} {units} < eps = {_first(e) / scale:g} {units} "
@@ -201,7 +216,7 @@ def _exact_log(x: Fraction) -> float:
     return math.log(x.numerator) - math.log(x.denominator)
 
 
-def _exact_elementwise(fn, *arrays: v.FloatArray) -> list[Fraction]:  # type: ignore[no-untyped-def]
+def _exact_elementwise(fn: Callable[..., Fraction], *arrays: v.FloatArray) -> list[Fraction]:
     """Apply ``fn`` to the exact rationals of the broadcast float inputs (published forms cancel in float64)."""
     flat = [np.ravel(x) for x in np.broadcast_arrays(*arrays)]
     return [fn(*(Fraction(float(col[i])) for col in flat)) for i in range(flat[0].size)]

@@ -16,30 +16,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import LN2, half_d_log1p_ratio, log_snr_budget
+from dpcalc._numerics import half_d_log1p_ratio, log_snr_budget
 from dpcalc.errors import DomainError
+from dpcalc.units import Units, from_nats, nats_per_unit
 
-Units = Literal["nats", "bits"]
 FloatOrArray = float | v.FloatArray
 
 
 def _eps_nats(eps: ArrayLike, units: Units, name: str = "eps") -> v.FloatArray:
-    e = v.positive(name, eps)
-    if units == "nats":
-        return e
-    if units == "bits":
-        return e * LN2
-    raise DomainError(f"units must be 'nats' or 'bits' (got {units!r})")
+    scale = nats_per_unit(units)  # validates units first (one message for every family: dpcalc.units)
+    return v.positive(name, eps) * scale
 
 
 def _to_units(eps_nats: v.FloatArray, units: Units) -> v.FloatArray:
-    return eps_nats / LN2 if units == "bits" else eps_nats
+    return from_nats(eps_nats, units)
 
 
 def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
@@ -69,7 +64,7 @@ def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
     return v.finite_result("sigma", sigma, "eps/d is too small; raise eps")
 
 
-def server_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
+def server_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                  units: Units = "nats") -> FloatOrArray:
     """Server-side noise std for ε-MI-DP with arbitrary weights, eq. (4.7).
 
@@ -88,15 +83,15 @@ def server_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayL
     return v.scalar_or_array(_sigma_from_budget(e, dd, c * p, lambda: np.log(c) + np.log(p)))
 
 
-def server_sigma_equal(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, N: ArrayLike = 1, *,
+def server_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: ArrayLike = 1,
                        units: Units = "nats") -> FloatOrArray:
     """Server-side noise std with equal weights p_i = 1/N, eq. (4.8): ``C / (N·sqrt(d·(e^{2ε/d} − 1)))``."""
     n = v.integer_at_least("N", N, 1)
-    return server_sigma(eps, d, C, 1.0 / n, units=units)
+    return server_sigma(eps, d, C=C, p_max=1.0 / n, units=units)
 
 
-def client_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
-                 sum_p2: ArrayLike = 1.0, *, units: Units = "nats") -> FloatOrArray:
+def client_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
+                 sum_p2: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """Client-side noise std (every client adds N(0, σ_c²I)), eq. (4.9).
 
     ``σ_c = C·max_i p_i / sqrt(d·(e^{2ε/d} − 1)·Σ_k p_k²)``. ``sum_p2`` is Σ p_k², in [p_max², 1].
@@ -112,11 +107,11 @@ def client_sigma(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayL
                                                 lambda: np.log(c) + np.log(p) - 0.5 * np.log(s2)))
 
 
-def client_sigma_equal(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, N: ArrayLike = 1, *,
+def client_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: ArrayLike = 1,
                        units: Units = "nats") -> FloatOrArray:
     """Client-side noise std with equal weights, eq. (4.11): ``C / sqrt(d·N·(e^{2ε/d} − 1))``."""
     n = v.integer_at_least("N", N, 1)
-    return client_sigma(eps, d, C, 1.0 / n, 1.0 / n, units=units)
+    return client_sigma(eps, d, C=C, p_max=1.0 / n, sum_p2=1.0 / n, units=units)
 
 
 def weight_stats(weights: ArrayLike) -> tuple[float, float]:
@@ -131,7 +126,7 @@ def equal_weight_stats(N: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
     return v.scalar_or_array(1.0 / n), v.scalar_or_array(1.0 / n)
 
 
-def server_leakage(sigma: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
+def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                    units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by server noise σ: bound (1.40), ``(d/2)·ln(1 + p_max²C²/(dσ²))``.
 
@@ -145,8 +140,8 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: Ar
     return v.scalar_or_array(_to_units(eps, units))
 
 
-def client_leakage(sigma: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
-                   sum_p2: ArrayLike = 1.0, *, units: Units = "nats") -> FloatOrArray:
+def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
+                   sum_p2: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by client noise σ: bound (2.47), ``(d/2)·ln(1 + p_max²C²/(dσ²Σp²))``."""
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -172,7 +167,7 @@ def utility_client(sigma: ArrayLike, d: ArrayLike, sum_p2: ArrayLike = 1.0) -> F
     return v.scalar_or_array(v.finite_result("utility", 1.0 / (dd * s * s * s2), "sigma is too small"))
 
 
-def utility_at_budget(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0, *,
+def utility_at_budget(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                       units: Units = "nats") -> FloatOrArray:
     """Theorem 2, eq. (4.16)/(3.51): ``U_ldp = U_cdp = (e^{2ε/d} − 1)/(C²·max p²)`` at the minimum σ."""
     e = _eps_nats(eps, units)
@@ -186,7 +181,7 @@ def utility_at_budget(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, p_max: A
 
 # --- Personalized budgets (Section V) -------------------------------------------------------------
 
-def alpha(eps: ArrayLike, d: ArrayLike, C: ArrayLike = 1.0, *, units: Units = "nats") -> FloatOrArray:
+def alpha(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """Per-client noise scale ``α_k = C_k / sqrt(d·(e^{2ε_k/d} − 1))``, eq. (5.31).
 
     Erratum: the printed (5.27) has ``C_{i,t}`` in the numerator; it must be ``C_{k,t}`` as in (5.31)
@@ -295,13 +290,13 @@ def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArra
 def baseline_client_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
     """Baseline (5.21): every client adds ``σ_c = max_k C_k / sqrt(d·N·(e^{2ε_k/d} − 1))``."""
     e, c = _per_client(eps, C, units)
-    return float(np.max(np.asarray(alpha(e, d, c, units=units)))) / float(np.sqrt(e.size))
+    return float(np.max(np.asarray(alpha(e, d, C=c, units=units)))) / float(np.sqrt(e.size))
 
 
 def baseline_server_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
     """Baseline (5.22): the server adds ``σ_s = max_k C_k / (N·sqrt(d·(e^{2ε_k/d} − 1)))``."""
     e, c = _per_client(eps, C, units)
-    return float(np.max(np.asarray(alpha(e, d, c, units=units)))) / e.size
+    return float(np.max(np.asarray(alpha(e, d, C=c, units=units)))) / e.size
 
 
 @dataclass(frozen=True)
@@ -335,7 +330,7 @@ def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "
         d: model dimension.
     """
     e, c = _per_client(eps, C, units)
-    a = np.asarray(alpha(e, d, c, units=units), dtype=np.float64)
+    a = np.asarray(alpha(e, d, C=c, units=units), dtype=np.float64)
     n = a.size
     a_max = float(np.max(a))
     dd = float(v.integer_at_least("d", d, 1))
