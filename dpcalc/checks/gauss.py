@@ -7,6 +7,7 @@
 * ``gauss_sigma_root`` — the noise variance at which the engine's leakage equals ε (bisection on log σ²).
 * ``gauss_waterfill_slsqp`` — SciPy SLSQP maximising the engine's utility subject to the engine's leakage <= ε.
 * ``gauss_units`` — the bits/nats conversions against mpmath at 50 digits.
+* ``gauss_determinant_exact`` — LU log-determinant of the dense (2n−1)×(2n−1) covariance of (Y^n, X^{-1}).
 
 Dense matrices are built with the inputs' n (capped at 400 for the engine, 120 for Monte Carlo; the closed forms
 depend on n, so larger n is rejected by the recipe rather than silently changed).
@@ -166,6 +167,20 @@ def _engine_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckContext
     r = gauss.evaluate(sx, sz, units="nats")
     value = r.privacy if out == "privacy" else r.utility
     return exact_result(cf, value / s, 1e-9, what)
+
+
+@recipe("gauss_determinant_exact")
+def _determinant_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    cf = float(formula.call(values, published=ctx.published))
+    n = int(num(values, "n"))
+    if n > MAX_ENGINE_N:
+        return failed(cf, "exact-numeric", f"n = {n} is above the recipe's dense-matrix cap {MAX_ENGINE_N}")
+    sx = gauss.equicorrelated_matrix(n, num(values, "var"), num(values, "cov"))
+    sz = gauss.equicorrelated_matrix(n, num(values, "sigma2"), num(values, "sigma_e2"))
+    joint = np.block([[sx + sz, sx[:, 1:]], [sx[1:, :], sx[1:, 1:]]])  # COV(Y^n, X^{-1}), (2n-1) x (2n-1)
+    sign, logdet = np.linalg.slogdet(joint)
+    return exact_result(cf, float(sign * math.exp(logdet)), 1e-9,
+                        "numpy slogdet (LU) of the (2n-1)x(2n-1) covariance of (Y^n, X^{-1}) built from the inputs")
 
 
 def slsqp_case3(sx: np.ndarray, eps_n: float, *, nonneg: bool = False, start: tuple[float, float] | None = None,

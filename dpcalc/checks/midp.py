@@ -98,6 +98,17 @@ def _distortion_client(formula: Formula, values: Mapping[str, Any], ctx: CheckCo
                                                   f"{w.size} clients adds N(0, σ_c²I) (weights with Σp² = sum_p2)")
 
 
+@recipe("midp_personalized_distortion")
+def _personalized_distortion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    cf = float(formula.call(values, published=ctx.published))
+    w = np.asarray(values["weights"], dtype=float)
+    dist = est.aggregation_distortion(w, ctx.samples, ctx.seed_sequence(), signal_std=0.1,
+                                      client_sigmas=np.asarray(values["sigmas"], dtype=float), dims=num(values, "d"),
+                                      level=ctx.level, workers=ctx.workers)
+    return mc_result(cf, _utility_estimate(dist), "U = 1/E‖w̄ − w̄_dp‖², client k adds N(0, σ_k²I), the server "
+                                                  "averages with weights p_k (eq. 5.24)")
+
+
 @recipe("midp_theorem2")
 def _theorem2(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     from dpcalc import midp
