@@ -70,6 +70,7 @@ PERTURBATIONS: list[tuple[str, str, Callable[..., Any]]] = [
     ("midp.optimal_weights", "optimal_weights", lambda alphas: np.full(len(alphas), 1.0 / len(alphas))),
     ("midp.corollary2_sigma", "corollary2_sigmas", lambda alphas: np.asarray(alphas) / len(alphas)),  # /N for /√N
     ("midp.personalized_leakage", "personalized_leakage", _scale(_ORIG["personalized_leakage"], 0.9)),
+    ("midp.personalized_utility", "personalized_utility", _scale(_ORIG["personalized_utility"], 0.9)),
     ("midp.baseline_client_sigma", "baseline_client_sigma", _scale(_ORIG["baseline_client_sigma"], 0.9)),
     ("midp.baseline_server_sigma", "baseline_server_sigma", _scale(_ORIG["baseline_server_sigma"], 0.9)),
     ("midp.clip_update", "clip_update", lambda C, w_norm, eta: C + eta * (C - w_norm)),  # sign slip
