@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from sweep import Axis, sweep
 
 from dpcalc import catalog
@@ -17,6 +18,7 @@ from dpcalc.checks import oracles
 REPRO = [{"alpha": 97.25, "q": 0.9, "sigma": 20.0}, {"alpha": 99.5, "q": 0.5, "sigma": 6.7}]
 
 
+@pytest.mark.slow
 def test_subsampled_gaussian_fractional_sweep() -> None:
     """Fractional α in (1, 256), q in [1e-6, 1), σ in [0.05, 100] (the quadrature range; below σ ≈ 0.03 the
     documented chord upper bound applies): 1e-12 relative, incl. the issue-15 reproducers above α = 60."""
