@@ -32,11 +32,13 @@ Side = Literal["lo", "hi"]
 
 
 def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: float = 1e-12, atol: float = 0.0,
-            x0: FloatArray | None = None, newton: bool = False, max_iter: int = 200) -> tuple[FloatArray, FloatArray]:
+            x0: FloatArray | None = None, newton: bool = False, max_iter: int = 200,
+            f_lo: FloatArray | None = None, f_hi: FloatArray | None = None) -> tuple[FloatArray, FloatArray]:
     """Shrink valid brackets ``[lo, hi]`` (1-D arrays, the invariant above holds) until
     ``hi − lo <= rtol·max(|lo|, |hi|) + atol``; returns the final ``(lo, hi)`` (both evaluated ends).
 
     With ``newton=True`` ``f`` returns ``(f, slope)`` and the iteration starts at ``x0`` (default: hi).
+    ``f_lo``/``f_hi``: f already evaluated at the ends (saves two evaluations of an expensive f).
     """
     lo = np.array(lo, dtype=np.float64, copy=True)
     hi = np.array(hi, dtype=np.float64, copy=True)
@@ -47,8 +49,8 @@ def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: fl
         _newton(f, lo, hi, np.array(hi if x0 is None else x0, dtype=np.float64, copy=True), active, sign, rtol, atol,
                 max_iter)
         return lo, hi
-    flo = sign * np.asarray(f(lo, active), dtype=np.float64)  # signed values s·f at the ends
-    fhi = sign * np.asarray(f(hi, active), dtype=np.float64)
+    flo = sign * np.asarray(f(lo, active) if f_lo is None else f_lo, dtype=np.float64)  # signed s·f at the ends
+    fhi = sign * np.asarray(f(hi, active) if f_hi is None else f_hi, dtype=np.float64)
     if np.any(flo >= 0.0) or np.any(fhi < 0.0):
         raise ValueError("bracket: f(lo) and f(hi) do not bracket a root (s·f(lo) < 0 <= s·f(hi) required)")
     known = np.isfinite(flo) & np.isfinite(fhi)
@@ -157,6 +159,6 @@ def scalar_root(f: Callable[[float], float], lo: float, hi: float, *, increasing
         return np.array([f(tr[1](float(x[0])))])
 
     a_f, b_f = bracket(g, np.array([a]), np.array([b]), increasing=inc, rtol=0.0 if log else rtol,
-                       atol=rtol if log else atol, max_iter=max_iter)
+                       atol=rtol if log else atol, max_iter=max_iter, f_lo=np.array([fa]), f_hi=np.array([fb]))
     end = {"lo": float(a_f[0]), "hi": float(b_f[0]), None: 0.5 * (float(a_f[0]) + float(b_f[0]))}[safe]
     return tr[1](end)

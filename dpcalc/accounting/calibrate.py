@@ -52,8 +52,12 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, accountan
 
         return pld.sigma_for_eps(target, d, qq, t, sigma_rtol=max(tol, 1e-6))
 
+    seen: dict[float, float] = {}  # each σ is evaluated once (bracketing and root finding share the ends)
+
     def f(log_sigma: float) -> float:
-        return _safe_eps(acc, math.exp(log_sigma), qq, t, d, **opts) - target
+        if log_sigma not in seen:
+            seen[log_sigma] = _safe_eps(acc, math.exp(log_sigma), qq, t, d, **opts) - target
+        return seen[log_sigma]
 
     # bracket: hi with ε <= target, lo with ε > target
     hi = 0.0
@@ -70,7 +74,7 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, accountan
             raise InfeasibleError(f"eps = {target:g} is so large that sigma below {SIGMA_MIN:g} meets it under "
                                   f"{acc.name!r}; dpcalc calibrates sigma in [{SIGMA_MIN:g}, {SIGMA_MAX:g}]")
     # shrink [lo, hi] in log σ with the shared safe-side root finder: hi always has ε <= target as evaluated
-    root = scalar_root(lambda ls: f(ls), lo, hi, increasing=False, safe="hi", rtol=0.0, atol=tol / 2.0)
+    root = scalar_root(f, lo, hi, increasing=False, safe="hi", rtol=0.0, atol=tol / 2.0)
     log_sigma = hi if root is None else root
     sigma = math.exp(log_sigma)
     acc.eps(sigma, qq, t, d, **opts)  # once more with warnings on (e.g. the CLT's EstimateWarning)
