@@ -53,7 +53,25 @@ def orders_array(orders: ArrayLike | None) -> v.FloatArray:
     a = np.atleast_1d(v.check_range("orders", orders, 1.0, lo_open=True))
     if a.ndim != 1:
         raise DomainError(f"orders must be a 1-D list (got shape {a.shape})")
+    _check_order_cost(a)
     return a
+
+
+MAX_ORDER_TERMS = 50_000_000
+"""Most binomial terms one order grid may cost (an integer order α costs α terms; ~1 s per 5e7)."""
+
+
+def _check_order_cost(a: v.FloatArray) -> None:
+    """Bound the work and memory of an order grid before computing (integer order α: α terms, ~40 bytes each)."""
+    from dpcalc import _limits
+
+    ints = a[a == np.floor(a)]
+    terms = float(np.sum(ints))
+    if terms > MAX_ORDER_TERMS:
+        raise DomainError(f"orders: the integer orders cost {terms:.3g} binomial terms in all (each order α costs "
+                          f"α); at most {MAX_ORDER_TERMS:.3g} — use fewer or smaller orders (the optimum is rarely "
+                          "above a few hundred)")
+    _limits.check_memory(f"orders (largest {float(np.max(a)):.4g})", float(np.max(ints, initial=0.0)) * 40.0)
 
 
 # --- RDP curves -----------------------------------------------------------------------------------------------

@@ -69,7 +69,17 @@ def _accountant_list(requested: list[str] | None, q_values: list[float]) -> list
 
 
 def _orders(text: str | None) -> Any:
-    return None if text is None else parse_vector("--orders", text)
+    """The --orders grid, validated here (orders > 1, bounded cost) so a bad order is named as such."""
+    if text is None:
+        return None
+    from dpcalc.accounting import rdp
+
+    values = parse_vector("--orders", text)
+    try:
+        rdp.orders_array(values)
+    except DomainError as exc:
+        raise DomainError("--" + str(exc)) from None
+    return values
 
 
 def account_command(

@@ -12,7 +12,7 @@ from dpcalc import cuag
 from dpcalc.cli._common import AsPublishedOpt, command
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import flatten, grid, parse_values
+from dpcalc.report.grid import flatten, grid, parse_values, product
 from dpcalc.report.render import Column, Result
 
 cuag_app = typer.Typer(help="CUAG-PFL (seed 002): adaptive σ schedule (16), audit of its budget, baselines.",
@@ -73,29 +73,33 @@ def audit_command(
     Example: dpcalc cuag audit --mu 0.25 --rounds 300   (μ_eff = 0.626631, ε = 2.5675 at δ = 1e-5, not 0.92)
     """
     extra = {"lam": ("--lam", lam), "B": ("--B", B), "D": ("--data-size", data_size), "P": ("--P", P)}
-    given = {k: float(parse_values(opt, x)[0]) for k, (opt, x) in extra.items() if x is not None}
+    given = {k: parse_values(opt, x) for k, (opt, x) in extra.items() if x is not None}
     if given and len(given) != 4:
         raise DomainError("give all of --lam, --B, --data-size, --P (to recompose the actual schedule) or none")
+    axes = {"mu": parse_values("--mu", mu), "T": parse_values("--rounds", rounds),
+            "delta": parse_values("--delta", delta), **given}
     rows: list[dict[str, Any]] = []
-    for m in parse_values("--mu", mu):
-        for tt in parse_values("--rounds", rounds):
-            for d in parse_values("--delta", delta):
-                a = cuag.audit(m, tt, d, **given)  # type: ignore[arg-type]
-                row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
-                                       "eps_claimed": a.eps_claimed, "mu_eff": a.mu_effective,
-                                       "eps": a.eps_effective, "ratio": a.ratio}
-                if a.mu_from_schedule is not None:
-                    row["mu_schedule"] = a.mu_from_schedule
-                if as_published:
-                    row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
-                rows.append(row)
+    for values in product(axes):  # every value of every option (lists of --lam etc. included)
+        point = dict(zip(axes, values, strict=True))
+        m, tt, d = point.pop("mu"), point.pop("T"), point.pop("delta")
+        a = cuag.audit(m, tt, d, **point)  # type: ignore[arg-type]
+        row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
+                               "eps_claimed": a.eps_claimed, "mu_eff": a.mu_effective,
+                               "eps": a.eps_effective, "ratio": a.ratio, **point}
+        if a.mu_from_schedule is not None:
+            row["mu_schedule"] = a.mu_from_schedule
+        if as_published:
+            row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
+        rows.append(row)
     eps = "gdp.delta_from_eps"  # declares ε and δ of μ-GDP
     cols = [column("cuag.effective_mu", "mu", label="μ (claimed)"), column("cuag.effective_mu", "T"),
             column(eps, "delta"), column(eps, "eps", key="eps_claimed", label="ε claimed"),
             column("cuag.effective_mu", "mu_eff", label="μ√H_T"), column(eps, "eps", label="ε actual"),
             Column("ratio", "ε ratio", "ratio"), _LOG_DELTA]
     if given:
-        cols.append(column("cuag.effective_mu", "mu_eff", key="mu_schedule", label="μ from σ_1..σ_T"))
+        cols += [Column("lam", "λ", r"$\lambda$"), Column("B", "B", "$B$", integer=True),
+                 Column("D", "|D|", "$|D|$", integer=True), Column("P", "P", "$P$", integer=True),
+                 column("cuag.effective_mu", "mu_eff", key="mu_schedule", label="μ from σ_1..σ_T")]
     if as_published:
         cols.append(column("cuag.effective_mu", "mu_eff", key="mu_published", label="μ as published (E15)"))
     return Result(columns=cols, rows=rows, title="Audit of CUAG-PFL's fixed-budget claim (erratum E15)",

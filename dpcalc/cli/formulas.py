@@ -70,8 +70,9 @@ def show_command(
     import sympy
     from rich.console import Console
 
-    con = Console(highlight=False, soft_wrap=True)
-    con.print(f"[bold]{f.id}[/bold] — {f.title}")
+    con = Console(highlight=False, soft_wrap=True, markup=False)  # catalog text has brackets: print it verbatim
+    con.print(f.id, style="bold", end="")
+    con.print(f" — {f.title}")
     con.print(f"source: {f.paper.short}, eq. {f.equation}  ({f.paper.seed})")
     con.print(f"status: {f.status}")
     con.print(f"LaTeX:  {f.latex}")
@@ -90,7 +91,8 @@ def show_command(
     if f.notes:
         con.print(f"notes: {f.notes}")
     if f.erratum is not None:
-        con.print(f"[bold]erratum:[/bold] {f.erratum.text}")
+        con.print("erratum:", style="bold", end="")
+        con.print(f" {f.erratum.text}")
         con.print(f"evidence: {f.erratum.evidence}")
         if f.erratum.published_sympy:
             con.print(f"published form: {f.erratum.published_sympy}")

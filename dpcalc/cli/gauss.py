@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,8 +29,9 @@ NOTE = ("Privacy = max_i I(X_i; Y | X^-i) for the stated Gaussian prior (not Cuf
 _UNITS_COLUMN = Column("units", "units", text=True)
 
 
-def _with_units(rows: list[dict[str, Any]], u: str) -> list[dict[str, Any]]:
+def _with_units(rows: Sequence[dict[str, Any]], u: str) -> list[dict[str, Any]]:
     """Every row says its information units (the issue's JSON contract)."""
+    rows = list(rows)  # column-stored sweeps (grid.Rows) yield fresh dicts: change a list of them
     for r in rows:
         r["units"] = u
     return rows

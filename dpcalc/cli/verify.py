@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -13,23 +12,6 @@ from dpcalc.report.render import Column, Format, Result
 
 _FULL = ["id", "published", "method", "closed_form", "estimate", "ci_low", "ci_high", "z", "rel_error", "verdict",
          "recipe", "detail", "seconds"]
-
-
-def _progress(total: int) -> tuple[Any, Any]:
-    """A rich progress bar on stderr when it is a terminal, else (None, None)."""
-    if total < 2 or not sys.stderr.isatty():
-        return None, None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    bar = Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.description}"), console=Console(file=sys.stderr), transient=True)
-    task = bar.add_task("", total=total)
-
-    def advance(row: Any) -> None:
-        bar.update(task, advance=1, description=row.id)
-
-    return bar, advance
 
 
 def verify_command(
@@ -62,27 +44,24 @@ def verify_command(
     from dpcalc import verify as V
     from dpcalc.sim.parallel import default_workers
 
-    if samples < 100:
-        raise DomainError(f"--samples must be an integer >= 100 (got {samples})")
+    if not V.MIN_SAMPLES <= samples <= V.MAX_SAMPLES:
+        raise DomainError(f"--samples must be an integer in [{V.MIN_SAMPLES:,}, {V.MAX_SAMPLES:,}] (got {samples})")
     if not 0.5 <= level < 1:
         raise DomainError(f"--level must be in [0.5, 1) (got {level})")
     n_workers = default_workers() if workers is None else workers
-    if n_workers < 1:
-        raise DomainError(f"--workers must be an integer >= 1 (got {n_workers})")
+    if not 1 <= n_workers <= 256:
+        raise DomainError(f"--workers must be an integer in [1, 256] (got {n_workers})")
     if not ids and paper is None and not all_:
         raise DomainError("give formula ids, --paper P or --all")
     try:
         formulas = V.select(ids or [], paper=paper, all_=all_)
     except KeyError as exc:
         raise DomainError(str(exc.args[0]) if exc.args else str(exc)) from None
-    bar, advance = _progress(len(formulas))
-    if bar is not None:
-        with bar:
-            rows = V.verify(formulas, samples=samples, seed=seed, workers=n_workers, level=level,
-                            as_published=as_published, progress=advance)
-    else:
+    from dpcalc._progress import progress
+
+    with progress(len(formulas), "verify") as advance:
         rows = V.verify(formulas, samples=samples, seed=seed, workers=n_workers, level=level,
-                        as_published=as_published)
+                        as_published=as_published, progress=lambda row: advance(1, row.id))
     f = output_format
     data = [r.as_dict() for r in rows]
     if f in (Format.json, Format.csv):

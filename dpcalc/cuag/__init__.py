@@ -86,6 +86,9 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
 def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
     """σ_1..σ_T of eq. (16) (array of length T)."""
     tt = float(v.integer_at_least("T", T, 1))
+    from dpcalc import _limits
+
+    _limits.check_memory(f"T ({tt:.4g} rounds, one σ_t each)", tt * 8.0 * 6.0, "recompose fewer rounds")
     return np.asarray(sigma(mu, lam, B, D, np.arange(1.0, tt + 1.0), P), dtype=np.float64)
 
 

@@ -44,7 +44,7 @@ def figure_eps(number: int) -> np.ndarray:
 def figure_data(number: int, seed: int = DEFAULT_SEED) -> FigureData:
     """The series of Fig. ``number`` (4, 5, 6 or 7); ``seed`` draws Fig. 4's random variances."""
     if number not in FIGURES:
-        raise DomainError(f"figure must be 4, 5, 6 or 7 (got {number})")
+        raise DomainError(f"figure must be 4, 5, 6 or 7 (got NUMBER = {number})")
     eps = figure_eps(number)
     if number == 4:
         var = np.random.default_rng(seed).uniform(0.0, 1.0, N_CLIENTS)

@@ -44,6 +44,8 @@ def _os_error(option: str, path: str | Path, exc: OSError, verb: str) -> DomainE
 
 def _check_readable(option: str, path: Path) -> int:
     """Stat ``path``; one-line errors for missing files, directories and unreadable paths. Returns its size."""
+    if "\x00" in str(path):
+        raise DomainError(f"{option}: {_show(path)} is not a file name (it contains a NUL byte)")
     try:
         st = path.stat()
     except OSError as exc:
@@ -193,6 +195,8 @@ def _target(path: Path, option: str) -> Path:
 
 def check_output(path: Path, force: bool, option: str = "--output") -> None:
     """Everything that can be known about writing ``path`` before computing; one-line DomainError if it fails."""
+    if "\x00" in str(path):
+        raise DomainError(f"{option}: {_show(path)} is not a file name (it contains a NUL byte)")
     try:
         exists = path.exists() or path.is_symlink()
         if path.is_dir():

@@ -12,6 +12,7 @@ import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, overload
 
 import numpy as np
 
@@ -131,10 +132,57 @@ def grid(options: Mapping[str, Sequence[float]]) -> dict[str, np.ndarray]:
     return dict(zip(names, axes, strict=True))
 
 
-def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object]) -> list[dict[str, float]]:
-    """Broadcast inputs and results to one grid and return one row dict per grid point (C order)."""
+class Rows(Sequence[dict[str, Any]]):
+    """The rows of a sweep, stored column-wise (one 1-D float64 array per key); row dicts are built on demand.
+
+    A million rows take 8 MB a column instead of ~1 GB of dicts, and the renderers read whole column slices
+    (:meth:`column`) to format and stream them in chunks. Iterating yields fresh dicts: to change rows, make a
+    ``list(rows)`` first.
+    """
+
+    def __init__(self, columns: Mapping[str, np.ndarray]) -> None:
+        self.data = {k: np.ascontiguousarray(v, dtype=np.float64).ravel() for k, v in columns.items()}
+        sizes = {a.size for a in self.data.values()}
+        if len(sizes) > 1:
+            raise ValueError(f"columns of different lengths: {sorted(sizes)}")
+        self._n = sizes.pop() if sizes else 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _row(self, i: int) -> dict[str, Any]:
+        return {k: float(a[i]) for k, a in self.data.items()}
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self._row(j) for j in range(*i.indices(self._n))]
+        if not -self._n <= i < self._n:
+            raise IndexError(i)
+        return self._row(i % self._n)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self._row(i) for i in range(self._n))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def column(self, key: str, start: int, stop: int) -> list[Any]:
+        """Values of ``key`` for rows ``start:stop`` as Python floats (None where the key is absent)."""
+        if key not in self.data:
+            return [None] * (min(stop, self._n) - start)
+        return self.data[key][start:stop].tolist()
+
+
+def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object]) -> Rows:
+    """Broadcast inputs and results to one grid; one row per grid point (C order), stored column-wise."""
     arrays = {**shape_like, **{k: np.asarray(v, dtype=np.float64) for k, v in results.items()}}
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-    flat = {k: np.broadcast_to(a, shape).ravel() for k, a in arrays.items()}
-    n = int(np.prod(shape)) if shape else 1
-    return [{k: float(a[i]) for k, a in flat.items()} for i in range(n)]
+    return Rows({k: np.broadcast_to(a, shape) for k, a in arrays.items()})

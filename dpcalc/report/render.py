@@ -14,12 +14,16 @@ import json
 import math
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from dpcalc import __version__
+from dpcalc.errors import DomainError
 from dpcalc.report.files import write_atomic
 
 __all__ = ["Column", "Format", "Result", "emit", "render", "write_atomic"]
@@ -58,7 +62,7 @@ class Result:
     """What a command computed, before rendering."""
 
     columns: list[Column]
-    rows: list[dict[str, Any]]
+    rows: Sequence[dict[str, Any]]  # a list of dicts, or column-stored grid.Rows (a sweep)
     title: str = ""
     note: str = ""
     formula: str | list[str] = ""
@@ -161,45 +165,155 @@ def units_of(result: Result) -> dict[str, str]:
     return {**{c.key: c.unit for c in result.columns if c.unit}, **result.units}
 
 
-def to_json(result: Result) -> str:
+def _json_value(value: Any, integer: bool = False) -> Any:
+    """A cell for JSON: a documented ±inf (stated in "warnings") is written as the string "inf"/"-inf"."""
+    v = _clean(value, integer)
+    if isinstance(v, float) and math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+_CHUNK = 20_000  # rows formatted at a time: output streams, memory stays ~ a few MB beyond the columns
+
+
+def _columns_of(result: Result, start: int, stop: int) -> list[list[Any]]:
+    """The cells of rows ``start:stop``, column by column (column slices when the rows are column-stored)."""
+    from dpcalc.report.grid import Rows
+
+    rows = result.rows
+    if isinstance(rows, Rows):
+        return [rows.column(c.key, start, stop) for c in result.columns]
+    block = rows[start:stop]
+    return [[r.get(c.key) for r in block] for c in result.columns]
+
+
+def _chunks(result: Result) -> Iterator[tuple[int, list[list[Any]]]]:
+    for start in range(0, len(result.rows), _CHUNK):
+        yield start, _columns_of(result, start, start + _CHUNK)
+
+
+def _fmt_column(values: list[Any], integer: bool) -> list[str]:
+    """:func:`_fmt` of a whole column; plain Python floats take a fast path."""
+    if values and all(type(x) is float for x in values):
+        if integer:
+            return [str(int(x)) if x.is_integer() else f"{x:.10g}" for x in values]
+        return [f"{x:.10g}" for x in values]
+    return [_fmt(x, integer) for x in values]
+
+
+def _json_cell(value: Any, integer: bool) -> str:
+    v = _json_value(value, integer)
+    return repr(v) if type(v) is float else json.dumps(v, allow_nan=False)
+
+
+def _json_column(values: list[Any], integer: bool) -> list[str]:
+    if values and all(type(x) is float and math.isfinite(x) for x in values):
+        if integer:
+            return [str(int(x)) if x.is_integer() else repr(x) for x in values]
+        return [repr(x) for x in values]
+    return [_json_cell(x, integer) for x in values]
+
+
+def iter_json(result: Result) -> Iterator[str]:
+    """The JSON document in chunks, laid out exactly as ``json.dumps(doc, indent=2)``."""
     meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
-    rows = [{c.key: _clean(r.get(c.key), c.integer) for c in result.columns} for r in result.rows]
-    doc: dict[str, Any] = {"rows": rows, "warnings": result.warnings, "meta": meta}
+    tail: dict[str, Any] = {"warnings": result.warnings, "meta": meta}
     if result.summary is not None:
-        doc["summary"] = {k: _clean(v) for k, v in result.summary.items()}
-    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+        tail["summary"] = {k: _json_value(v) for k, v in result.summary.items()}
+    if not result.rows:
+        yield json.dumps({"rows": [], **tail}, indent=2, allow_nan=False) + "\n"
+        return
+    keys = [json.dumps(c.key) for c in result.columns]
+    yield '{\n  "rows": [\n'
+    for start, cols in _chunks(result):
+        cells = [_json_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)]
+        lines = []
+        for row in zip(*cells, strict=True):
+            body = ",\n".join(f"      {k}: {v}" for k, v in zip(keys, row, strict=True))
+            lines.append("    {\n" + body + "\n    }")
+        yield ("" if start == 0 else ",\n") + ",\n".join(lines)
+    rest = json.dumps(tail, indent=2, allow_nan=False)
+    yield "\n  ],\n" + rest[2:] + "\n"
 
 
-def to_csv(result: Result) -> str:
+def to_json(result: Result) -> str:
+    return "".join(iter_json(result))
+
+
+def _csv_column(values: list[Any], integer: bool) -> list[Any]:
+    if values and all(type(x) is float for x in values):
+        if integer:
+            return [int(x) if x.is_integer() else repr(x) for x in values]
+        return [repr(x) for x in values]
+    out = []
+    for x in values:
+        v = _clean(x, integer)
+        out.append(repr(v) if isinstance(v, float) else v)
+    return out
+
+
+def iter_csv(result: Result) -> Iterator[str]:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([c.key for c in result.columns])
-    for r in result.rows:
-        w.writerow([repr(_clean(r.get(c.key), c.integer)) if isinstance(_clean(r.get(c.key), c.integer), float)
-                    else _clean(r.get(c.key), c.integer) for c in result.columns])
-    return buf.getvalue()
+    yield buf.getvalue()
+    for _, cols in _chunks(result):
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerows(zip(*[_csv_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)],
+                        strict=True))
+        yield buf.getvalue()
+
+
+def to_csv(result: Result) -> str:
+    return "".join(iter_csv(result))
+
+
+def iter_markdown(result: Result) -> Iterator[str]:
+    yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
+           + "|" + "|".join("---:" for _ in result.columns) + "|\n")
+    for _, cols in _chunks(result):
+        cells = [_fmt_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)]
+        yield "".join("| " + " | ".join(row) + " |\n" for row in zip(*cells, strict=True))
+    tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
+    if tail:
+        yield "\n".join(tail) + "\n"
 
 
 def to_markdown(result: Result) -> str:
-    lines = ["| " + " | ".join(c.header for c in result.columns) + " |",
-             "|" + "|".join("---:" for _ in result.columns) + "|"]
-    lines += ["| " + " | ".join(_fmt(r.get(c.key), c.integer) for c in result.columns) + " |" for r in result.rows]
-    if result.note:
-        lines += ["", result.note]
-    lines += [f"\n> warning: {w}" for w in result.warnings]
-    return "\n".join(lines) + "\n"
+    return "".join(iter_markdown(result))
+
+
+def _latex_column(values: list[Any], integer: bool) -> list[str]:
+    if values and all(type(x) is float for x in values):
+        out = []
+        for s in _fmt_column(values, integer):
+            if "e" in s and s[-1].isdigit():
+                mant, exp = s.split("e")
+                out.append(f"${mant} \\times 10^{{{int(exp)}}}$")
+            elif s in ("inf", "-inf"):
+                out.append(f"${'-' if s[0] == '-' else ''}\\infty$")
+            else:
+                out.append(f"${s}$")
+        return out
+    return [_latex_cell(x, integer) for x in values]
+
+
+def iter_latex(result: Result) -> Iterator[str]:
+    cols = "".join("l" if c.text else "r" for c in result.columns)
+    head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
+    caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
+    formula = " ".join(str(result.formula).split())
+    yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
+           f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n")
+    for _, cells in _chunks(result):
+        body = [_latex_column(col, c.integer) for col, c in zip(cells, result.columns, strict=True)]
+        yield "".join("  " + " & ".join(row) + " \\\\\n" for row in zip(*body, strict=True))
+    yield "\\bottomrule\n\\end{tabular}\n"
 
 
 def to_latex(result: Result) -> str:
-    cols = "".join("l" if c.text else "r" for c in result.columns)
-    head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
-    body = "\n".join("  " + " & ".join(_latex_cell(r.get(c.key), c.integer) for c in result.columns) + r" \\"
-                     for r in result.rows)
-    caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
-    formula = " ".join(str(result.formula).split())
-    return (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
-            f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n{body}\n\\bottomrule\n"
-            "\\end{tabular}\n")
+    return "".join(iter_latex(result))
 
 
 def _text_width(text: str) -> int:
@@ -210,35 +324,49 @@ def _text_width(text: str) -> int:
                for ch in text)
 
 
-def _plain_table(result: Result, styled: bool = False) -> str:
-    """The table in rich's default heavy-head box style, without rich's ~45 ms import.
+def _width(text: str) -> int:
+    return len(text) if text.isascii() else _text_width(text)
+
+
+def iter_plain_table(result: Result, styled: bool = False) -> Iterator[str]:
+    """The table in rich's default heavy-head box style, without rich's ~45 ms import, in chunks.
 
     Plain for pipes, files and tests; ``styled`` adds rich's italic title and bold headers (ANSI) for a terminal.
+    Two passes over the rows (widths, then lines), so a million rows stream in bounded memory.
     """
     head = [c.header for c in result.columns]
-    body = [[_fmt(r.get(c.key), c.integer) for c in result.columns] for r in result.rows]
-    widths = [max(_text_width(x) for x in col) for col in zip(head, *body, strict=True)]
+    widths = [_width(h) for h in head]
+    for _, cols in _chunks(result):
+        for i, (col, c) in enumerate(zip(cols, result.columns, strict=True)):
+            widths[i] = max(widths[i], max((_width(x) for x in _fmt_column(col, c.integer)), default=0))
 
     bold, italic, reset = ("\x1b[1m", "\x1b[3m", "\x1b[0m") if styled else ("", "", "")
 
-    def line(cells: list[str], bar: str, style: str = "") -> str:
+    def line(cells: tuple[str, ...] | list[str], bar: str, style: str = "") -> str:
         padded = []
         for x, w, c in zip(cells, widths, result.columns, strict=True):
-            gap, text = " " * (w - _text_width(x)), f"{style}{x}{reset if style else ''}"
+            gap, text = " " * (w - _width(x)), f"{style}{x}{reset if style else ''}"
             padded.append(f" {text}{gap} " if c.text else f" {gap}{text} ")
         return bar + bar.join(padded) + bar
 
     def rule(left: str, fill: str, mid: str, right: str) -> str:
         return left + mid.join(fill * (w + 2) for w in widths) + right
 
-    out = [f"{italic}{result.title}{reset}"] if result.title else []
-    out += [rule("┏", "━", "┳", "┓"), line(head, "┃", bold), rule("┡", "━", "╇", "┩")]
-    out += [line(row, "│") for row in body]
-    out.append(rule("└", "─", "┴", "┘"))
+    top = [f"{italic}{result.title}{reset}"] if result.title else []
+    top += [rule("┏", "━", "┳", "┓"), line(head, "┃", bold), rule("┡", "━", "╇", "┩")]
+    yield "\n".join(top) + "\n"
+    for _, cols in _chunks(result):
+        cells = [_fmt_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)]
+        yield "".join(line(row, "│") + "\n" for row in zip(*cells, strict=True))
+    out = [rule("└", "─", "┴", "┘")]
     out += [f"{k}: {_fmt(v)}" for k, v in (result.summary or {}).items()]
     if result.note:
         out.append(result.note)
-    return "\n".join(out) + "\n"
+    yield "\n".join(out) + "\n"
+
+
+def _plain_table(result: Result, styled: bool = False) -> str:
+    return "".join(iter_plain_table(result, styled))
 
 
 def _rich_table(result: Result, file: Any) -> None:
@@ -259,43 +387,89 @@ def _rich_table(result: Result, file: Any) -> None:
         console.print(result.note)
 
 
+_RICH_MAX_ROWS = 2_000  # rich lays out the whole table in memory: only for tables a terminal can show
+
+
 def _table(result: Result, file: Any) -> None:
     """Plain when not a terminal; on a terminal our styled box if it fits the width, else rich (which fits it)."""
     isatty = getattr(file, "isatty", None)
     if isatty is None or not isatty():
-        file.write(_plain_table(result))
+        file.writelines(iter_plain_table(result))
         return
     import shutil
 
-    styled = _plain_table(result, styled="NO_COLOR" not in os.environ)
+    styled = "NO_COLOR" not in os.environ
+    if len(result.rows) > _RICH_MAX_ROWS:
+        file.writelines(iter_plain_table(result, styled=styled))
+        return
+    text = _plain_table(result, styled=styled)
     plain_width = max(_text_width(x) for x in _plain_table(result).splitlines()[:4])
     if plain_width <= shutil.get_terminal_size().columns:
-        file.write(styled)
+        file.write(text)
     else:
         _rich_table(result, file)
 
 
+def iter_render(result: Result, fmt: Format) -> Iterator[str]:
+    """Render in chunks (streamed to stdout or the --output file); the table without colour."""
+    if fmt is Format.json:
+        return iter_json(result)
+    if fmt is Format.csv:
+        return iter_csv(result)
+    if fmt is Format.markdown:
+        return iter_markdown(result)
+    if fmt is Format.latex:
+        return iter_latex(result)
+    return iter_plain_table(result)
+
+
 def render(result: Result, fmt: Format) -> str:
     """Render to text in any format (the table is rendered without colour)."""
-    if fmt is Format.json:
-        return to_json(result)
-    if fmt is Format.csv:
-        return to_csv(result)
-    if fmt is Format.markdown:
-        return to_markdown(result)
-    if fmt is Format.latex:
-        return to_latex(result)
-    return _plain_table(result)
+    return "".join(iter_render(result, fmt))
+
+
+def _is_nonfinite(value: Any) -> bool:
+    return isinstance(value, float | np.floating) and not math.isfinite(float(value))
+
+
+def check_finite(result: Result) -> None:
+    """Never a silent NaN/inf: a NaN cell, or an infinite one without any warning stating why, is an error.
+
+    The one-line message names the column and the row's other numeric values (the inputs that led there).
+    """
+    reasons = [w for w in result.warnings if " encountered in " not in w]  # NumPy's overflow notes state no reason
+    from dpcalc.report.grid import Rows
+
+    rows: Sequence[dict[str, Any]] = result.rows
+    if isinstance(rows, Rows):  # column-wise: one vectorised test per column, then only the first bad row
+        bad = [int(np.flatnonzero(np.isnan(a) if reasons else ~np.isfinite(a))[0]) for a in rows.data.values()
+               if not (np.isfinite(a).all() or (reasons and not np.isnan(a).any()))]
+        rows = [rows[min(bad)]] if bad else []
+    for row in rows:
+        for c in result.columns:
+            value: Any = row.get(c.key)
+            if not _is_nonfinite(value) or (not math.isnan(float(value)) and reasons):
+                continue
+            at = ", ".join(f"{k.key}={_fmt(row.get(k.key), k.integer)}" for k in result.columns
+                           if k.key != c.key and isinstance(row.get(k.key), float | int | np.number)
+                           and not _is_nonfinite(row.get(k.key)))
+            what = "not a number" if math.isnan(float(value)) else "infinite (overflow)"
+            raise DomainError(f"{c.key} is {what} at {at or 'these inputs'}: the inputs are outside the range "
+                              "where it is representable")
 
 
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
-    """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise."""
+    """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise.
+
+    Checked first by :func:`check_finite` (no silent NaN/inf in any format).
+    """
+    check_finite(result)
     if output is not None:
-        write_atomic(output, render(result, fmt), force)
+        write_atomic(output, iter_render(result, fmt), force)
     elif fmt is Format.table:
         _table(result, sys.stdout)
     else:
-        sys.stdout.write(render(result, fmt))
+        sys.stdout.writelines(iter_render(result, fmt))
     if fmt in (Format.table, Format.markdown, Format.latex, Format.csv) or output is not None:
         for w in result.warnings:
             print(f"warning: {w}", file=sys.stderr)

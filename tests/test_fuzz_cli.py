@@ -1,0 +1,54 @@
+"""Fuzz every ``dpcalc`` command through the console entry point and hold the bad-input contract.
+
+Budget: ``DPCALC_FUZZ_EXAMPLES`` vectors per command (default 12, about a minute in all on two cores); a deep
+run is ``DPCALC_FUZZ_EXAMPLES=1000 python -m pytest -n 2 tests/test_fuzz_cli.py``. The default run is
+derandomized (the same vectors every time); set ``DPCALC_FUZZ_RANDOM=1`` for fresh ones. ``DPCALC_FUZZ_SECONDS``
+(default 60) is the time a single vector may take; ``DPCALC_FUZZ_SHRINK=1`` shrinks a failing vector to a
+minimal one (off by default: each rerun of a slow vector costs its full time). Contract: see ``tests/fuzz_cli.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from fuzz_cli import Files, argv_for, commands, invoke, output_of, violations
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+EXAMPLES = int(os.environ.get("DPCALC_FUZZ_EXAMPLES", "12"))
+RANDOM = os.environ.get("DPCALC_FUZZ_RANDOM", "") == "1"
+SHRINK = os.environ.get("DPCALC_FUZZ_SHRINK", "") == "1"  # minimal reproducers, at the cost of many reruns
+COMMANDS = commands()
+
+_files_root = Path(tempfile.mkdtemp(prefix="dpcalc-fuzz-"))
+FILES = Files(_files_root / "in")
+
+
+def test_every_command_is_discovered() -> None:
+    ids = {c.id for c in COMMANDS}
+    assert {"sigma", "account", "calibrate", "verify", "gdp eps", "cuag audit", "formulas show"} <= ids
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.id for c in COMMANDS])
+def test_contract_holds(command: object) -> None:
+    out_root = Path(tempfile.mkdtemp(prefix="out-", dir=_files_root))
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=not RANDOM,
+              suppress_health_check=list(HealthCheck),
+              phases=[Phase.explicit, Phase.generate, *([Phase.shrink] if SHRINK else [])])
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        case_dir = Path(tempfile.mkdtemp(dir=out_root))
+        argv = data.draw(argv_for(command, FILES, case_dir), label="argv")  # type: ignore[arg-type]
+        output = output_of(argv)
+        existed = output is not None and output.exists()
+        outcome = invoke(argv)
+        problems = violations(command, outcome, output, existed)  # type: ignore[arg-type]
+        shutil.rmtree(case_dir, ignore_errors=True)
+        assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"
+
+    check()
