@@ -95,7 +95,7 @@ _CONSTANTS = ("pl", "lipschitz", "smoothness", "dissimilarity", "prox_mu", "thet
 
 def _points(axes: dict[str, np.ndarray]) -> list[dict[str, float]]:
     """One dict per grid point (row order of :func:`flatten`)."""
-    return flatten(axes, {})
+    return list(flatten(axes, {}))
 
 
 def _shown(axes: dict[str, np.ndarray], names: list[str], always: tuple[str, ...] = ("eps",)) -> list[str]:

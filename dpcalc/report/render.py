@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -433,11 +434,14 @@ def _is_nonfinite(value: Any) -> bool:
 
 
 def check_finite(result: Result) -> None:
-    """Never a silent NaN/inf: a NaN cell, or an infinite one without any warning stating why, is an error.
+    """Never a silent NaN/inf: a NaN cell, or an infinite one without a warning or note stating why, is an error.
 
     The one-line message names the column and the row's other numeric values (the inputs that led there).
     """
-    reasons = [w for w in result.warnings if " encountered in " not in w]  # NumPy's overflow notes state no reason
+    # a stated reason: a warning (NumPy's "overflow encountered in …" states none), or a note that explains the inf
+    reasons = [w for w in result.warnings if " encountered in " not in w]
+    if re.search(r"(?<![A-Za-z])inf(?![A-Za-z])|∞|infinite", result.note):
+        reasons.append(result.note)
     from dpcalc.report.grid import Rows
 
     rows: Sequence[dict[str, Any]] = result.rows
