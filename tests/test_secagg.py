@@ -86,7 +86,7 @@ TABLE1_FIG5 = {  # σ²: (row 1 ε, ε', α*), row 3 (ε, α*), row 5 (ε, α*),
 
 @pytest.mark.parametrize("s2", sorted(TABLE1_FIG5))
 def test_table1_fig5_setting(s2: float) -> None:
-    rows = {r.row: r for r in secagg.table1(50, s2, 32, 10, 1200, 1e-4)}
+    rows = {r.row: r for r in secagg.table1(50, s2, 1e-4, 32, 10, 1200)}
     (e1, ep1, a1), (e3, a3), (e5, a5), (e6, a6) = TABLE1_FIG5[s2]
     assert rows["sgd_iid_iso"].eps == pytest.approx(e1, rel=1e-9)
     assert rows["sgd_iid_iso"].eps_prime == pytest.approx(ep1, rel=1e-9)
@@ -99,14 +99,14 @@ def test_table1_fig5_setting(s2: float) -> None:
     for row in ("sgd_iid_wfna", "gd_wfna"):
         assert not rows[row].guarantee and rows[row].eps is None and "No DP guarantee" in rows[row].note
         with pytest.raises(InfeasibleError, match="No DP guarantee"):
-            secagg.table1_eps(row, 50, s2, 32, 10, 1200, 1e-4)
+            secagg.table1_eps(row, 50, s2, 1e-4, 32, 10, 1200)
 
 
 def test_table1_example_of_the_issue_and_published_row() -> None:
-    rows = {r.row: r for r in secagg.table1(100, 0.01, 32, 10, 1200, 1e-5)}
+    rows = {r.row: r for r in secagg.table1(100, 0.01, 1e-5, 32, 10, 1200)}
     assert rows["gsgd_wfna"].eps > rows["gsgd_iso"].eps > rows["gd_iso"].eps
     with pytest.warns(ErratumWarning, match="E1"):
-        pub = {r.row: r for r in secagg.table1(100, 0.01, 32, 10, 1200, 1e-5, as_published=True)}
+        pub = {r.row: r for r in secagg.table1(100, 0.01, 1e-5, 32, 10, 1200, as_published=True)}
     assert pub["gsgd_wfna"].eps == pytest.approx(rows["gsgd_iso"].eps, rel=1e-12)
 
 

@@ -170,7 +170,7 @@ def table1_command(
     b, c = parse_values("--B", B)[0], parse_values("--C", C)[0]
     d, dl = parse_values("--data-size", data_size)[0], parse_values("--delta", delta)[0]
     rows = []
-    for e in secagg.table1(n, s2, b, c, d, dl, method=method.value, rounds=rounds, as_published=as_published):
+    for e in secagg.table1(n, s2, dl, b, c, d, method=method.value, rounds=rounds, as_published=as_published):
         rows.append({"update": e.update, "noise": e.noise, "eps": e.eps, "alpha": e.alpha,
                      "eps_prime": e.eps_prime, "note": e.note})
     cols = [Column("update", "local update", "local update", text=True),

@@ -291,7 +291,7 @@ _TABLE1_NOTES = {
 }
 
 
-def table1_entry(row: str, N: float, sigma2: float, B: float, C: float, D: float, delta: float, *,
+def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
     """One row of Table 1 (see :func:`table1`)."""
     if row not in TABLE1_ROWS:
@@ -327,7 +327,7 @@ def table1_entry(row: str, N: float, sigma2: float, B: float, C: float, D: float
     return Table1Entry(row, update, noise, True, eps, g.alpha, eps_prime, note)
 
 
-def table1(N: float, sigma2: float, B: float, C: float, D: float, delta: float, *, method: Method = "lemma1",
+def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, *, method: Method = "lemma1",
            rounds: int = 1, as_published: bool = False) -> tuple[Table1Entry, ...]:
     """Every row of Table 1 (seed 004) at one setting: ε at δ minimised over α, after ``rounds`` rounds.
 
@@ -337,14 +337,14 @@ def table1(N: float, sigma2: float, B: float, C: float, D: float, delta: float, 
     The GSGD + WF-NA row is Theorem 4 (eq. 35); ``as_published=True`` gives the printed row (E1, ErratumWarning).
     Rows without a guarantee have ``eps = None`` and say why.
     """
-    return tuple(table1_entry(r, N, sigma2, B, C, D, delta, method=method, rounds=rounds, as_published=as_published)
+    return tuple(table1_entry(r, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
                  for r in TABLE1_ROWS)
 
 
-def table1_eps(row: str, N: float, sigma2: float, B: float, C: float, D: float, delta: float, *,
+def table1_eps(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> float:
     """ε of one Table-1 row; :class:`InfeasibleError` for the rows with no DP guarantee (they have no number)."""
-    entry = table1_entry(row, N, sigma2, B, C, D, delta, method=method, rounds=rounds, as_published=as_published)
+    entry = table1_entry(row, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
     if entry.eps is None:
         raise InfeasibleError(f"Table 1 row {row}: {entry.note}")
     return entry.eps
