@@ -104,7 +104,7 @@ def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, 
 # --- Algorithm 3: deterministic binary measurement matrix ---------------------------------------------------------
 
 def _rate(r: float) -> Fraction:
-    x = float(v.check_range("r", r, 0.0, 1.0, lo_open=True))
+    x = float(v.check_range("r (rate)", r, 0.0, 1.0, lo_open=True))
     return Fraction(repr(x))
 
 
