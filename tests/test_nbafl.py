@@ -343,6 +343,22 @@ def test_accounting_pld_row_is_certified_and_tight() -> None:
     assert acc.get_epsilon(0.01) == pytest.approx(pld.eps, rel=2e-3)
 
 
+def test_accounting_failure_of_one_accountant_keeps_the_others(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dpcalc.nbafl import accounting
+
+    real = accounting._core_eps
+
+    def broken(name: str, *args: float) -> float:
+        if name == "pld":
+            raise RuntimeError("pld: internal error")
+        return real(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(accounting, "_core_eps", broken)
+    res = nbafl.compare_accountants(0.5, 1e-5, C=1, m=10, accountants=("analytic", "pld"))
+    assert res.row("analytic").eps is not None
+    assert res.row("pld").eps is None and res.row("pld").failure == "pld: internal error"
+
+
 def test_accounting_unknown_name() -> None:
     with pytest.raises(DomainError, match="accountant must be one of"):
         nbafl.compare_accountants(0.5, 1e-5, C=1, m=10, accountants=("moments",))

@@ -371,9 +371,11 @@ def accounting_command(
                  "m": parse_values("--data-size", data_size), "c_scale": parse_values("--c-scale", c_scale)})
     inputs = ["eps", "delta", "L", "C", "m", "c_scale"]
     rows: list[dict[str, Any]] = []
+    failures: list[str] = []
     for point in _points(axes):
         res = nbafl.compare_accountants(point["eps"], point["delta"], C=point["C"], m=point["m"], L=int(point["L"]),
                                         c_scale=point["c_scale"], accountants=names)
+        failures += [f"eps = {point['eps']:g}, L = {point['L']:g}: {r.failure}" for r in res.rows if r.failure]
         for r in res.rows:
             rows.append({**{n: point[n] for n in inputs}, "accountant": r.accountant, "kind": r.bound,
                          "eps_actual": r.eps, "sigma_u": r.sigma_u, "saved": r.noise_saved})
@@ -388,7 +390,7 @@ def accounting_command(
                   "subsampling, compared at the same δ (the paper's linear composition strictly gives (ε, Lδ)). "
                   "'noise saved' < 0: the paper's classic σ_U (per-release ε/L >= 1) does not give ε at all. "
                   "analytic and gdp are exact for this schedule; pld is dpcalc's certified PLD (upper end).",
-                  formula="nbafl.client_sigma",
+                  formula="nbafl.client_sigma", warnings=failures,
                   meta={"accountants": list(names), "inputs": _fixed(axes, inputs, shown)})
 
 

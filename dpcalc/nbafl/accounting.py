@@ -25,7 +25,7 @@ import warnings
 from dataclasses import dataclass
 
 from dpcalc import _validate as v
-from dpcalc.errors import OutOfDomainWarning
+from dpcalc.errors import DomainError, DpcalcError, OutOfDomainWarning
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,10 @@ class AccountantRow:
 
     accountant: str
     bound: str
-    eps: float
-    sigma_u: float
-    noise_saved: float
+    eps: float | None
+    sigma_u: float | None
+    noise_saved: float | None
+    failure: str | None = None  # why this accountant gave no number (the other rows are still valid)
 
 
 @dataclass(frozen=True)
@@ -114,10 +115,14 @@ def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int 
             rows.append(AccountantRow("linear", "paper (Thm 1)", e, sigma_paper, 0.0))
             continue
         if name not in _BOUNDS:
-            from dpcalc.errors import DomainError
-
             raise DomainError(f"accountant must be one of linear, {', '.join(_BOUNDS)} (got {name!r})")
-        eps_acc = _core_eps(name, z, steps, d)
-        sigma_acc = _core_sigma(name, e, steps, d) * sens
+        try:
+            eps_acc = _core_eps(name, z, steps, d)
+            sigma_acc = _core_sigma(name, e, steps, d) * sens
+        except (DpcalcError, RuntimeError) as exc:  # one accountant failing never hides the others
+            reason = " ".join(str(exc).split())
+            reason = reason if reason.startswith(f"{name}:") else f"{name}: {reason}"
+            rows.append(AccountantRow(name, _BOUNDS[name], None, None, None, reason))
+            continue
         rows.append(AccountantRow(name, _BOUNDS[name], eps_acc, sigma_acc, 1.0 - sigma_acc / sigma_paper))
     return AccountingComparison(e, d, steps, sens, sigma_paper, z, tuple(rows))
