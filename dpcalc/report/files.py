@@ -225,8 +225,8 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: Path, content: str | Iterable[str], force: bool, option: str = "--output") -> None:
-    """Write ``content`` (a string or an iterable of chunks, streamed) to ``path`` atomically.
+def write_atomic(path: Path, content: str | bytes | Iterable[str], force: bool, option: str = "--output") -> None:
+    """Write ``content`` (a string, bytes such as a PNG, or an iterable of chunks, streamed) to ``path`` atomically.
 
     Refuses to overwrite without ``force``. If producing or writing the content fails, the temporary file is
     removed and the target is untouched.
@@ -239,6 +239,12 @@ def write_atomic(path: Path, content: str | Iterable[str], force: bool, option: 
     except OSError as exc:
         raise _os_error(option, path, exc, "write") from None
     try:
+        if isinstance(content, bytes):
+            with os.fdopen(fd, "wb") as raw:
+                os.fchmod(raw.fileno(), mode)
+                raw.write(content)
+            os.replace(tmp, target)
+            return
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             os.fchmod(fh.fileno(), mode)
             if isinstance(content, str):
