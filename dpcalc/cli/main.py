@@ -17,7 +17,7 @@ import typer.main
 from dpcalc import __version__
 from dpcalc.cli import _fastparse
 
-FAMILIES = ("midp", "formulas", "verify", "account", "gdp", "cuag", "gauss", "nbafl", "secagg", "plot")
+FAMILIES = ("midp", "formulas", "verify", "account", "gdp", "cuag", "gauss", "nbafl", "secagg", "plot", "table")
 
 app = typer.Typer(
     name="dpcalc",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from dpcalc.report.render import Column
+from dpcalc.report.render import Column, latex_text
 
 _GREEK = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
@@ -54,7 +54,8 @@ def make_column(key: str, symbol: str, unit: str, integer: bool = False, label: 
         header, latex = label, ""
     else:
         text, suffix = unicode_symbol(symbol), ("" if shown in _UNITLESS else f" ({shown})")
-        header, latex = text + suffix, f"${symbol}$" + suffix
+        latex_suffix = "" if shown in _UNITLESS else f" ({latex_text(shown.replace('^2', '²'))})"
+        header, latex = text + suffix, f"${symbol}$" + latex_suffix
     return Column(key, header, latex, integer=integer, unit=unit if unit not in _UNITLESS else "")
 
 

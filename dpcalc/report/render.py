@@ -51,6 +51,7 @@ class Column:
     latex: str = ""
     integer: bool = False
     text: bool = False  # left-aligned (ids, names); numbers are right-aligned
+    number: str = ""  # format spec of the shown number (e.g. ".4g", ".3e"); default ".10g"; JSON/CSV keep all digits
     unit: str = ""
 
     @property
@@ -82,19 +83,21 @@ def _clean(value: Any, integer: bool = False) -> Any:
     return value
 
 
-def _fmt(value: Any, integer: bool = False) -> str:
+def _fmt(value: Any, integer: bool = False, number: str = "") -> str:
     value = _clean(value, integer)
     if value is None:
         return "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        return f"{value:.10g}"
+        return format(value, number or ".10g")
+    if number and isinstance(value, int) and not isinstance(value, bool):
+        return format(value, number)
     return str(value)
 
 
-def _latex_num(value: Any, integer: bool = False) -> str:
-    s = _fmt(value, integer)
+def _latex_num(value: Any, integer: bool = False, number: str = "") -> str:
+    s = _fmt(value, integer, number)
     if s == "—":
         return "--"
     if s in ("inf", "-inf"):
@@ -149,13 +152,13 @@ def latex_text(text: str) -> str:
     return "".join(out)
 
 
-def _latex_cell(value: Any, integer: bool = False) -> str:
+def _latex_cell(value: Any, integer: bool = False, number: str = "") -> str:
     """A body cell: numbers in math mode (``$1.5 \\times 10^{-5}$``), text escaped by :func:`latex_text`."""
     v = _clean(value, integer)
     if v is None:
         return "--"
     if isinstance(v, int | float) and not isinstance(v, bool):
-        return _latex_num(v, integer)
+        return _latex_num(v, integer, number)
     return latex_text(str(v))
 
 
@@ -193,8 +196,10 @@ def _chunks(result: Result) -> Iterator[tuple[int, list[list[Any]]]]:
         yield start, _columns_of(result, start, start + _CHUNK)
 
 
-def _fmt_column(values: list[Any], integer: bool) -> list[str]:
-    """:func:`_fmt` of a whole column; plain Python floats take a fast path."""
+def _fmt_column(values: list[Any], integer: bool, number: str = "") -> list[str]:
+    """:func:`_fmt` of a whole column (``number``: the column's format spec); plain Python floats take a fast path."""
+    if number:
+        return [_fmt(x, integer, number) for x in values]
     if values and all(type(x) is float for x in values):
         if integer:
             return [str(int(x)) if x.is_integer() else f"{x:.10g}" for x in values]
@@ -274,7 +279,7 @@ def iter_markdown(result: Result) -> Iterator[str]:
     yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
            + "|" + "|".join("---:" for _ in result.columns) + "|\n")
     for _, cols in _chunks(result):
-        cells = [_fmt_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)]
+        cells = [_fmt_column(col, c.integer, c.number) for col, c in zip(cols, result.columns, strict=True)]
         yield "".join("| " + " | ".join(row) + " |\n" for row in zip(*cells, strict=True))
     tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
     if tail:
@@ -285,10 +290,10 @@ def to_markdown(result: Result) -> str:
     return "".join(iter_markdown(result))
 
 
-def _latex_column(values: list[Any], integer: bool) -> list[str]:
+def _latex_column(values: list[Any], integer: bool, number: str = "") -> list[str]:
     if values and all(type(x) is float for x in values):
         out = []
-        for s in _fmt_column(values, integer):
+        for s in _fmt_column(values, integer, number):
             if "e" in s and s[-1].isdigit():
                 mant, exp = s.split("e")
                 out.append(f"${mant} \\times 10^{{{int(exp)}}}$")
@@ -297,7 +302,7 @@ def _latex_column(values: list[Any], integer: bool) -> list[str]:
             else:
                 out.append(f"${s}$")
         return out
-    return [_latex_cell(x, integer) for x in values]
+    return [_latex_cell(x, integer, number) for x in values]
 
 
 def iter_latex(result: Result) -> Iterator[str]:
@@ -308,7 +313,7 @@ def iter_latex(result: Result) -> Iterator[str]:
     yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
            f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n")
     for _, cells in _chunks(result):
-        body = [_latex_column(col, c.integer) for col, c in zip(cells, result.columns, strict=True)]
+        body = [_latex_column(col, c.integer, c.number) for col, c in zip(cells, result.columns, strict=True)]
         yield "".join("  " + " & ".join(row) + " \\\\\n" for row in zip(*body, strict=True))
     yield "\\bottomrule\n\\end{tabular}\n"
 
@@ -339,7 +344,7 @@ def iter_plain_table(result: Result, styled: bool = False) -> Iterator[str]:
     widths = [_width(h) for h in head]
     for _, cols in _chunks(result):
         for i, (col, c) in enumerate(zip(cols, result.columns, strict=True)):
-            widths[i] = max(widths[i], max((_width(x) for x in _fmt_column(col, c.integer)), default=0))
+            widths[i] = max(widths[i], max((_width(x) for x in _fmt_column(col, c.integer, c.number)), default=0))
 
     bold, italic, reset = ("\x1b[1m", "\x1b[3m", "\x1b[0m") if styled else ("", "", "")
 
@@ -357,7 +362,7 @@ def iter_plain_table(result: Result, styled: bool = False) -> Iterator[str]:
     top += [rule("┏", "━", "┳", "┓"), line(head, "┃", bold), rule("┡", "━", "╇", "┩")]
     yield "\n".join(top) + "\n"
     for _, cols in _chunks(result):
-        cells = [_fmt_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)]
+        cells = [_fmt_column(col, c.integer, c.number) for col, c in zip(cols, result.columns, strict=True)]
         yield "".join(line(row, "│") + "\n" for row in zip(*cells, strict=True))
     out = [rule("└", "─", "┴", "┘")]
     out += [f"{k}: {_fmt(v)}" for k, v in (result.summary or {}).items()]
