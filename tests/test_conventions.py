@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import shlex
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,10 +28,16 @@ SUBSTITUTES = {
     "gauss custom": None,  # needs covariance files: tests/test_gauss_cli.py::test_custom_files runs it
     "secagg span-check": ["secagg", "span-check", "--gradients", "1,0;0,1;0,0", "--g-new", "0.3,0.4,0.1"],
     "verify": ["verify", "midp.server_sigma", "gdp.delta_from_eps", "--samples", "2000", "--workers", "1"],
+    # figures are written to a file: into the temporary directory, not the working tree
+    "plot preset": ["plot", "preset", "001-fig5", "-o", str(Path(tempfile.gettempdir()) / "dpcalc-conv.svg"),
+                    "--force"],
+    "plot sweep": ["plot", "sweep", "midp.server_sigma_equal", "--x", "eps=0.5:5:0.5", "--by", "N=1,10", "--set",
+                   "d=100", "--set", "C=1", "-o", str(Path(tempfile.gettempdir()) / "dpcalc-conv.png"), "--force"],
 }
 # Commands whose output is not a table of catalog quantities (their meta.formula may be empty).
 NO_FORMULA = {"gauss custom"}  # the log-det engine evaluates the definitions for any covariance
-NOT_A_TABLE = {"formulas show"}  # prints one catalog entry (JSON document or text)
+NOT_A_TABLE = {"formulas show",  # prints one catalog entry (JSON document or text)
+               "plot preset", "plot sweep"}  # write a figure (--format png|svg|pdf, --output, --force; no --json)
 
 
 def _commands(group: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:

@@ -63,9 +63,10 @@ def list_command(fmt: FormatOpt = Format.table, json_: JsonOpt = False, output: 
     from dpcalc.report.render import Column, Result, emit
 
     rows = [{"id": f.id, "paper": f.paper, "lines": f.line_count, "title": f.title} for f in presets().values()]
+    formulas = sorted({s.step.formula for f in presets().values() for s in f.series if s.step.formula})
     result = Result(columns=[Column("id", "preset", text=True), Column("paper", "paper", text=True),
                              Column("lines", "lines", integer=True), Column("title", "title", text=True)],
-                    rows=rows, title="Figure presets (dpcalc plot preset ID)", formula="plot.presets")
+                    rows=rows, title="Figure presets (dpcalc plot preset ID)", formula=formulas)
     emit(result, pick_format(fmt, json_), output, force)
 
 

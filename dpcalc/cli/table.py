@@ -20,7 +20,7 @@ def table_command(spec: Annotated[Path, typer.Argument(help="Table spec (TOML): 
     """Build a table from a spec: formulas (catalog ids), a parameter grid, columns, digits, caption and label.
 
     LaTeX output is a booktabs table float with \\caption and \\label that compiles as-is.
-    Example: dpcalc table docs/examples/midp_sigma.toml --format latex -o sigma.tex
+    Example: dpcalc table docs/examples/midp_sigma.toml --format latex
     """
     from dpcalc.report import table
     from dpcalc.report.render import emit, write_atomic
