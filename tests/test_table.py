@@ -46,7 +46,7 @@ def test_grid_rows_columns_and_formats() -> None:
     result = build(GOOD)
     assert [c.key for c in result.columns] == ["eps", "server_sigma_equal"]
     assert [r["eps"] for r in result.rows] == [1, 1, 5, 5]  # first grid key slowest
-    assert result.rows[1]["server_sigma_equal"] == midp.server_sigma_equal(1, 1e6, 1, 10)  # full precision kept
+    assert result.rows[1]["server_sigma_equal"] == midp.server_sigma_equal(1, 1e6, C=1, N=10)  # full precision kept
     md = table.render_table(result, Format.markdown)
     assert "| ε (nats) | σ_s (parameter units) |" in md and "| 1 | 0.0707 |" in md  # 3 significant digits
     doc = json.loads(table.render_table(result, Format.json))
