@@ -6,8 +6,11 @@ Tolerance: each entry's ``rtol`` (default 1e-12 relative); examples use their ow
 
 from __future__ import annotations
 
+import contextlib
 import math
 import zlib
+from collections.abc import Mapping
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -19,6 +22,16 @@ from dpcalc.errors import DomainError, ErratumWarning
 ALL = catalog.load()
 IDS = sorted(ALL)
 POINTS = 25
+
+
+def _call(f: catalog.Formula, values: Mapping[str, Any], published: bool = False) -> Any:
+    """Call the implementation, asserting the warnings the entry declares: its ``domain_warning`` where it
+    applies, and an ErratumWarning for a published form (the published form must always say it is wrong)."""
+    expected = [c for c in (f.expected_warning(values), ErratumWarning if published else None) if c is not None]
+    with contextlib.ExitStack() as stack:
+        for category in expected:
+            stack.enter_context(pytest.warns(category))
+        return f.call(values, published=published)
 
 
 def _close(got: float, want: float, rtol: float, atol: float = 0.0) -> bool:
@@ -53,12 +66,11 @@ def test_entry_is_complete(fid: str) -> None:
 def test_examples(fid: str) -> None:
     f = ALL[fid]
     for ex in f.examples:
-        got = float(f.call(ex.inputs))
+        got = float(_call(f, ex.inputs))
         assert _close(got, float(ex.expected), ex.rtol, ex.atol), (fid, ex.inputs, got, ex.expected)
         assert _close(float(f.evaluate_mp(ex.inputs)), float(ex.expected), max(ex.rtol, 1e-14), ex.atol)
         if ex.published_expected is not None:
-            with pytest.warns(ErratumWarning):  # the published form must always say it is wrong
-                pub = float(f.call(ex.inputs, published=True))
+            pub = float(_call(f, ex.inputs, published=True))
             assert _close(pub, float(ex.published_expected), ex.rtol, ex.atol), (fid, "published", pub)
 
 
@@ -72,7 +84,7 @@ def test_implementation_matches_sympy_at_50_digits(fid: str) -> None:
     for _ in range(POINTS):
         vals = f.sample_inputs(rng)
         try:
-            got = float(f.call(vals))
+            got = float(_call(f, vals))
         except DomainError:
             continue  # an in-domain draw the library rejects as unrepresentable (e.g. underflow) is not silent
         want = f.evaluate_mp(vals, dps=50)
@@ -116,3 +128,51 @@ def test_corrected_status_needs_erratum(tmp_path) -> None:  # type: ignore[no-un
 def test_get_suggests_close_ids() -> None:
     with pytest.raises(KeyError, match="did you mean"):
         catalog.get("midp.server_sigmaa")
+
+
+@pytest.mark.parametrize("text", ["__import__('os').system('true')", "eps.__class__", "open('x')",
+                                  "(lambda: 1)()", "[x for x in eps]", "eps if d else C"])
+def test_sympy_strings_cannot_run_code(text: str) -> None:
+    """The SymPy form is parsed in a restricted namespace: no builtins, attributes, lambdas or comprehensions."""
+    from dpcalc.catalog import symbolic
+
+    with pytest.raises(catalog.CatalogError, match="does not parse"):
+        symbolic.parse(text, {"eps": "scalar", "d": "scalar", "C": "scalar"})
+
+
+def test_sample_where_is_interpreted_not_evaluated() -> None:
+    from dpcalc.catalog.sampling import condition
+
+    assert condition("cov < var and cov > -var/(n - 1)", {"cov": 1.0, "var": 2.0, "n": 5})
+    assert not condition("2*lam*B <= D", {"lam": 0.5, "B": 10, "D": 5})
+    assert condition("max(a, b) >= 2**1", {"a": 1, "b": 2})
+    with pytest.raises(ValueError, match="not allowed"):
+        condition("__import__('os')", {})
+    with pytest.raises(ValueError, match="not allowed"):
+        condition("a.real > 0", {"a": 1})
+
+
+def test_domain_warning_declares_the_expected_warning() -> None:
+    from dpcalc.errors import EstimateWarning, OutOfDomainWarning
+
+    assert ALL["gdp.clt_mu"].expected_warning({}) is EstimateWarning
+    classic = ALL["gaussian.classic_sigma"]
+    assert classic.expected_warning({"eps": 2.0, "delta": 1e-5, "sensitivity": 1.0}) is OutOfDomainWarning
+    assert classic.expected_warning({"eps": 0.5, "delta": 1e-5, "sensitivity": 1.0}) is None
+
+
+def test_inputs_declared_once_per_paper(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A file's [inputs.NAME] tables are referenced by name (or {ref = NAME, …overrides}) from its entries."""
+    text = """[paper]\nid = "x"\nseed = "s"\nshort = "s"\ntitle = "t"\n
+[inputs.eps]\nsymbol = '\\epsilon'\nunit = "nats"\ndomain = "(0, inf)"\nsample = "uniform(1, 2)"\n
+[[formula]]\nid = "x.a"\ntitle = "t"\nequation = "(1)"\nlatex = "e"\nsympy = "2*eps"
+implementation = "dpcalc.midp.server_sigma"\nstatus = "verified"\noutput = { name = "y", symbol = "y", unit = "u" }
+inputs = ["eps", { ref = "eps", name = "eps2", unit = "bits" }]\n"""
+    path = tmp_path / "x.toml"
+    path.write_text(text)
+    (entry,) = catalog.load_file(path)
+    assert [(i.name, i.unit, str(i.domain)) for i in entry.inputs] == [("eps", "nats", "(0, inf)"),
+                                                                       ("eps2", "bits", "(0, inf)")]
+    path.write_text(text.replace('inputs = ["eps"', 'inputs = ["nope"'))
+    with pytest.raises(catalog.CatalogError, match="not declared"):
+        catalog.load_file(path)

@@ -17,7 +17,8 @@ import typer.main
 from dpcalc import __version__
 from dpcalc.cli import _fastparse
 
-FAMILIES = ("midp", "formulas", "verify", "account", "gdp", "cuag", "gauss", "nbafl", "secagg", "plot", "table")
+FAMILIES = ("midp", "formulas", "verify", "account", "gdp", "cuag", "gauss", "nbafl", "secagg", "plot", "table",
+            "evaluate")
 
 app = typer.Typer(
     name="dpcalc",

@@ -1,12 +1,14 @@
-"""The formula catalog: one TOML file per paper in ``formulas/``, loaded and validated here.
+"""Catalog schema and loading: the dataclasses of a TOML entry, validation, and lookup by id.
 
 Each ``[[formula]]`` entry carries an id, its source (seed file, equation), LaTeX, a SymPy expression
 string over the input names, typed inputs with domains and units, the output, assumptions, a status
 (``verified`` / ``corrected`` / ``disputed``) with erratum text and evidence, the dotted path of the
-library implementation, and examples. See ``docs/catalog.md`` for the schema.
+library implementation, and examples. Inputs shared by several entries of a paper are declared once in the
+file's ``[inputs.NAME]`` tables and referenced by name (``inputs = ["eps", "d", …]``, or ``{ ref = "eps", … }``
+to override a key). See ``docs/catalog.md``.
 
-Loading needs only the standard library; SymPy and mpmath are imported lazily by :meth:`Formula.sympy_expr`
-and :meth:`Formula.evaluate_mp`.
+Loading needs only the standard library; SymPy and mpmath are imported by :mod:`dpcalc.catalog.symbolic`,
+NumPy by :mod:`dpcalc.catalog.sampling`, when they are used.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ class CatalogError(Exception):
 STATUSES = ("verified", "corrected", "disputed")
 INPUT_KINDS = ("scalar", "vector", "index")
 _PAPER_KEYS = {"id", "seed", "short", "title", "doi", "family", "units", "notes"}
+_FILE_KEYS = {"paper", "formula", "inputs"}
 _FORMULA_REQUIRED = {"id", "title", "equation", "latex", "sympy", "implementation", "status", "output", "inputs"}
 _FORMULA_OPTIONAL = {"assumptions", "notes", "erratum", "examples", "check", "call_kwargs", "sample_length",
                      "sample_where", "length", "rtol", "domain_warning"}
 _INPUT_KEYS = {"name", "symbol", "unit", "domain", "kind", "description", "sample"}
+_WARNINGS = ("EstimateWarning", "OutOfDomainWarning", "ErratumWarning")
 _OUTPUT_KEYS = {"name", "symbol", "unit", "kind", "index", "description"}
 _ERRATUM_KEYS = {"text", "evidence", "published_sympy", "published_latex", "published_implementation",
                  "published_call_kwargs", "reference"}
@@ -183,75 +187,42 @@ class Formula:
                 result = result[int(values[i.name]) - 1]
         return result
 
-    # -- symbolic side ------------------------------------------------------------------------------
+    # -- symbolic side (dpcalc.catalog.symbolic) ---------------------------------------------------
     def sympy_expr(self, published: bool = False) -> Any:
-        """Parse the SymPy string (the published one if asked) into an expression."""
-        import sympy
+        """Parse the SymPy string (the published one if asked) into an expression (restricted namespace)."""
+        from dpcalc.catalog import symbolic
 
-        text = self.sympy
-        if published:
-            if self.erratum is None or not self.erratum.published_sympy:
-                raise CatalogError(f"{self.id} has no published SymPy form")
-            text = self.erratum.published_sympy
-        from dpcalc._sympy_solve import solve_for
-
-        ns: dict[str, Any] = {"MaxOver": _max_over(), "MinOver": _max_over(minimum=True), "SolveFor": solve_for()}
-        for i in self.inputs:
-            ns[i.name] = sympy.IndexedBase(i.name) if i.kind == "vector" else sympy.Symbol(i.name)
-        if any(i.kind == "vector" for i in self.inputs):
-            ns.setdefault(self.length, sympy.Symbol(self.length, integer=True, positive=True))
-        try:
-            return sympy.sympify(text, locals=ns)
-        except (sympy.SympifyError, SyntaxError, TypeError) as exc:
-            raise CatalogError(f"{self.id}: SymPy form {text!r} does not parse: {exc}") from exc
+        return symbolic.expression(self, published)
 
     def evaluate_mp(self, values: Mapping[str, Any], dps: int = 50, published: bool = False) -> Any:
         """Evaluate the SymPy form with mpmath at ``dps`` digits; returns an ``mpmath.mpf``."""
-        import mpmath
-        import sympy
+        from dpcalc.catalog import symbolic
 
-        expr = self.sympy_expr(published)
-        first: dict[Any, Any] = {sympy.Symbol(i.name): sympy.Integer(int(values[i.name]))
-                                 for i in self.inputs if i.kind == "index"}
-        subs: dict[Any, Any] = {}
-        vectors = [i for i in self.inputs if i.kind == "vector"]
-        if vectors:
-            first[sympy.Symbol(self.length, integer=True, positive=True)] = len(values[vectors[0].name])
-            for vin in vectors:
-                base = sympy.IndexedBase(vin.name)
-                for k, val in enumerate(values[vin.name], start=1):
-                    subs[base[k]] = sympy.Float(mpmath.mpf(float(val)), dps)
-        for i in self.inputs:
-            if i.kind == "scalar":
-                subs[sympy.Symbol(i.name)] = sympy.Float(mpmath.mpf(float(values[i.name])), dps)
-        with mpmath.workdps(dps):
-            if first:
-                expr = expr.subs(first).doit()
-            val = expr.xreplace(subs).doit()
-            return mpmath.mpf(sympy.N(val, dps))
+        return symbolic.evaluate_mp(self, values, dps, published)
 
+    # -- sampling (dpcalc.catalog.sampling) ----------------------------------------------------------
     def sample_inputs(self, rng: Any, max_tries: int = 200) -> dict[str, Any]:
-        """Draw one random in-domain point from the inputs' ``sample`` specs (honouring ``sample_where``).
+        """Draw one random in-domain point from the inputs' ``sample`` specs (honouring ``sample_where``)."""
+        from dpcalc.catalog import sampling
 
-        Specs: ``uniform(a, b)``, ``loguniform(a, b)``, ``intuniform(a, b)``, ``intloguniform(a, b)``,
-        ``choice(a, b, …)``, ``simplex`` (vector weights summing to 1). Index inputs pick 1..length.
+        return sampling.sample_inputs(self, rng, max_tries)
+
+    def expected_warning(self, values: Mapping[str, Any]) -> type[Warning] | None:
+        """The warning category the implementation emits at ``values`` (from ``domain_warning``), or None.
+
+        ``domain_warning`` is ``"Category"`` (always) or ``"Category if CONDITION"`` (a condition over the inputs,
+        e.g. ``"OutOfDomainWarning if eps >= 1"``).
         """
-        import math
+        if not self.domain_warning:
+            return None
+        from dpcalc import errors
+        from dpcalc.catalog import sampling
 
-        n = int(rng.integers(self.sample_length[0], self.sample_length[1] + 1))
-        for _ in range(max_tries):
-            values: dict[str, Any] = {}
-            for i in self.inputs:
-                if i.kind == "index":
-                    values[i.name] = int(rng.integers(1, n + 1))
-                    continue
-                if not i.sample:
-                    raise CatalogError(f"{self.id}: input {i.name!r} has no sample spec")
-                size = n if i.kind == "vector" else None
-                values[i.name] = _draw(i.sample, rng, size, f"{self.id}.{i.name}")
-            if not self.sample_where or eval(self.sample_where, {"math": math}, dict(values)):
-                return values
-        raise CatalogError(f"{self.id}: sample_where {self.sample_where!r} rejected {max_tries} draws")
+        category, _, cond = self.domain_warning.partition(" if ")
+        if cond and not sampling.condition(cond, values):
+            return None
+        found: type[Warning] = getattr(errors, category.strip())
+        return found
 
     def input(self, name: str) -> Input:
         for i in self.inputs:
@@ -260,55 +231,12 @@ class Formula:
         raise KeyError(name)
 
 
-_SAMPLE_RE = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
-
-
-def _draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
-    import numpy as np
-
-    m = _SAMPLE_RE.match(spec)
-    if not m:
-        raise CatalogError(f"{where}: bad sample spec {spec!r}")
-    kind, args = m.group(1), [float(a) for a in (m.group(2) or "").split(",") if a.strip()]
-    if kind == "simplex":
-        x = rng.dirichlet(np.ones(size or 1))
-    elif kind == "uniform":
-        x = rng.uniform(args[0], args[1], size)
-    elif kind == "loguniform":
-        x = np.exp(rng.uniform(np.log(args[0]), np.log(args[1]), size))
-    elif kind == "intuniform":
-        x = rng.integers(int(args[0]), int(args[1]) + 1, size).astype(float)
-    elif kind == "intloguniform":
-        x = np.floor(np.exp(rng.uniform(np.log(args[0]), np.log(args[1] + 1), size)))
-    elif kind == "choice":
-        x = rng.choice(args, size)
-    else:
-        raise CatalogError(f"{where}: unknown sample kind {kind!r}")
-    return x.tolist() if size is not None else float(x)
-
-
-@cache
-def _max_over(minimum: bool = False) -> Any:
-    """A SymPy function ``MaxOver(expr, (k, lo, hi))`` (or ``MinOver``) that expands once ``hi`` is a number."""
-    import sympy
-
-    reduce = sympy.Min if minimum else sympy.Max
-
-    def _eval(cls: Any, expr: Any, limits: Any) -> Any:
-        k, lo, hi = limits
-        if lo.is_Integer and hi.is_Integer:
-            return reduce(*[expr.subs(k, i) for i in range(int(lo), int(hi) + 1)])
-        return None
-
-    return type("MinOver" if minimum else "MaxOver", (sympy.Function,), {"eval": classmethod(_eval)})
-
-
 # -- loading ---------------------------------------------------------------------------------------
 
 def catalog_dir() -> Path:
     """Where the TOML files are: inside the installed wheel, else the source tree's ``formulas/``."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_catalog_data", here.parent / "formulas"):
+    package = Path(__file__).resolve().parent.parent  # dpcalc/
+    for candidate in (package / "_catalog_data", package.parent / "formulas"):
         if candidate.is_dir():
             return candidate
     raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
@@ -323,14 +251,31 @@ def _check_keys(where: str, table: Mapping[str, Any], allowed: set[str], require
         raise CatalogError(f"{where}: missing key(s) {sorted(missing)}")
 
 
-def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str) -> Formula:
+def _resolve_input(raw_in: Any, shared: Mapping[str, Mapping[str, Any]], where: str) -> Mapping[str, Any]:
+    """An entry's input: a table, the name of a paper-level ``[inputs.NAME]``, or ``{ref = NAME, …overrides}``."""
+    ref = raw_in if isinstance(raw_in, str) else raw_in.get("ref")
+    if ref is None:
+        return dict(raw_in)
+    if ref not in shared:
+        raise CatalogError(f"{where}: input {ref!r} is not declared in the file's [inputs] (has {sorted(shared)})")
+    overrides = {} if isinstance(raw_in, str) else {k: v for k, v in raw_in.items() if k != "ref"}
+    return {"name": ref, **shared[ref], **overrides}
+
+
+def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
+                   shared: Mapping[str, Mapping[str, Any]] | None = None) -> Formula:
     _check_keys(where, raw, _FORMULA_REQUIRED | _FORMULA_OPTIONAL, _FORMULA_REQUIRED)
     fid = raw["id"]
     where = f"{where} [{fid}]"
     if raw["status"] not in STATUSES:
         raise CatalogError(f"{where}: status must be one of {STATUSES}")
+    warning = raw.get("domain_warning", "")
+    if warning and warning.partition(" if ")[0].strip() not in _WARNINGS:
+        raise CatalogError(f"{where}: domain_warning must be 'Category' or 'Category if CONDITION' with a "
+                           f"category in {_WARNINGS} (got {warning!r})")
     inputs = []
-    for raw_in in raw["inputs"]:
+    for item in raw["inputs"]:
+        raw_in = _resolve_input(item, shared or {}, where)
         _check_keys(f"{where} input", raw_in, _INPUT_KEYS, {"name", "symbol", "unit", "domain"})
         kind = raw_in.get("kind", "scalar")
         if kind not in INPUT_KINDS:
@@ -366,10 +311,13 @@ def load_file(path: Path) -> list[Formula]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{path.name}: not valid TOML: {exc}") from exc
-    _check_keys(path.name, data, {"paper", "formula"}, {"paper", "formula"})
+    _check_keys(path.name, data, _FILE_KEYS, {"paper", "formula"})
     _check_keys(f"{path.name} [paper]", data["paper"], _PAPER_KEYS, {"id", "seed", "short", "title"})
     paper = Paper(**data["paper"])
-    return [_parse_formula(raw, paper, path.name) for raw in data["formula"]]
+    shared = data.get("inputs", {})
+    for name, raw_in in shared.items():
+        _check_keys(f"{path.name} [inputs.{name}]", raw_in, _INPUT_KEYS - {"name"}, {"symbol", "unit", "domain"})
+    return [_parse_formula(raw, paper, path.name, shared) for raw in data["formula"]]
 
 
 @cache
