@@ -101,8 +101,7 @@ def test_unknown_key_is_rejected(tmp_path) -> None:  # type: ignore[no-untyped-d
 
 
 def test_missing_key_and_bad_sympy_are_rejected(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    text = (ALL["midp.server_sigma"].paper and
-            open(catalog.catalog_dir() / "000_midp.toml", encoding="utf-8").read())
+    text = (catalog.catalog_dir() / "000_midp.toml").read_text(encoding="utf-8")
     missing = tmp_path / "m.toml"
     missing.write_text(text.replace('implementation = "dpcalc.midp.server_sigma"\n', "", 1))
     with pytest.raises(catalog.CatalogError, match="missing key"):
@@ -118,7 +117,7 @@ def test_missing_key_and_bad_sympy_are_rejected(tmp_path) -> None:  # type: igno
 
 
 def test_corrected_status_needs_erratum(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    text = open(catalog.catalog_dir() / "000_midp.toml", encoding="utf-8").read()
+    text = (catalog.catalog_dir() / "000_midp.toml").read_text(encoding="utf-8")
     bad = tmp_path / "c.toml"
     bad.write_text(text.replace('status = "verified"', 'status = "corrected"', 1))
     with pytest.raises(catalog.CatalogError, match="needs an"):

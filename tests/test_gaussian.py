@@ -58,25 +58,25 @@ def test_delta_matches_mpmath_on_a_grid() -> None:
     """δ against a 50-digit mpmath evaluation of Φ(a) − e^ε Φ(b) at 60 seeded points; 2e-11 relative (the catalog
     test uses 1e-11 with the same reasoning: cancellation of the bracket where Δ/σ is small)."""
     rng = np.random.default_rng(5)
-    mpmath.mp.dps = 50
     for _ in range(60):
         eps, sigma, sens = np.exp(rng.uniform(np.log([1e-3, 0.05, 0.1]), np.log([30, 20, 10])))
         if eps * sigma / sens > 25:
             continue
-        a = mpmath.mpf(sens) / (2 * sigma) - mpmath.mpf(eps) * sigma / sens
-        b = -mpmath.mpf(sens) / (2 * sigma) - mpmath.mpf(eps) * sigma / sens
-        want = mpmath.ncdf(a) - mpmath.exp(eps) * mpmath.ncdf(b)
+        with mpmath.workdps(50):  # never mpmath.mp.dps = …: that would leak into every later test
+            a = mpmath.mpf(sens) / (2 * sigma) - mpmath.mpf(eps) * sigma / sens
+            b = -mpmath.mpf(sens) / (2 * sigma) - mpmath.mpf(eps) * sigma / sens
+            want = mpmath.ncdf(a) - mpmath.exp(eps) * mpmath.ncdf(b)
         assert g.delta_analytic(eps, sigma, sens) == pytest.approx(float(want), rel=2e-11)
 
 
 def test_eps_is_the_mpmath_root() -> None:
     """ε(σ, δ) equals mpmath.findroot of the 40-digit δ(ε) curve to 1e-13 relative."""
-    mpmath.mp.dps = 40
     for sigma, delta in [(0.7, 1e-6), (3.0, 1e-3), (1.3, 1e-50)]:
         def f(e: mpmath.mpf, s: float = sigma, d: float = delta) -> mpmath.mpf:
             return mpmath.ncdf(1 / (2 * mpmath.mpf(s)) - e * s) - mpmath.exp(e) * mpmath.ncdf(-1 / (2 * mpmath.mpf(s))
                                                                                             - e * s) - d
-        root = mpmath.findroot(f, g.eps_analytic(sigma, delta))
+        with mpmath.workdps(40):
+            root = mpmath.findroot(f, g.eps_analytic(sigma, delta))
         assert g.eps_analytic(sigma, delta) == pytest.approx(float(root), rel=1e-13)
 
 

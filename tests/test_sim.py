@@ -259,10 +259,15 @@ except ImportError:  # pragma: no cover - hypothesis is a test extra
 
 
 def test_single_threaded_blas_restores_counts() -> None:
-    """Inside the block every loaded OpenBLAS runs one thread; afterwards the previous counts are back."""
+    """Inside the block every loaded BLAS (NumPy's and SciPy's) runs one thread; afterwards the counts are back."""
+    from threadpoolctl import threadpool_info
+
     from dpcalc.sim import blas
 
-    before = [int(get()) for _, _, get in blas._controls()]
     with blas.single_threaded_blas():
-        assert all(int(get()) == 1 for _, _, get in blas._controls())
-    assert [int(get()) for _, _, get in blas._controls()][: len(before)] == before
+        inside = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    after = {p["filepath"]: p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+    assert inside and all(n == 1 for n in inside)
+    with blas.single_threaded_blas():
+        pass
+    assert {p["filepath"]: p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"} == after

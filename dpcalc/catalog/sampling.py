@@ -29,14 +29,31 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.NotEq: operator.ne,
 }
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "max": max, "min": min, "abs": abs, "sqrt": math.sqrt, "exp": math.exp, "log": math.log, "sum": sum,
-    "len": len,
+    "max": max, "min": min, "abs": abs, "sum": sum, "len": len,
+    **{name: getattr(math, name) for name in ("sqrt", "exp", "log", "log1p", "expm1", "erf", "erfc")},
 }
 
 
 def condition(text: str, values: Mapping[str, Any]) -> bool:
     """Evaluate a condition such as ``"cov < var and cov > -var/(n - 1)"`` over ``values`` (no ``eval``)."""
     return bool(_value(ast.parse(text, mode="eval").body, values, text))
+
+
+def check_condition(text: str, names: set[str]) -> None:
+    """Raise ``ValueError`` unless ``text`` is a condition over ``names`` that :func:`condition` can evaluate."""
+    if not text:
+        return
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise ValueError(f"not a condition: {exc.msg}") from None
+    unknown = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - names - set(_FUNCTIONS) - {"math"}
+    if unknown:
+        raise ValueError(f"unknown name(s) {sorted(unknown)}")
+    try:
+        condition(text, {n: 1.0 for n in names})
+    except ArithmeticError:
+        pass  # allowed syntax; the value at the dummy point does not matter
 
 
 def _value(node: ast.AST, values: Mapping[str, Any], text: str) -> Any:
@@ -67,10 +84,18 @@ def _value(node: ast.AST, values: Mapping[str, Any], text: str) -> Any:
                 return False
             left = right
         return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS \
-            and not node.keywords:
-        return _FUNCTIONS[node.func.id](*(_value(a, values, text) for a in node.args))
+    if isinstance(node, ast.Call) and not node.keywords and _function_name(node.func) in _FUNCTIONS:
+        return _FUNCTIONS[_function_name(node.func)](*(_value(a, values, text) for a in node.args))
     raise ValueError(f"{text!r}: {ast.unparse(node)!r} is not allowed in a condition")
+
+
+def _function_name(func: ast.AST) -> str:
+    """``f`` or ``math.f`` → ``"f"`` (anything else → ``""``)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "math":
+        return func.attr
+    return ""
 
 
 def draw(spec: str, rng: Any, size: int | None, where: str) -> Any:

@@ -210,18 +210,18 @@ class Formula:
     def expected_warning(self, values: Mapping[str, Any]) -> type[Warning] | None:
         """The warning category the implementation emits at ``values`` (from ``domain_warning``), or None.
 
-        ``domain_warning`` is ``"Category"`` (always) or ``"Category if CONDITION"`` (a condition over the inputs,
-        e.g. ``"OutOfDomainWarning if eps >= 1"``).
+        ``domain_warning`` is ``"Category"`` (always), ``"Category if CONDITION"`` (a condition over the inputs,
+        e.g. ``"OutOfDomainWarning if eps >= 1"``) or a bare ``"CONDITION"`` (an ``OutOfDomainWarning``).
         """
         if not self.domain_warning:
             return None
         from dpcalc import errors
         from dpcalc.catalog import sampling
 
-        category, _, cond = self.domain_warning.partition(" if ")
+        category, cond = split_domain_warning(self.domain_warning)
         if cond and not sampling.condition(cond, values):
             return None
-        found: type[Warning] = getattr(errors, category.strip())
+        found: type[Warning] = getattr(errors, category)
         return found
 
     def input(self, name: str) -> Input:
@@ -251,6 +251,15 @@ def _check_keys(where: str, table: Mapping[str, Any], allowed: set[str], require
         raise CatalogError(f"{where}: missing key(s) {sorted(missing)}")
 
 
+def split_domain_warning(text: str) -> tuple[str, str]:
+    """``"Category if COND"`` → (Category, COND); ``"Category"`` → (Category, ""); ``"COND"`` →
+    ("OutOfDomainWarning", COND)."""
+    head, sep, cond = text.partition(" if ")
+    if head.strip() in _WARNINGS:
+        return head.strip(), cond.strip() if sep else ""
+    return "OutOfDomainWarning", text.strip()
+
+
 def _resolve_input(raw_in: Any, shared: Mapping[str, Mapping[str, Any]], where: str) -> Mapping[str, Any]:
     """An entry's input: a table, the name of a paper-level ``[inputs.NAME]``, or ``{ref = NAME, …overrides}``."""
     ref = raw_in if isinstance(raw_in, str) else raw_in.get("ref")
@@ -270,9 +279,14 @@ def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
     if raw["status"] not in STATUSES:
         raise CatalogError(f"{where}: status must be one of {STATUSES}")
     warning = raw.get("domain_warning", "")
-    if warning and warning.partition(" if ")[0].strip() not in _WARNINGS:
-        raise CatalogError(f"{where}: domain_warning must be 'Category' or 'Category if CONDITION' with a "
-                           f"category in {_WARNINGS} (got {warning!r})")
+    if warning:
+        from dpcalc.catalog import sampling
+
+        names = {i if isinstance(i, str) else i.get("name", i.get("ref", "")) for i in raw["inputs"]}
+        try:
+            sampling.check_condition(split_domain_warning(warning)[1], names)
+        except ValueError as exc:
+            raise CatalogError(f"{where}: domain_warning {warning!r}: {exc}") from None
     inputs = []
     for item in raw["inputs"]:
         raw_in = _resolve_input(item, shared or {}, where)

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 #: SymPy names a catalog expression may use (besides its inputs and summation indices).
 ALLOWED = ("sqrt", "exp", "log", "erf", "erfc", "erfinv", "Sum", "Product", "Max", "Min", "Abs", "Rational",
-           "binomial", "floor", "ceiling", "Piecewise", "pi", "E", "oo")
+           "binomial", "floor", "ceiling", "Piecewise", "pi", "E", "oo", "LambertW", "gamma", "loggamma", "sign",
+           "Heaviside", "sin", "cos", "tan", "atan", "sinh", "cosh", "tanh")
 
 
 class SymbolicError(ValueError):

@@ -29,7 +29,8 @@ def failed(closed_form: Any, method: str, detail: str) -> CheckResult:
     return CheckResult(method, float(closed_form), math.nan, math.nan, math.nan, detail)  # type: ignore[arg-type]
 
 
-def num(values: Mapping[str, Any], name: str, default: float | None = None) -> float:
+def value_of(values: Mapping[str, Any], name: str, default: float | None = None) -> float:
+    """The input ``name`` of a catalog point as a float (``default`` if absent; KeyError if no default)."""
     if name in values:
         return float(values[name])
     if default is None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.checks._util import exact_result, failed, mc_result, num
+from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.gdp import clt_sigma_root
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim import estimators as est
@@ -33,7 +33,7 @@ def _inclusion_terms(rng: np.random.Generator, size: int, lam: float, two_b: int
 @recipe("cuag_sampling_rate_mc")
 def _sampling_rate_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    lam, b, d = num(values, "lam"), int(num(values, "B")), int(num(values, "D"))
+    lam, b, d = value_of(values, "lam"), int(value_of(values, "B")), int(value_of(values, "D"))
     e = est.mean_estimate(partial(_inclusion_terms, lam=lam, two_b=2 * b, d=d), ctx.samples, ctx.seed_sequence(),
                           level=ctx.level, workers=ctx.workers)
     return mc_result(cf, e, "ρ: simulated probability that a given record is used in a local step (client selected "
@@ -45,8 +45,8 @@ def _sigma_by_quadrature(mu: float, rho: float, steps: float, guess: float) -> f
 
 
 def _sched_inputs(values: Mapping[str, Any]) -> tuple[float, float, float]:
-    mu, lam, b, d = num(values, "mu"), num(values, "lam"), num(values, "B"), num(values, "D")
-    return mu, 2.0 * lam * b / d, num(values, "t") * num(values, "P")
+    mu, lam, b, d = value_of(values, "mu"), value_of(values, "lam"), value_of(values, "B"), value_of(values, "D")
+    return mu, 2.0 * lam * b / d, value_of(values, "t") * value_of(values, "P")
 
 
 @recipe("cuag_sigma_roundtrip")
@@ -69,10 +69,10 @@ def _noise_terms(rng: np.random.Generator, size: int, std: float) -> np.ndarray:
 def _noise_variance_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
     mu, rho, steps = _sched_inputs(values)
-    sigma = _sigma_by_quadrature(mu, rho, steps, math.sqrt(cf) * num(values, "B") / (2 * num(values, "C")))
+    sigma = _sigma_by_quadrature(mu, rho, steps, math.sqrt(cf) * value_of(values, "B") / (2 * value_of(values, "C")))
     if sigma is None:
         return failed(cf, "monte-carlo", "no σ reaches μ near the closed form")
-    std = 2.0 * num(values, "C") * sigma / num(values, "B")  # sensitivity 2C/B times the noise multiplier
+    std = 2.0 * value_of(values, "C") * sigma / value_of(values, "B")  # sensitivity 2C/B times the noise multiplier
     e = est.mean_estimate(partial(_noise_terms, std=std), ctx.samples, ctx.seed_sequence(), level=ctx.level,
                           workers=ctx.workers)
     return mc_result(cf, e, "ξ: sample variance of the noise N(0, (2Cσ/B)²) with σ from the quadrature CLT inverse")
@@ -81,7 +81,7 @@ def _noise_variance_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckCo
 @recipe("cuag_effective_mu_schedule")
 def _effective_mu_schedule(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    mu, T = num(values, "mu"), int(num(values, "T"))
+    mu, T = value_of(values, "mu"), int(value_of(values, "T"))
     lam, b, d, p = 0.1, 50.0, 500.0, 25.0  # any setting: the result must not depend on it
     rho = 2 * lam * b / d
     tau = np.arange(1.0, T + 1.0)
@@ -98,7 +98,7 @@ def _eq3(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> Chec
     cf = float(formula.call(values, published=ctx.published))
     with mpmath.workdps(50):
         def mp(name: str, default: float | None = None) -> Any:
-            return mpmath.mpf(num(values, name, default))
+            return mpmath.mpf(value_of(values, name, default))
 
         if "t" in values:  # DP-SCAFFOLD: s_f = 1, ρ = 0.1, ζ = 1, T = t
             s_f, rho, T, scale = mpmath.mpf(1), mpmath.mpf("0.1"), mp("t"), mpmath.mpf(1)

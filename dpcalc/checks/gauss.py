@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpcalc import gaussian_mi as gauss
-from dpcalc.checks._util import exact_result, failed, mc_result, num
+from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim import estimators as est
 from dpcalc.sim.roots import bisect_log
@@ -42,7 +42,7 @@ def _scale(formula: Formula) -> float:
 
 
 def _eps_nats(formula: Formula, values: Mapping[str, Any]) -> float:
-    e = num(values, "eps")
+    e = value_of(values, "eps")
     return e * LN2 if formula.input("eps").unit == "bits" else e
 
 
@@ -51,18 +51,18 @@ def sigma_x_of(values: Mapping[str, Any]) -> np.ndarray:
     if "variances" in values:
         return np.diag(np.asarray(values["variances"], dtype=float))
     if "var_max" in values:
-        return np.diag([num(values, "var_max"), 0.5 * num(values, "var_max")])
-    n = int(num(values, "n"))
+        return np.diag([value_of(values, "var_max"), 0.5 * value_of(values, "var_max")])
+    n = int(value_of(values, "n"))
     if n > MAX_ENGINE_N:
         raise ValueError(f"n = {n} is above the recipe's dense-matrix cap {MAX_ENGINE_N}")
-    return gauss.equicorrelated_matrix(n, num(values, "var"), num(values, "cov"))
+    return gauss.equicorrelated_matrix(n, value_of(values, "var"), value_of(values, "cov"))
 
 
 def sigma_z_of(values: Mapping[str, Any], n: int, sigma2: float | None = None) -> np.ndarray:
     """Σ_Z: σ²·I, or equicorrelated (sigma2, sigma_e2) when the inputs carry σ_e²."""
-    s = num(values, "sigma2") if sigma2 is None else sigma2
+    s = value_of(values, "sigma2") if sigma2 is None else sigma2
     if "sigma_e2" in values and sigma2 is None:
-        return gauss.equicorrelated_matrix(n, s, num(values, "sigma_e2"))
+        return gauss.equicorrelated_matrix(n, s, value_of(values, "sigma_e2"))
     return s * np.eye(n)
 
 
@@ -149,8 +149,8 @@ def _engine_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckContext
         sx = sigma_x_of(values)
         return exact_result(cf, float(gauss.conditional_variances(sx)[0]), 1e-10, "V_x = 1/(Σ_X^-1)_11 (Cholesky)")
     if out == "V_z":
-        n = int(num(values, "n"))
-        sz = gauss.equicorrelated_matrix(n, num(values, "sigma2"), num(values, "sigma_e2"))
+        n = int(value_of(values, "n"))
+        sz = gauss.equicorrelated_matrix(n, value_of(values, "sigma2"), value_of(values, "sigma_e2"))
         return exact_result(cf, float(gauss.conditional_variances(sz, "sigma_z")[0]), 1e-10,
                             "V_z = 1/(Σ_Z^-1)_11 (Cholesky)")
     sx = sigma_x_of(values)
@@ -233,7 +233,7 @@ def _units(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> Ch
     import mpmath
 
     cf = float(formula.call(values, published=ctx.published))
-    x = mpmath.mpf(num(values, "x"))
+    x = mpmath.mpf(value_of(values, "x"))
     with mpmath.workdps(50):
         ref = x * mpmath.log(2) if formula.output.unit == "nats" else x / mpmath.log(2)
     return exact_result(cf, float(ref), 2e-16, "unit conversion against mpmath ln 2 at 50 digits")

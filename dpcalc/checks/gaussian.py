@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dpcalc.checks._util import mc_result, num
+from dpcalc.checks._util import mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,7 +26,7 @@ def _hockey(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> C
     from dpcalc.sim.estimators import GaussianPair, hockey_stick_delta
     from dpcalc.sim.stats import Estimate
 
-    eps, sigma, sens = num(values, "eps"), num(values, "sigma"), num(values, "sensitivity", 1.0)
+    eps, sigma, sens = value_of(values, "eps"), value_of(values, "sigma"), value_of(values, "sensitivity", 1.0)
     closed = float(formula.call(values, published=ctx.published))
     est = hockey_stick_delta(GaussianPair(mu=sens, sigma=sigma), eps, ctx.samples, ctx.seed_sequence(),
                              level=ctx.level, workers=ctx.workers)
@@ -45,12 +45,12 @@ def _classic(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> 
     from dpcalc.accounting import gaussian_mechanism as gaussian
 
     closed = float(formula.call(values, published=ctx.published))
-    delta = num(values, "delta")
+    delta = value_of(values, "delta")
     if formula.output.name == "c":
         eps, sens, what = 0.5, 1.0, "c(δ) vs 0.5·σ_exact(ε = 0.5, δ)"
         exact = eps * float(gaussian.sigma_analytic(eps, delta))
     else:
-        eps, sens, what = num(values, "eps"), num(values, "sensitivity", 1.0), "classic σ vs exact minimal σ"
+        eps, sens, what = value_of(values, "eps"), value_of(values, "sensitivity", 1.0), "classic σ vs exact minimal σ"
         exact = float(gaussian.sigma_analytic(eps, delta, sens))
     return CheckResult("exact-numeric", closed, exact, exact, math.inf,
                        f"{what} (analytic Gaussian root, Balle & Wang 2018): valid iff closed >= exact",

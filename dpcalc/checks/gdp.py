@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.checks._util import exact_result, failed, mc_result, num
+from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim import estimators as est
 from dpcalc.sim.roots import bisect_log
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 @recipe("gdp_delta_mc")
 def _delta_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    mu, eps = num(values, "mu"), num(values, "eps", 0.0)
+    mu, eps = value_of(values, "mu"), value_of(values, "eps", 0.0)
     e = est.hockey_stick_delta(est.GaussianPair(mu, 1.0), eps, ctx.samples, ctx.seed_sequence(), level=ctx.level,
                                workers=ctx.workers)
     return mc_result(cf, e, f"δ(ε = {eps:g}): hockey-stick divergence E_P[(1 − e^(ε−L))+] of N({mu:g},1) vs N(0,1), "
@@ -41,7 +41,7 @@ def _log_delta_quadrature(formula: Formula, values: Mapping[str, Any], ctx: Chec
     import mpmath
 
     cf = float(formula.call(values, published=ctx.published))
-    mu, eps = num(values, "mu"), num(values, "eps")
+    mu, eps = value_of(values, "mu"), value_of(values, "eps")
     with mpmath.workdps(50):
         m, e = mpmath.mpf(mu), mpmath.mpf(eps)
         a = m / 2 - e / m
@@ -66,7 +66,7 @@ def _np_terms(rng: np.random.Generator, size: int, mu: float, z: float) -> np.nd
 @recipe("gdp_tradeoff_mc")
 def _tradeoff_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    mu, alpha = num(values, "mu"), num(values, "alpha")
+    mu, alpha = value_of(values, "mu"), value_of(values, "alpha")
     if not 0.0 < alpha < 1.0:
         return failed(cf, "monte-carlo", "alpha must be in (0, 1) for the simulated test")
     z = normal_quantile(1.0 - alpha)  # reject H0: N(0,1) when X > z: type-I error α
@@ -110,12 +110,12 @@ def _mu_estimate(mus: tuple[float, ...], ctx: CheckContext) -> Estimate:
 @recipe("gdp_gaussian_mechanism_mc")
 def _gaussian_mechanism_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    delta = num(values, "sensitivity")
+    delta = value_of(values, "sensitivity")
     if formula.output.name == "mu":  # μ = Δ/σ: simulate the mechanism f(D) + N(0, σ²) at sensitivity Δ
-        e = _mech_mu_estimate(delta, num(values, "sigma"), ctx)
+        e = _mech_mu_estimate(delta, value_of(values, "sigma"), ctx)
         return mc_result(cf, e, "μ: √(2·E_P[L]) from the simulated privacy loss of N(Δ, σ²) vs N(0, σ²)")
     # σ = Δ/μ: simulate at the closed-form σ, estimate its μ̂; the σ giving the target μ is σ·μ̂/μ (μ ∝ 1/σ)
-    target = num(values, "mu")
+    target = value_of(values, "mu")
     e = _mech_mu_estimate(delta, cf, ctx)
     scale = cf / target
     return mc_result(cf, Estimate(e.value * scale, e.se * scale, e.ci_low * scale, e.ci_high * scale, e.n),
@@ -180,15 +180,15 @@ def clt_mu_quad(q: float, sigma: float, steps: float) -> float:
 def clt_inputs(values: Mapping[str, Any]) -> tuple[float, float, float]:
     """(q, σ, T) of a CLT entry; PriFedSync entries give only t (K = 0.01, σ = 0.45)."""
     if "q" in values:
-        return num(values, "q"), num(values, "sigma"), num(values, "steps")
-    return 0.01, 0.45, num(values, "t")
+        return value_of(values, "q"), value_of(values, "sigma"), value_of(values, "steps")
+    return 0.01, 0.45, value_of(values, "t")
 
 
 @recipe("gdp_clt_vs_exact")
 def _clt_vs_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
     if formula.output.name == "sigma":  # inverse: the σ whose quadrature CLT μ equals the target
-        mu, q, steps = num(values, "mu"), num(values, "q"), num(values, "steps")
+        mu, q, steps = value_of(values, "mu"), value_of(values, "q"), value_of(values, "steps")
         root = clt_sigma_root(mu, q, steps, cf)
         if root is None:
             return failed(cf, "exact-numeric", "no σ within a factor 4 of the closed form reaches μ")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.checks._util import exact_result, failed, mc_result, num
+from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim import estimators as est
 from dpcalc.sim.roots import bisect_log
@@ -29,24 +29,24 @@ def _bound(d: float, ratio: float) -> float:
 
 
 def _p_of(values: Mapping[str, Any]) -> float:
-    return num(values, "p_max") if "p_max" in values else 1.0 / num(values, "N", 1.0)
+    return value_of(values, "p_max") if "p_max" in values else 1.0 / value_of(values, "N", 1.0)
 
 
 def _sum_p2_of(values: Mapping[str, Any]) -> float:
-    return num(values, "sum_p2") if "sum_p2" in values else 1.0 / num(values, "N", 1.0)
+    return value_of(values, "sum_p2") if "sum_p2" in values else 1.0 / value_of(values, "N", 1.0)
 
 
 def _conditional_mi(formula: Formula, values: Mapping[str, Any], ctx: CheckContext, client: bool) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    d, c, p = num(values, "d"), num(values, "C"), _p_of(values)
+    d, c, p = value_of(values, "d"), value_of(values, "C"), _p_of(values)
     noise_factor = math.sqrt(_sum_p2_of(values)) if client else 1.0  # aggregate noise std = σ·noise_factor
     curve = est.gaussian_channel_curve(p * c / math.sqrt(d), ctx.samples, ctx.seed_sequence(), level=ctx.level,
                                        workers=ctx.workers)
     side = "client" if client else "server"
     if formula.output.name == "eps":  # a leakage entry: simulate at the given σ
-        e = curve.estimate(num(values, "sigma") * noise_factor, dims=d)
+        e = curve.estimate(value_of(values, "sigma") * noise_factor, dims=d)
         return mc_result(cf, e, f"ε: simulated I(w_i; w̄_dp | w^-i) at σ ({side}-side), w_i ~ N(0, C²/d·I)")
-    eps = num(values, "eps")
+    eps = value_of(values, "eps")
     if values.get("units") == "bits":  # pragma: no cover - catalog inputs are nats
         eps *= math.log(2)
     guess = cf if cf > 0 and math.isfinite(cf) else p * c
@@ -81,7 +81,7 @@ def _distortion_server(formula: Formula, values: Mapping[str, Any], ctx: CheckCo
     cf = float(formula.call(values, published=ctx.published))
     w = weights_with_max(0.5)
     dist = est.aggregation_distortion(w, ctx.samples, ctx.seed_sequence(), signal_std=0.1,
-                                      server_sigma=num(values, "sigma"), dims=num(values, "d"),
+                                      server_sigma=value_of(values, "sigma"), dims=value_of(values, "d"),
                                       level=ctx.level, workers=ctx.workers)
     return mc_result(cf, _utility_estimate(dist), "U = 1/E‖w̄ − w̄_dp‖², server adds N(0, σ²I) to a simulated "
                                                   f"aggregate of {w.size} clients")
@@ -92,7 +92,7 @@ def _distortion_client(formula: Formula, values: Mapping[str, Any], ctx: CheckCo
     cf = float(formula.call(values, published=ctx.published))
     w = weights_with_sum_sq(_sum_p2_of(values))
     dist = est.aggregation_distortion(w, ctx.samples, ctx.seed_sequence(), signal_std=0.1,
-                                      client_sigmas=num(values, "sigma"), dims=num(values, "d"),
+                                      client_sigmas=value_of(values, "sigma"), dims=value_of(values, "d"),
                                       level=ctx.level, workers=ctx.workers)
     return mc_result(cf, _utility_estimate(dist), "U = 1/E‖w̄ − w̄_dp‖², each of "
                                                   f"{w.size} clients adds N(0, σ_c²I) (weights with Σp² = sum_p2)")
@@ -114,7 +114,7 @@ def _theorem2(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
     from dpcalc import midp
 
     cf = float(formula.call(values, published=ctx.published))
-    eps, d, c, p = num(values, "eps"), num(values, "d"), num(values, "C"), num(values, "p_max")
+    eps, d, c, p = value_of(values, "eps"), value_of(values, "d"), value_of(values, "C"), value_of(values, "p_max")
     w = weights_with_max(p)
     s2 = float(np.sum(w * w))
     sig_s = float(midp.server_sigma(eps, d, C=c, p_max=p))
@@ -136,7 +136,7 @@ def _theorem2(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
 @recipe("midp_alpha_bound")
 def _alpha_bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    eps, d, c = num(values, "eps"), num(values, "d"), num(values, "C")
+    eps, d, c = value_of(values, "eps"), value_of(values, "d"), value_of(values, "C")
     root = bisect_log(lambda s: _bound(d, c * c / (d * s * s)) - eps, c * 1e-150, c * 1e150)
     if root is None:
         return failed(cf, "exact-numeric", "no root of the one-client bound (5.25) = ε_k")
@@ -179,7 +179,7 @@ def _theorem3(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
     if alphas.size > 8:
         return failed(cf, "exact-numeric", "SLSQP check is limited to N <= 8 clients")
     try:
-        u, p = slsqp_5_26(alphas, num(values, "d", 1.0), ctx.rng())
+        u, p = slsqp_5_26(alphas, value_of(values, "d", 1.0), ctx.rng())
     except RuntimeError as exc:
         return failed(cf, "exact-numeric", str(exc))
     if formula.output.name == "p":
@@ -212,7 +212,7 @@ def _corollary2(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) 
 @recipe("midp_personalized_mi")
 def _personalized_mi(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    d, k = num(values, "d"), int(values["k"])
+    d, k = value_of(values, "d"), int(values["k"])
     c = np.asarray(values["C"], dtype=np.float64)
     e = est.aggregation_cmi(values["weights"], k - 1, c / math.sqrt(d), ctx.samples, ctx.seed_sequence(),
                             client_sigmas=values["sigmas"], dims=d, level=ctx.level, workers=ctx.workers)
@@ -224,7 +224,7 @@ def _baseline(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
     cf = float(formula.call(values, published=ctx.published))
     eps = np.asarray(values["eps"], dtype=np.float64)
     c = np.asarray(values["C"], dtype=np.float64)
-    d, n = num(values, "d"), eps.size
+    d, n = value_of(values, "d"), eps.size
     client = "client" in formula.id
     roots = []
     for e_k, c_k in zip(eps, c, strict=True):
@@ -245,7 +245,7 @@ def _baseline(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
 @recipe("midp_clip_gradient")
 def _clip_gradient(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    c, w, eta = num(values, "C"), num(values, "w_norm"), num(values, "eta")
+    c, w, eta = value_of(values, "C"), value_of(values, "w_norm"), value_of(values, "eta")
 
     def loss(x: float) -> float:  # (5.17)
         return 0.5 * (x - w) ** 2

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.checks._util import exact_result, failed, mc_result, num
+from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim.parallel import run_moments
 from dpcalc.sim.stats import Estimate, from_moments
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _c(values: Mapping[str, Any]) -> float:
-    return num(values, "c_scale", 1.0) * math.sqrt(2.0 * math.log(1.25 / num(values, "delta")))
+    return value_of(values, "c_scale", 1.0) * math.sqrt(2.0 * math.log(1.25 / value_of(values, "delta")))
 
 
 @recipe("nbafl_sensitivity_search")
@@ -42,8 +42,8 @@ def _sensitivity(formula: Formula, values: Mapping[str, Any], ctx: CheckContext)
     from dpcalc.sim.scenarios import clip
 
     closed = float(formula.call(values, published=ctx.published))
-    C, m = num(values, "C"), int(num(values, "m"))
-    n = int(num(values, "N", 1.0))
+    C, m = value_of(values, "C"), int(value_of(values, "m"))
+    n = int(value_of(values, "N", 1.0))
     rng = ctx.rng()
     d = 5
     sizes = [m] + [m + int(k) for k in rng.integers(0, 3, size=min(n, 4) - 1)]  # the smallest client has m
@@ -60,10 +60,10 @@ def _sensitivity(formula: Formula, values: Mapping[str, Any], ctx: CheckContext)
 
 def _release(formula: Formula, values: Mapping[str, Any]) -> tuple[float, float, str]:
     """(per-release ε, sensitivity, label) of a σ entry."""
-    eps, C, m = num(values, "eps"), num(values, "C"), num(values, "m")
+    eps, C, m = value_of(values, "eps"), value_of(values, "C"), value_of(values, "m")
     if formula.output.symbol == r"\sigma_U":
-        return eps / num(values, "L", 1.0), 2.0 * C / m, "σ_U at (ε/L, δ), Δ = 2C/m"
-    return eps / num(values, "T"), 2.0 * C / (m * num(values, "N")), "σ_A at (ε/T, δ), Δ = 2C/(mN)"
+        return eps / value_of(values, "L", 1.0), 2.0 * C / m, "σ_U at (ε/L, δ), Δ = 2C/m"
+    return eps / value_of(values, "T"), 2.0 * C / (m * value_of(values, "N")), "σ_A at (ε/T, δ), Δ = 2C/(mN)"
 
 
 @recipe("nbafl_classic_valid")
@@ -72,7 +72,7 @@ def _classic_valid(formula: Formula, values: Mapping[str, Any], ctx: CheckContex
 
     closed = float(formula.call(values, published=ctx.published))
     eps_r, sens, what = _release(formula, values)
-    exact = float(gaussian_mechanism.sigma_analytic(eps_r, num(values, "delta"), sens))
+    exact = float(gaussian_mechanism.sigma_analytic(eps_r, value_of(values, "delta"), sens))
     return CheckResult("exact-numeric", closed, exact, exact, math.inf,
                        f"{what}: valid iff >= the exact analytic Gaussian σ (Balle & Wang 2018)",
                        {"eps_release": eps_r, "sensitivity": sens})
@@ -90,8 +90,8 @@ def _aggregate_terms(rng: np.random.Generator, size: int, sigma_u: float, k: int
 @recipe("nbafl_aggregate_noise_mc")
 def _aggregate_noise(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
-    eps, C, m, T, L, N = (num(values, k) for k in ("eps", "C", "m", "T", "L", "N"))
-    K = num(values, "K", N)
+    eps, C, m, T, L, N = (value_of(values, k) for k in ("eps", "C", "m", "T", "L", "N"))
+    K = value_of(values, "K", N)
     c = _c(values)
     sigma_u = 2.0 * c * C * L / (m * eps)
     eps0 = eps / T if K == N else -math.log1p((N / K) * math.expm1(-eps / T))
@@ -132,7 +132,7 @@ def _amplified(eps0: float, q: float) -> float:
 @recipe("nbafl_b_root")
 def _b_root(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
-    eps, T, N, K = (num(values, k) for k in ("eps", "T", "N", "K"))
+    eps, T, N, K = (value_of(values, k) for k in ("eps", "T", "N", "K"))
     q, target = K / N, eps / T
     if q == 1.0:
         return exact_result(closed, 1.0, 1e-12, "K = N: no amplification, b = 1")
@@ -149,7 +149,7 @@ def _b_root(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> C
 @recipe("nbafl_gamma_threshold")
 def _gamma(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
-    eps, L, N, K = (num(values, k) for k in ("eps", "L", "N", "K"))
+    eps, L, N, K = (value_of(values, k) for k in ("eps", "L", "N", "K"))
     q = K / N
     lk = L * math.sqrt(K)
 
@@ -179,11 +179,11 @@ def _abs_sq_terms(rng: np.random.Generator, size: int, s: float) -> np.ndarray:
 @recipe("nbafl_bound_recursion_mc")
 def _bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
-    eps, T, pl, beta, rho, b, mu, theta, C, m, N = (num(values, k) for k in (
+    eps, T, pl, beta, rho, b, mu, theta, C, m, N = (value_of(values, k) for k in (
         "eps", "T", "pl", "lipschitz", "smoothness", "dissimilarity", "prox_mu", "theta", "C", "m", "N"))
     c = _c(values)
     if "K" in values:  # Theorem 3
-        K = num(values, "K")
+        K = value_of(values, "K")
         sk = math.sqrt(K)
         factor = 1.0 + 2.0 * pl / mu ** 2 * (rho * b * b / 2 + rho * b + rho * b * b / K + 2 * rho * b * b / sk
                                              + mu * b / sk - mu)
@@ -216,7 +216,7 @@ def _bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> Ch
 @recipe("nbafl_t_star_minimise")
 def _t_star(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
-    eps, theta, p, k1 = (num(values, k) for k in ("eps", "theta", "p", "kappa1"))
+    eps, theta, p, k1 = (value_of(values, k) for k in ("eps", "theta", "p", "kappa1"))
     lam = -math.log(p)
 
     def fprime(t: float) -> float:  # d/dT of P^TΘ + (κ1T/ε)(1 − P^T)

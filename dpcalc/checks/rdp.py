@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dpcalc.checks import oracles
-from dpcalc.checks._util import exact_result, mc_result, num
+from dpcalc.checks._util import exact_result, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim.stats import Estimate
 
@@ -36,7 +36,7 @@ def _renyi(mu: float, sigma: float, alpha: float, ctx: CheckContext) -> Estimate
 
 @recipe("rdp_gaussian_renyi")
 def _rdp_gaussian(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    alpha, sigma, sens = num(values, "alpha"), num(values, "sigma"), num(values, "sensitivity", 1.0)
+    alpha, sigma, sens = value_of(values, "alpha"), value_of(values, "sigma"), value_of(values, "sensitivity", 1.0)
     closed = float(formula.call(values, published=ctx.published))
     est = _renyi(sens, sigma, alpha, ctx)
     return mc_result(closed, est, f"D_α (α = {alpha:g}) of N(Δ,σ²) vs N(0,σ²) by sampling the privacy loss")
@@ -44,7 +44,7 @@ def _rdp_gaussian(formula: Formula, values: Mapping[str, Any], ctx: CheckContext
 
 @recipe("zcdp_gaussian_renyi")
 def _zcdp_gaussian(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    sigma, sens = num(values, "sigma"), num(values, "sensitivity", 1.0)
+    sigma, sens = value_of(values, "sigma"), value_of(values, "sensitivity", 1.0)
     closed = float(formula.call(values, published=ctx.published))
     e = _renyi(sens, sigma, 2.0, ctx)
     est = Estimate(e.value / 2.0, e.se / 2.0, e.ci_low / 2.0, e.ci_high / 2.0, e.n)
@@ -53,7 +53,7 @@ def _zcdp_gaussian(formula: Formula, values: Mapping[str, Any], ctx: CheckContex
 
 @recipe("rdp_subsampled_quadrature")
 def _subsampled(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    alpha, q, sigma = num(values, "alpha"), num(values, "q"), num(values, "sigma")
+    alpha, q, sigma = value_of(values, "alpha"), value_of(values, "q"), value_of(values, "sigma")
     closed = float(formula.call(values, published=ctx.published))
     est = float(oracles.subsampled_rdp(alpha, q, sigma))
     return exact_result(closed, est, 1e-10, "RDP = log A_α/(α−1), A_α by 40-digit mpmath quadrature")
@@ -67,7 +67,7 @@ def _lower_bound_result(closed: float, exact: float, detail: str) -> CheckResult
 def _conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     from dpcalc.accounting import gaussian_mechanism as gaussian
 
-    r, alpha, delta = num(values, "rdp"), num(values, "alpha"), num(values, "delta")
+    r, alpha, delta = value_of(values, "rdp"), value_of(values, "alpha"), value_of(values, "delta")
     closed = float(formula.call(values, published=ctx.published))
     mu = math.sqrt(2.0 * r / alpha)
     exact = float(gaussian.eps_analytic(1.0 / mu, delta))
@@ -79,7 +79,7 @@ def _conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) 
 def _zcdp_conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     from dpcalc.accounting import gaussian_mechanism as gaussian
 
-    rho, delta = num(values, "rho"), num(values, "delta")
+    rho, delta = value_of(values, "rho"), value_of(values, "delta")
     closed = float(formula.call(values, published=ctx.published))
     mu = math.sqrt(2.0 * rho)
     exact = float(gaussian.eps_analytic(1.0 / mu, delta))

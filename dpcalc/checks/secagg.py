@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpcalc import secagg
-from dpcalc.checks._util import exact_result, failed, mc_result, num
+from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.sim import estimators as est
 
@@ -91,7 +91,7 @@ class _GaussPair(est.MechanismPair):
 @recipe("secagg_renyi_numeric")
 def _renyi_numeric(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    alpha = num(values, "alpha")
+    alpha = value_of(values, "alpha")
     dmu, l1, l2 = (np.asarray(values[k], dtype=float) for k in ("dmu", "lam1", "lam2"))
     rng = ctx.rng()
     k = dmu.size
@@ -198,9 +198,9 @@ def _exact(inst: _Instance, alpha: float) -> float:
 def _adversarial_instance(mode: str, values: Mapping[str, Any]) -> _Instance:
     """1-D instance at the check point: user 0 replaces g = C by −C; the covariances do not change, the mean moves
     by 2C/D, and the remaining budget (S, or Nσ²) is spread over other users (each λ <= C², Lemma 1′)."""
-    c, b, d = num(values, "C"), num(values, "B"), int(num(values, "D"))
+    c, b, d = value_of(values, "C"), value_of(values, "B"), int(value_of(values, "D"))
     if mode in ("thm2", "thm3"):
-        s = num(values, "eig_star_min_sum" if mode == "thm3" else "eig_min_sum")
+        s = value_of(values, "eig_star_min_sum" if mode == "thm3" else "eig_min_sum")
         own = min(s, c * c)  # user 0: one point at ±C, the others at a common value, λ_sec4 = own
         rest_sq = max(own * d - c * c, 0.0) / max(d - 1, 1)
         g0 = np.full((1, d), math.sqrt(rest_sq))
@@ -212,8 +212,8 @@ def _adversarial_instance(mode: str, values: Mapping[str, Any]) -> _Instance:
             users.append(np.full((1, d), math.sqrt(share)))
             left -= share
         return _Instance(users, 0, 0, np.array([-c]), b, c)
-    n = int(num(values, "N"))
-    s2 = num(values, "sigma2")
+    n = int(value_of(values, "N"))
+    s2 = value_of(values, "sigma2")
     g0 = np.zeros((1, d))
     g0[0, 0] = c
     users = [g0] + [np.zeros((1, d)) for _ in range(n - 1)]
@@ -266,7 +266,7 @@ def _bound_vs_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckConte
         return failed(math.nan, "exact-numeric", f"no instance family for {formula.id}")
     cf = float(formula.call(values, published=ctx.published))
     rng = ctx.rng()
-    alpha = num(values, "alpha")
+    alpha = value_of(values, "alpha")
     adv_inst = _adversarial_instance(mode, values)
     adv = _ratio(formula, mode, _embed(adv_inst, rng) if mode == "thm3" else adv_inst, alpha, ctx.published)
     ratios = [adv if adv is not None else 0.0]
@@ -321,7 +321,7 @@ def _unit(deg: float) -> np.ndarray:
 
 @recipe("secagg_wfna_eq38")
 def _wfna_eq38(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    b, c, d = num(values, "B"), num(values, "C"), int(num(values, "D"))
+    b, c, d = value_of(values, "B"), value_of(values, "C"), int(value_of(values, "D"))
     cf = float(formula.call(values, published=ctx.published))
     unit = c * c / (b * d)  # both quantities scale as C²/(BD) at fixed geometry
     if d < 3:
@@ -361,7 +361,7 @@ def _noise_power_terms(rng: np.random.Generator, size: int, cov: np.ndarray) -> 
 def _added_power_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
     lam = np.asarray(values["eigenvalues"], dtype=float)
-    s2 = num(values, "sigma2")
+    s2 = value_of(values, "sigma2")
     q = _random_rotation(ctx.rng(), lam.size)
     wf = secagg.water_filling((q * lam) @ q.T, s2, normalization="sec5")
     after = float(np.linalg.eigvalsh((q * lam) @ q.T + wf.noise_cov)[0])
@@ -379,7 +379,7 @@ def _added_power_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckConte
 def _closed_form_min(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
     row = str(formula.call_kwargs.get("row", ""))
-    n, s2, b, c, d, delta = (num(values, k) for k in ("N", "sigma2", "B", "C", "D", "delta"))
+    n, s2, b, c, d, delta = (value_of(values, k) for k in ("N", "sigma2", "B", "C", "D", "delta"))
     slope = 2 * c * c / ((b if row == "sgd_iid_iso" else d) ** 2 * n * s2)
     log_delta = math.log(delta)
 
@@ -404,7 +404,7 @@ def _iid_inclusion_terms(rng: np.random.Generator, size: int, b: int, d: int) ->
 @recipe("secagg_delta_threshold_mc")
 def _delta_threshold_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    b, d = int(num(values, "B")), int(num(values, "D"))
+    b, d = int(value_of(values, "B")), int(value_of(values, "D"))
     e = est.mean_estimate(partial(_iid_inclusion_terms, b=b, d=d), min(ctx.samples, 200_000), ctx.seed_sequence(),
                           level=ctx.level, workers=ctx.workers)
     return mc_result(cf, e, "Pr[w_ij ≠ 0]: simulated B-subsets of D records without replacement (record 0 drawn?)")
