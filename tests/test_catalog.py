@@ -175,3 +175,18 @@ inputs = ["eps", { ref = "eps", name = "eps2", unit = "bits" }]\n"""
     path.write_text(text.replace('inputs = ["eps"', 'inputs = ["nope"'))
     with pytest.raises(catalog.CatalogError, match="not declared"):
         catalog.load_file(path)
+
+
+def test_find_parses_one_entry_and_equals_get() -> None:
+    """``catalog.find`` (start-up path: the entry's block of its file only) gives the same entry as ``get``."""
+    from dpcalc.catalog import schema
+
+    everything = dict(ALL)
+    schema.load.cache_clear()
+    try:
+        for fid, entry in everything.items():
+            assert schema.find.__wrapped__(fid) == entry, fid  # type: ignore[attr-defined]
+            assert schema.load.cache_info().currsize == 0, f"{fid}: find fell back to loading everything"
+    finally:
+        schema.load.cache_clear()
+        schema.load()

@@ -127,3 +127,14 @@ def test_installed_typer_is_in_the_pinned_range() -> None:
     assert key(lo) <= key(version("typer")) < key(hi)
     assert _fastparse.install(build_command(["sigma"])) == 0  # already installed by build_command …
     assert _fastparse._runtime_base() is not None  # … because the private layer exists in this range
+
+
+def test_sigma_reads_one_catalog_entry_not_the_catalog() -> None:
+    """Column labels come from the catalog, but start-up parses only the entries the command names."""
+    code = ("import sys; from dpcalc.cli.main import main\n"
+            "try:\n    main(['sigma', '--eps', '5', '--d', '1000'])\nexcept SystemExit:\n    pass\n"
+            "from dpcalc.catalog import raw\n"
+            "print(int('dpcalc.catalog.schema' in sys.modules), raw.entry.cache_info().currsize)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    schema_loaded, entries = map(int, out.strip().splitlines()[-1].split())
+    assert schema_loaded == 0 and 1 <= entries <= 3

@@ -234,12 +234,10 @@ class Formula:
 # -- loading ---------------------------------------------------------------------------------------
 
 def catalog_dir() -> Path:
-    """Where the TOML files are: inside the installed wheel, else the source tree's ``formulas/``."""
-    package = Path(__file__).resolve().parent.parent  # dpcalc/
-    for candidate in (package / "_catalog_data", package.parent / "formulas"):
-        if candidate.is_dir():
-            return candidate
-    raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
+    """Where the TOML files are (see :func:`dpcalc.catalog.raw.catalog_dir`)."""
+    from dpcalc.catalog import raw
+
+    return raw.catalog_dir()
 
 
 def _check_keys(where: str, table: Mapping[str, Any], allowed: set[str], required: set[str] = frozenset()) -> None:  # type: ignore[assignment]
@@ -262,13 +260,12 @@ def split_domain_warning(text: str) -> tuple[str, str]:
 
 def _resolve_input(raw_in: Any, shared: Mapping[str, Mapping[str, Any]], where: str) -> Mapping[str, Any]:
     """An entry's input: a table, the name of a paper-level ``[inputs.NAME]``, or ``{ref = NAME, …overrides}``."""
+    from dpcalc.catalog import raw
+
     ref = raw_in if isinstance(raw_in, str) else raw_in.get("ref")
-    if ref is None:
-        return dict(raw_in)
-    if ref not in shared:
+    if ref is not None and ref not in shared:
         raise CatalogError(f"{where}: input {ref!r} is not declared in the file's [inputs] (has {sorted(shared)})")
-    overrides = {} if isinstance(raw_in, str) else {k: v for k, v in raw_in.items() if k != "ref"}
-    return {"name": ref, **shared[ref], **overrides}
+    return raw.resolve_input(raw_in, dict(shared))
 
 
 def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
@@ -321,10 +318,15 @@ def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
 
 def load_file(path: Path) -> list[Formula]:
     """Load and validate one catalog file."""
+    return _load_text(path.read_text(encoding="utf-8"), path.name)
+
+
+def _load_text(text: str, name: str) -> list[Formula]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"{path.name}: not valid TOML: {exc}") from exc
+        raise CatalogError(f"{name}: not valid TOML: {exc}") from exc
+    path = Path(name)
     _check_keys(path.name, data, _FILE_KEYS, {"paper", "formula"})
     _check_keys(f"{path.name} [paper]", data["paper"], _PAPER_KEYS, {"id", "seed", "short", "title"})
     paper = Paper(**data["paper"])
@@ -347,24 +349,22 @@ def load() -> dict[str, Formula]:
 
 
 @cache
-def _load_path(path: Path) -> dict[str, Formula]:
-    return {f.id: f for f in load_file(path)}
-
-
-@cache
 def find(formula_id: str) -> Formula:
-    """One formula by id, reading only the TOML file that declares it (fast: for CLI column labels).
+    """One formula by id, parsing only its own entry (fast: CLI column labels at start-up).
 
-    Same result as :func:`get`; falls back to it (and its error with close matches) when no file matches.
+    The file declaring ``id = "formula_id"`` is found by a text search; its header (``[paper]``, ``[inputs.*]``)
+    and that one ``[[formula]]`` block are parsed and validated exactly as :func:`load_file` would. Same
+    result as :func:`get`, which it falls back to (with its close-match error) when no file matches.
     """
     if load.cache_info().currsize:  # the whole catalog is loaded already
         return get(formula_id)
-    needle = f'id = "{formula_id}"'
-    for path in sorted(catalog_dir().glob("*.toml")):
-        if needle in path.read_text(encoding="utf-8"):
-            found = _load_path(path).get(formula_id)
-            if found is not None:
-                return found
+    from dpcalc.catalog import raw
+
+    found = raw.fragment(formula_id)
+    if found is not None:
+        entry = {f.id: f for f in _load_text(found[1], found[0])}.get(formula_id)
+        if entry is not None:
+            return entry
     return get(formula_id)
 
 

@@ -6,7 +6,7 @@ unit (``meta.units`` in JSON, and in the table header) and whether the value is 
 
     columns_for("midp.server_sigma", ["eps", "d", "C", "sigma"], units={"eps": "bits"})
 
-Only the TOML file holding the formula is read (:func:`dpcalc.catalog.find`), so start-up stays fast.
+Only the entry's own block of its TOML file is parsed (:func:`dpcalc.catalog.raw.entry`), so start-up stays fast.
 """
 
 from __future__ import annotations
@@ -66,19 +66,21 @@ def column(formula_id: str, name: str, *, key: str | None = None, unit: str | No
     ``key`` renames the JSON/CSV key (e.g. ``sigma`` → ``sigma_server``), ``unit`` overrides the catalog's
     unit (e.g. ``bits`` under ``--units bits``), ``label`` replaces the table label.
     """
-    from dpcalc import catalog
+    from dpcalc.catalog import raw
 
-    entry = catalog.find(formula_id)
-    if entry.output.name == name:
-        symbol, cat_unit, integer = entry.output.symbol, entry.output.unit, False
+    entry = raw.entry(formula_id)
+    if entry is None:
+        raise KeyError(f"unknown formula id {formula_id!r}")
+    quantities = {q["name"]: q for q in entry["inputs"]}
+    if entry["output"]["name"] == name:
+        quantity, integer = entry["output"], False
+    elif name in quantities:
+        quantity = quantities[name]
+        integer = "integer" in quantity.get("domain", "")
     else:
-        try:
-            quantity = entry.input(name)
-        except KeyError:
-            known = [i.name for i in entry.inputs] + [entry.output.name]
-            raise KeyError(f"{formula_id} has no input or output {name!r} (has {', '.join(known)})") from None
-        symbol, cat_unit, integer = quantity.symbol, quantity.unit, quantity.domain.integer
-    return make_column(key or name, symbol, cat_unit if unit is None else unit, integer, label)
+        known = [*quantities, entry["output"]["name"]]
+        raise KeyError(f"{formula_id} has no input or output {name!r} (has {', '.join(known)})")
+    return make_column(key or name, quantity["symbol"], quantity["unit"] if unit is None else unit, integer, label)
 
 
 def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Mapping[str, str] | None = None,
@@ -87,10 +89,12 @@ def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Ma
 
     ``keys``/``units``/``labels`` map a quantity name to the override of :func:`column`.
     """
-    from dpcalc import catalog
+    from dpcalc.catalog import raw
 
     if names is None:
-        entry = catalog.find(formula_id)
-        names = [*(i.name for i in entry.inputs if i.kind == "scalar"), entry.output.name]
+        entry = raw.entry(formula_id)
+        if entry is None:
+            raise KeyError(f"unknown formula id {formula_id!r}")
+        names = [*(i["name"] for i in entry["inputs"] if i.get("kind", "scalar") == "scalar"), entry["output"]["name"]]
     keys, units, labels = keys or {}, units or {}, labels or {}
     return [column(formula_id, n, key=keys.get(n), unit=units.get(n), label=labels.get(n, "")) for n in names]

@@ -1,0 +1,67 @@
+"""One catalog entry as plain TOML data, parsed from its own block of its file (no dataclasses, no validation).
+
+The start-up path of the CLI: column labels, symbols and units of a command come from here, so ``dpcalc sigma``
+parses one small TOML fragment instead of the catalog (:func:`dpcalc.catalog.find` validates the same fragment
+into a :class:`~dpcalc.catalog.Formula`).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def catalog_dir() -> Path:
+    """Where the TOML files are: inside the installed wheel, else the source tree's ``formulas/``."""
+    package = Path(__file__).resolve().parent.parent  # dpcalc/
+    for candidate in (package / "_catalog_data", package.parent / "formulas"):
+        if candidate.is_dir():
+            return candidate
+    from dpcalc.catalog.schema import CatalogError
+
+    raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
+
+
+@cache
+def fragment(formula_id: str) -> tuple[str, str] | None:
+    """(file name, the file's header plus the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
+    needle = f'id = "{formula_id}"'
+    for path in sorted(catalog_dir().glob("*.toml")):
+        text = path.read_text(encoding="utf-8")
+        if needle not in text:
+            continue
+        blocks = re.split(r"(?m)^(?=\[\[formula\]\]\s*$)", text)
+        for block in blocks[1:]:
+            if re.search(rf"(?m)^{re.escape(needle)}\s*$", block):
+                return path.name, blocks[0] + block
+    return None
+
+
+def resolve_input(raw_in: Any, shared: dict[str, Any]) -> dict[str, Any]:
+    """An entry's input: a table, the name of a file-level ``[inputs.NAME]``, or ``{ref = NAME, …overrides}``
+    (an unknown reference is left to the schema's validation: returned as ``{"name": ref}``)."""
+    ref = raw_in if isinstance(raw_in, str) else raw_in.get("ref")
+    if ref is None:
+        return dict(raw_in)
+    overrides = {} if isinstance(raw_in, str) else {k: v for k, v in raw_in.items() if k != "ref"}
+    return {"name": ref, **shared.get(ref, {}), **overrides}
+
+
+@cache
+def entry(formula_id: str) -> dict[str, Any] | None:
+    """The entry's TOML table with its inputs resolved (``inputs``: list of tables), or None if unknown."""
+    found = fragment(formula_id)
+    if found is None:
+        return None
+    data = tomllib.loads(found[1])
+    (raw,) = data["formula"]
+    shared = data.get("inputs", {})
+    return {**raw, "inputs": [resolve_input(i, shared) for i in raw["inputs"]]}
