@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.checks._util import exact_result, failed, num
+from dpcalc.checks._util import exact_result, failed, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.cuag import compression as comp
 from dpcalc.errors import DomainError
@@ -33,7 +33,7 @@ def _round_decimal(x: float, digits: int) -> float:
 @recipe("cuag_layer_rate_decimal")
 def _layer_rate_decimal(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    w, hi, lo = num(values, "weight"), num(values, "r_max"), num(values, "r_min")
+    w, hi, lo = value_of(values, "weight"), value_of(values, "r_max"), value_of(values, "r_min")
     if w < lo:
         want = _round_decimal(hi - _round_decimal(w, 2), 1)
     elif _round_decimal(w, 1) < hi:
@@ -47,9 +47,9 @@ def _dense_partition(formula: Formula, values: Mapping[str, Any], ctx: CheckCont
                      ) -> tuple[float, np.ndarray, int] | CheckResult:
     """(closed form, dense φ, z) after checking the rows partition the columns, or a failing result."""
     cf = float(formula.call(values, published=ctx.published))
-    n = int(num(values, size))
+    n = int(value_of(values, size))
     try:
-        m = comp.measurement_matrix(num(values, "r"), n)
+        m = comp.measurement_matrix(value_of(values, "r"), n)
     except DomainError as exc:
         return failed(cf, "exact-numeric", str(exc))
     phi = m.dense()
@@ -81,7 +81,7 @@ def _matrix_checks(formula: Formula, values: Mapping[str, Any], ctx: CheckContex
 def _uplink_simulated(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
     sizes = [int(x) for x in values["layer_sizes"]]
-    rate = num(values, "rate")
+    rate = value_of(values, "rate")
     rng = ctx.rng()
     sent = 0
     for n in sizes:
@@ -89,7 +89,7 @@ def _uplink_simulated(formula: Formula, values: Mapping[str, Any], ctx: CheckCon
         sent += y.size
     if formula.output.name == "reduction":
         return exact_result(cf, 1.0 - sent / sum(sizes), 1e-14, "1 − floats sent/parameters, layers compressed by φ")
-    t = num(values, "T")
+    t = value_of(values, "T")
     return exact_result(cf, t * sent * 4 / 2 ** 30, 1e-14, f"{sent} floats produced by y = φx over the layers, "
                                                             f"× T × 4 bytes / 2³⁰ (= {sent * 4 * t / 1e9:.4f} GB)")
 

@@ -172,11 +172,11 @@ def _engine_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckContext
 @recipe("gauss_determinant_exact")
 def _determinant_exact(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     cf = float(formula.call(values, published=ctx.published))
-    n = int(num(values, "n"))
+    n = int(value_of(values, "n"))
     if n > MAX_ENGINE_N:
         return failed(cf, "exact-numeric", f"n = {n} is above the recipe's dense-matrix cap {MAX_ENGINE_N}")
-    sx = gauss.equicorrelated_matrix(n, num(values, "var"), num(values, "cov"))
-    sz = gauss.equicorrelated_matrix(n, num(values, "sigma2"), num(values, "sigma_e2"))
+    sx = gauss.equicorrelated_matrix(n, value_of(values, "var"), value_of(values, "cov"))
+    sz = gauss.equicorrelated_matrix(n, value_of(values, "sigma2"), value_of(values, "sigma_e2"))
     joint = np.block([[sx + sz, sx[:, 1:]], [sx[1:, :], sx[1:, 1:]]])  # COV(Y^n, X^{-1}), (2n-1) x (2n-1)
     sign, logdet = np.linalg.slogdet(joint)
     return exact_result(cf, float(sign * math.exp(logdet)), 1e-9,

@@ -21,7 +21,7 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dpcalc.checks._util import num
+from dpcalc.checks._util import value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,7 +40,7 @@ def _round_trip(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) 
     fvals = {**{k: v for k, v in values.items() if k != target_name}, **dict(spec.get("fixed", {})), solve: x}
     fvals = {i.name: fvals[i.name] for i in forward.inputs if i.name in fvals}
     back = float(forward.call(fvals))
-    target = num(values, target_name)
+    target = value_of(values, target_name)
     if spec.get("transform") == "log":
         target = math.log(target)
     # tolerance on the forward value: the check's rtol (default 1e-12) relative to the target (absolute, at least,
