@@ -30,7 +30,8 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
 }
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "max": max, "min": min, "abs": abs, "sum": sum, "len": len,
-    **{name: getattr(math, name) for name in ("sqrt", "exp", "log", "log1p", "expm1", "erf", "erfc")},
+    **{name: getattr(math, name) for name in ("sqrt", "exp", "log", "log1p", "expm1", "erf", "erfc", "floor", "ceil",
+                                               "fabs", "log2", "log10")},
 }
 
 
