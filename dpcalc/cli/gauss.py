@@ -136,7 +136,7 @@ def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt 
     for r in rows:
         for k in ("sigma2", "sigma_e2", "leakage_published"):
             if k in r and r[k] != r[k]:
-                r[k] = None  # type: ignore[assignment]
+                r[k] = None
     return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(rows, u),
                   title="Case 3: dependent noise, water-filling optimum" + (" (σ_e² >= 0)" if nonneg else ""),
                   note=NOTE.format(units=u) + " The exact leakage at the optimum equals ε.", formula=formulas,
