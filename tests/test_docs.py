@@ -81,10 +81,20 @@ def test_a_new_family_appears_from_data_alone(tmp_path: Path, monkeypatch: pytes
         '[[figure]]\nid = "099-fig1"\npaper = "099"\ntitle = "new"\nx = "eps"\nx_values = "1:3"\n'
         '[[figure.series]]\nformula = "newfam.server_sigma"\ninputs = { d = 10, C = 1, p_max = 1 }\nlabel = "l"\n',
         encoding="utf-8")
+    import dpcalc.catalog as catalog_pkg
+
+    raw = getattr(catalog_pkg, "raw", None)  # the catalog package reads files through catalog.raw.catalog_dir
+    monkeypatch.setattr(raw if raw is not None else catalog, "catalog_dir", lambda: tmp_path)
     monkeypatch.setattr(catalog, "catalog_dir", lambda: tmp_path)
     monkeypatch.setattr(plot_spec, "PRESET_DIR", presets)
-    catalog.load.cache_clear()
-    plot_spec.presets.cache_clear()
+
+    def clear() -> None:
+        for fn in (catalog.load, getattr(catalog, "find", None), getattr(raw, "fragment", None),
+                   getattr(raw, "entry", None), plot_spec.presets):
+            if fn is not None and hasattr(fn, "cache_clear"):
+                fn.cache_clear()
+
+    clear()
     try:
         groups = hooks.papers()
         assert "099" in groups and len(groups["099"]) == len(catalog.by_paper("000"))
@@ -95,8 +105,8 @@ def test_a_new_family_appears_from_data_alone(tmp_path: Path, monkeypatch: pytes
         nav = hooks.on_config(config)["nav"][1]["Papers"]
         assert {"Seed 099: He & He, IEEE Access 2023": "papers/099.md"} in nav
     finally:
-        catalog.load.cache_clear()
-        plot_spec.presets.cache_clear()
+        monkeypatch.undo()
+        clear()
 
 
 @pytest.fixture(scope="module")
