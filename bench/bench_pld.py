@@ -123,7 +123,7 @@ def main() -> None:
     for _ in range(1):
         subprocess.run([sys.executable, "-m", "dpcalc.cli.main", "account", "--noise-multiplier", "1", "--q", "0.01",
                         "--steps", "1000", "--delta", "1e-5"], check=True, capture_output=True)
-    print(f"`dpcalc account --sigma 1 --q 0.01 --steps 1000` wall time: {time.perf_counter() - t0:.2f} s")
+    print(f"`dpcalc account -z 1 --q 0.01 --steps 1000` wall time: {time.perf_counter() - t0:.2f} s")
 
 
 if __name__ == "__main__":
