@@ -677,6 +677,13 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     return DeltaBracket(max(lows), du, e, worst, h, n)
 
 
+def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
+    """Certified upper bound on δ(ε) of ``steps`` Poisson-subsampled Gaussian steps (the catalog's and the verify
+    recipe's entry point; ``delta_for_eps`` gives the whole bracket)."""
+    t = int(v.integer_at_least("steps", steps, 1))
+    return delta_for_eps([Step(float(sigma), float(q), t)], eps).delta_upper
+
+
 def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: float, *,
                                 rtol: float | None = None) -> EpsBracket:
     """ε bracket of ``steps`` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q) at δ."""
