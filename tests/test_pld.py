@@ -188,14 +188,9 @@ def test_bracket_against_monte_carlo_of_the_privacy_loss(rng: np.random.Generato
                                                          steps: int, eps: float) -> None:
     """δ(ε) = E_P[(1 − e^{ε−L})₊], L the summed privacy loss sampled directly (remove neighbours: x ~ P, the
     mixture); 4e5 samples, 5-σ Monte Carlo interval must meet the certified bracket (remove direction)."""
-    n = 400_000
-    m = pld._Mech(sigma, q, "remove")
-    total = np.zeros(n)
-    for _ in range(steps):
-        x = rng.normal(0.0, sigma, n) + (rng.random(n) < q)
-        total += m.loss(x)
-    vals = np.maximum(0.0, -np.expm1(eps - total))
-    mc, se = float(vals.mean()), float(vals.std() / math.sqrt(n))
+    from dpcalc.checks.pld import mc_delta
+
+    mc, se = mc_delta(sigma, q, steps, eps, 400_000, rng)
     br = pld._run(pld._schedule([pld.Step(sigma, q, steps)]), "remove", 2e-3, 1e-6, None, eps)
     assert br.lo is not None
     lo, up = br.lo.delta(eps), br.up.delta(eps)

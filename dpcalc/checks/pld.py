@@ -22,22 +22,27 @@ if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
 
-@recipe("pld_delta_mc")
-def _delta_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+def mc_delta(sigma: float, q: float, steps: int, eps: float, n: int,
+             rng: np.random.Generator) -> tuple[float, float]:
+    """Monte Carlo δ(ε) and its standard error from n samples of the summed privacy loss (remove neighbours)."""
     from dpcalc.accounting import pld
 
-    cf = float(formula.call(values, published=ctx.published))
-    sigma, steps, eps = num(values, "sigma"), int(num(values, "steps")), num(values, "eps")
-    q = num(values, "q", 1.0)
-    rng = ctx.rng()
-    n = int(ctx.samples)
     m = pld._Mech(sigma, q, "remove")
     total = np.zeros(n)
     for _ in range(steps):
         x = rng.normal(0.0, sigma, n) + (rng.random(n) < q)
         total += m.loss(x)
     vals = np.maximum(0.0, -np.expm1(eps - total))
-    mean, se = float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(n))
+    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(n))
+
+
+@recipe("pld_delta_mc")
+def _delta_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    cf = float(formula.call(values, published=ctx.published))
+    sigma, steps, eps = num(values, "sigma"), int(num(values, "steps")), num(values, "eps")
+    q = num(values, "q", 1.0)
+    n = int(ctx.samples)
+    mean, se = mc_delta(sigma, q, steps, eps, n, ctx.rng())
     return CheckResult("monte-carlo", cf, mean, mean - ctx.z * se, mean + ctx.z * se,
                        f"δ(ε = {eps:g}) of {steps} steps (σ = {sigma:g}, q = {q:g}): E_P[(1 − e^(ε−L))+] with the "
                        "summed privacy loss L sampled directly (remove neighbours)", {"se": se, "n": n})
