@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.checks._util import num
+from dpcalc.checks._util import value_of as num
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 
 if TYPE_CHECKING:  # pragma: no cover
