@@ -159,9 +159,9 @@ class Audit:
     mu_from_schedule: float | None = None
 
     @property
-    def ratio(self) -> float:
-        """ε_eff / ε_claimed."""
-        return self.eps_effective / self.eps_claimed
+    def ratio(self) -> float | None:
+        """ε_eff / ε_claimed (None when the claimed ε is 0, e.g. at a large δ: no ratio exists)."""
+        return self.eps_effective / self.eps_claimed if self.eps_claimed > 0 else None
 
 
 def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = None, B: int | None = None,
