@@ -96,6 +96,32 @@ def test_console_script_does_not_import_pydantic_or_rich() -> None:
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_command_map_matches_what_the_families_register() -> None:
+    """``COMMANDS`` names, for each top-level command, the one family module the console script imports."""
+    import importlib
+
+    import typer
+
+    from dpcalc.cli import main as cli_main
+
+    registered: dict[str, str] = {}
+    for family in cli_main.FAMILIES:
+        probe = typer.Typer()
+        importlib.import_module(f"dpcalc.cli.{family}").register(probe)
+        for info in [*probe.registered_commands, *probe.registered_groups]:
+            registered[cli_main._name(info)] = family
+    assert registered == cli_main.COMMANDS
+
+
+def test_sigma_imports_no_other_family() -> None:
+    code = ("import sys; from dpcalc.cli.main import main\n"
+            "try:\n    main(['sigma', '--eps', '5', '--d', '1000'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('dpcalc.cli.') and m not in\n"
+            "      ('dpcalc.cli.main', 'dpcalc.cli.midp', 'dpcalc.cli._common', 'dpcalc.cli._fastparse')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
 def test_plain_table_layout() -> None:
     result = Result(columns=[Column("a", "ε (nats)"), Column("b", "w̄")], rows=[{"a": 1.5, "b": 2}], title="T")
     lines = _plain_table(result).splitlines()

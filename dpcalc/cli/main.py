@@ -1,7 +1,9 @@
 """The ``dpcalc`` command: a Typer app whose commands live in one module per family.
 
-Each family module defines ``register(app)``; list it in ``FAMILIES``. Family modules must not import
-SciPy or SymPy at import time (import them inside the command), so that start-up stays fast.
+Each family module defines ``register(app)``; list the top-level names it registers in ``COMMANDS``
+(``tests/test_cli_fastparse.py`` checks the map against what the modules register). The console script imports
+only the family module that owns the command it runs, so one family's imports never slow another's start-up.
+Family modules must not import SciPy or SymPy at import time (import them inside the command).
 """
 
 from __future__ import annotations
@@ -17,10 +19,15 @@ import typer.main
 from dpcalc import __version__
 from dpcalc.cli import _fastparse
 
-FAMILIES = ("midp", "formulas", "verify", "account", "gdp", "cuag", "gauss", "nbafl", "secagg", "plot", "table",
-            "evaluate")
+#: Top-level command or group name -> the family module (``dpcalc.cli.<module>``) that registers it.
+COMMANDS: dict[str, str] = {
+    "sigma": "midp", "midp": "midp", "formulas": "formulas", "verify": "verify", "account": "account",
+    "calibrate": "account", "gdp": "gdp", "cuag": "cuag", "gauss": "gauss", "nbafl": "nbafl", "secagg": "secagg",
+    "plot": "plot", "table": "table", "eval": "evaluate",
+}
+FAMILIES = tuple(dict.fromkeys(COMMANDS.values()))
 
-app = typer.Typer(
+_root_app = typer.Typer(
     name="dpcalc",
     help="Privacy accounting and privacy-utility calculator for differentially private federated learning.",
     no_args_is_help=True,
@@ -48,7 +55,7 @@ def _max_memory(value: str | None) -> str | None:
     return value
 
 
-@app.callback()
+@_root_app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Print the version and exit.")] = False,
@@ -60,8 +67,25 @@ def _root(
     """dpcalc: privacy accounting and privacy-utility analysis for DP federated learning."""
 
 
-for _family in FAMILIES:
-    importlib.import_module(f"dpcalc.cli.{_family}").register(app)
+_registered: dict[tuple[str, ...], typer.Typer] = {}
+
+
+def app_with(families: tuple[str, ...] = FAMILIES) -> typer.Typer:
+    """The root app with the commands of ``families`` registered (cached; the full app by default)."""
+    if families not in _registered:
+        chosen = copy.copy(_root_app)
+        chosen.registered_commands, chosen.registered_groups = [], []
+        for family in families:
+            importlib.import_module(f"dpcalc.cli.{family}").register(chosen)
+        _registered[families] = chosen
+    return _registered[families]
+
+
+def __getattr__(name: str) -> Any:
+    """``dpcalc.cli.main.app``: the full app (every family imported), built on first use."""
+    if name == "app":
+        return app_with()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _name(info: Any) -> str:
@@ -73,16 +97,20 @@ def _name(info: Any) -> str:
 
 
 def _only(name: str) -> typer.Typer | None:
-    """A copy of ``app`` holding just the command or group ``name`` (None if there is none).
+    """A copy of the app holding just the command or group ``name`` (None if there is none).
 
     Typer builds the parameters of every command of a group before dispatching; with one entry per family
     that is most of the start-up time, so the console script builds only the command it will run.
     """
-    commands = [c for c in app.registered_commands if _name(c) == name]
-    groups = [g for g in app.registered_groups if _name(g) == name]
+    family = COMMANDS.get(name)
+    if family is None:
+        return None
+    owner = app_with((family,))
+    commands = [c for c in owner.registered_commands if _name(c) == name]
+    groups = [g for g in owner.registered_groups if _name(g) == name]
     if not commands and not groups:
         return None
-    trimmed = copy.copy(app)
+    trimmed = copy.copy(owner)
     trimmed.registered_commands = commands
     trimmed.registered_groups = groups
     return trimmed
@@ -91,7 +119,7 @@ def _only(name: str) -> typer.Typer | None:
 def build_command(argv: list[str] | None = None) -> Any:
     """The Click command for ``argv`` (the full app if ``argv`` names no command), with fast coercion."""
     first = next((a for a in (argv or []) if not a.startswith("-")), None)
-    chosen = (_only(first) if first else None) or app
+    chosen = (_only(first) if first else None) or app_with()
     command = typer.main.get_command(chosen)
     _fastparse.install(command)
     return command
