@@ -8,7 +8,6 @@ T → ``--rounds``, L → ``--exposures``, m → ``--data-size``, l → ``--pl``
 
 from __future__ import annotations
 
-import math
 import sys
 from enum import Enum
 from typing import Annotated, Any
@@ -463,7 +462,7 @@ def simulate_command(
     summary: dict[str, Any] = {}
     for e, best, star in zip(cfg.eps, res.best_t, res.bound_t_star, strict=True):
         summary[f"best T (eps={e:g})"] = best
-        summary[f"bound T* (eps={e:g})"] = star if star is not None else math.nan
+        summary[f"bound T* (eps={e:g})"] = star  # None (—) when the bound does not apply: see the warnings
     summary["wall time (s)"] = round(res.wall_time, 3)
     result = Result(
         columns=[*columns_for("nbafl.client_sigma", ["eps"]), Column("T", "T", "$T$", integer=True, unit="rounds"),

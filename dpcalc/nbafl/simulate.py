@@ -206,6 +206,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
     se = losses.std(axis=1, ddof=1) / math.sqrt(cfg.repeats) if cfg.repeats > 1 else np.zeros_like(mean)
     best = tuple(int(cfg.rounds[int(np.argmin(row))]) for row in mean[:-1])
     t_stars: list[int | None] = []
+    no_bound: list[str] = []
     if bound is not None:
         from dpcalc.nbafl.optimal import optimal_t
 
@@ -218,9 +219,10 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
                                              prox_mu=cfg.prox_mu, theta=bound.theta, C=cfg.C, m=cfg.m, N=cfg.N,
                                              c_scale=cfg.c_scale, t_max=max(cfg.t_max, 1000)).t_star)
                 caught.extend(more)
-            except DomainError:
+            except DomainError as exc:  # the bound does not apply here (e.g. P outside (0, 1)): say why
                 t_stars.append(None)
-    msgs: list[str] = []
+                no_bound.append(f"no bound T* for eps = {e:g}: {exc}")
+    msgs: list[str] = list(dict.fromkeys(no_bound))
     if outside:  # one line instead of one per ε and per σ
         msgs.append(f"classic Gaussian sigma (Def. 2) outside its proven range (per-release eps >= 1) for eps = "
                     f"{', '.join(f'{e:g}' for e in outside)}: the simulated noise is the paper's, not a guarantee")
