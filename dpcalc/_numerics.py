@@ -15,6 +15,13 @@ FloatArray = NDArray[np.float64]
 
 LN2 = math.log(2.0)
 
+#: Outward factors for closed-form bounds (convention 5: never on the unsafe side). A float64 closed form lands
+#: within a few ulps of the exact value on either side; multiplying a noise level (σ, σ²) by ``SAFE_UP`` or a
+#: guaranteed leakage ε by ``SAFE_UP_LOG`` (log-space forms carry ~|log x|·ulp) puts it on the safe side. The
+#: domain sweeps (tests/test_sweep_seeds.py) assert the side at every point.
+SAFE_UP = 1.0 + 2e-15
+SAFE_UP_LOG = 1.0 + 1e-13
+
 
 def log_expm1(x: ArrayLike) -> FloatArray:
     """Stable ``log(exp(x) - 1)`` for ``x > 0``: ``x + log1p(-exp(-x))`` for large x, no overflow."""

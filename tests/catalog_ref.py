@@ -47,7 +47,13 @@ def _compiled(fid: str, published: bool, length: int, index: int) -> tuple[Calla
                 names.append(f"{i.name}[{k}]")
                 symbols.append(sym)
     expr = expr.xreplace(repl)
+    if expr.has(sympy.Sum, sympy.Product):  # a sum over a scalar input (e.g. H_T): evaluated per point
+        return _unsupported, tuple(names)
     return sympy.lambdify(symbols, expr, modules="mpmath"), tuple(names)
+
+
+def _unsupported(*args: Any) -> Any:
+    raise NotImplementedError
 
 
 def _args(f: catalog.Formula, values: Mapping[str, Any]) -> list[Any]:
@@ -71,6 +77,8 @@ def catalog_ref(fid: str, *, published: bool = False, dps: int = 40,
     def ref(values: Mapping[str, Any]) -> Any:
         length = len(values[vectors[0].name]) if vectors else 0
         fn, _ = _compiled(fid, published, length, int(values[index]) if index else 0)
+        if fn is _unsupported:
+            return f.evaluate_mp(values, dps=dps + 10, published=published)
         args = _args(f, values)
         work = dps + 10
         prev = None

@@ -96,3 +96,22 @@ def test_case2_tiny_eps_is_a_one_line_error() -> None:
     code, out, err = run("gauss", "case2", "--eps", "1e-310", "--json")
     assert code == 2
     assert "overflows" in err and "Traceback" not in err + out and len(err.strip().splitlines()) == 1
+
+
+def test_noise_command_case3_at_chosen_noise_with_published_forms() -> None:
+    doc = _json("noise", "--sigma2", "3", "--sigma-e2", "1", "--n", "4", "--var", "30", "--cov", "2",
+                "--as-published")
+    r = doc["rows"][0]
+    assert r["determinant"] == pytest.approx(17084928, rel=1e-13)
+    assert r["determinant_published"] == pytest.approx(15843072, rel=1e-13)
+    assert r["privacy"] > r["privacy_published"] and r["utility"] > 0
+
+
+def test_custom_per_client_leakages(tmp_path: Any) -> None:
+    sx, sz = tmp_path / "sx.csv", tmp_path / "sz.csv"
+    sx.write_text("1,0\n0,1\n")
+    sz.write_text("1e14,3e13\n3e13,1e14\n")
+    doc = _json("custom", "--sigma-x", str(sx), "--sigma-z", str(sz), "--per-client", "--units", "nats")
+    assert [r["client"] for r in doc["rows"]] == [1, 2]
+    assert doc["rows"][0]["leakage"] == pytest.approx(0.5 / (0.91e14), rel=1e-12)
+    assert doc["rows"][0]["utility"] == pytest.approx(0.5 / 0.91e14, rel=1e-12)

@@ -1,4 +1,4 @@
-"""``dpcalc gauss case1|case2|case3|custom|figure`` (seed 001: Zeng, Yang & Dai, Entropy 2022; bits)."""
+"""``dpcalc gauss case1|case2|case3|noise|custom|figure`` (seed 001: Zeng, Yang & Dai, Entropy 2022; bits)."""
 
 from __future__ import annotations
 
@@ -143,21 +143,62 @@ def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt 
                   meta={"nonneg": nonneg})
 
 
+@command(gauss_app, "noise")
+def noise_command(sigma2: Annotated[str, typer.Option("--sigma2", help="Noise variance σ² (value, list or range).")],
+                  sigma_e2: Annotated[str, typer.Option("--sigma-e2", help="Noise covariance σ_e² (0: Case 2).")] = "0",
+                  n: NOpt = "101", var: VarOpt = "2", cov: CovOpt = "1.8", units: UnitsOpt = "bits",
+                  as_published: AsPublishedOpt = False) -> Result:
+    """Cases 2/3 at a noise level you choose: privacy max_i I(X_i; Y | X^-i) = ½log(1 + V_x/V_z) and utility (27);
+    --as-published adds the paper's (24) and the determinant (22) as printed (erratum 001-12).
+
+    Example: dpcalc gauss noise --sigma2 3 --sigma-e2 1 --n 101 --var 30 --cov 2 --as-published
+    """
+    u = check_units(units)
+    axes = grid({"sigma2": parse_values("--sigma2", sigma2), "sigma_e2": parse_values("--sigma-e2", sigma_e2),
+                 "n": parse_values("--n", n), "var": parse_values("--var", var), "cov": parse_values("--cov", cov)})
+    args = (axes["sigma2"], axes["sigma_e2"], axes["var"], axes["cov"], axes["n"])
+    out: dict[str, Any] = {"privacy": gauss.case3_privacy(*args, units=u),
+                           "utility": gauss.case3_utility(*args, units=u)}
+    cols = [*columns_for("gauss.case3_privacy", ["sigma2", "sigma_e2", "n", "var", "cov"]),
+            _info("gauss.case3_privacy", "privacy", u), _info("gauss.case3_utility", "utility", u)]
+    formulas = ["gauss.case3_privacy", "gauss.case3_utility"]
+    if as_published:
+        out["privacy_published"] = gauss.case3_privacy(*args, units=u, as_published=True)
+        out["determinant"] = gauss.case3_determinant(*args)
+        out["determinant_published"] = gauss.case3_determinant(*args, as_published=True)
+        cols += [_info("gauss.case3_privacy", "privacy", u, key="privacy_published", label=f"eq. (24) ({u})"),
+                 column("gauss.case3_determinant", "determinant"),
+                 column("gauss.case3_determinant", "determinant", key="determinant_published", label="(22) as printed")]
+        formulas.append("gauss.case3_determinant")
+    return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(flatten(axes, out), u),
+                  title="Cases 2/3 at a chosen noise (σ², σ_e²): exact leakage and utility", note=NOTE.format(units=u),
+                  formula=formulas)
+
+
 @command(gauss_app, "custom")
 def custom_command(sigma_x: Annotated[Path, typer.Option("--sigma-x", help="Covariance Σ_X (.npy or .csv).")],
                    sigma_z: Annotated[Path, typer.Option("--sigma-z", help="Noise covariance Σ_Z (.npy or .csv).")],
-                   units: UnitsOpt = "bits") -> Result:
-    """Exact engine on arbitrary PD covariances: privacy max_i I(X_i; Y | X^-i) and utility I(X; Y)/n.
+                   units: UnitsOpt = "bits",
+                   per_client: Annotated[bool, typer.Option("--per-client", help="One row per client with its "
+                                                            "leakage I(X_i; Y | X^-i).")] = False) -> Result:
+    """Exact engine on arbitrary PD covariances: privacy max_i I(X_i; Y | X^-i) and utility I(X; Y)/n;
+    --per-client lists every client's leakage.
 
-    Example: dpcalc gauss custom --sigma-x sx.csv --sigma-z sz.npy
+    Example: dpcalc gauss custom --sigma-x sx.csv --sigma-z sz.npy --per-client
     """
     u = check_units(units)
     r = gauss.evaluate(gauss.load_covariance(sigma_x, "--sigma-x"), gauss.load_covariance(sigma_z, "--sigma-z"),
                        units=u)
-    rows = [{"n": r.n, "privacy": r.privacy, "client": r.argmax, "utility": r.utility, "units": u}]
+    rows: list[dict[str, Any]] = [{"n": r.n, "privacy": r.privacy, "client": r.argmax, "utility": r.utility,
+                                   "units": u}]
+    leak_cols: list[Column] = []
+    if per_client:
+        rows = [{"n": r.n, "privacy": r.privacy, "client": i + 1, "leakage": float(x), "utility": r.utility,
+                 "units": u} for i, x in enumerate(r.leakages)]
+        leak_cols = [Column("leakage", f"I(X_i;Y|X^-i) ({u})", unit=u)]
     return Result(columns=[Column("n", "n", integer=True), Column("privacy", f"max_i I(X_i;Y|X^-i) ({u})", unit=u),
-                           Column("client", "argmax i", integer=True), Column("utility", f"I(X;Y)/n ({u})", unit=u),
-                           _UNITS_COLUMN],
+                           Column("client", "client i" if per_client else "argmax i", integer=True), *leak_cols,
+                           Column("utility", f"I(X;Y)/n ({u})", unit=u), _UNITS_COLUMN],
                   rows=rows, title="Exact Gaussian engine (Cholesky log-determinants, Schur complements)",
                   note=NOTE.format(units=u), formula=[],
                   meta={"engine": "dpcalc.gaussian_mi.evaluate: the definitions for any covariance (no closed form); "

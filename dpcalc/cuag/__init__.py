@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import log1p_exp
+from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
@@ -78,6 +78,7 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
     lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
     with np.errstate(divide="ignore"):
         s = 1.0 / np.sqrt(lg)
+    s = s * SAFE_UP_LOG  # outward: never below the exact σ_t (convention 5)
     v.finite_result("sigma", s, "mu*D/(lam*B*sqrt(tP)) is too small (sigma overflows)")
     warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
     return v.scalar_or_array(s)
@@ -100,7 +101,7 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
     c = v.positive("C", C)
     lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
     with np.errstate(divide="ignore", over="ignore"):
-        xi = 4.0 * c * c / (b * b * lg)
+        xi = 4.0 * c * c / (b * b * lg) * SAFE_UP_LOG  # outward (convention 5)
     v.finite_result("xi", xi, "the log term underflows (mu*D/(lam*B) too small)")
     warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
     return v.scalar_or_array(xi)
@@ -208,7 +209,8 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike
     """
     e = v.positive("eps", eps)
     s, r, t, d = _eq3_check(s_f, rho, T, delta)
-    return v.scalar_or_array(v.finite_result("zeta", s * np.sqrt(2.0 * r * t * -np.log(d)) / e, "eps is too small"))
+    zeta = s * np.sqrt(2.0 * r * t * -np.log(d)) / e * SAFE_UP  # outward (convention 5)
+    return v.scalar_or_array(v.finite_result("zeta", zeta, "eps is too small"))
 
 
 def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,

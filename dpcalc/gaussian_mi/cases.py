@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import log1p_exp
+from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, check_units, eps_nats, equicorrelated, log_c_eps, schur
 
@@ -46,10 +46,11 @@ def _over_c_eps(num: v.FloatArray, e_n: v.FloatArray) -> v.FloatArray:
         direct = np.asarray(num / np.expm1(2.0 * e_n))
     ok = np.isfinite(direct) & (direct >= np.finfo(np.float64).tiny)
     if np.all(ok):
-        return direct
+        return direct * SAFE_UP  # outward: σ² never below the exact minimum (convention 5)
+    direct = direct * SAFE_UP
     num_b, e_b = np.broadcast_arrays(num, e_n)
     out = np.array(np.broadcast_to(direct, ok.shape), dtype=np.float64)
-    out[~ok] = _sigma2_from_log(np.log(num_b[~ok]) - log_c_eps(e_b[~ok]))
+    out[~ok] = _sigma2_from_log(np.log(num_b[~ok]) - log_c_eps(e_b[~ok])) * SAFE_UP_LOG
     return out
 
 

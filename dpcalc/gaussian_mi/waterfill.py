@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP_LOG
 from dpcalc.errors import InfeasibleError, OutOfDomainWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
 
@@ -88,7 +89,7 @@ def case3_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     """Optimal Case-3 noise variance σ² (water-filling, crosscheck 001-14)."""
     opt = case3_optimum(eps, var, cov, n, nonneg=nonneg, units=units)
     _attained(opt, "sigma2")
-    return v.scalar_or_array(opt.sigma2)
+    return v.scalar_or_array(opt.sigma2 * SAFE_UP_LOG)  # outward: never below the exact optimum (convention 5)
 
 
 def case3_sigma_e2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,

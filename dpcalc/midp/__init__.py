@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import half_d_log1p_ratio, log_snr_budget
+from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, half_d_log1p_ratio, log_snr_budget
 from dpcalc.errors import DomainError
 from dpcalc.units import Units, from_nats, nats_per_unit
 
@@ -52,13 +52,14 @@ def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
         np.sqrt(g, out=g)
         sigma = np.divide(scale, g, out=g) if np.shape(scale) in ((), g.shape) else np.divide(scale, g)
     tiny = np.finfo(np.float64).tiny
+    sigma *= SAFE_UP  # outward: σ never below the exact minimum (convention 5)
     lo, hi = np.min(sigma), np.max(sigma)
     if lo >= tiny and hi < np.inf:
         return sigma
     # rare: redo the offending elements in log space (the test above is also False for NaN)
     bad = ~((sigma >= tiny) & (sigma < np.inf))
     eb, db, lb = (np.broadcast_to(a, sigma.shape)[bad] for a in (eps, d, log_scale()))
-    sigma[bad] = np.exp(lb - 0.5 * log_snr_budget(eb, db))
+    sigma[bad] = np.exp(lb - 0.5 * log_snr_budget(eb, db)) * SAFE_UP_LOG
     if np.any(sigma < tiny):  # zero or subnormal: digits lost
         raise DomainError("eps/d is so large that sigma underflows float64 (< 2.2e-308); reduce eps or raise d")
     return v.finite_result("sigma", sigma, "eps/d is too small; raise eps")
@@ -136,7 +137,7 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
     dd = v.integer_at_least("d", d, 1)
     c = v.positive("C", C)
     p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
-    eps = half_d_log1p_ratio(dd, 2.0 * (np.log(c) + np.log(p) - np.log(s)))
+    eps = half_d_log1p_ratio(dd, 2.0 * (np.log(c) + np.log(p) - np.log(s))) * SAFE_UP_LOG  # outward
     return v.scalar_or_array(_to_units(eps, units))
 
 
@@ -148,7 +149,7 @@ def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
     c = v.positive("C", C)
     p = v.check_range("p_max", p_max, 0.0, 1.0, lo_open=True)
     s2 = v.check_range("sum_p2", sum_p2, 0.0, 1.0, lo_open=True)
-    eps = half_d_log1p_ratio(dd, 2.0 * (np.log(c) + np.log(p) - np.log(s)) - np.log(s2))
+    eps = half_d_log1p_ratio(dd, 2.0 * (np.log(c) + np.log(p) - np.log(s)) - np.log(s2)) * SAFE_UP_LOG  # outward
     return v.scalar_or_array(_to_units(eps, units))
 
 
@@ -228,7 +229,7 @@ def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
 def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
     """Corollary 2, eq. (5.32): ``σ_k = α_k/√N``, a point of the optimal set ``Σ σ_k²/α_k² = 1``."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
-    return a / np.sqrt(a.size)
+    return a / np.sqrt(a.size) * SAFE_UP
 
 
 def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d: ArrayLike, *,
@@ -243,7 +244,7 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     log_noise = _log_aggregate_noise(p, s)
     with np.errstate(divide="ignore"):
         log_ratio2 = 2.0 * (np.log(p) + np.log(c)) - log_noise
-    return _to_units(half_d_log1p_ratio(dd, log_ratio2), units)
+    return _to_units(half_d_log1p_ratio(dd, log_ratio2) * SAFE_UP_LOG, units)  # outward (convention 5)
 
 
 def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
