@@ -132,7 +132,7 @@ def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt 
         cols.append(_info("gauss.case3_privacy", "privacy", u, key="leakage_published",
                           label=f"eq. (24) at the optimum ({u})"))
         formulas.append("gauss.case3_privacy")
-    rows = flatten(axes, out)
+    rows = flatten(axes, out)[:]  # plain row dicts: the not-attained cells become None ("—")
     for r in rows:
         for k in ("sigma2", "sigma_e2", "leakage_published"):
             if k in r and r[k] != r[k]:
