@@ -86,7 +86,7 @@ def test_naive_formula_loses_digits_where_expm1_does_not() -> None:
     naive = 1.0 / math.sqrt(d * (math.exp(2 * eps / d) - 1.0))
     exact = float(_mp_server_sigma(eps, d, 1.0, 1.0))
     assert abs(naive - exact) / exact > 1e-6
-    assert abs(midp.server_sigma(eps, d) - exact) / exact < 1e-14
+    assert 0 <= (midp.server_sigma(eps, d) - exact) / exact < 1e-13  # safe side, within the outward SAFE_UP
 
 
 def test_units_bits() -> None:
