@@ -206,3 +206,19 @@ def test_cli_start_path_imports_neither_scipy_nor_sympy() -> None:
             "print(bad)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_plan_leakage_and_utility_for_any_weights_and_noise() -> None:
+    """(5.24)/(5.25) for arbitrary (p_k, σ_k): hand values, Σp²σ² = 0.0097 → U = 1/(10·0.0097)."""
+    import math
+
+    doc = run_json("midp", "plan", "--weights", "0.5,0.3,0.2", "--sigmas", "0.1,0.2,0.3", "--C", "1,2,1.5",
+                   "--d", "10")
+    assert doc["summary"]["utility"] == pytest.approx(1 / (10 * 0.0097), rel=1e-13)
+    leak = [r["leakage"] for r in doc["rows"]]
+    hand = [5 * math.log1p(p * p * c * c / (10 * 0.0097)) for p, c in ((0.5, 1), (0.3, 2), (0.2, 1.5))]
+    assert leak == pytest.approx(hand, rel=1e-12)
+    assert all(x >= h for x, h in zip(leak, hand, strict=True))  # outward (safe side)
+    assert doc["meta"]["formula"] == ["midp.personalized_leakage", "midp.personalized_utility"]
+    code, _, err = run("midp", "plan", "--weights", "0.5,0.5", "--sigmas", "0.1,0.2,0.3")
+    assert code == 2 and err.count("\n") == 1 and "same length" in err

@@ -1,4 +1,4 @@
-"""``dpcalc sigma`` and ``dpcalc midp leakage|utility|personalized|clip`` (seed 000, ε-MI-DP)."""
+"""``dpcalc sigma`` and ``dpcalc midp leakage|utility|personalized|plan|clip`` (seed 000, ε-MI-DP)."""
 
 from __future__ import annotations
 
@@ -225,6 +225,48 @@ def personalized_command(
         summary={"u_star": plan.utility, "u_baseline": plan.baseline_utility, "gain": plan.gain,
                  "sigma_baseline_client": plan.baseline_sigma_client,
                  "sigma_baseline_server": plan.baseline_sigma_server},
+    )
+
+
+@command(midp_app, "plan")
+def plan_command(
+    weights: Annotated[str, typer.Option("--weights", help="Aggregation weights p_k (comma list or file; sum 1).")],
+    sigmas: Annotated[str, typer.Option("--sigmas", help="Per-client noise stds σ_k (parameter units; list or "
+                                                          "file, one per client, or one value for all).")],
+    C: Annotated[str, typer.Option("--C", help="Per-client clipping bounds C_k (list, file or one value).")] = "1",
+    d: DOpt = "1",
+    units: UnitsOpt = "nats",
+) -> Result:
+    """Any plan's per-client leakage bound (5.25) and global utility (5.24): weights p_k, client noise σ_k.
+
+    Example: dpcalc midp plan --weights 0.5,0.3,0.2 --sigmas 0.1,0.2,0.3 --C 1,2,1.5 --d 10
+    """
+    u = check_units(units)
+    p_k = parse_vector("--weights", weights)
+    s_list, c_list = parse_vector("--sigmas", sigmas), parse_vector("--C", C)
+    s_k = s_list * len(p_k) if len(s_list) == 1 else s_list
+    c_k = c_list * len(p_k) if len(c_list) == 1 else c_list
+    d_values = parse_values("--d", d)
+    if len(d_values) != 1:
+        raise DomainError("--d takes one value here (the per-client lists are the rows)")
+    leak = midp.personalized_leakage(p_k, s_k, c_k, d_values[0], units=u)
+    utility = midp.personalized_utility(p_k, s_k, d_values[0])
+    rows = [{"client": k + 1, "p": p_k[k], "sigma": s_k[k], "C": c_k[k], "leakage": float(leak[k])}
+            for k in range(len(p_k))]
+    return Result(
+        columns=[Column("client", "k", "$k$", integer=True),
+                 column("midp.personalized_leakage", "weights", key="p", label="p_k"),
+                 column("midp.personalized_leakage", "sigmas", key="sigma", label="σ_k"),
+                 column("midp.personalized_leakage", "C", label="C_k"),
+                 column("midp.personalized_leakage", "eps", key="leakage", unit=u, label=f"leakage bound ({u})")],
+        rows=rows,
+        title=f"Per-client ε-MI-DP leakage bound and utility of a plan, d = {d_values[0]:g} (eqs. 5.24-5.25)",
+        note="Client k adds N(0, σ_k²I_d) to its clipped update (‖w_k‖ <= C_k); the server averages with weights "
+             "p_k. The leakage is the Gaussian max-entropy upper bound (He & He 2023, eq. 5.25): client k is "
+             "ε_k-MI-DP for any ε_k >= its bound. Utility U = 1/(d·Σ p_k²σ_k²) (eq. 5.24). Per round.",
+        formula=["midp.personalized_leakage", "midp.personalized_utility"],
+        units={"leakage": u, "sigma": "parameter units", "utility": "1/parameter-units^2"},
+        summary={"utility": utility},
     )
 
 
