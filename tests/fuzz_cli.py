@@ -337,6 +337,11 @@ def violations(command: Command, o: Outcome, output: Path | None, existed: bool)
             generic = ("No such option", "requires an argument", "unexpected extra argument", "No such command",
                        "--", "Missing argument", "formula id")
             low = msg.lower()
+            # a positional file argument (``dpcalc table SPEC``) is named by the path the user gave: "SPEC: …"
+            if any(p.kind == "argument" or not p.opts[0].startswith("-") for p in command.params):
+                body = msg.removeprefix("dpcalc: error: ")
+                names |= {name for t in o.argv if not t.startswith("-")
+                          for name in (t, Path(t).name) if body.startswith(f"{name}:")}
             if not any(n and n.lower() in low for n in names) and not any(g in msg for g in generic):
                 found.append(f"error names no parameter: {msg[:200]!r}")
     text = o.out
