@@ -373,3 +373,18 @@ def test_exact_aggregate_divergence_is_symmetric_in_the_pair(rng: np.random.Gene
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         secagg.exact_aggregate_divergence(users, 0, 0, users[0][:, 0] * 0.5, 2.0, 4, noise="wfna", sigma2=0.05)
+
+
+def test_fig4_spectra_wfna_floor_and_power() -> None:
+    """Fig. 4: WF-NA lifts every eigenvalue to >= σ² with added power Σ max(σ² − λ, 0) <= isotropic Kσ²."""
+    lam = [2.0, 1.4, 1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05, 0.03]
+    k = np.arange(1, len(lam) + 1, dtype=float)
+    alone = secagg.wfna_spectrum(k, lam, 0.0)
+    wf = secagg.wfna_spectrum(k, lam, 0.4)
+    iso = secagg.isotropic_spectrum(k, lam, 0.4)
+    assert list(alone) == sorted(lam, reverse=True)
+    assert wf.min() >= 0.4 and np.all(iso >= wf) and np.all(wf >= alone)
+    assert float(np.sum(wf - alone)) == pytest.approx(secagg.added_power(lam, 0.4), rel=1e-15)
+    assert float(np.sum(iso - alone)) == pytest.approx(len(lam) * 0.4, rel=1e-15)
+    with pytest.raises(DomainError, match="index"):
+        secagg.wfna_spectrum(13, lam, 0.4)

@@ -43,7 +43,14 @@ from dpcalc.secagg.data import (
     theorem2_from_gradients,
 )
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian, renyi_gaussian_codiagonal
-from dpcalc.secagg.waterfill import WaterFilling, added_power, water_filling, wfna_covariance_change_bound
+from dpcalc.secagg.waterfill import (
+    WaterFilling,
+    added_power,
+    isotropic_spectrum,
+    water_filling,
+    wfna_covariance_change_bound,
+    wfna_spectrum,
+)
 
 __all__ = [
     "NORMALIZATIONS",
@@ -63,6 +70,7 @@ __all__ = [
     "exact_aggregate_divergence",
     "gaussian_closed_form_eps",
     "gradient_subspace",
+    "isotropic_spectrum",
     "load_gradients",
     "mi_leakage_bound",
     "optimal_dp",
@@ -85,4 +93,5 @@ __all__ = [
     "to_sec5",
     "water_filling",
     "wfna_covariance_change_bound",
+    "wfna_spectrum",
 ]

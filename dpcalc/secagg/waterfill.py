@@ -31,6 +31,27 @@ def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     return float(np.sum(np.maximum(s2 - lam, 0.0)))
 
 
+def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.FloatArray, float]:
+    """λ_k at ``index`` (1-based, largest first) and the validated floor σ² (>= 0; 0 means no added noise)."""
+    lam = np.sort(eigenvalues_nonneg("eigenvalues", eigenvalues))[::-1]
+    s2 = float(v.check_range("sigma2", sigma2, 0.0))
+    k = v.check_range("index", index, 1, float(lam.size), integer=True).astype(np.intp) - 1
+    return lam[k], s2
+
+
+def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
+    """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + ΔΣ after WF-NA: max(λ_k, σ²) (Fig. 4;
+    σ² = 0 gives Σ_i alone). Eigenvalues and σ² in the sec5 normalisation."""
+    lam, s2 = _ranked(index, eigenvalues, sigma2)
+    return np.maximum(lam, s2)
+
+
+def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
+    """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + σ²I (isotropic noise, Fig. 4): λ_k + σ²."""
+    lam, s2 = _ranked(index, eigenvalues, sigma2)
+    return lam + s2
+
+
 @dataclass(frozen=True)
 class WaterFilling:
     """Result of WF-NA on one covariance (all in the sec5 normalisation).
