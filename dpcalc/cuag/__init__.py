@@ -141,8 +141,11 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
     eff = m * np.sqrt(np.asarray(harmonic(T)))
     if not as_published:
         return v.scalar_or_array(eff)
-    warnings.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {float(np.ravel(m)[0]):.6g}; "
-                  f"the composed schedule (16) gives mu*sqrt(H_T) = {float(np.ravel(eff)[0]):.6g}",
+    claimed, composed = np.ravel(np.broadcast_to(m, np.shape(eff))), np.ravel(eff)
+    worst = int(np.argmax(composed / claimed))  # the point where the claim is furthest off
+    where = "" if composed.size == 1 else f" where it is furthest off ({composed.size} points)"
+    warnings.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {claimed[worst]:.6g}; "
+                  f"the composed schedule (16) gives mu*sqrt(H_T) = {composed[worst]:.6g}{where}",
                   ErratumWarning, stacklevel=2)
     return v.scalar_or_array(np.broadcast_to(m, np.shape(eff)).astype(np.float64))
 
