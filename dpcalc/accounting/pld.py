@@ -189,8 +189,81 @@ class _Discrete:
         return self.k0 + self.p.size - 1
 
 
-def _discretise(m: _Mech, h: float, tail: float) -> tuple[_Discrete, _Discrete]:
-    """Upper (dominating) and lower (dominated) lattice PLDs of one step; ``tail`` = neglected P-mass per side."""
+_WIDTH_C = 3.0  # bracket width ≈ _WIDTH_C·T·h² (sizes the first lattice)
+_DOT_MASS = 1e-4  # dots thin out where the tilted P-mass beyond them is below this (see _dots)
+_DOT_MAX = 64  # widest dot spacing, in lattice steps
+
+
+def _dots(m: _Mech, h: float, k0: int, k1: int, x_lo: float, x_hi: float, lam: float) -> np.ndarray:
+    """Lattice indices (k0 … k1, increasing) that carry atoms: every lattice point in the bulk, thinning out to
+    spacing ``s·h`` (s ≤ :data:`_DOT_MAX`) where the P-mass tilted by e^{λL} beyond the point (on the far side from
+    the bulk) is M < :data:`_DOT_MASS`, with s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for
+    any set of dots (Doroshenko et al. 2022), so the choice affects only the width of the bracket: a tail interval
+    of width H and tilted mass M adds ≈ M·H² to the error, i.e. ≈ _DOT_MASS·h² per decade of M."""
+    nat = k1 - k0 + 1
+    if nat <= 3:
+        return np.arange(k0, k1 + 1, dtype=np.int64)
+    xs = np.linspace(x_lo, x_hi, 513)
+    lx = np.asarray(m.loss(xs), dtype=np.float64)
+    lfp, _ = m.log_densities(xs, lx)
+    lw = lfp + lam * lx
+    w = np.exp(lw - lw.max())
+    c = np.cumsum(w)
+    tot = c[-1]
+    left = c / tot  # tilted mass at x' <= x
+    right = 1.0 - left + w / tot
+    # order by loss: remove (loss increasing in x) or add (decreasing)
+    if lx[-1] < lx[0]:
+        lx, left, right = lx[::-1], right[::-1], left[::-1]
+    far = np.minimum(left, right)
+    sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX))
+    g = (k0 + np.arange(nat)) * h
+    lx_m = np.maximum.accumulate(lx)
+    s_j = np.interp(g, lx_m, sp)
+    pos = np.floor(np.cumsum(1.0 / s_j))
+    keep = np.empty(nat, dtype=bool)
+    keep[0] = True
+    keep[1:] = pos[1:] != pos[:-1]
+    keep[-1] = True
+    return np.flatnonzero(keep).astype(np.int64) + k0
+
+
+@cache
+def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float) -> FloatArray:
+    """Approximate log E_P[e^{θL}] of one step on :data:`_THETAS` (trapezoid rule on 513 points in x, used only to
+    choose where atoms may be sparse, never in a bound)."""
+    m = _Mech(sigma, q, direction)
+    zt = _tail_z(max(tail, 1e-300))
+    xs = np.linspace(-zt * sigma, 1.0 + zt * sigma, 513)
+    lx = np.asarray(m.loss(xs), dtype=np.float64)
+    lfp, _ = m.log_densities(xs, lx)
+    z = lfp[None, :] + _THETAS[:, None] * lx[None, :] + math.log(xs[1] - xs[0])
+    mx = z.max(axis=1)
+    return np.asarray(np.log(np.exp(z - mx[:, None]).sum(axis=1)) + mx)
+
+
+def _saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
+            eps: float | None = None) -> tuple[float, float]:
+    """(θ*, ε*): the Chernoff-optimal order of the composition at δ and its Chernoff ε (both approximate; θ* weights
+    the tails in :func:`_dots`, ε* sizes the first lattice)."""
+    k = np.zeros(_THETAS.size)
+    for st in steps:
+        k += st.count * _approx_log_mgf(st.sigma, st.q, direction, tail)
+    if eps is not None:  # the saddle point at a given ε
+        nn = _THETAS >= 0
+        return float(_THETAS[nn][int(np.nanargmin(k[nn] - _THETAS[nn] * eps))]), eps
+    pos = _THETAS > 0
+    with np.errstate(invalid="ignore"):
+        cher = (k[pos] - math.log(delta)) / _THETAS[pos]
+    if not np.isfinite(cher).any():
+        return 0.0, math.inf
+    i = int(np.nanargmin(cher))
+    return float(_THETAS[pos][i]), float(cher[i])
+
+
+def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Discrete, _Discrete]:
+    """Upper (dominating) and lower (dominated) lattice PLDs of one step; ``tail`` = neglected P-mass per side;
+    ``lam`` the tilt the composition will use (it only decides where atoms may be sparse, see :func:`_dots`)."""
     s = m.sigma
     zt = _tail_z(max(tail, 1e-300))
     x_lo, x_hi = -zt * s, 1.0 + zt * s
@@ -200,7 +273,9 @@ def _discretise(m: _Mech, h: float, tail: float) -> tuple[_Discrete, _Discrete]:
     if k1 - k0 + 1 > MAX_FFT:
         raise MemoryCapError(f"pld: one step (sigma = {s:g}, q = {m.q:g}) spans {k1 - k0 + 1} lattice points at "
                              f"grid {h:.3g} (cap {MAX_FFT}); raise sigma or the tolerance")
-    g_in = np.arange(k0 + 1, k1, dtype=np.float64) * h
+    dots = _dots(m, h, k0, k1, x_lo, x_hi, lam)
+    gd = dots * h  # the dots' losses
+    g_in = gd[1:-1]
     g_in = g_in[(g_in > l_min) & (g_in < l_max)]
     xb = m.x_of_loss(g_in)
     nu = max(2, math.ceil((x_hi - x_lo) * zt / (0.35 * s)))  # GL error ~ (Δx·z/σ)^10/10! <= 1e-13
@@ -208,40 +283,43 @@ def _discretise(m: _Mech, h: float, tail: float) -> tuple[_Discrete, _Discrete]:
     a, b = br[:-1], br[1:]
     a, b = a[b > a], b[b > a]
     mid, half = 0.5 * (a + b), 0.5 * (b - a)
-    cell = np.floor(m.loss(mid) / h).astype(np.int64)
-    cell = np.clip(cell, k0, k1 - 1)
+    nd = dots.size
+    cell = np.clip(np.searchsorted(gd, m.loss(mid), side="right") - 1, 0, nd - 2)
     gx, gw = _gl()
     xs = mid[:, None] + half[:, None] * gx[None, :]
     wq = half[:, None] * gw[None, :]
     lx = m.loss(xs)
-    t = np.clip(lx - cell[:, None] * h, 0.0, h)
-    u = np.expm1(t) / math.expm1(h)
+    span = (gd[1:] - gd[:-1])[cell][:, None]
+    t = np.clip(lx - gd[cell][:, None], 0.0, span)
+    u = np.expm1(t) / np.expm1(span)
     lfp, lfq = m.log_densities(xs, lx)
     fq = np.exp(lfq) * wq
     fp = np.exp(lfp) * wq
-    nat = k1 - k0 + 1
-    ci = np.broadcast_to((cell - k0)[:, None], xs.shape).ravel()
+    ci = np.broadcast_to(cell[:, None], xs.shape).ravel()
     uu = u.ravel()
-    q_j = np.bincount(ci, fq.ravel() * (1 - uu), nat) + np.bincount(ci + 1, fq.ravel() * uu, nat)
-    p_j = np.bincount(ci, fp.ravel() * (1 - uu), nat) + np.bincount(ci + 1, fp.ravel() * uu, nat)
-    g = (k0 + np.arange(nat)) * h
+    q_d = np.bincount(ci, fq.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fq.ravel() * uu, nd)
+    p_d = np.bincount(ci, fp.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fp.ravel() * uu, nd)
+    nat = k1 - k0 + 1
+    idx = dots - k0
     below, above = m.p_mass_outside(x_lo, x_hi)
     low_tail, high_tail = (below, above) if m.direction == "remove" else (above, below)
     # upper pair: connect the dots (P-mass e^{g_j} Q_j), tails to +∞ / to the lowest atom
+    p_up = np.zeros(nat)
     with np.errstate(divide="ignore", over="ignore"):
-        p_up = np.exp(g + np.log(q_j)) * (1.0 + _MARGIN)
+        p_up[idx] = np.exp(gd + np.log(q_d)) * (1.0 + _MARGIN)
     p_up[0] += low_tail
     upper = _Discrete(k0, p_up, min(1.0, high_tail * (1.0 + _MARGIN)))
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
     # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
     # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
-    p2, q2 = _relabel(np.asarray(p_j, dtype=np.float64), np.asarray(q_j, dtype=np.float64), np.exp(g))
+    sd = np.exp(gd)
+    p2, q2 = _relabel(np.asarray(p_d, dtype=np.float64), np.asarray(q_d, dtype=np.float64), sd)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio_ok = p2 >= np.exp(g) * (1.0 + _MARGIN) * q2
-        lab = np.where(ratio_ok, np.arange(nat),
+        ratio_ok = p2 >= sd * (1.0 + _MARGIN) * q2
+        lab = np.where(ratio_ok, idx,
                        np.floor((np.log(p2) - np.log(q2) - 4 * _MARGIN) / h).astype(np.float64) - k0)
     lab = np.where(p2 > 0, lab, 0)
-    lab = np.minimum(lab, np.arange(nat))
+    lab = np.minimum(lab, idx)
     lo_k0 = k0 + int(min(0, lab.min()))
     p_lo = np.asarray(np.bincount((lab + (k0 - lo_k0)).astype(np.int64), p2 * (1.0 - _MARGIN)), dtype=np.float64)
     top = math.floor(l_max / h) - lo_k0
@@ -305,9 +383,9 @@ def _log_mgf(d: _Discrete, h: float, thetas: FloatArray, block: int = 1) -> Floa
     ghi = glo + (block - 1) * h
     with np.errstate(divide="ignore"):
         lm = np.log(mass)
+    keep = mass > 0
+    lm, glo, ghi = lm[keep], glo[keep], ghi[keep]
     if block == 1:
-        keep = mass > 0
-        lm, glo = lm[keep], glo[keep]
         z = lm[None, :] + thetas[:, None] * glo[None, :]
     else:
         z = lm[None, :] + thetas[:, None] * np.where(thetas[:, None] >= 0, ghi[None, :], glo[None, :])
@@ -447,6 +525,16 @@ class _Curve:
             else:
                 i_lo = mid
         lo, hi = max(float(self.x[i_lo]), x0), float(self.x[i_hi])
+        # inside the cell δ is explicit up to the (small) aliasing term: start the bisection at that root
+        xm0 = float(self.x[i_lo])
+        rhs = (delta - self.extra + self.alias * math.exp(-self.lam * lo)) * math.exp(self.lam * xm0 - self.logk)
+        if self.b[i_lo] > 0.0 and self.a[i_lo] > rhs:
+            c = xm0 + math.log((self.a[i_lo] - rhs) / self.b[i_lo])
+            eta = 1e-12 * max(1.0, abs(c))
+            if lo < c - eta and c + eta < hi and self.delta(c + eta) <= delta:
+                hi = c + eta
+                if self.delta(c - eta) > delta:
+                    lo = c - eta
         for _ in range(100):
             xm = 0.5 * (lo + hi)
             if self.delta(xm) <= delta:
@@ -486,8 +574,9 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     tail = _TAU * delta / (4.0 * total)
     ups: list[tuple[_Discrete, int]] = []
     los: list[tuple[_Discrete, int]] = []
+    theta, _ = _saddle(steps, direction, delta, tail, eps_query)
     for st in steps:
-        u, lo_d = _discretise(_Mech(st.sigma, st.q, direction), h, tail)
+        u, lo_d = _discretise(_Mech(st.sigma, st.q, direction), h, tail, theta)
         ups.append((u, st.count))
         los.append((lo_d, st.count))
     th = _THETAS
@@ -609,13 +698,14 @@ def _eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, g
 
 
 def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *, rtol: float | None = None,
-            max_iter: int = 8) -> EpsBracket:
+            max_iter: int = 8, grid: float | None = None) -> EpsBracket:
     """Certified bracket on ε(δ) of a schedule of ``(sigma, q, count)`` steps (see the module docstring).
 
     Both neighbour directions are bounded from above (the reported ε_upper is the larger); the lower bound is the
     remove direction's. The lattice is refined until ``eps_upper − eps_lower ≤ rtol·eps_upper`` (default 1e-3);
     if that is not reached within ``max_iter`` refinements the (still valid) wider bracket is returned with
-    ``details['converged'] = 0``.
+    ``details['converged'] = 0``. ``grid`` starts at that lattice spacing instead of a coarse one (a warm start,
+    e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).
     """
     steps = _schedule(schedule)
     d = float(v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))
@@ -623,18 +713,31 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
     tol = _check_rtol(rtol)
     total = sum(st.count for st in steps)
-    h = min(0.05, max(1e-6, 2.0 * math.sqrt(tol / total)))  # coarse first pass: width ≈ c·T·h²
+    # first pass: width ≈ c·T·h² with c ≈ _WIDTH_C (measured 1–6), ε from the approximate Chernoff bound
+    _, e_ch = _saddle(steps, "remove", d, _TAU * d / (4.0 * total))
+    e_est = 0.8 * e_ch if math.isfinite(e_ch) and e_ch > 0 else 1.0
+    h_first = min(0.05, max(1e-6, math.sqrt(tol * max(e_est, 1e-2) / (_WIDTH_C * total))))
+    h_coarse = min(0.05, 2.0 * h_first)
+    h = float(v.positive("grid", grid)) if grid is not None else h_first
     guess: float | None = None
     e_lo = e_up = math.nan
     n = 0
     converged = False
     it = 0
+    add_open = any(st.q < 1.0 for st in steps)  # add neighbours still to be bounded
+    a_up = -math.inf
     while it < max_iter:
         it += 1
         e_lo, e_up, n = _eps_pass(steps, "remove", h, d, guess, True)
         width = e_up - e_lo
         if e_lo > e_up * (1.0 + 1e-9) + 1e-12:  # pragma: no cover - would mean a broken bound
             raise RuntimeError(f"pld: internal error, lower bound {e_lo!r} above upper bound {e_up!r}")
+        if add_open and it == 1:
+            # add neighbours at a coarse lattice: settled for good when their upper bound is below the remove
+            # direction's lower bound (ε_add ≤ a_up ≤ e_lo ≤ ε_remove ≤ every later e_up)
+            _, a_up, na = _eps_pass(steps, "add", max(h, h_coarse), d, 0.0, False)
+            if a_up <= e_lo:
+                add_open = False
         if math.isfinite(e_up) and width <= tol * e_up:
             converged = True
             break
@@ -642,10 +745,10 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         if not math.isfinite(e_up) or e_up <= 0.0 or width <= 0.0:
             h /= 4.0
         else:
-            h *= max(0.05, min(0.8, 0.8 * math.sqrt(tol * e_up / width)))
+            h *= max(0.05, min(0.9, 0.9 * math.sqrt(tol * e_up / width)))
     direction = "remove"
-    if any(st.q < 1.0 for st in steps):
-        # add neighbours: an upper bound at a coarser lattice is enough unless it exceeds the remove case
+    if add_open and a_up > e_up:
+        # add neighbours: an upper bound at a finer lattice is needed unless it is below the remove case
         ha = h
         for _ in range(3):
             _, a_up, na = _eps_pass(steps, "add", ha * 2.0, d, 0.0, False)
