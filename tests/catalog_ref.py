@@ -19,7 +19,9 @@ from dpcalc import catalog
 
 
 @cache
-def _compiled(fid: str, published: bool, length: int, index: int) -> tuple[Callable[..., Any], tuple[str, ...]]:
+def _expr(fid: str, published: bool, length: int, index: int) -> tuple[Any, tuple[Any, ...], tuple[str, ...]]:
+    """The entry's SymPy form with the index and length substituted, over one plain symbol per scalar input and
+    per vector element; with those symbols and the input names (``x[k]`` for vector elements)."""
     import sympy
 
     f = catalog.get(fid)
@@ -46,10 +48,35 @@ def _compiled(fid: str, published: bool, length: int, index: int) -> tuple[Calla
                 repl[base[k]] = sym
                 names.append(f"{i.name}[{k}]")
                 symbols.append(sym)
-    expr = expr.xreplace(repl)
+    return expr.xreplace(repl), tuple(symbols), tuple(names)
+
+
+@cache
+def _compiled(fid: str, published: bool, length: int, index: int) -> tuple[Callable[..., Any], tuple[str, ...]]:
+    import sympy
+
+    expr, symbols, names = _expr(fid, published, length, index)
     if expr.has(sympy.Sum, sympy.Product):  # a sum over a scalar input (e.g. H_T): evaluated per point
-        return _unsupported, tuple(names)
-    return sympy.lambdify(symbols, expr, modules="mpmath"), tuple(names)
+        return _unsupported, names
+    return sympy.lambdify(symbols, expr, modules="mpmath"), names
+
+
+def _exact(fid: str, published: bool, length: int, index: int, values: Mapping[str, Any], dps: int) -> Any:
+    """The SymPy form at the decimals the inputs print as, in exact rational arithmetic (then ``dps`` digits)."""
+    import sympy
+
+    f = catalog.get(fid)
+    expr, symbols, _ = _expr(fid, published, length, index)
+    flat: list[Any] = []
+    for i in f.inputs:
+        if i.kind == "scalar":
+            flat.append(values[i.name])
+        elif i.kind == "vector":
+            flat.extend(values[i.name])
+    exact = expr.xreplace({s: sympy.Rational(repr(float(x))) for s, x in zip(symbols, flat, strict=True)}).doit()
+    if not exact.is_real:
+        return None
+    return mpmath.mpf(str(sympy.N(exact, dps + 10)))
 
 
 def _unsupported(*args: Any) -> Any:
@@ -66,16 +93,20 @@ def _args(f: catalog.Formula, values: Mapping[str, Any]) -> list[Any]:
     return out
 
 
-def catalog_ref(fid: str, *, published: bool = False, dps: int = 40,
-                max_dps: int = 5000) -> Callable[[Mapping[str, Any]], Any]:
+def catalog_ref(fid: str, *, published: bool = False, dps: int = 40, max_dps: int = 5000,
+                decimal: bool = False) -> Callable[[Mapping[str, Any]], Any]:
     """``ref(values)`` evaluating the catalog SymPy form of ``fid`` at >= ``dps`` correct digits (``None`` if
-    the form is undefined there, e.g. a log of a non-positive number)."""
+    the form is undefined there, e.g. a log of a non-positive number). ``decimal=True`` reads every input as the
+    decimal it prints as (exact rationals, ``Rational(repr(x))``), for implementations that do so themselves
+    (the CUAG compression rates, ``Fraction(repr(r))``: 0.2 is 1/5 there, so I − ⌊1/r⌋·r·I is exactly 0)."""
     f = catalog.get(fid)
     vectors = [i for i in f.inputs if i.kind == "vector"]
     index = next((i.name for i in f.inputs if i.kind == "index"), None)
 
     def ref(values: Mapping[str, Any]) -> Any:
         length = len(values[vectors[0].name]) if vectors else 0
+        if decimal:
+            return _exact(fid, published, length, int(values[index]) if index else 0, values, dps)
         fn, _ = _compiled(fid, published, length, int(values[index]) if index else 0)
         if fn is _unsupported:
             return f.evaluate_mp(values, dps=dps + 10, published=published)

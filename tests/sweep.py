@@ -149,16 +149,20 @@ def _seed(name: str) -> int:
 def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Callable[[Point], Any], *,
           rtol: float, atol: float = 0.0, n: int = 40, safe: Safe = None,
           where: Callable[[Point], bool] | None = None, allow_reject: float = 0.0, dps: int = DPS,
-          extra: Sequence[Mapping[str, float]] = (), seed: int | None = None, check: bool = True) -> SweepResult:
+          extra: Sequence[Mapping[str, float]] = (), seed: int | None = None, check: bool = True,
+          random: bool = True) -> SweepResult:
     """Sweep ``fn`` against ``ref`` over ``axes`` (``points(n)`` points, edges first) and assert every point.
 
     ``fn(point)`` returns the implementation's float (a ``DomainError``/``InfeasibleError`` counts as a rejection;
     at most ``allow_reject`` of the points may be rejected). ``ref(point)`` returns the reference (mpmath value or
     float), evaluated inside ``mpmath.workdps(dps)``; a reference of ``None`` skips the point (outside the
-    reference's reach — counted as rejected). ``extra`` adds fixed points (e.g. issue reproducers).
+    reference's reach — counted as rejected). ``extra`` adds fixed points (e.g. issue reproducers); with
+    ``random=False`` the sweep runs over ``extra`` alone (e.g. a list of distinct sample indices).
     """
     res = SweepResult(name)
-    pts = [dict(p) for p in extra] + draw(axes, points(n), _seed(name) if seed is None else seed, where)
+    pts = [dict(p) for p in extra]
+    if random:
+        pts += draw(axes, points(n), _seed(name) if seed is None else seed, where)
     for p in pts:
         try:
             got = float(fn(p))
