@@ -34,7 +34,7 @@ log_a_quad = log_a_int = oracles.rdp_log_a
 def test_fractional_orders_match_mpmath_quadrature(q: float, sigma: float, alpha: float) -> None:
     """Fractional α: RDP agrees with the 40-digit mpmath quadrature oracle to 1e-12 relative."""
     want = float(log_a_quad(q, sigma, alpha)) / (alpha - 1)
-    assert rdp.subsampled_gaussian(alpha, q, sigma) == pytest.approx(want, rel=1e-12)
+    assert rdp.sampled_gaussian(q, sigma, alpha) == pytest.approx(want, rel=1e-12)
 
 
 def test_integer_orders_match_exact_sum_at_tiny_q() -> None:
@@ -42,7 +42,7 @@ def test_integer_orders_match_exact_sum_at_tiny_q() -> None:
     summed directly, so tiny q loses nothing)."""
     for q, sigma, alpha in [(1e-7, 1.0, 2), (1e-5, 0.7, 32), (1e-4, 5.0, 256), (3e-6, 2.0, 1024)]:
         want = float(log_a_int(q, sigma, alpha)) / (alpha - 1)
-        assert rdp.subsampled_gaussian(alpha, q, sigma) == pytest.approx(want, rel=1e-12)
+        assert rdp.sampled_gaussian(q, sigma, alpha) == pytest.approx(want, rel=1e-12)
 
 
 def test_integer_orders_agree_with_dp_accounting_on_random_grid() -> None:
@@ -57,14 +57,14 @@ def test_integer_orders_agree_with_dp_accounting_on_random_grid() -> None:
         sigma = float(np.exp(rng.uniform(np.log(0.3), np.log(50))))
         alpha = int(rng.integers(2, 257))
         theirs = float(ra._compute_rdp_poisson_subsampled_gaussian(q, sigma, [alpha])[0])
-        assert rdp.subsampled_gaussian(alpha, q, sigma) == pytest.approx(theirs, rel=1e-9)
+        assert rdp.sampled_gaussian(q, sigma, alpha) == pytest.approx(theirs, rel=1e-9)
 
 
 def test_anchor_exact_log_a_values() -> None:
     """anchors §9.3: exact log A at (q = 0.04, σ = 1.5) for α = 3.9, 4.0, 3.5 to 1e-14 relative."""
     for alpha, log_a in [(3.9, 0.0053162863787931897766), (4.0, 0.0056560201933373390411),
                          (3.5, 0.004068948540108226588)]:
-        assert rdp.subsampled_gaussian(alpha, 0.04, 1.5) * (alpha - 1) == pytest.approx(log_a, rel=1e-14)
+        assert rdp.sampled_gaussian(0.04, 1.5, alpha) * (alpha - 1) == pytest.approx(log_a, rel=1e-14)
 
 
 def test_anchor_subsampled_eps_vectors() -> None:
@@ -143,7 +143,7 @@ def test_dp_accounting_scaling_vectors_are_upper_by_its_fractional_bias() -> Non
 def test_q_one_is_the_gaussian() -> None:
     """q = 1 gives α/(2σ²) at integer and fractional orders (exact)."""
     a = np.array([1.5, 2.0, 7.3, 64.0])
-    assert rdp.subsampled_gaussian(a, 1.0, 1.3) == pytest.approx(a / (2 * 1.3**2), rel=1e-15)
+    assert rdp.sampled_gaussian(1.0, 1.3, a) == pytest.approx(a / (2 * 1.3**2), rel=1e-15)
 
 
 def test_edge_of_grid_warning_only_at_edges() -> None:
@@ -178,6 +178,18 @@ def test_extreme_parameters_stay_finite() -> None:
 def test_bad_input(kwargs, match) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(DomainError, match=match):
         rdp.subsampled_gaussian(**kwargs)
+    with pytest.raises(DomainError, match=match):
+        rdp.sampled_gaussian(**kwargs)
+
+
+def test_conventions_order_and_the_kept_positional_order() -> None:
+    """sampled_gaussian(q, sigma, alpha) is the conventions order; subsampled_gaussian(alpha, q, sigma) keeps the
+    meaning of existing positional calls (docs/conventions.md §1), e.g. the issue-15 reproducer."""
+    want = 0.10051913832930419  # issue 15 #1: α = 97.25, q = 0.9, σ = 20
+    assert rdp.sampled_gaussian(0.9, 20.0, 97.25) == pytest.approx(want, rel=1e-12)
+    assert rdp.subsampled_gaussian(97.25, 0.9, 20.0) == rdp.sampled_gaussian(0.9, 20.0, 97.25)
+    assert rdp.subsampled_gaussian(alpha=97.25, q=0.9, sigma=20.0) == rdp.sampled_gaussian(q=0.9, sigma=20.0,
+                                                                                            alpha=97.25)
 
 
 def test_bad_conversion_input() -> None:
@@ -201,10 +213,10 @@ def test_composition_adds() -> None:
 @given(q=st.floats(1e-4, 0.9), sigma=st.floats(0.4, 20), a=st.floats(1.05, 40), k=st.floats(1.01, 1.5))
 def test_monotone_in_order_q_and_sigma(q: float, sigma: float, a: float, k: float) -> None:
     """RDP is non-decreasing in α and q, non-increasing in σ (relative slack 1e-12)."""
-    base = rdp.subsampled_gaussian(a, q, sigma)
-    assert rdp.subsampled_gaussian(a * k, q, sigma) >= base * (1 - 1e-12)
-    assert rdp.subsampled_gaussian(a, min(q * k, 1.0), sigma) >= base * (1 - 1e-12)
-    assert rdp.subsampled_gaussian(a, q, sigma * k) <= base * (1 + 1e-12)
+    base = rdp.sampled_gaussian(q, sigma, a)
+    assert rdp.sampled_gaussian(q, sigma, a * k) >= base * (1 - 1e-12)
+    assert rdp.sampled_gaussian(min(q * k, 1.0), sigma, a) >= base * (1 - 1e-12)
+    assert rdp.sampled_gaussian(q, sigma * k, a) <= base * (1 + 1e-12)
 
 
 def test_where_dp_accounting_series_fails() -> None:
@@ -224,7 +236,7 @@ def test_tiny_sigma_fractional_orders_use_a_valid_upper_bound() -> None:
     which is >= the exact value (mpmath quadrature, 30 digits) and equals it at integer orders; fast and finite."""
     for alpha in (1.5, 2.5):
         exact = float(log_a_quad(0.1, 0.02, alpha, dps=30)) / (alpha - 1)
-        got = rdp.subsampled_gaussian(alpha, 0.1, 0.02)
+        got = rdp.sampled_gaussian(0.1, 0.02, alpha)
         assert math.isfinite(got) and got >= exact * (1 - 1e-12)
-    assert rdp.subsampled_gaussian(3.0, 0.1, 0.02) == pytest.approx(float(log_a_int(0.1, 0.02, 3)) / 2, rel=1e-12)
+    assert rdp.sampled_gaussian(0.1, 0.02, 3.0) == pytest.approx(float(log_a_int(0.1, 0.02, 3)) / 2, rel=1e-12)
     assert np.all(np.isfinite(rdp.subsampled_gaussian_curve(0.5, 1e-3, 10)))

@@ -24,7 +24,7 @@ def test_subsampled_gaussian_fractional_sweep() -> None:
     documented chord upper bound applies): 1e-12 relative, incl. the issue-15 reproducers above α = 60."""
     sweep("rdp.subsampled_gaussian[fractional]",
           [Axis("alpha", 1.001, 256.0), Axis("q", 1e-6, 0.999), Axis("sigma", 0.05, 100.0)],
-          fn=lambda p: rdp.subsampled_gaussian(p["alpha"], p["q"], p["sigma"]),
+          fn=lambda p: rdp.sampled_gaussian(p["q"], p["sigma"], p["alpha"]),
           ref=lambda p: oracles.subsampled_rdp(p["alpha"], p["q"], p["sigma"]), rtol=1e-12, n=8,
           where=lambda p: not float(p["alpha"]).is_integer() and p["alpha"] / p["sigma"] ** 2 < 400, extra=REPRO)
 
@@ -32,7 +32,7 @@ def test_subsampled_gaussian_fractional_sweep() -> None:
 def test_subsampled_gaussian_integer_sweep() -> None:
     sweep("rdp.subsampled_gaussian[integer]",
           [Axis("alpha", 2, 1024, "logint"), Axis("q", 1e-8, 1.0), Axis("sigma", 0.02, 1e3)],
-          fn=lambda p: rdp.subsampled_gaussian(p["alpha"], p["q"], p["sigma"]),
+          fn=lambda p: rdp.sampled_gaussian(p["q"], p["sigma"], p["alpha"]),
           ref=lambda p: oracles.subsampled_rdp(p["alpha"], p["q"], p["sigma"]),
           rtol=catalog.get("rdp.subsampled_gaussian").rtol, n=20,
           where=lambda p: p["alpha"] * p["alpha"] / p["sigma"] ** 2 < 1000)

@@ -194,14 +194,17 @@ def _log_a_convex_bound(q: float, sigma: float, alphas: v.FloatArray) -> v.Float
     return out
 
 
-def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
-    """RDP at order α of the Poisson-subsampled Gaussian (rate q, noise multiplier σ, one step).
+def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatOrArray:
+    """RDP at order α of the Poisson-subsampled ("sampled") Gaussian: rate q, noise multiplier σ, one step.
 
     Mironov, Talwar & Zhang (2019): ``log A_α/(α − 1)``; integer orders by the exact binomial sum, fractional orders by
     geometric-rate quadrature of the defining integral (both give A_α − 1 without cancellation; relative accuracy
-    ~1e-13 against a 50-digit mpmath oracle). q = 1 gives the Gaussian α/(2σ²). Broadcasts over all inputs.
+    ~1e-13 against a 40-digit mpmath oracle). q = 1 gives the Gaussian α/(2σ²). Broadcasts over all inputs.
     For σ below ~0.03 (quadrature grid > 20k points) fractional orders return the chord upper bound of the
     log-convex log A_α between the neighbouring integers: valid (never below the true RDP), not exact.
+
+    Conventions order (mechanism q, σ, then the order α — as :func:`subsampled_gaussian_curve`); the
+    pre-conventions :func:`subsampled_gaussian` ``(alpha, q, sigma)`` is kept so positional calls keep their meaning.
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -214,6 +217,12 @@ def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> Flo
         sel = (flat_q == qv) & (flat_s == sv)
         flat_o[sel] = _subsampled_rdp(qv, sv, flat_a[sel])
     return v.scalar_or_array(v.finite_result("rdp", out, "sigma is too small for this order"))
+
+
+def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
+    """:func:`sampled_gaussian` with the pre-conventions order ``(alpha, q, sigma)`` (kept so positional calls keep
+    their meaning; new code calls ``sampled_gaussian(q, sigma, alpha)``)."""
+    return sampled_gaussian(q, sigma, alpha)
 
 
 def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: ArrayLike | None = None
