@@ -196,3 +196,34 @@ def test_bracket_against_monte_carlo_of_the_privacy_loss(rng: np.random.Generato
     lo, up = br.lo.delta(eps), br.up.delta(eps)
     assert lo <= up
     assert mc - 5 * se <= up and lo <= mc + 5 * se
+
+
+@pytest.mark.parametrize("sigma", [0.019, 0.03])
+def test_large_eps_single_gaussian_contains_exact(sigma: float) -> None:
+    """ε ≈ 700–1600 (NbAFL-like L = 1, z ≈ 0.02): the Q-masses at large losses no longer underflow (the lower bound
+    used to fail its internal check here); the bracket contains the exact Gaussian ε."""
+    exact = float(gdp.eps_from_mu(1.0 / sigma, 1e-5))
+    br = pld.epsilon([pld.Step(sigma, 1.0, 1)], 1e-5)
+    _check(br)
+    assert br.eps_lower <= exact <= br.eps_upper
+
+
+def test_distinct_steps_compose_like_the_homogeneous_run() -> None:
+    """Two nearly equal mechanisms (not merged: the batched multi-spectrum path) give the homogeneous bracket."""
+    hom = pld.epsilon([pld.Step(1.0, 0.01, 1000)], 1e-5)
+    het = pld.epsilon([(1.0, 0.01, 300), (1.0 + 1e-12, 0.01, 700)], 1e-5)
+    _check(het)
+    assert het.eps_lower <= hom.eps_upper and hom.eps_lower <= het.eps_upper
+    assert het.eps_lower <= 1.82824 <= het.eps_upper
+    mixed = pld.epsilon([(1.0, 0.01, 300), (1.0 + 1e-12, 0.01, 300), (1.0 + 2e-12, 0.01, 400)], 1e-5)
+    assert mixed.eps_lower <= 1.82824 <= mixed.eps_upper
+
+
+@pytest.mark.slow
+def test_ten_million_steps_within_the_memory_cap() -> None:
+    """T = 1e7 (q = 0.01, σ = 1): a converged bracket within the default memory cap, near the CLT/GDP-limit value
+    (μ = q·√(T(e^{1/σ²} − 1)) = 41.45, ε_GDP ≈ 1037; the CLT ignores the skew, measured 2% above)."""
+    br = pld.epsilon_subsampled_gaussian(1.0, 0.01, 10_000_000, 1e-5)
+    _check(br)
+    clt = float(gdp.eps_from_mu(0.01 * math.sqrt(1e7 * math.expm1(1.0)), 1e-5))
+    assert abs(br.eps_upper / clt - 1.0) < 0.05

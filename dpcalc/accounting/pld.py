@@ -135,7 +135,9 @@ class _Mech:
 
     def x_of_loss(self, loss: FloatArray) -> FloatArray:
         lr = loss if self.direction == "remove" else -loss
-        with np.errstate(divide="ignore", invalid="ignore"):
+        if self.q == 1.0:
+            return self.sigma ** 2 * lr + 0.5
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             z = lr + np.log1p(-(1.0 - self.q) * np.exp(-lr)) - math.log(self.q)
         return self.sigma ** 2 * z + 0.5
 
@@ -293,11 +295,13 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     t = np.clip(lx - gd[cell][:, None], 0.0, span)
     u = np.expm1(t) / np.expm1(span)
     lfp, lfq = m.log_densities(xs, lx)
-    fq = np.exp(lfq) * wq
+    # Q-masses are accumulated scaled by their dot's e^{g} (Q_j e^{g_j} ≈ P_j: no underflow at large losses)
+    fqa = np.exp(lfq + gd[cell][:, None]) * wq
+    fqb = np.exp(lfq + gd[cell + 1][:, None]) * wq
     fp = np.exp(lfp) * wq
     ci = np.broadcast_to(cell[:, None], xs.shape).ravel()
     uu = u.ravel()
-    q_d = np.bincount(ci, fq.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fq.ravel() * uu, nd)
+    qs_d = np.bincount(ci, fqa.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fqb.ravel() * uu, nd)
     p_d = np.bincount(ci, fp.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fp.ravel() * uu, nd)
     nat = k1 - k0 + 1
     idx = dots - k0
@@ -305,19 +309,17 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     low_tail, high_tail = (below, above) if m.direction == "remove" else (above, below)
     # upper pair: connect the dots (P-mass e^{g_j} Q_j), tails to +∞ / to the lowest atom
     p_up = np.zeros(nat)
-    with np.errstate(divide="ignore", over="ignore"):
-        p_up[idx] = np.exp(gd + np.log(q_d)) * (1.0 + _MARGIN)
+    p_up[idx] = qs_d * (1.0 + _MARGIN)
     p_up[0] += low_tail
     upper = _Discrete(k0, p_up, min(1.0, high_tail * (1.0 + _MARGIN)))
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
     # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
     # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
-    sd = np.exp(gd)
-    p2, q2 = _relabel(np.asarray(p_d, dtype=np.float64), np.asarray(q_d, dtype=np.float64), sd)
+    p2, qs2 = _relabel(np.asarray(p_d, dtype=np.float64), qs_d, gd)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio_ok = p2 >= sd * (1.0 + _MARGIN) * q2
+        ratio_ok = p2 >= (1.0 + _MARGIN) * qs2
         lab = np.where(ratio_ok, idx,
-                       np.floor((np.log(p2) - np.log(q2) - 4 * _MARGIN) / h).astype(np.float64) - k0)
+                       np.floor((np.log(p2) - np.log(qs2) + gd - 4 * _MARGIN) / h).astype(np.float64) - k0)
     lab = np.where(p2 > 0, lab, 0)
     lab = np.minimum(lab, idx)
     lo_k0 = k0 + int(min(0, lab.min()))
@@ -339,17 +341,25 @@ def _shift_down(a: FloatArray) -> FloatArray:
     return np.concatenate([[0.0], a[:-1]])
 
 
-def _relabel(p: FloatArray, q: FloatArray, s: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Post-processing of the hat channel's labels: label j keeps a fraction k_j of its own (P, Q) mass and takes
-    φ_j of label j+1 (when P_j/Q_j < s_j) or ψ_j of label j−1 (when P_j/Q_j > s_j) so that its ratio lands at
-    s_j·(1 + 2·margin) or above. ψ is computed with the smallest own fraction k that the lending can leave, so
-    the real ratio is never below the target (more own mass only raises it)."""
-    t = s * (1.0 + 2.0 * _MARGIN)
+    φ_j of label j+1 (when P_j/Q_j < e^{g_j}) or ψ_j of label j−1 (when P_j/Q_j > e^{g_j}) so that its ratio lands at
+    e^{g_j}·(1 + 2·margin) or above. ψ is computed with the smallest own fraction k that the lending can leave, so
+    the real ratio is never below the target (more own mass only raises it).
+
+    Q-masses are passed and returned scaled by each label's own e^{g_j} (``qs_j = Q_j e^{g_j}``, comparable to P_j),
+    so nothing overflows at large losses."""
+    m2 = 1.0 + 2.0 * _MARGIN
+    dg = np.diff(g)
+    e_up = np.append(np.exp(-dg), 0.0)  # e^{g_j − g_{j+1}}
+    e_dn = np.concatenate([[0.0], np.exp(dg)])  # e^{g_j − g_{j−1}}
+    qs_up = _shift_up(qs) * e_up  # Q_{j+1}·e^{g_j}
+    qs_dn = _shift_down(qs) * e_dn  # Q_{j−1}·e^{g_j}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        need = t * q - p  # > 0: ratio below target
-        spare_up = _shift_up(p) - t * _shift_up(q)  # label above, measured against this label's target
+        need = m2 * qs - p  # > 0: ratio below target
+        spare_up = _shift_up(p) - m2 * qs_up  # label above, measured against this label's target
         phi = np.where((need > 0) & (spare_up > 0), np.minimum(need / spare_up, 1.0), 0.0)
-        lack_dn = t * _shift_down(q) - _shift_down(p)  # label below lacks mass against this label's target
+        lack_dn = m2 * qs_dn - _shift_down(p)  # label below lacks mass against this label's target
         excess = -need
         psi1 = np.where((excess > 0) & (lack_dn > 0), excess / lack_dn, 0.0)
         phi, psi1 = np.nan_to_num(phi), np.nan_to_num(psi1)
@@ -363,8 +373,8 @@ def _relabel(p: FloatArray, q: FloatArray, s: FloatArray) -> tuple[FloatArray, F
         keep = 1.0 - (_shift_down(phi_a) + _shift_up(psi_a))
     keep = np.clip(keep, 0.0, 1.0)
     p2 = keep * p + phi_a * _shift_up(p) + psi_a * _shift_down(p)
-    q2 = keep * q + phi_a * _shift_up(q) + psi_a * _shift_down(q)
-    return p2, q2
+    qs2 = keep * qs + phi_a * qs_up + psi_a * qs_dn
+    return p2, qs2
 
 
 # --- Chernoff bounds of the discrete PLDs -----------------------------------------------------------------
