@@ -315,7 +315,7 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
     # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
     # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
-    p2, qs2 = _relabel(np.asarray(p_d, dtype=np.float64), qs_d, gd)
+    p2, qs2 = _relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio_ok = p2 >= (1.0 + _MARGIN) * qs2
         lab = np.where(ratio_ok, idx,
