@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 Advance = Callable[..., None]
+_active = False  # a bar is on screen
 
 
 def _noop(steps: int = 1, description: str = "") -> None:
@@ -36,7 +37,8 @@ def enabled() -> bool:
 @contextmanager
 def progress(total: int, label: str) -> Iterator[Advance]:
     """Yield ``advance(steps=1, description="")``; draws a rich bar on stderr when :func:`enabled`."""
-    if total < 2 or not enabled():
+    global _active
+    if total < 2 or _active or not enabled():  # one bar at a time: nested work (e.g. a PLD inside verify) is silent
         yield _noop
         return
     from rich.console import Console
@@ -49,5 +51,9 @@ def progress(total: int, label: str) -> Iterator[Advance]:
     def advance(steps: int = 1, description: str = "") -> None:
         bar.update(task, advance=steps, description=description)
 
-    with bar:
-        yield advance
+    _active = True
+    try:
+        with bar:
+            yield advance
+    finally:
+        _active = False

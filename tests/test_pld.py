@@ -131,6 +131,18 @@ def test_memory_cap(monkeypatch: pytest.MonkeyPatch) -> None:
         pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
 
 
+def test_memory_cap_of_dpcalc_limits() -> None:
+    """The PLD sizes its FFT against the user-settable cap (--max-memory / DPCALC_MAX_MEMORY) and names it."""
+    from dpcalc import _limits
+
+    _limits.set_max_memory("1M")
+    try:
+        with pytest.raises(pld.MemoryCapError, match="max-memory"):
+            pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
+    finally:
+        _limits.set_max_memory(None)
+
+
 @pytest.mark.parametrize(("kw", "match"), [({"delta": 0.0}, "delta"), ({"delta": 1.0}, "delta"),
                                            ({"q": 0.0}, "q"), ({"sigma": -1.0}, "sigma"), ({"steps": 0}, "steps")])
 def test_bad_input(kw: dict[str, float], match: str) -> None:

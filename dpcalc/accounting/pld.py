@@ -43,13 +43,15 @@ from typing import Literal
 import numpy as np
 
 from dpcalc import _validate as v
+from dpcalc._progress import progress
 from dpcalc.errors import DomainError, InfeasibleError
 
 FloatArray = v.FloatArray
 Direction = Literal["remove", "add"]
 
-#: Largest FFT length (points); peak memory ≈ 64 bytes per point.
-MAX_FFT = 1 << 23
+#: Largest FFT length (points); below it the memory cap of :mod:`dpcalc._limits` (default 2 GiB, ≈112 bytes per
+#: point, i.e. ≈19 million points) decides.
+MAX_FFT = 1 << 27
 #: Smallest δ the accountant certifies (below it the lattice needed exceeds the memory cap).
 DELTA_MIN = 1e-50
 #: Default relative bracket width: ε_upper − ε_lower ≤ RTOL·ε_upper.
@@ -64,7 +66,23 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 class MemoryCapError(DomainError):
-    """The requested accuracy needs an FFT longer than :data:`MAX_FFT` points."""
+    """The requested accuracy needs more memory than the cap (:mod:`dpcalc._limits`) or :data:`MAX_FFT` points."""
+
+
+_BYTES_PER_POINT = 112  # peak working memory per grid point (both pairs' arrays, spectra and δ-curves)
+
+
+def _check_points(npts: int, what: str, h: float) -> None:
+    """Raise :class:`MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT."""
+    from dpcalc import _limits
+
+    need = npts * _BYTES_PER_POINT
+    cap = _limits.max_memory()
+    if npts > MAX_FFT or need > cap:
+        limit = (f"the cap of {MAX_FFT} points" if npts > MAX_FFT else
+                 f"the memory cap of {_limits.human(cap)} (raise it with --max-memory or {_limits.ENV_VAR})")
+        raise MemoryCapError(f"pld: {what} needs {npts} grid points at spacing {h:.3g}, about "
+                             f"{_limits.human(need)} of memory, over {limit}; or loosen rtol, or use rdp")
 
 
 # --- schedule ------------------------------------------------------------------------------------------
@@ -272,9 +290,7 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     l_a, l_b = float(m.loss(np.array(x_lo))), float(m.loss(np.array(x_hi)))
     l_min, l_max = min(l_a, l_b), max(l_a, l_b)
     k0, k1 = math.floor(l_min / h), math.ceil(l_max / h)
-    if k1 - k0 + 1 > MAX_FFT:
-        raise MemoryCapError(f"pld: one step (sigma = {s:g}, q = {m.q:g}) spans {k1 - k0 + 1} lattice points at "
-                             f"grid {h:.3g} (cap {MAX_FFT}); raise sigma or the tolerance")
+    _check_points(k1 - k0 + 1, f"one step (sigma = {s:g}, q = {m.q:g})", h)
     dots = _dots(m, h, k0, k1, x_lo, x_hi, lam)
     gd = dots * h  # the dots' losses
     g_in = gd[1:-1]
@@ -670,9 +686,7 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     hi = max(hi1, hi2, eps_ch) + 2 * h
     kk_lo = math.floor(lo_w / h)
     need = math.ceil(hi / h) - kk_lo + 1
-    if need > MAX_FFT:
-        raise MemoryCapError(f"pld: the composed loss needs {need} grid points at spacing {h:.3g} "
-                             f"(cap {MAX_FFT}, ≈{64 * MAX_FFT // 2**20} MB); loosen rtol or use rdp")
+    _check_points(need, "the composed privacy loss", h)
     n = _fft_len(need)
     x_hi = (kk_lo + n - 1) * h
     # upper: composed mass at +∞ and P(S > window) by Chernoff
@@ -782,26 +796,29 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     it = 0
     add_open = any(st.q < 1.0 for st in steps)  # add neighbours still to be bounded
     a_up = -math.inf
-    while it < max_iter:
-        it += 1
-        e_lo, e_up, n = _eps_pass(steps, "remove", h, d, guess, True)
-        width = e_up - e_lo
-        if e_lo > e_up * (1.0 + 1e-9) + 1e-12:  # pragma: no cover - would mean a broken bound
-            raise RuntimeError(f"pld: internal error, lower bound {e_lo!r} above upper bound {e_up!r}")
-        if add_open and it == 1:
-            # add neighbours at a coarse lattice: settled for good when their upper bound is below the remove
-            # direction's lower bound (ε_add ≤ a_up ≤ e_lo ≤ ε_remove ≤ every later e_up)
-            _, a_up, na = _eps_pass(steps, "add", max(h, h_coarse), d, 0.0, False)
-            if a_up <= e_lo:
-                add_open = False
-        if math.isfinite(e_up) and width <= tol * e_up:
-            converged = True
-            break
-        guess = max(0.0, 0.9 * e_lo - 4 * h) if math.isfinite(e_lo) else 0.0
-        if not math.isfinite(e_up) or e_up <= 0.0 or width <= 0.0:
-            h /= 4.0
-        else:
-            h *= max(0.05, min(0.9, 0.9 * math.sqrt(tol * e_up / width)))
+    long_work = total >= 10**6 or len(steps) >= 50  # seconds, not milliseconds: a bar on a terminal
+    with progress(max_iter if long_work else 0, "pld") as advance:
+        while it < max_iter:
+            it += 1
+            advance(1, f"lattice {h:.2g}")
+            e_lo, e_up, n = _eps_pass(steps, "remove", h, d, guess, True)
+            width = e_up - e_lo
+            if e_lo > e_up * (1.0 + 1e-9) + 1e-12:  # pragma: no cover - would mean a broken bound
+                raise RuntimeError(f"pld: internal error, lower bound {e_lo!r} above upper bound {e_up!r}")
+            if add_open and it == 1:
+                # add neighbours at a coarse lattice: settled for good when their upper bound is below the remove
+                # direction's lower bound (ε_add ≤ a_up ≤ e_lo ≤ ε_remove ≤ every later e_up)
+                _, a_up, na = _eps_pass(steps, "add", max(h, h_coarse), d, 0.0, False)
+                if a_up <= e_lo:
+                    add_open = False
+            if math.isfinite(e_up) and width <= tol * e_up:
+                converged = True
+                break
+            guess = max(0.0, 0.9 * e_lo - 4 * h) if math.isfinite(e_lo) else 0.0
+            if not math.isfinite(e_up) or e_up <= 0.0 or width <= 0.0:
+                h /= 4.0
+            else:
+                h *= max(0.05, min(0.9, 0.9 * math.sqrt(tol * e_up / width)))
     direction = "remove"
     if add_open and a_up > e_up:
         # add neighbours: an upper bound at a finer lattice is needed unless it is below the remove case

@@ -23,6 +23,10 @@ DeltaOpt = Annotated[str, typer.Option("--delta", help="Target δ in (0, 1).")]
 AccountantOpt = Annotated[list[str] | None, typer.Option(
     "--accountant", "-a", help="Accountant(s) to use (repeatable): rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld. "
                                "Default: every one that applies.")]
+BackendOpt = Annotated[str, typer.Option(
+    "--backend", help="PLD implementation for the pld accountant: dpcalc (own, certified bracket ε lower ≤ ε ≤ ε "
+                      "upper) or dp-accounting (Google's, one pessimistic value; for comparison, needs the optional "
+                      "extra: pip install 'dpcalc[pld]').")]
 OrdersOpt = Annotated[str | None, typer.Option("--orders", help="RDP order grid (comma list / ranges), default "
                                                                  "dp-accounting's 1.1..10.9, 11..63, 128..1024.")]
 
@@ -68,6 +72,28 @@ def _accountant_list(requested: list[str] | None, q_values: list[float]) -> list
     return out
 
 
+def _backend(backend: str) -> str:
+    """Validate --backend; dp-accounting must be importable (checked before any work, one-line error)."""
+    from dpcalc.accounting import accountants
+
+    b = backend.strip().lower()
+    if b not in ("dpcalc", "dp-accounting"):
+        raise DomainError(f"--backend must be dpcalc or dp-accounting (got {backend!r})")
+    if b == "dp-accounting" and not accountants.pld_available():
+        raise DomainError("--backend dp-accounting: dp-accounting is not installed (pip install 'dpcalc[pld]'); "
+                          "the default --backend dpcalc needs nothing extra")
+    return b
+
+
+def _acc_options(name: str, orders: Any, backend: str) -> dict[str, Any]:
+    """Per-accountant options: the RDP order grid, the PLD backend."""
+    if name.startswith("rdp"):
+        return {"orders": orders}
+    if name == "pld" and backend != "dpcalc":
+        return {"backend": backend}
+    return {}
+
+
 def _orders(text: str | None) -> Any:
     """The --orders grid, validated here (orders > 1, bounded cost) so a bad order is named as such."""
     if text is None:
@@ -89,6 +115,7 @@ def account_command(
     delta: DeltaOpt = "1e-5",
     accountant: AccountantOpt = None,
     orders: OrdersOpt = None,
+    backend: BackendOpt = "dpcalc",
 ) -> Result:
     """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
 
@@ -100,6 +127,7 @@ def account_command(
             (("noise_multiplier", noise_multiplier), ("q", q), ("steps", steps), ("delta", delta))}
     names = _accountant_list(accountant, axes["q"])
     grid_orders = _orders(orders)
+    pld_backend = _backend(backend)
     from dpcalc import _validate as v  # validate every value before the (possibly slow) accountants run
 
     v.positive("noise_multiplier", axes["noise_multiplier"])
@@ -109,8 +137,7 @@ def account_command(
     rows: list[dict[str, Any]] = []
     for z, qq, t, d in itertools.product(axes["noise_multiplier"], axes["q"], axes["steps"], axes["delta"]):
         for n in names:
-            opts = {"orders": grid_orders} if n.startswith("rdp") else {}
-            res = accountants.evaluate(n, z, qq, t, d, **opts)
+            res = accountants.evaluate(n, z, qq, t, d, **_acc_options(n, grid_orders, pld_backend))
             rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
                          "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
                          "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
@@ -131,8 +158,10 @@ def account_command(
     skipped = [n for n in accountants.names() if n not in names]
     return Result(columns=columns,
                   rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
-                  note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants).",
-                  formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
+                  note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants)."
+                  + ("" if pld_backend == "dpcalc" else " pld by dp-accounting (--backend): one pessimistic value at "
+                     "value_discretization_interval 1e-4, no bracket."),
+                  formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped, "pld_backend": pld_backend,
                                            "orders": "default (dp-accounting grid)" if orders is None
                                            else list(grid_orders)})
 
@@ -146,6 +175,7 @@ def calibrate_command(
     orders: OrdersOpt = None,
     rtol: Annotated[float | None, typer.Option("--rtol", help="Relative tolerance on the noise multiplier "
                                                             "(default 1e-9; pld 1e-3).")] = None,
+    backend: BackendOpt = "dpcalc",
 ) -> Result:
     """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
 
@@ -156,11 +186,12 @@ def calibrate_command(
     axes = {k: parse_values(f"--{k}", t) for k, t in (("eps", eps), ("q", q), ("steps", steps), ("delta", delta))}
     names = _accountant_list(accountant, axes["q"])
     grid_orders = _orders(orders)
+    pld_backend = _backend(backend)
     rows: list[dict[str, Any]] = []
     for e, qq, t, d in itertools.product(axes["eps"], axes["q"], axes["steps"], axes["delta"]):
         for n in names:
-            opts: dict[str, Any] = {"orders": grid_orders} if n.startswith("rdp") else {}
-            z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol, **opts)
+            z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol,
+                                        **_acc_options(n, grid_orders, pld_backend))
             rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "noise_multiplier": z,
                          "bound": accountants.get(n).bound})
     columns = [column(_EPS, "eps", label="target ε (nats)"), *_setting()[1:],
@@ -169,7 +200,7 @@ def calibrate_command(
     note = (f"Safe side: each z gives ε <= target under its accountant; relative tolerance on z {tol}. "
             "An 'estimate' accountant's z is not a guarantee.")
     return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note,
-                  formula=_CALIBRATION_FORMULAS, meta={"accountants": names, "rtol": tol})
+                  formula=_CALIBRATION_FORMULAS, meta={"accountants": names, "rtol": tol, "pld_backend": pld_backend})
 
 
 def register(app: typer.Typer) -> None:
