@@ -45,7 +45,8 @@ def progress(total: int, label: str) -> Iterator[Advance]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("{task.description}"), console=Console(file=sys.stderr), transient=True)
+                   TextColumn("{task.description}"), console=Console(file=sys.stderr), transient=True,
+                   redirect_stdout=False, redirect_stderr=False)  # rich would send stdout to the terminal
     task = bar.add_task("", total=total)
 
     def advance(steps: int = 1, description: str = "") -> None:

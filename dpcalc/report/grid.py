@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpcalc import _limits
 from dpcalc.errors import DomainError
@@ -142,6 +143,7 @@ class Rows(Sequence[dict[str, Any]]):
 
     def __init__(self, columns: Mapping[str, np.ndarray]) -> None:
         self.data = {k: np.ascontiguousarray(v, dtype=np.float64).ravel() for k, v in columns.items()}
+        self._distinct = {k: d for k, v in columns.items() if (d := _distinct(v)) is not None}
         sizes = {a.size for a in self.data.values()}
         if len(sizes) > 1:
             raise ValueError(f"columns of different lengths: {sorted(sizes)}")
@@ -174,11 +176,33 @@ class Rows(Sequence[dict[str, Any]]):
 
     __hash__ = None  # type: ignore[assignment]
 
+    def array(self, key: str, start: int, stop: int) -> NDArray[np.float64] | list[None]:
+        """Values of ``key`` for rows ``start:stop`` (a view; ``None`` cells where the key is absent)."""
+        if key not in self.data:
+            return [None] * max(0, min(stop, self._n) - start)
+        return self.data[key][start:stop]
+
+    def distinct(self, key: str) -> tuple[NDArray[np.float64], tuple[int, ...]] | None:
+        """For a column broadcast over the grid (a sweep input): its values along the axes it varies on (1 on
+        the others) and the grid's shape, so ``np.broadcast_to(values, shape).ravel()`` is the column; else None.
+        """
+        return self._distinct.get(key)
+
     def column(self, key: str, start: int, stop: int) -> list[Any]:
         """Values of ``key`` for rows ``start:stop`` as Python floats (None where the key is absent)."""
         if key not in self.data:
             return [None] * (min(stop, self._n) - start)
         return self.data[key][start:stop].tolist()
+
+
+def _distinct(values: Any) -> tuple[NDArray[np.float64], tuple[int, ...]] | None:
+    """(values along the varying axes, shape) of an array broadcast along some axes (stride 0), else None."""
+    if not isinstance(values, np.ndarray) or values.size < 2:
+        return None
+    if not any(st == 0 and n > 1 for st, n in zip(values.strides, values.shape, strict=True)):
+        return None
+    base = values[tuple(slice(0, 1) if st == 0 else slice(None) for st in values.strides)]
+    return np.ascontiguousarray(base, dtype=np.float64), values.shape
 
 
 def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object]) -> Rows:

@@ -15,16 +15,21 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from dpcalc import __version__
+from dpcalc._progress import progress
 from dpcalc.errors import DomainError
+from dpcalc.report import cells
+from dpcalc.report.cells import Kind
 from dpcalc.report.files import write_atomic
 
 __all__ = ["Column", "Format", "Result", "emit", "render", "write_atomic"]
@@ -75,91 +80,11 @@ class Result:
     exit_code: int = 0  # the process exit code after rendering (e.g. 1 when a verification failed)
 
 
-def _clean(value: Any, integer: bool = False) -> Any:
-    if isinstance(value, float) and integer and value.is_integer():
-        return int(value)
-    if hasattr(value, "item"):
-        return _clean(value.item(), integer)
-    return value
-
-
-def _fmt(value: Any, integer: bool = False, number: str = "") -> str:
-    value = _clean(value, integer)
-    if value is None:
-        return "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return format(value, number or ".10g")
-    if number and isinstance(value, int) and not isinstance(value, bool):
-        return format(value, number)
-    return str(value)
-
-
-def _latex_num(value: Any, integer: bool = False, number: str = "") -> str:
-    s = _fmt(value, integer, number)
-    if s == "—":
-        return "--"
-    if s in ("inf", "-inf"):
-        return f"${'-' if s[0] == '-' else ''}\\infty$"
-    if s in ("nan", "-nan"):
-        return "--"
-    if "e" in s:
-        mant, exp = s.split("e")
-        return f"${mant} \\times 10^{{{int(exp)}}}$"
-    return f"${s}$"
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
-_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma sigma tau "
-          "upsilon phi chi psi omega").split()
-_LATEX_UNICODE: dict[str, str] = {
-    **{chr(0x3B1 + i): f"$\\{name}$" for i, name in enumerate(_GREEK) if name != "omicron"},
-    "ο": "o", "ς": r"$\varsigma$", "ϵ": r"$\epsilon$", "ε": r"$\varepsilon$",
-    "Γ": r"$\Gamma$", "Δ": r"$\Delta$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Ξ": r"$\Xi$", "Π": r"$\Pi$",
-    "Σ": r"$\Sigma$", "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Ω": r"$\Omega$", "Υ": r"$\Upsilon$",
-    **{ch: f"\\textsuperscript{{{d}}}" for d, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
-    **{ch: f"\\textsubscript{{{d}}}" for d, ch in enumerate("₀₁₂₃₄₅₆₇₈₉")},
-    "⁻": r"\textsuperscript{-}", "ᵀ": r"\textsuperscript{T}", "*": "*",
-    "√": r"$\surd$", "‖": r"$\|$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$", "·": r"$\cdot$",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "→": r"$\to$", "←": r"$\leftarrow$", "∞": r"$\infty$",
-    "∑": r"$\sum$", "≈": r"$\approx$", "±": r"$\pm$", "≠": r"$\neq$", "∈": r"$\in$", "′": "'", "°": r"$^\circ$",
-    "‰": r"\textperthousand{}", "µ": r"$\mu$", "ℓ": r"$\ell$", "∂": r"$\partial$", "∇": r"$\nabla$",
-    "⌈": r"$\lceil$", "⌉": r"$\rceil$", "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "̂": "", "̄": "",
-    "̃": "", "̇": "",
-}
-
-
-def latex_text(text: str) -> str:
-    """Plain (possibly Unicode) text as LaTeX that compiles with pdflatex: specials escaped, Greek letters,
-    super/subscript digits and common symbols converted; anything else reduced to ASCII (accents dropped) or ``?``.
-    """
-    import unicodedata
-
-    out = []
-    for ch in str(text).replace("\r", " ").replace("\n", " "):
-        if ch in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[ch])
-        elif ord(ch) < 128:
-            out.append(ch if ch.isprintable() else " ")
-        elif ch in _LATEX_UNICODE:
-            out.append(_LATEX_UNICODE[ch])
-        else:
-            ascii_ = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-            out.append("".join(_LATEX_SPECIAL.get(c, c) for c in ascii_ if c.isprintable()) or "?")
-    return "".join(out)
-
-
-def _latex_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A body cell: numbers in math mode (``$1.5 \\times 10^{-5}$``), text escaped by :func:`latex_text`."""
-    v = _clean(value, integer)
-    if v is None:
-        return "--"
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        return _latex_num(v, integer, number)
-    return latex_text(str(v))
+_clean = cells.clean
+_fmt = cells.text_cell
+_latex_cell = cells.latex_cell
+_json_value = cells.json_value
+latex_text = cells.latex_text
 
 
 def units_of(result: Result) -> dict[str, str]:
@@ -169,58 +94,110 @@ def units_of(result: Result) -> dict[str, str]:
     return {**{c.key: c.unit for c in result.columns if c.unit}, **result.units}
 
 
-def _json_value(value: Any, integer: bool = False) -> Any:
-    """A cell for JSON: a documented ±inf (stated in "warnings") is written as the string "inf"/"-inf"."""
-    v = _clean(value, integer)
-    if isinstance(v, float) and math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
+_CHUNK = 65_536  # rows formatted at a time: output streams, memory stays ~ tens of MB beyond the columns
 
 
-_CHUNK = 20_000  # rows formatted at a time: output streams, memory stays ~ a few MB beyond the columns
+_TABLE_KEEP = 64 * 1024**2  # characters of number cells kept between the table's two passes (else formatted again)
 
 
-def _columns_of(result: Result, start: int, stop: int) -> list[list[Any]]:
-    """The cells of rows ``start:stop``, column by column (column slices when the rows are column-stored)."""
-    from dpcalc.report.grid import Rows
-
-    rows = result.rows
-    if isinstance(rows, Rows):
-        return [rows.column(c.key, start, stop) for c in result.columns]
-    block = rows[start:stop]
-    return [[r.get(c.key) for r in block] for c in result.columns]
+def _noop(steps: int = 1, description: str = "") -> None:
+    return None
 
 
-def _chunks(result: Result) -> Iterator[tuple[int, list[list[Any]]]]:
-    for start in range(0, len(result.rows), _CHUNK):
-        yield start, _columns_of(result, start, start + _CHUNK)
+class _Cells:
+    """The cells of one column in one format (:class:`~dpcalc.report.cells.Kind`), chunk by chunk.
+
+    A sweep input broadcast over the grid (:meth:`~dpcalc.report.grid.Rows.distinct`) is formatted once per
+    distinct value and repeated by NumPy; other columns are formatted a chunk at a time.
+    """
+
+    def __init__(self, result: Result, column: Column, kind: Kind) -> None:
+        from dpcalc.report.grid import Rows
+
+        self.rows, self.column, self.kind = result.rows, column, kind
+        self.grid = isinstance(self.rows, Rows)
+        self.distinct = self.rows.distinct(column.key) if isinstance(self.rows, Rows) else None
+        self._flat: NDArray[np.object_] | None = None
+        self._distinct_cells: list[str] = []
+
+    def _format(self, values: Any) -> list[Any]:
+        c = self.column
+        if self.kind == "csv" and not cells.is_plain(values):
+            return [cells.csv_value(x, c.integer) for x in values]  # the csv module quotes them
+        return cells.column_cells(values, self.kind, c.integer, c.number)
+
+    def plain(self, values: Any) -> bool:
+        return self.distinct is not None or cells.is_plain(values)
+
+    def values(self, start: int, stop: int) -> Any:
+        from dpcalc.report.grid import Rows
+
+        if isinstance(self.rows, Rows):
+            return self.rows.array(self.column.key, start, stop)
+        return [r.get(self.column.key) for r in self.rows[start:stop]]
+
+    def pad(self, width: int) -> None:
+        """From now on, give a broadcast column's cells padded to ``width`` (each distinct cell padded once)."""
+        if self.distinct is not None:
+            self.chunk(0, 0)
+            self._spread(_pad(self._distinct_cells, width, self.column.text, True))
+
+    def _spread(self, texts: list[str]) -> None:
+        base, shape = self.distinct  # type: ignore[misc]
+        table = np.array(texts, dtype=object).reshape(base.shape)
+        self._flat = np.broadcast_to(table, shape).reshape(-1)
+
+    def chunk(self, start: int, stop: int) -> tuple[list[Any], bool]:
+        """(cells of rows ``start:stop``, whether they are all plain-float cells)."""
+        if self.distinct is not None:
+            if self._flat is None:
+                self._distinct_cells = self._format(self.distinct[0].ravel())
+                self._spread(self._distinct_cells)
+            return self._flat[start:stop].tolist(), True  # type: ignore[index]
+        values = self.values(start, stop)
+        return self._format(values), cells.is_plain(values)
+
+    def widest(self) -> int | None:
+        """The widest cell of a broadcast column (from its distinct values), None for other columns."""
+        if self.distinct is None:
+            return None
+        if self._flat is None:
+            self.chunk(0, 0)
+        return max(map(len, self._distinct_cells), default=0)
 
 
-def _fmt_column(values: list[Any], integer: bool, number: str = "") -> list[str]:
-    """:func:`_fmt` of a whole column (``number``: the column's format spec); plain Python floats take a fast path."""
-    if number:
-        return [_fmt(x, integer, number) for x in values]
-    if values and all(type(x) is float for x in values):
-        if integer:
-            return [str(int(x)) if x.is_integer() else f"{x:.10g}" for x in values]
-        return [f"{x:.10g}" for x in values]
-    return [_fmt(x, integer) for x in values]
+def _chunks(result: Result, kind: Kind, advance: Callable[..., None] = _noop
+            ) -> Iterator[tuple[int, list[list[Any]], list[bool]]]:
+    """(first row, cells column by column, plain flags) for every chunk of rows."""
+    sources = [_Cells(result, c, kind) for c in result.columns]
+    n = len(result.rows)
+    for start in range(0, n, _CHUNK):
+        stop = min(start + _CHUNK, n)
+        parts = [s.chunk(start, stop) for s in sources]
+        yield start, [p[0] for p in parts], [p[1] for p in parts]
+        advance(stop - start)
 
 
-def _json_cell(value: Any, integer: bool) -> str:
-    v = _json_value(value, integer)
-    return repr(v) if type(v) is float else json.dumps(v, allow_nan=False)
+def _join_rows(columns: Sequence[list[str]], lits: Sequence[str], between: str = "") -> str:
+    """Rows ``lits[0] + c0 + lits[1] + … + c[k-1] + lits[k]`` joined by ``between``, in one ``str.join``.
+
+    No per-row Python work: the cells and separators are laid out in one list by slice assignment.
+    """
+    k = len(columns)
+    n = len(columns[0]) if k else 0
+    if not n:
+        return ""
+    parts: list[str] = [""] * (2 * k * n)
+    for i, col in enumerate(columns):
+        parts[2 * i::2 * k] = col
+        if i < k - 1:
+            parts[2 * i + 1::2 * k] = [lits[i + 1]] * n
+    parts[2 * k - 1::2 * k] = [lits[k] + between + lits[0]] * n
+    parts[-1] = lits[k]
+    return lits[0] + "".join(parts)
 
 
-def _json_column(values: list[Any], integer: bool) -> list[str]:
-    if values and all(type(x) is float and math.isfinite(x) for x in values):
-        if integer:
-            return [str(int(x)) if x.is_integer() else repr(x) for x in values]
-        return [repr(x) for x in values]
-    return [_json_cell(x, integer) for x in values]
-
-
-def iter_json(result: Result) -> Iterator[str]:
+def iter_json(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
     """The JSON document in chunks, laid out exactly as ``json.dumps(doc, indent=2)``."""
     meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
     tail: dict[str, Any] = {"warnings": result.warnings, "meta": meta}
@@ -230,14 +207,11 @@ def iter_json(result: Result) -> Iterator[str]:
         yield json.dumps({"rows": [], **tail}, indent=2, allow_nan=False) + "\n"
         return
     keys = [json.dumps(c.key) for c in result.columns]
+    lits = ["    {\n      " + keys[0] + ": "] if keys else []
+    lits += [f",\n      {k}: " for k in keys[1:]] + ["\n    }"]
     yield '{\n  "rows": [\n'
-    for start, cols in _chunks(result):
-        cells = [_json_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)]
-        lines = []
-        for row in zip(*cells, strict=True):
-            body = ",\n".join(f"      {k}: {v}" for k, v in zip(keys, row, strict=True))
-            lines.append("    {\n" + body + "\n    }")
-        yield ("" if start == 0 else ",\n") + ",\n".join(lines)
+    for start, cols, _ in _chunks(result, "json", advance):
+        yield ("" if start == 0 else ",\n") + _join_rows(cols, lits, ",\n")
     rest = json.dumps(tail, indent=2, allow_nan=False)
     yield "\n  ],\n" + rest[2:] + "\n"
 
@@ -246,28 +220,19 @@ def to_json(result: Result) -> str:
     return "".join(iter_json(result))
 
 
-def _csv_column(values: list[Any], integer: bool) -> list[Any]:
-    if values and all(type(x) is float for x in values):
-        if integer:
-            return [int(x) if x.is_integer() else repr(x) for x in values]
-        return [repr(x) for x in values]
-    out = []
-    for x in values:
-        v = _clean(x, integer)
-        out.append(repr(v) if isinstance(v, float) else v)
-    return out
-
-
-def iter_csv(result: Result) -> Iterator[str]:
+def iter_csv(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([c.key for c in result.columns])
     yield buf.getvalue()
-    for _, cols in _chunks(result):
+    lits = ["", *[","] * (len(result.columns) - 1), "\n"]
+    for _, cols, plain in _chunks(result, "csv", advance):
+        if all(plain):  # numbers only: nothing to quote
+            yield _join_rows(cols, lits)
+            continue
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerows(zip(*[_csv_column(col, c.integer) for col, c in zip(cols, result.columns, strict=True)],
-                        strict=True))
+        w.writerows(zip(*cols, strict=True))
         yield buf.getvalue()
 
 
@@ -275,12 +240,12 @@ def to_csv(result: Result) -> str:
     return "".join(iter_csv(result))
 
 
-def iter_markdown(result: Result) -> Iterator[str]:
+def iter_markdown(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
     yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
            + "|" + "|".join("---:" for _ in result.columns) + "|\n")
-    for _, cols in _chunks(result):
-        cells = [_fmt_column(col, c.integer, c.number) for col, c in zip(cols, result.columns, strict=True)]
-        yield "".join("| " + " | ".join(row) + " |\n" for row in zip(*cells, strict=True))
+    lits = ["| ", *[" | "] * (len(result.columns) - 1), " |\n"]
+    for _, cols, _ in _chunks(result, "text", advance):
+        yield _join_rows(cols, lits)
     tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
     if tail:
         yield "\n".join(tail) + "\n"
@@ -290,31 +255,16 @@ def to_markdown(result: Result) -> str:
     return "".join(iter_markdown(result))
 
 
-def _latex_column(values: list[Any], integer: bool, number: str = "") -> list[str]:
-    if values and all(type(x) is float for x in values):
-        out = []
-        for s in _fmt_column(values, integer, number):
-            if "e" in s and s[-1].isdigit():
-                mant, exp = s.split("e")
-                out.append(f"${mant} \\times 10^{{{int(exp)}}}$")
-            elif s in ("inf", "-inf"):
-                out.append(f"${'-' if s[0] == '-' else ''}\\infty$")
-            else:
-                out.append(f"${s}$")
-        return out
-    return [_latex_cell(x, integer, number) for x in values]
-
-
-def iter_latex(result: Result) -> Iterator[str]:
+def iter_latex(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
     cols = "".join("l" if c.text else "r" for c in result.columns)
     head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
     caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
     formula = " ".join(str(result.formula).split())
     yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
            f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n")
-    for _, cells in _chunks(result):
-        body = [_latex_column(col, c.integer, c.number) for col, c in zip(cells, result.columns, strict=True)]
-        yield "".join("  " + " & ".join(row) + " \\\\\n" for row in zip(*body, strict=True))
+    lits = ["  ", *[" & "] * (len(result.columns) - 1), " \\\\\n"]
+    for _, body, _ in _chunks(result, "latex", advance):
+        yield _join_rows(body, lits)
     yield "\\bottomrule\n\\end{tabular}\n"
 
 
@@ -334,23 +284,55 @@ def _width(text: str) -> int:
     return len(text) if text.isascii() else _text_width(text)
 
 
-def iter_plain_table(result: Result, styled: bool = False) -> Iterator[str]:
+def _widest(texts: list[str], plain: bool) -> int:
+    """The widest of a column's cells (number cells are ASCII: their length)."""
+    return max(map(len, texts) if plain else map(_width, texts), default=0)
+
+
+def _pad(texts: list[str], width: int, left: bool, plain: bool) -> list[str]:
+    """Cells padded to ``width`` terminal cells: text left-aligned, numbers right-aligned."""
+    if plain:
+        return list(map(str.ljust if left else str.rjust, texts, repeat(width)))
+    gaps = [" " * (width - _width(x)) for x in texts]
+    return [x + g for x, g in zip(texts, gaps, strict=True)] if left else list(map(str.__add__, gaps, texts))
+
+
+def iter_plain_table(result: Result, styled: bool = False, advance: Callable[..., None] = _noop) -> Iterator[str]:
     """The table in rich's default heavy-head box style, without rich's ~45 ms import, in chunks.
 
     Plain for pipes, files and tests; ``styled`` adds rich's italic title and bold headers (ANSI) for a terminal.
-    Two passes over the rows (widths, then lines), so a million rows stream in bounded memory.
+    Two passes over the rows (widths, then lines), so a million rows stream in bounded memory; the widths of a
+    broadcast sweep input come from its distinct values alone.
     """
     head = [c.header for c in result.columns]
     widths = [_width(h) for h in head]
-    for _, cols in _chunks(result):
-        for i, (col, c) in enumerate(zip(cols, result.columns, strict=True)):
-            widths[i] = max(widths[i], max((_width(x) for x in _fmt_column(col, c.integer, c.number)), default=0))
+    sources = [_Cells(result, c, "text") for c in result.columns]
+    known = [s.widest() for s in sources]
+    widths = [max(w, k) if k is not None else w for w, k in zip(widths, known, strict=True)]
+    rest = [i for i, k in enumerate(known) if k is None]
+    n = len(result.rows)
+    kept: dict[tuple[int, int], str] = {}  # number cells of the first pass, joined, while within _TABLE_KEEP
+    room = _TABLE_KEEP
+    if rest:
+        for start in range(0, n, _CHUNK):
+            stop = min(start + _CHUNK, n)
+            for i in rest:
+                texts, plain = sources[i].chunk(start, stop)
+                widths[i] = max(widths[i], _widest(texts, plain))
+                if plain and room > 0:
+                    kept[start, i] = "\n".join(texts)
+                    room -= len(kept[start, i])
+            advance(stop - start)
+    else:
+        advance(n)
+    for s, w in zip(sources, widths, strict=True):
+        s.pad(w)
 
     bold, italic, reset = ("\x1b[1m", "\x1b[3m", "\x1b[0m") if styled else ("", "", "")
 
-    def line(cells: tuple[str, ...] | list[str], bar: str, style: str = "") -> str:
+    def line(cells_: tuple[str, ...] | list[str], bar: str, style: str = "") -> str:
         padded = []
-        for x, w, c in zip(cells, widths, result.columns, strict=True):
+        for x, w, c in zip(cells_, widths, result.columns, strict=True):
             gap, text = " " * (w - _width(x)), f"{style}{x}{reset if style else ''}"
             padded.append(f" {text}{gap} " if c.text else f" {gap}{text} ")
         return bar + bar.join(padded) + bar
@@ -361,9 +343,19 @@ def iter_plain_table(result: Result, styled: bool = False) -> Iterator[str]:
     top = [f"{italic}{result.title}{reset}"] if result.title else []
     top += [rule("┏", "━", "┳", "┓"), line(head, "┃", bold), rule("┡", "━", "╇", "┩")]
     yield "\n".join(top) + "\n"
-    for _, cols in _chunks(result):
-        cells = [_fmt_column(col, c.integer, c.number) for col, c in zip(cols, result.columns, strict=True)]
-        yield "".join(line(row, "│") + "\n" for row in zip(*cells, strict=True))
+    lits = ["│ ", *[" │ "] * (len(result.columns) - 1), " │\n"]
+    for start in range(0, n, _CHUNK):
+        stop = min(start + _CHUNK, n)
+        padded = []
+        for i, (s, w, c) in enumerate(zip(sources, widths, result.columns, strict=True)):
+            if s.distinct is not None:
+                padded.append(s.chunk(start, stop)[0])
+                continue
+            joined = kept.pop((start, i), None)
+            texts, plain = (joined.split("\n"), True) if joined is not None else s.chunk(start, stop)
+            padded.append(_pad(texts, w, c.text, plain))
+        yield _join_rows(padded, lits)
+        advance(stop - start)
     out = [rule("└", "─", "┴", "┘")]
     out += [f"{k}: {_fmt(v)}" for k, v in (result.summary or {}).items()]
     if result.note:
@@ -385,7 +377,7 @@ def _rich_table(result: Result, file: Any) -> None:
     for c in result.columns:
         table.add_column(c.header, justify="left" if c.text else "right", no_wrap=not c.text)
     for r in result.rows:
-        table.add_row(*[_fmt(r.get(c.key), c.integer) for c in result.columns])
+        table.add_row(*[_fmt(r.get(c.key), c.integer, c.number) for c in result.columns])
     console.print(table)
     for k, v in (result.summary or {}).items():
         console.print(f"{k}: {_fmt(v)}")
@@ -396,11 +388,15 @@ def _rich_table(result: Result, file: Any) -> None:
 _RICH_MAX_ROWS = 2_000  # rich lays out the whole table in memory: only for tables a terminal can show
 
 
-def _table(result: Result, file: Any) -> None:
-    """Plain when not a terminal; on a terminal our styled box if it fits the width, else rich (which fits it)."""
+def _isatty(file: Any) -> bool:
     isatty = getattr(file, "isatty", None)
-    if isatty is None or not isatty():
-        file.writelines(iter_plain_table(result))
+    return bool(isatty is not None and isatty())
+
+
+def _table(result: Result, file: Any, advance: Callable[..., None] = _noop) -> None:
+    """Plain when not a terminal; on a terminal our styled box if it fits the width, else rich (which fits it)."""
+    if not _isatty(file):
+        file.writelines(iter_plain_table(result, advance=advance))
         return
     import shutil
 
@@ -416,17 +412,20 @@ def _table(result: Result, file: Any) -> None:
         _rich_table(result, file)
 
 
-def iter_render(result: Result, fmt: Format) -> Iterator[str]:
-    """Render in chunks (streamed to stdout or the --output file); the table without colour."""
+def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = _noop) -> Iterator[str]:
+    """Render in chunks (streamed to stdout or the --output file); the table without colour.
+
+    ``advance(rows)`` is called after each chunk of rows (twice per row for the table: widths, then lines).
+    """
     if fmt is Format.json:
-        return iter_json(result)
+        return iter_json(result, advance)
     if fmt is Format.csv:
-        return iter_csv(result)
+        return iter_csv(result, advance)
     if fmt is Format.markdown:
-        return iter_markdown(result)
+        return iter_markdown(result, advance)
     if fmt is Format.latex:
-        return iter_latex(result)
-    return iter_plain_table(result)
+        return iter_latex(result, advance)
+    return iter_plain_table(result, advance=advance)
 
 
 def render(result: Result, fmt: Format) -> str:
@@ -467,18 +466,31 @@ def check_finite(result: Result) -> None:
                               "where it is representable")
 
 
+PROGRESS_ROWS = 100_000  # a sweep this large shows progress while it is written (on a terminal)
+
+
+def _progress_total(result: Result, fmt: Format, output: Path | None) -> int:
+    """Progress steps for writing ``result`` (0: none): a large sweep written to a file or a pipe, in any format
+    but JSON (for programs); never while the rows themselves go to the terminal."""
+    n = len(result.rows)
+    if n < PROGRESS_ROWS or fmt is Format.json or (output is None and _isatty(sys.stdout)):
+        return 0
+    return 2 * n if fmt is Format.table else n
+
+
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
     """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise.
 
     Checked first by :func:`check_finite` (no silent NaN/inf in any format).
     """
     check_finite(result)
-    if output is not None:
-        write_atomic(output, iter_render(result, fmt), force)
-    elif fmt is Format.table:
-        _table(result, sys.stdout)
-    else:
-        sys.stdout.writelines(iter_render(result, fmt))
+    with progress(_progress_total(result, fmt, output), f"writing {len(result.rows):,} rows") as advance:
+        if output is not None:
+            write_atomic(output, iter_render(result, fmt, advance), force)
+        elif fmt is Format.table:
+            _table(result, sys.stdout, advance)
+        else:
+            sys.stdout.writelines(iter_render(result, fmt, advance))
     if fmt in (Format.table, Format.markdown, Format.latex, Format.csv) or output is not None:
         for w in result.warnings:
             print(f"warning: {w}", file=sys.stderr)
