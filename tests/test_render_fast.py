@@ -169,6 +169,22 @@ def test_rows_of_dicts_with_text_match_the_reference(monkeypatch: pytest.MonkeyP
     _check(Result(columns=[Column("only", "only")], rows=[{"only": None}, {"only": ""}, {"only": 1.5}]))
 
 
+@pytest.mark.parametrize("constant", ["bits", "a,b", 'q"t', "σ² ü", "", 2.5, None, 7])
+def test_constant_and_missing_cells_of_a_sweep_match_the_reference(monkeypatch: pytest.MonkeyPatch,
+                                                                   constant: Any) -> None:
+    monkeypatch.setattr(R, "_CHUNK", 97)
+    a = _values(9, 100)
+    gone = a.copy()
+    gone[::3] = np.nan  # "no value" (an optimum not attained): None in the row, — in a table
+    rows = flatten({"x": a[:, None]}, {"y": gone[:, None] * np.ones(3)}, missing=("y",))
+    rows = rows.with_constants(units=constant)
+    assert rows[0]["y"] is None and rows[0]["units"] == constant and rows.column("y", 0, 1) == [None]
+    cols = [Column("x", "x"), Column("y", "y", integer=True), Column("units", "units", text=True)]
+    _check(Result(columns=cols, rows=rows, note="inf: no finite value"))
+    _check(Result(columns=[Column("units", "units", text=True)], rows=rows))
+    R.check_finite(Result(columns=cols, rows=rows, note="inf: none"))  # a missing key's NaN is no failure
+
+
 def test_empty_and_columnless_results() -> None:
     _check(Result(columns=[Column("x")], rows=[]))
     _check(Result(columns=[Column("x"), Column("y", text=True)], rows=Rows({"x": np.array([])})))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +11,7 @@ import typer
 from dpcalc import gaussian_mi as gauss
 from dpcalc.cli._common import AsPublishedOpt, check_units, command
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import flatten, grid, parse_values, parse_vector
+from dpcalc.report.grid import Rows, flatten, grid, parse_values, parse_vector
 from dpcalc.report.render import Column, Result
 
 gauss_app = typer.Typer(help="Gaussian-prior MI utility-privacy, Cases 1-3 (Zeng et al., Entropy 2022; seed 001).",
@@ -29,12 +28,9 @@ NOTE = ("Privacy = max_i I(X_i; Y | X^-i) for the stated Gaussian prior (not Cuf
 _UNITS_COLUMN = Column("units", "units", text=True)
 
 
-def _with_units(rows: Sequence[dict[str, Any]], u: str) -> list[dict[str, Any]]:
-    """Every row says its information units (the issue's JSON contract)."""
-    rows = list(rows)  # column-stored sweeps (grid.Rows) yield fresh dicts: change a list of them
-    for r in rows:
-        r["units"] = u
-    return rows
+def _with_units(rows: Rows, u: str) -> Rows:
+    """Every row says its information units (the issue's JSON contract): a constant column, not a dict per row."""
+    return rows.with_constants(units=u)
 
 
 def _info(formula_id: str, name: str, u: str, **kwargs: Any) -> Column:
@@ -132,11 +128,7 @@ def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt 
         cols.append(_info("gauss.case3_privacy", "privacy", u, key="leakage_published",
                           label=f"eq. (24) at the optimum ({u})"))
         formulas.append("gauss.case3_privacy")
-    rows = flatten(axes, out)[:]  # plain row dicts: the not-attained cells become None ("—")
-    for r in rows:
-        for k in ("sigma2", "sigma_e2", "leakage_published"):
-            if k in r and r[k] != r[k]:
-                r[k] = None
+    rows = flatten(axes, out, missing=("sigma2", "sigma_e2", "leakage_published"))  # not attained: None ("—")
     return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(rows, u),
                   title="Case 3: dependent noise, water-filling optimum" + (" (σ_e² >= 0)" if nonneg else ""),
                   note=NOTE.format(units=u) + " The exact leakage at the optimum equals ε.", formula=formulas,

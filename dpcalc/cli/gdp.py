@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import numpy as np
@@ -68,10 +69,11 @@ def delta_command(mu: MuOpt, eps: EpsOpt) -> Result:
     axes = grid({"mu": parse_values("--mu", mu), "eps": parse_values("--eps", eps)})
     log_d = gdp.log_delta_from_eps(axes["eps"], axes["mu"])
     delta = np.exp(np.asarray(log_d, dtype=np.float64))
-    rows: list[dict[str, Any]] = list(flatten(axes, {"delta": delta, "log_delta": log_d}))
+    rows: Sequence[dict[str, Any]] = flatten(axes, {"delta": delta, "log_delta": log_d})  # column-stored
     warns: list[str] = []
     cols = [_COLS["mu"], _COLS["eps"], _COLS["delta"], _COLS["log_delta"]]
-    if any(row["delta"] == 0.0 for row in rows):  # below the double range: δ (0.0 as a float) written from its log
+    if np.any(delta == 0.0):  # below the double range: δ (0.0 as a float) written from its log, row by row
+        rows = list(rows)
         for row in rows:
             row["delta_decimal"] = _tiny(row["log_delta"])
         cols.append(Column("delta_decimal", "δ (from ln δ)", r"$\delta$", text=True))

@@ -248,11 +248,11 @@ def column_cells(values: Sequence[Any] | NDArray[np.float64], kind: Kind, intege
     anything else cell by cell (:func:`cell`). Equal, string for string, to ``[cell(x, …) for x in values]``."""
     if isinstance(values, np.ndarray):
         return float_cells(np.ascontiguousarray(values, dtype=np.float64).ravel(), kind, integer, number)
-    if values and all(type(x) is float for x in values):
+    if is_plain(values):
         return float_cells(np.array(values, dtype=np.float64), kind, integer, number)
     return [cell(x, kind, integer, number) for x in values]
 
 
 def is_plain(values: Sequence[Any] | NDArray[np.float64]) -> bool:
     """True when :func:`column_cells` takes the float fast path (its CSV cells then need no quoting)."""
-    return isinstance(values, np.ndarray) or (bool(values) and all(type(x) is float for x in values))
+    return isinstance(values, np.ndarray) or set(map(type, values)) == {float}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -137,23 +137,37 @@ class Rows(Sequence[dict[str, Any]]):
     """The rows of a sweep, stored column-wise (one 1-D float64 array per key); row dicts are built on demand.
 
     A million rows take 8 MB a column instead of ~1 GB of dicts, and the renderers read whole column slices
-    (:meth:`column`) to format and stream them in chunks. Iterating yields fresh dicts: to change rows, make a
-    ``list(rows)`` first.
+    (:meth:`array`) to format and stream them in chunks. Iterating yields fresh dicts: to change rows, make a
+    ``list(rows)`` first — or, rather than changing a million dicts, give ``constants`` (a value every row has,
+    e.g. the units text) and ``missing`` (keys whose NaN means "no value": ``None`` in the row, ``—`` in a table).
     """
 
-    def __init__(self, columns: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, columns: Mapping[str, np.ndarray], constants: Mapping[str, Any] | None = None,
+                 missing: Iterable[str] = ()) -> None:
         self.data = {k: np.ascontiguousarray(v, dtype=np.float64).ravel() for k, v in columns.items()}
         self._distinct = {k: d for k, v in columns.items() if (d := _distinct(v)) is not None}
+        self.constants: dict[str, Any] = dict(constants or {})
+        self.missing = frozenset(missing)
         sizes = {a.size for a in self.data.values()}
         if len(sizes) > 1:
             raise ValueError(f"columns of different lengths: {sorted(sizes)}")
         self._n = sizes.pop() if sizes else 0
 
+    def with_constants(self, **values: Any) -> Rows:
+        """The same rows (sharing the arrays) with constant columns added: ``rows.with_constants(units="bits")``."""
+        new = Rows({}, {**self.constants, **values}, self.missing)
+        new.data, new._distinct, new._n = self.data, self._distinct, self._n
+        return new
+
     def __len__(self) -> int:
         return self._n
 
     def _row(self, i: int) -> dict[str, Any]:
-        return {k: float(a[i]) for k, a in self.data.items()}
+        row: dict[str, Any] = {k: float(a[i]) for k, a in self.data.items()}
+        for k in self.missing & row.keys():
+            if row[k] != row[k]:
+                row[k] = None
+        return {**row, **self.constants} if self.constants else row
 
     @overload
     def __getitem__(self, i: int) -> dict[str, Any]: ...
@@ -176,10 +190,11 @@ class Rows(Sequence[dict[str, Any]]):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def array(self, key: str, start: int, stop: int) -> NDArray[np.float64] | list[None]:
-        """Values of ``key`` for rows ``start:stop`` (a view; ``None`` cells where the key is absent)."""
+    def array(self, key: str, start: int, stop: int) -> NDArray[np.float64] | list[Any]:
+        """Values of ``key`` for rows ``start:stop``: a view of its array (NaN where a :attr:`missing` key has no
+        value), else a list (the constant, or ``None`` where the key is absent)."""
         if key not in self.data:
-            return [None] * max(0, min(stop, self._n) - start)
+            return [self.constants.get(key)] * max(0, min(stop, self._n) - start)
         return self.data[key][start:stop]
 
     def distinct(self, key: str) -> tuple[NDArray[np.float64], tuple[int, ...]] | None:
@@ -189,10 +204,11 @@ class Rows(Sequence[dict[str, Any]]):
         return self._distinct.get(key)
 
     def column(self, key: str, start: int, stop: int) -> list[Any]:
-        """Values of ``key`` for rows ``start:stop`` as Python floats (None where the key is absent)."""
+        """Values of ``key`` for rows ``start:stop`` as in the row dicts (floats, None, or the constant)."""
         if key not in self.data:
-            return [None] * (min(stop, self._n) - start)
-        return self.data[key][start:stop].tolist()
+            return [self.constants.get(key)] * max(0, min(stop, self._n) - start)
+        values = self.data[key][start:stop].tolist()
+        return [None if x != x else x for x in values] if key in self.missing else values
 
 
 def _distinct(values: Any) -> tuple[NDArray[np.float64], tuple[int, ...]] | None:
@@ -205,8 +221,12 @@ def _distinct(values: Any) -> tuple[NDArray[np.float64], tuple[int, ...]] | None
     return np.ascontiguousarray(base, dtype=np.float64), values.shape
 
 
-def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object]) -> Rows:
-    """Broadcast inputs and results to one grid; one row per grid point (C order), stored column-wise."""
+def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object], missing: Iterable[str] = ()
+            ) -> Rows:
+    """Broadcast inputs and results to one grid; one row per grid point (C order), stored column-wise.
+
+    ``missing``: result keys whose NaN means "no value here" (``None`` in the row), e.g. an optimum not attained.
+    """
     arrays = {**shape_like, **{k: np.asarray(v, dtype=np.float64) for k, v in results.items()}}
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
-    return Rows({k: np.broadcast_to(a, shape) for k, a in arrays.items()})
+    return Rows({k: np.broadcast_to(a, shape) for k, a in arrays.items()}, missing=missing)

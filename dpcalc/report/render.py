@@ -108,37 +108,60 @@ class _Cells:
     """The cells of one column in one format (:class:`~dpcalc.report.cells.Kind`), chunk by chunk.
 
     A sweep input broadcast over the grid (:meth:`~dpcalc.report.grid.Rows.distinct`) is formatted once per
-    distinct value and repeated by NumPy; other columns are formatted a chunk at a time.
+    distinct value and repeated by NumPy, a constant column (:attr:`~dpcalc.report.grid.Rows.constants`) once;
+    other columns are formatted a chunk at a time.
     """
 
     def __init__(self, result: Result, column: Column, kind: Kind) -> None:
         from dpcalc.report.grid import Rows
 
         self.rows, self.column, self.kind = result.rows, column, kind
-        self.grid = isinstance(self.rows, Rows)
-        self.distinct = self.rows.distinct(column.key) if isinstance(self.rows, Rows) else None
+        self.grid = result.rows if isinstance(result.rows, Rows) else None
+        self.distinct: tuple[NDArray[np.float64], tuple[int, ...]] | None = None
         self._flat: NDArray[np.object_] | None = None
         self._distinct_cells: list[str] = []
+        self._fixed: tuple[list[Any], bool] | None = None  # a constant column's one cell, and whether plain
+        # CSV of a sweep: every cell is final text (no csv module); an empty one-field row is written ""
+        self._empty = "" if len(result.columns) > 1 else '""'
+        if self.grid is not None and column.key in self.grid.constants:
+            value = self.grid.constants[column.key]
+            if kind == "csv":  # quoted here, once, if it must be
+                text = self._empty if value is None or value == "" else cells.csv_cell(value, column.integer)
+                self._fixed = [text], True
+            else:
+                plain = cells.is_plain([value])
+                self._fixed = self._format([value], plain), plain
+        elif self.grid is not None:
+            self.distinct = self.grid.distinct(column.key)
 
-    def _format(self, values: Any) -> list[Any]:
+    def _format(self, values: Any, plain: bool) -> list[Any]:
         c = self.column
-        if self.kind == "csv" and not cells.is_plain(values):
+        if plain:
+            return cells.float_cells(np.asarray(values, dtype=np.float64).ravel(), self.kind, c.integer, c.number)
+        if self.kind == "csv":
             return [cells.csv_value(x, c.integer) for x in values]  # the csv module quotes them
-        return cells.column_cells(values, self.kind, c.integer, c.number)
+        return [cells.cell(x, self.kind, c.integer, c.number) for x in values]
 
-    def plain(self, values: Any) -> bool:
-        return self.distinct is not None or cells.is_plain(values)
+    def _values(self, start: int, stop: int) -> list[Any]:
+        block, key = self.rows[start:stop], self.column.key
+        try:
+            return list(map(dict.get, block, repeat(key)))
+        except TypeError:  # rows that are mappings but not dicts
+            return [r.get(key) for r in block]
 
-    def values(self, start: int, stop: int) -> Any:
-        from dpcalc.report.grid import Rows
-
-        if isinstance(self.rows, Rows):
-            return self.rows.array(self.column.key, start, stop)
-        return [r.get(self.column.key) for r in self.rows[start:stop]]
+    def _with_missing(self, a: NDArray[np.float64]) -> list[Any]:
+        """Cells of a column whose NaN means "no value" (:attr:`~dpcalc.report.grid.Rows.missing`)."""
+        gone = np.isnan(a)
+        out = np.empty(a.size, dtype=object)
+        out[gone] = self._empty if self.kind == "csv" else self._format([None], False)[0]
+        out[~gone] = np.array(self._format(a[~gone], True), dtype=object)
+        return out.tolist()
 
     def pad(self, width: int) -> None:
-        """From now on, give a broadcast column's cells padded to ``width`` (each distinct cell padded once)."""
-        if self.distinct is not None:
+        """From now on, give a broadcast or constant column's cells padded to ``width`` (padded once)."""
+        if self._fixed is not None:
+            self._fixed = _pad(self._fixed[0], width, self.column.text, self._fixed[1]), self._fixed[1]
+        elif self.distinct is not None:
             self.chunk(0, 0)
             self._spread(_pad(self._distinct_cells, width, self.column.text, True))
 
@@ -148,17 +171,30 @@ class _Cells:
         self._flat = np.broadcast_to(table, shape).reshape(-1)
 
     def chunk(self, start: int, stop: int) -> tuple[list[Any], bool]:
-        """(cells of rows ``start:stop``, whether they are all plain-float cells)."""
+        """(cells of rows ``start:stop``, whether they are all plain-float cells: ASCII, nothing to quote)."""
+        if self._fixed is not None:
+            return self._fixed[0] * (stop - start), self._fixed[1]
         if self.distinct is not None:
             if self._flat is None:
-                self._distinct_cells = self._format(self.distinct[0].ravel())
+                self._distinct_cells = self._format(self.distinct[0].ravel(), True)
                 self._spread(self._distinct_cells)
             return self._flat[start:stop].tolist(), True  # type: ignore[index]
-        values = self.values(start, stop)
-        return self._format(values), cells.is_plain(values)
+        if self.grid is None:
+            values = self._values(start, stop)
+            plain = cells.is_plain(values)
+            return self._format(values, plain), plain
+        a = self.grid.array(self.column.key, start, stop)
+        csv_ = self.kind == "csv"
+        if isinstance(a, list):  # the key is absent: no value in any row
+            return ([self._empty] * len(a), True) if csv_ else (self._format(a, False), False)
+        if self.column.key in self.grid.missing and np.isnan(a).any():
+            return self._with_missing(a), csv_
+        return self._format(a, True), True
 
     def widest(self) -> int | None:
-        """The widest cell of a broadcast column (from its distinct values), None for other columns."""
+        """The widest cell of a broadcast or constant column (its distinct values), None for other columns."""
+        if self._fixed is not None:
+            return _widest(*self._fixed)
         if self.distinct is None:
             return None
         if self._flat is None:
@@ -450,7 +486,9 @@ def check_finite(result: Result) -> None:
 
     rows: Sequence[dict[str, Any]] = result.rows
     if isinstance(rows, Rows):  # column-wise: one vectorised test per column, then only the first bad row
-        bad = [int(np.flatnonzero(np.isnan(a) if reasons else ~np.isfinite(a))[0]) for a in rows.data.values()
+        arrays = [np.nan_to_num(a, nan=0.0, posinf=np.inf, neginf=-np.inf) if k in rows.missing else a
+                  for k, a in rows.data.items()]  # a missing key's NaN is "no value", not a failure
+        bad = [int(np.flatnonzero(np.isnan(a) if reasons else ~np.isfinite(a))[0]) for a in arrays
                if not (np.isfinite(a).all() or (reasons and not np.isnan(a).any()))]
         rows = [rows[min(bad)]] if bad else []
     for row in rows:
