@@ -871,8 +871,9 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, rtol: flo
                   sigma_rtol: float = 1e-3) -> float:
     """Smallest noise multiplier σ (within ``sigma_rtol`` relative, safe side) whose certified ε_upper ≤ ``eps``.
 
-    A coarse bracket (rtol 2e-2) locates the root in log σ with the shared safe-side root finder; secant steps on
-    the certified ε_upper at the requested ``rtol`` then land on a σ whose ε_upper is re-checked ≤ ``eps``.
+    Secant steps in (log σ, log ε): first on the middle of coarse brackets (rtol 2e-2), then on the certified
+    ε_upper at the requested ``rtol``; every evaluation after the first reuses the lattice spacing of the previous
+    one at the same tolerance (warm start), and the returned σ is one whose ε_upper was evaluated ≤ ``eps``.
     """
     from dpcalc._roots import scalar_root
 
@@ -881,40 +882,69 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, rtol: flo
     qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
     d = float(v.probability("delta", delta))
     srt = float(v.check_range("sigma_rtol", sigma_rtol, 1e-8, 0.1))
-    coarse_tol = max(2e-2, _check_rtol(rtol))
+    fine_tol = _check_rtol(rtol)
+    coarse_tol = max(2e-2, fine_tol)
+    lt = math.log(target)
+    last: dict[float, tuple[float, float]] = {}  # tolerance -> (log σ, lattice spacing) of the last evaluation
+    seen: dict[tuple[float, float], EpsBracket] = {}
 
-    def mid(s: float) -> float:
-        br = epsilon([Step(s, qq, t)], d, rtol=coarse_tol)
-        return 0.5 * (br.eps_lower + br.eps_upper) - target
+    def ev(x: float, tol: float) -> EpsBracket:
+        if (x, tol) not in seen:
+            prev = last.get(tol)
+            grid = prev[1] if prev is not None and abs(prev[0] - x) < 0.05 else None
+            if prev is None and coarse_tol in last and abs(last[coarse_tol][0] - x) < 0.05:
+                grid = last[coarse_tol][1] * math.sqrt(tol / coarse_tol)  # width ∝ h²
+            br = epsilon([Step(math.exp(x), qq, t)], d, rtol=tol, grid=grid)
+            last[tol] = (x, br.grid)
+            seen[(x, tol)] = br
+        return seen[(x, tol)]
 
-    def up(s: float) -> float:
-        return epsilon([Step(s, qq, t)], d, rtol=rtol).eps_upper - target
+    def mid(x: float) -> float:  # log ε (middle of a coarse bracket) − log target
+        br = ev(x, coarse_tol)
+        return math.log(max(0.5 * (br.eps_lower + br.eps_upper), 1e-300)) - lt
 
-    lo = hi = 1.0
-    while mid(hi) > 0.0:
-        lo, hi = hi, hi * 2.0
-        if hi > 1e6:
-            raise InfeasibleError(f"eps = {target:g} is unreachable: sigma = 1e6 gives a larger eps (pld)")
-    while mid(lo) <= 0.0:
-        lo, hi = lo / 2.0, lo
-        if lo < 0.05:
+    def up(x: float) -> float:
+        return math.log(max(ev(x, fine_tol).eps_upper, 1e-300)) - lt
+
+    x_min, x_max = math.log(0.05), math.log(1e6)
+    # coarse phase: secant in (log σ, log ε), slope guess −2, steps capped at a factor 8 in σ
+    xs = [0.0]
+    fs = [mid(0.0)]
+    slope = -2.0
+    for _ in range(30):
+        if abs(fs[-1]) <= 0.25 * coarse_tol:
+            break
+        if len(xs) >= 2 and xs[-1] != xs[-2] and (fs[-1] - fs[-2]) / (xs[-1] - xs[-2]) < -0.05:
+            slope = (fs[-1] - fs[-2]) / (xs[-1] - xs[-2])
+        step = max(-math.log(8.0), min(math.log(8.0), -fs[-1] / slope))
+        x_new = min(x_max, max(x_min, xs[-1] + step))
+        if x_new == xs[-1]:
+            if x_new == x_max:
+                raise InfeasibleError(f"eps = {target:g} is unreachable: sigma = 1e6 gives a larger eps (pld)")
             raise InfeasibleError(f"eps = {target:g} is so large that sigma < 0.05 meets it (pld calibrates sigma "
                                   "in [0.05, 1e6])")
-    root = scalar_root(mid, lo, hi, increasing=False, log=True, rtol=srt / 4.0)
-    x = math.log(root if root is not None else hi)
-    slope = (mid(math.exp(x + 0.01)) - mid(math.exp(x))) / 0.01  # dε/dlog σ (< 0)
-    slope = min(slope, -1e-12)
+        xs.append(x_new)
+        fs.append(mid(x_new))
+    # fine phase: secant on the certified upper bound, pushed to the safe side
+    x = xs[-1] - fs[-1] / slope + srt / 2.0
     best = math.inf
-    for _ in range(8):
-        f = up(math.exp(x))
+    fx: list[tuple[float, float]] = []
+    for _ in range(10):
+        f = up(x)
+        fx.append((x, f))
         if f <= 0.0:
             best = min(best, x)
             if -f <= -slope * srt / 2.0:
                 return math.exp(best)
-        x -= f / slope - (srt / 4.0 if f > 0 else 0.0)
+        if len(fx) >= 2 and fx[-1][0] != fx[-2][0]:
+            s_new = (fx[-1][1] - fx[-2][1]) / (fx[-1][0] - fx[-2][0])
+            if s_new < -0.05:
+                slope = s_new
+        x -= f / slope - (srt / 4.0 if f > 0 else -srt / 8.0)
     if math.isfinite(best):
         return math.exp(best)
-    sig = scalar_root(up, math.exp(x) / 1.1, math.exp(x) * 1.1, increasing=False, safe="hi", log=True, rtol=srt)
-    if sig is None or up(sig) > 0.0:  # pragma: no cover - the secant steps converge in practice
+    sig = scalar_root(lambda s: up(math.log(s)), math.exp(x) / 1.1, math.exp(x) * 1.1, increasing=False, safe="hi",
+                      log=True, rtol=srt)
+    if sig is None or up(math.log(sig)) > 0.0:  # pragma: no cover - the secant steps converge in practice
         raise InfeasibleError(f"pld: calibration did not converge for eps = {target:g}")
     return sig
