@@ -61,6 +61,7 @@ _FFT_C = 10.0  # componentwise FFT error constant: |Δx̂_k| ≤ _FFT_C·u·log2
 _MARGIN = 1e-9  # relative safety margin for quadrature / summation rounding
 _TAU = 1e-7  # share of δ given to each truncation / aliasing term
 _GL_NODES = 5
+_GL_WIDTH = 0.35  # GL error ~ (Δx·z/σ)^(2·nodes)/(2·nodes)! <= 1e-13 with 5 nodes
 _LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -176,6 +177,7 @@ def _ndtr(z: float) -> float:
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
+@cache
 def _tail_z(p: float) -> float:
     """z with Φ(−z) <= p (z in [6, 40]), by bisection on erfc (no SciPy import)."""
     lo, hi = 0.0, 40.0
@@ -296,7 +298,7 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     g_in = gd[1:-1]
     g_in = g_in[(g_in > l_min) & (g_in < l_max)]
     xb = m.x_of_loss(g_in)
-    nu = max(2, math.ceil((x_hi - x_lo) * zt / (0.35 * s)))  # GL error ~ (Δx·z/σ)^10/10! <= 1e-13
+    nu = max(2, math.ceil((x_hi - x_lo) * zt / (_GL_WIDTH * s)))  # GL cells of width _GL_WIDTH·σ/z
     br = np.unique(np.concatenate([xb, np.linspace(x_lo, x_hi, nu + 1)]))
     a, b = br[:-1], br[1:]
     a, b = a[b > a], b[b > a]
@@ -737,6 +739,17 @@ class DeltaBracket:
     fft_len: int
 
 
+def _dominating(steps: list[Step], ratio: float = 1.2) -> list[Step]:
+    """A coarser schedule that dominates ``steps``: each σ rounded down to a power of ``ratio`` (σ' ≤ σ dominates σ:
+    adding N(0, σ² − σ'²) noise is a post-processing of both neighbours), equal steps merged. Its upper bound is an
+    upper bound of the schedule's; used to settle the add direction with few distinct steps."""
+    if len(steps) <= 4:
+        return steps
+    lr = math.log(ratio)
+    return _schedule([(math.exp(math.floor(math.log(st.sigma) / lr) * lr) * (1.0 - 1e-15), st.q, st.count)
+                      for st in steps])
+
+
 def _directions(steps: list[Step]) -> list[Direction]:
     return ["remove"] if all(st.q == 1.0 for st in steps) else ["remove", "add"]
 
@@ -808,7 +821,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             if add_open and it == 1:
                 # add neighbours at a coarse lattice: settled for good when their upper bound is below the remove
                 # direction's lower bound (ε_add ≤ a_up ≤ e_lo ≤ ε_remove ≤ every later e_up)
-                _, a_up, na = _eps_pass(steps, "add", max(h, h_coarse), d, 0.0, False)
+                _, a_up, na = _eps_pass(_dominating(steps), "add", max(h, h_coarse), d, 0.0, False)
                 if a_up <= e_lo:
                     add_open = False
             if math.isfinite(e_up) and width <= tol * e_up:
