@@ -1,10 +1,12 @@
 """Benchmark: dpcalc's PLD accountant (certified bracket) vs dp-accounting's PLD vs Microsoft's prv_accountant.
 
-Run on demand: ``python bench/bench_pld.py [--quick]`` (``--quick`` skips the slow peer runs: prv at T >= 1e4 and
-dp-accounting at vdi 1e-4 beyond T = 1e4). Prints one Markdown table: time (best of a few runs after a warm-up), ε,
-and the bracket for each case; dp-accounting reports one pessimistic value, prv_accountant (lower, estimate,
-upper) at eps_error 0.01, delta_error δ/1000. Targets (issue 13): q = 0.01, σ = 1, T = 1000, width <= 1e-3·ε:
-<= 50 ms; T = 1e5: <= 100 ms; the 100-round CUAG schedule: <= 100 ms; calibrate <= 0.5 s.
+Run on demand: ``python bench/bench_pld.py [--quick] [--only dpcalc]`` (``--quick`` skips the slow peer runs: prv at
+T >= 1e4 and dp-accounting at vdi 1e-4 beyond T = 1e4; ``--only dpcalc`` times dpcalc alone, in seconds rather
+than minutes, for iterating). Prints one Markdown table: time (best of a few runs after a warm-up), ε, and the
+bracket for each case; dp-accounting reports one pessimistic value, prv_accountant (lower, estimate, upper) at
+eps_error 0.01, delta_error δ/1000. Then calibration, T = 1e7 (dpcalc only) and ``dpcalc account``'s wall time, with
+the load average. Targets (issue 13): q = 0.01, σ = 1, T = 1000, width <= 1e-3·ε: <= 50 ms; T = 1e5: <= 100 ms; the
+100-round CUAG schedule: <= 100 ms; calibrate <= 0.5 s.
 Peers are bench/test-only dependencies (``pip install dp-accounting prv-accountant``); a missing one is reported.
 """
 
@@ -71,13 +73,22 @@ def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if only not in (None, "dpcalc"):
+        raise SystemExit("--only takes 'dpcalc'")
     have = {}
     for mod in ("dp_accounting", "prv_accountant"):
+        if only == "dpcalc":
+            have[mod] = False
+            continue
         try:
             __import__(mod)
             have[mod] = True
         except ImportError:
             have[mod] = False
+    import os
+
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min) at start")
     cases: list[tuple[str, Schedule, float]] = [
         ("q=0.01, σ=1, T=1e3", [(1.0, 0.01, 1000)], 1e-5),
         ("q=0.01, σ=1, T=1e4", [(1.0, 0.01, 10_000)], 1e-5),
@@ -101,13 +112,14 @@ def main() -> None:
             dpa = f"{e_d:.6f} ({vdi:g})" if isinstance(e_d, float) else str(e_d)
             t_dpa = f"{t_d * 1e3:.0f} ms"
         else:
-            dpa, t_dpa = "not installed", "—"
+            dpa, t_dpa = ("not installed", "—") if only is None else ("not run (--only dpcalc)", "—")
         if have["prv_accountant"] and not (quick and total > 5000):
             t_p, e_p = _timed(lambda s=sched, d=delta: _prv(s, d), 1)
             prv = f"({e_p[0]:.4f}, {e_p[1]:.6f}, {e_p[2]:.4f})" if isinstance(e_p, tuple) else str(e_p)
             t_prv = f"{t_p * 1e3:.0f} ms"
         else:
-            prv, t_prv = ("not installed", "—") if not have["prv_accountant"] else ("skipped (--quick)", "—")
+            prv, t_prv = (("not installed" if only is None else "not run (--only dpcalc)"), "—") \
+                if not have["prv_accountant"] else ("skipped (--quick)", "—")
         print(f"| {name} | {t_us * 1e3:.0f} ms | {ours} | {t_dpa} | {dpa} | {t_prv} | {prv} |", flush=True)
     # accuracy-matched peer: dp-accounting at vdi 1e-3 has error ~7e-4 at T = 1e3 (anchors §9.2), our width <= 1.8e-3
     if have["dp_accounting"]:
@@ -117,13 +129,20 @@ def main() -> None:
     t_c, s = _timed(lambda: pld.sigma_for_eps(2.0, 1e-5, 0.01, 1000), 2)
     print(f"calibrate (ε=2, δ=1e-5, q=0.01, T=1e3): σ = {s:.6f} in {t_c * 1e3:.0f} ms "
           f"(certified ε_upper = {pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper:.6f})")
-    t0 = time.perf_counter()
+    t_7, br7 = _timed(lambda: pld.epsilon([(1.0, 0.01, 10_000_000)], 1e-5), 1)
+    print(f"T = 1e7 (q = 0.01, σ = 1, dpcalc only): {t_7:.1f} s, "
+          + (f"[{br7.eps_lower:.4f}, {br7.eps_upper:.4f}] (h={br7.grid:.2g}, n={br7.fft_len})"
+             if isinstance(br7, pld.EpsBracket) else str(br7)))
     import subprocess
 
-    for _ in range(1):
+    walls = []
+    for _ in range(3):
+        t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "dpcalc.cli.main", "account", "--noise-multiplier", "1", "--q", "0.01",
                         "--steps", "1000", "--delta", "1e-5"], check=True, capture_output=True)
-    print(f"`dpcalc account -z 1 --q 0.01 --steps 1000` wall time: {time.perf_counter() - t0:.2f} s")
+        walls.append(time.perf_counter() - t0)
+    print(f"`dpcalc account -z 1 --q 0.01 --steps 1000` wall time: {min(walls):.2f} s (best of 3)")
+    print(f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")
 
 
 if __name__ == "__main__":
