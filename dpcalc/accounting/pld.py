@@ -309,14 +309,16 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     xs = mid[:, None] + half[:, None] * gx[None, :]
     wq = half[:, None] * gw[None, :]
     lx = m.loss(xs)
-    span = (gd[1:] - gd[:-1])[cell][:, None]
-    t = np.clip(lx - gd[cell][:, None], 0.0, span)
-    u = np.expm1(t) / np.expm1(span)
-    lfp, lfq = m.log_densities(xs, lx)
-    # Q-masses are accumulated scaled by their dot's e^{g} (Q_j e^{g_j} ≈ P_j: no underflow at large losses)
-    fqa = np.exp(lfq + gd[cell][:, None]) * wq
-    fqb = np.exp(lfq + gd[cell + 1][:, None]) * wq
-    fp = np.exp(lfp) * wq
+    dspan = gd[1:] - gd[:-1]
+    ga = gd[cell][:, None]
+    et = np.expm1(lx - ga)  # e^{L − g_a} − 1 (t = L − g_a is in [0, span] up to rounding at the cell edges)
+    u = np.clip(et / np.expm1(dspan)[cell][:, None], 0.0, 1.0)  # hat weight of the upper dot
+    _, lfq = m.log_densities(xs, lx)
+    # Q-masses are accumulated scaled by their dot's e^{g} (Q_j e^{g_j} ≈ P_j: no underflow at large losses);
+    # f_P = f_Q·e^{L} = (f_Q e^{g_a})·e^{t}
+    fqa = np.exp(lfq + ga) * wq
+    fqb = fqa * np.exp(dspan)[cell][:, None]
+    fp = fqa * (1.0 + et)
     ci = np.broadcast_to(cell[:, None], xs.shape).ravel()
     uu = u.ravel()
     qs_d = np.bincount(ci, fqa.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fqb.ravel() * uu, nd)
