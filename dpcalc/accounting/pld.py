@@ -200,23 +200,25 @@ def _gl() -> tuple[FloatArray, FloatArray]:
 
 @dataclass
 class _Discrete:
-    """A discretised single-step PLD on the lattice g_j = (k0 + j)·h (finite atoms under P)."""
+    """A discretised single-step PLD on the lattice g_j = (k0 + j)·h + c (finite atoms under P)."""
 
     k0: int
     p: FloatArray
     p_inf: float = 0.0  # P-mass at +∞ (upper pair only)
+    c: float = 0.0  # lattice offset: atom j sits at loss (k0 + j)·h + c
 
     @property
     def k1(self) -> int:
         return self.k0 + self.p.size - 1
 
 
-_WIDTH_C = 3.0  # bracket width ≈ _WIDTH_C·T·h² (sizes the first lattice)
+_WIDTH_C = 4.0  # bracket width ≈ _WIDTH_C·T·h² (sizes the first lattice)
+_ALIGN = 0.3  # a remove step's lowest loss log(1 − q) sits this many h below a lattice point
 _DOT_MASS = 1e-4  # dots thin out where the tilted P-mass beyond them is below this (see _dots)
 _DOT_MAX = 64  # widest dot spacing, in lattice steps
 
 
-def _dots(m: _Mech, h: float, k0: int, k1: int, x_lo: float, x_hi: float, lam: float) -> np.ndarray:
+def _dots(m: _Mech, h: float, k0: int, k1: int, x_lo: float, x_hi: float, lam: float, c: float = 0.0) -> np.ndarray:
     """Lattice indices (k0 … k1, increasing) that carry atoms: every lattice point in the bulk, thinning out to
     spacing ``s·h`` (s ≤ :data:`_DOT_MAX`) where the P-mass tilted by e^{λL} beyond the point (on the far side from
     the bulk) is M < :data:`_DOT_MASS`, with s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for
@@ -230,16 +232,16 @@ def _dots(m: _Mech, h: float, k0: int, k1: int, x_lo: float, x_hi: float, lam: f
     lfp, _ = m.log_densities(xs, lx)
     lw = lfp + lam * lx
     w = np.exp(lw - lw.max())
-    c = np.cumsum(w)
-    tot = c[-1]
-    left = c / tot  # tilted mass at x' <= x
+    cw = np.cumsum(w)
+    tot = cw[-1]
+    left = cw / tot  # tilted mass at x' <= x
     right = 1.0 - left + w / tot
     # order by loss: remove (loss increasing in x) or add (decreasing)
     if lx[-1] < lx[0]:
         lx, left, right = lx[::-1], right[::-1], left[::-1]
     far = np.minimum(left, right)
     sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX))
-    g = (k0 + np.arange(nat)) * h
+    g = (k0 + np.arange(nat)) * h + c
     lx_m = np.maximum.accumulate(lx)
     s_j = np.interp(g, lx_m, sp)
     pos = np.floor(np.cumsum(1.0 / s_j))
@@ -291,10 +293,15 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     x_lo, x_hi = -zt * s, 1.0 + zt * s
     l_a, l_b = float(m.loss(np.array(x_lo))), float(m.loss(np.array(x_hi)))
     l_min, l_max = min(l_a, l_b), max(l_a, l_b)
-    k0, k1 = math.floor(l_min / h), math.ceil(l_max / h)
+    # lattice offset: for a subsampled remove step the loss has a hard lower edge log(1 − q) where the mass piles
+    # up; a lattice point _ALIGN·h above it keeps the lower pair's error small (its error depends on that position)
+    c = 0.0
+    if m.direction == "remove" and m.q < 1.0:
+        c = l_min - (math.ceil(l_min / h) - _ALIGN) * h
+    k0, k1 = math.floor((l_min - c) / h), math.ceil((l_max - c) / h)
     _check_points(k1 - k0 + 1, f"one step (sigma = {s:g}, q = {m.q:g})", h)
-    dots = _dots(m, h, k0, k1, x_lo, x_hi, lam)
-    gd = dots * h  # the dots' losses
+    dots = _dots(m, h, k0, k1, x_lo, x_hi, lam, c)
+    gd = dots * h + c  # the dots' losses
     g_in = gd[1:-1]
     g_in = g_in[(g_in > l_min) & (g_in < l_max)]
     xb = m.x_of_loss(g_in)
@@ -331,7 +338,7 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     p_up = np.zeros(nat)
     p_up[idx] = qs_d * (1.0 + _MARGIN)
     p_up[0] += low_tail
-    upper = _Discrete(k0, p_up, min(1.0, high_tail * (1.0 + _MARGIN)))
+    upper = _Discrete(k0, p_up, min(1.0, high_tail * (1.0 + _MARGIN)), c)
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
     # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
     # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
@@ -339,16 +346,16 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio_ok = p2 >= (1.0 + _MARGIN) * qs2
         lab = np.where(ratio_ok, idx,
-                       np.floor((np.log(p2) - np.log(qs2) + gd - 4 * _MARGIN) / h).astype(np.float64) - k0)
+                       np.floor((np.log(p2) - np.log(qs2) + gd - c - 4 * _MARGIN) / h).astype(np.float64) - k0)
     lab = np.where(p2 > 0, lab, 0)
     lab = np.minimum(lab, idx)
     lo_k0 = k0 + int(min(0, lab.min()))
     p_lo = np.asarray(np.bincount((lab + (k0 - lo_k0)).astype(np.int64), p2 * (1.0 - _MARGIN)), dtype=np.float64)
-    top = math.floor(l_max / h) - lo_k0
+    top = math.floor((l_max - c) / h) - lo_k0
     if top >= p_lo.size:
         p_lo = np.concatenate([p_lo, np.zeros(top + 1 - p_lo.size)])
     p_lo[top] += high_tail * (1.0 - _MARGIN)
-    return upper, _Discrete(lo_k0, p_lo)
+    return upper, _Discrete(lo_k0, p_lo, 0.0, c)
 
 
 def _shift_up(a: FloatArray) -> FloatArray:
@@ -409,7 +416,7 @@ def _log_mgf(d: _Discrete, h: float, thetas: FloatArray, block: int = 1) -> Floa
     pp = np.zeros(nb * block)
     pp[:n] = d.p
     mass = pp.reshape(nb, block).sum(axis=1)
-    glo = (d.k0 + np.arange(nb) * block) * h
+    glo = (d.k0 + np.arange(nb) * block) * h + d.c
     ghi = glo + (block - 1) * h
     with np.errstate(divide="ignore"):
         lm = np.log(mass)
@@ -482,7 +489,7 @@ _ROWS_BYTES = 1 << 25  # spectra transformed together (rows × n) stay below ~32
 def _tilted(d: _Discrete, h: float, lam: float) -> tuple[FloatArray, float, float]:
     """(w, log z, dropped): the tilted atoms w_j = p_j e^{λ g_j}/z (Σw = 1), the normaliser, the P-mass of atoms whose
     tilted weight underflows."""
-    g = (d.k0 + np.arange(d.p.size)) * h
+    g = (d.k0 + np.arange(d.p.size)) * h + d.c
     with np.errstate(divide="ignore"):
         lw = np.log(d.p) + lam * g
     mx = float(lw.max())
@@ -622,8 +629,9 @@ class _Curve:
         return hi
 
 
-def _curve(w: FloatArray, k_lo: int, h: float, lam: float, logk: float, extra: float, alias: float) -> _Curve:
-    x = (k_lo + np.arange(w.size, dtype=np.float64)) * h
+def _curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
+           alias: float) -> _Curve:
+    x = (k_lo + np.arange(w.size, dtype=np.float64)) * h + off
     a = _discounted_suffix(w, -lam * h)
     b = _discounted_suffix(w, -(lam + 1.0) * h)
     return _Curve(x, a, b, lam, logk, extra, alias)
@@ -688,25 +696,26 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     # mass of the lower PLD above x_hi + (eg − x_lo) is the only aliased mass that lands above ε
     hi2 = _min_over((k_lo[gt] - lam * eg - log_td) / (th[gt] - lam)) - (eg - lo_w)
     hi = max(hi1, hi2, eps_ch) + 2 * h
-    kk_lo = math.floor(lo_w / h)
-    need = math.ceil(hi / h) - kk_lo + 1
+    off = math.fsum(c * d.c for d, c in ups)  # the composed lattice's offset: index k is loss k·h + off
+    kk_lo = math.floor((lo_w - off) / h)
+    need = math.ceil((hi - off) / h) - kk_lo + 1
     _check_points(need, "the composed privacy loss", h)
     n = _fft_len(need)
-    x_hi = (kk_lo + n - 1) * h
+    x_hi = (kk_lo + n - 1) * h + off
     # upper: composed mass at +∞ and P(S > window) by Chernoff
     p_inf = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in ups))
     tail_up = math.exp(min(0.0, _min_over(k_up[pos] - th[pos] * x_hi)))
     w_up, lk_up, dropped, _ = _compose(ups, h, lam, kk_lo, n, upper=True)
     extra = min(1.0, p_inf + dropped + tail_up)
     # lower: aliasing bounds (coefficient of e^{−λε})
-    x_lo = kk_lo * h
+    x_lo = kk_lo * h + off
     al_hi = math.exp(min(700.0, _min_over(k_lo[gt] - (th[gt] - lam) * (x_hi + eg - x_lo))))
     al_lo = math.exp(min(700.0, _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
-    up = _curve(w_up, kk_lo, h, lam, lk_up, extra * (1 + _MARGIN), 0.0)
+    up = _curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + _MARGIN), 0.0)
     if not lower:
         return _Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = _compose(los, h, lam, kk_lo, n, upper=False)
-    lo = _curve(w_lo, kk_lo, h, lam, lk_lo, 0.0, (al_hi + al_lo) * (1 + _MARGIN))
+    lo = _curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, (al_hi + al_lo) * (1 + _MARGIN))
     return _Pass(up, lo, n, eg)
 
 
