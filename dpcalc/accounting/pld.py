@@ -583,12 +583,17 @@ class _Curve:
     extra: float
     alias: float
 
+    def ab(self, m: int) -> tuple[float, float]:
+        """(A_m, B_m) = Σ_{k>m} W_k·(e^{−λh(k−m)}, e^{−(λ+1)h(k−m)})."""
+        return float(self.a[m]), float(self.b[m])
+
     def delta(self, eps: float) -> float:
         if eps < self.x[0]:
             raise DomainError("pld: internal window does not contain eps")
         m = min(int((eps - self.x[0]) // (self.x[1] - self.x[0])), self.x.size - 1)
         t = eps - self.x[m]
-        fin = math.exp(self.logk - self.lam * self.x[m]) * max(self.a[m] - math.exp(t) * self.b[m], 0.0)
+        a, b = self.ab(m)
+        fin = math.exp(self.logk - self.lam * self.x[m]) * max(a - math.exp(t) * b, 0.0)
         return fin + self.extra - self.alias * math.exp(-self.lam * eps)
 
     def eps(self, delta: float) -> float:
@@ -611,8 +616,9 @@ class _Curve:
         # inside the cell δ is explicit up to the (small) aliasing term: start the bisection at that root
         xm0 = float(self.x[i_lo])
         rhs = (delta - self.extra + self.alias * math.exp(-self.lam * lo)) * math.exp(self.lam * xm0 - self.logk)
-        if self.b[i_lo] > 0.0 and self.a[i_lo] > rhs:
-            c = xm0 + math.log((self.a[i_lo] - rhs) / self.b[i_lo])
+        a_m, b_m = self.ab(i_lo)
+        if b_m > 0.0 and a_m > rhs:
+            c = xm0 + math.log((a_m - rhs) / b_m)
             eta = 1e-12 * max(1.0, abs(c))
             if lo < c - eta and c + eta < hi and self.delta(c + eta) <= delta:
                 hi = c + eta
@@ -631,10 +637,20 @@ class _Curve:
 
 def _curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
            alias: float) -> _Curve:
-    x = (k_lo + np.arange(w.size, dtype=np.float64)) * h + off
-    a = _discounted_suffix(w, -lam * h)
-    b = _discounted_suffix(w, -(lam + 1.0) * h)
+    j = np.arange(w.size, dtype=np.float64)
+    x = (k_lo + j) * h + off
+    if (lam + 1.0) * h * w.size < 700.0:  # the powers do not underflow: one reversed cumulative sum each
+        a, b = _suffix_direct(w, np.exp(-lam * h * j)), _suffix_direct(w, np.exp(-(lam + 1.0) * h * j))
+    else:
+        a, b = _discounted_suffix(w, -lam * h), _discounted_suffix(w, -(lam + 1.0) * h)
     return _Curve(x, a, b, lam, logk, extra, alias)
+
+
+def _suffix_direct(w: FloatArray, pw: FloatArray) -> FloatArray:
+    """S(m) = Σ_{k>m} w_k·pw_k/pw_m for pw_k = a^k with a^n not underflowing (all terms are >= 0)."""
+    t = w * pw
+    s = np.cumsum(t[::-1])[::-1]
+    return np.append(s[1:], 0.0) / pw
 
 
 def _min_over(vals: FloatArray) -> float:
