@@ -147,7 +147,7 @@ def _seed(name: str) -> int:
 
 
 def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Callable[[Point], Any], *,
-          rtol: float, atol: float = 0.0, n: int = 40, safe: Safe = None,
+          rtol: float, atol: float | Callable[[Point, float], float] = 0.0, n: int = 40, safe: Safe = None,
           where: Callable[[Point], bool] | None = None, allow_reject: float = 0.0, dps: int = DPS,
           extra: Sequence[Mapping[str, float]] = (), seed: int | None = None, check: bool = True,
           random: bool = True) -> SweepResult:
@@ -156,8 +156,10 @@ def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Call
     ``fn(point)`` returns the implementation's float (a ``DomainError``/``InfeasibleError`` counts as a rejection;
     at most ``allow_reject`` of the points may be rejected). ``ref(point)`` returns the reference (mpmath value or
     float), evaluated inside ``mpmath.workdps(dps)``; a reference of ``None`` skips the point (outside the
-    reference's reach — counted as rejected). ``extra`` adds fixed points (e.g. issue reproducers); with
-    ``random=False`` the sweep runs over ``extra`` alone (e.g. a list of distinct sample indices).
+    reference's reach — counted as rejected). ``atol`` may be a callable ``atol(point, reference)``, e.g. a
+    documented backward error propagated through the condition number at the point. ``extra`` adds fixed points
+    (e.g. issue reproducers); with ``random=False`` the sweep runs over ``extra`` alone (e.g. a list of distinct
+    sample indices).
     """
     res = SweepResult(name)
     pts = [dict(p) for p in extra]
@@ -177,8 +179,14 @@ def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Call
             want = float(w)
         res.n += 1
         rel = res.record(p, got, want)
-        if not (math.isfinite(got) and abs(got - want) <= rtol * abs(want) + atol):
-            res.failures.append(f"{p}: got {got!r}, reference {want!r} (rel {rel:.3g} > {rtol:g})")
+        if callable(atol):
+            with mpmath.workdps(dps):
+                abs_tol = float(atol(p, want))
+        else:
+            abs_tol = atol
+        if not (math.isfinite(got) and abs(got - want) <= rtol * abs(want) + abs_tol):
+            res.failures.append(f"{p}: got {got!r}, reference {want!r} (rel {rel:.3g} > {rtol:g} + {abs_tol:.3g} "
+                                "absolute)")
         ok_safe = True
         if safe == "above":
             ok_safe = got >= want

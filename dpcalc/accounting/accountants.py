@@ -111,11 +111,12 @@ def pld_available() -> bool:
 
 
 def _rdp(sigma: float, q: float, steps: float, delta: float, *, orders: ArrayLike | None = None,
-         method: Literal["improved", "lemma1"] = "improved", **_: Any) -> tuple[float, dict[str, Any]]:
+         method: Literal["improved", "lemma1"] = "improved", warn: bool = True,
+         **_: Any) -> tuple[float, dict[str, Any]]:
     from dpcalc.accounting import rdp
 
     grid = rdp.orders_array(orders)
-    eps, order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=grid, method=method)
+    eps, order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=grid, method=method, warn=warn)
     return eps, {"order": order, "orders": f"{grid.size} orders in [{grid.min():g}, {grid.max():g}]"}
 
 
@@ -191,6 +192,12 @@ ACCOUNTANTS: dict[str, Accountant] = {
                    "al. 2022)", _pld),
     )
 }
+
+
+def epsilon(sigma: float, q: float, steps: float, delta: float, *, accountant: str = "rdp", **options: Any) -> float:
+    """ε alone (a float) of accountant ``accountant`` at (σ, q, steps, δ): the forward map of the calibration
+    (:func:`dpcalc.accounting.calibrate.sigma_for_eps`) and of the catalog entries ``accountant.eps_*``."""
+    return get(accountant).eps(sigma, q, steps, delta, **options)[0]
 
 
 def names() -> list[str]:

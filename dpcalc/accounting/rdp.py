@@ -302,11 +302,15 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
 
 
 def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, *,
-                            orders: ArrayLike | None = None, method: Conversion = "improved") -> tuple[float, float]:
-    """ε of ``steps`` Poisson-subsampled Gaussian steps at δ via RDP: ``(eps, optimal order)``."""
+                            orders: ArrayLike | None = None, method: Conversion = "improved",
+                            warn: bool = True) -> tuple[float, float]:
+    """ε of ``steps`` Poisson-subsampled Gaussian steps at δ via RDP: ``(eps, optimal order)``.
+
+    ``warn=False`` drops the grid-edge :class:`OutOfDomainWarning` of :func:`eps_from_curve` (the value is the
+    minimum over the given grid either way, and a valid upper bound at any order)."""
     a = orders_array(orders)
     curve = subsampled_gaussian_curve(q, sigma, steps, a)
-    return eps_from_curve(a, curve, delta, method=method)
+    return eps_from_curve(a, curve, delta, method=method, warn=warn)
 
 
 def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[float, float]:
