@@ -176,10 +176,13 @@ def test_constant_and_missing_cells_of_a_sweep_match_the_reference(monkeypatch: 
     a = _values(9, 100)
     gone = a.copy()
     gone[::3] = np.nan  # "no value" (an optimum not attained): None in the row, — in a table
-    rows = flatten({"x": a[:, None]}, {"y": gone[:, None] * np.ones(3)}, missing=("y",))
+    z = np.broadcast_to(gone[:, None], (a.size, 3))
+    rows = flatten({"x": a[:, None]}, {"y": gone[:, None] * np.ones(3), "z": z}, missing=("y", "z"))
     rows = rows.with_constants(units=constant)
     assert rows[0]["y"] is None and rows[0]["units"] == constant and rows.column("y", 0, 1) == [None]
-    cols = [Column("x", "x"), Column("y", "y", integer=True), Column("units", "units", text=True)]
+    assert rows.distinct("z") is not None  # a broadcast output with missing cells: not formatted as distinct
+    cols = [Column("x", "x"), Column("y", "y", integer=True), Column("units", "units", text=True),
+            Column("z", "z")]
     _check(Result(columns=cols, rows=rows, note="inf: no finite value"))
     _check(Result(columns=[Column("units", "units", text=True)], rows=rows))
     R.check_finite(Result(columns=cols, rows=rows, note="inf: none"))  # a missing key's NaN is no failure

@@ -131,7 +131,7 @@ class _Cells:
             else:
                 plain = cells.is_plain([value])
                 self._fixed = self._format([value], plain), plain
-        elif self.grid is not None:
+        elif self.grid is not None and column.key not in self.grid.missing:
             self.distinct = self.grid.distinct(column.key)
 
     def _format(self, values: Any, plain: bool) -> list[Any]:
