@@ -52,3 +52,21 @@ def test_contract_holds(command: object) -> None:
         assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"
 
     check()
+
+
+# Vectors the deep runs found (each a class fixed at its root); they run on every suite run.
+REGRESSIONS: list[list[str]] = [
+    ["cuag", "uplink", "--model", "0.5"],  # the error named the library's layer_sizes, not --model
+    ["gdp", "clt", "--q", "0.01", "-z", "-1,1.1", "--steps", "10"],  # named sigma, not --noise-multiplier
+]
+_BY_ID = {c.id: c for c in COMMANDS}
+
+
+@pytest.mark.parametrize("argv", REGRESSIONS, ids=[" ".join(a) for a in REGRESSIONS])
+def test_regression_vectors(argv: list[str]) -> None:
+    command = next(_BY_ID[" ".join(argv[:n])] for n in (2, 1) if " ".join(argv[:n]) in _BY_ID)
+    output = output_of(argv)
+    existed = output is not None and output.exists()
+    outcome = invoke(argv)
+    problems = violations(command, outcome, output, existed)
+    assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"

@@ -9,6 +9,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from dpcalc import _validate as v
 from dpcalc.cli._common import command
 from dpcalc.cli.cuag import cuag_app
 from dpcalc.cuag import compression as comp
@@ -33,7 +34,7 @@ def uplink_command(
     Example: dpcalc cuag uplink --model vgg16-cifar10 --rate 0.5,0.4,0.3
     """
     sizes = comp.parse_layer_sizes(model) if model in comp.MODELS else \
-        comp.parse_layer_sizes(parse_vector("--model", model))
+        comp.parse_layer_sizes(v.check_range("model", parse_vector("--model", model), 1.0, integer=True))
     rows = []
     for t in parse_values("--rounds", rounds):
         for r in parse_values("--rate", rate):

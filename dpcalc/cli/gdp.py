@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from dpcalc import _validate as v
 from dpcalc.accounting import gdp
 from dpcalc.cli._common import AsPublishedOpt, NoiseMultiplierOpt, command
 from dpcalc.errors import DomainError
@@ -155,6 +156,8 @@ def clt_command(
     """
     axes = grid({"q": parse_values("--q", q), "noise_multiplier": parse_values("--noise-multiplier", noise_multiplier),
                  "steps": parse_values("--steps", steps), "delta": parse_values("--delta", delta)})
+    v.check_range("q", axes["q"], 0.0, 1.0, lo_open=True)  # q first, as the library checks it
+    v.positive("noise_multiplier", axes["noise_multiplier"])  # the library calls it sigma; the option is -z
     mu = gdp.clt_mu(axes["q"], axes["noise_multiplier"], axes["steps"])
     out: dict[str, Any] = {"mu": mu, "eps": gdp.eps_from_mu(mu, axes["delta"]), "log_delta": np.log(axes["delta"])}
     if as_published:
