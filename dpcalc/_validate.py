@@ -8,6 +8,7 @@ NaN or inf. Messages name the parameter and the allowed range, e.g.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -147,6 +148,68 @@ def vector(name: str, value: ArrayLike, lo: float = -_INF, *, lo_open: bool = Fa
     if arr.ndim != 1:
         raise DomainError(f"{name} must be a 1-D list (got shape {arr.shape})")
     return arr
+
+
+def scalar(name: str, value: ArrayLike) -> float:
+    """``value`` (already validated) as a Python float; an array of more than one element is refused in one line.
+
+    For functions whose parameter is a single number (a schedule length, a calibration target): ``float()`` of a
+    longer array would raise a bare TypeError naming nothing.
+    """
+    size = int(np.size(value))
+    if size != 1:
+        raise DomainError(f"{name} must be a scalar here (got an array of shape {np.shape(value)})")
+    return float(np.reshape(value, ()))
+
+
+def broadcast(**named: ArrayLike) -> tuple[FloatArray, ...]:
+    """Broadcast the named (validated) arrays together, in the order given; shapes that do not broadcast are
+    refused in one line naming the first two parameters that clash: ``x and y: shapes (3,) and (4,) do not
+    broadcast``."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in named.values()]
+    try:
+        return tuple(np.broadcast_arrays(*arrays))
+    except ValueError:
+        raise DomainError(shape_clash(named)) from None
+
+
+def elementwise(kernel: Callable[..., float], **named: ArrayLike) -> float | FloatArray:
+    """Call a scalar ``kernel(**scalars)`` at every point of the broadcast of the named (validated) arguments.
+
+    The library's convention for scalar kernels (a root finder per point, an accountant): scalar inputs give a
+    Python float, array inputs an ndarray of the broadcast shape; shapes that do not broadcast are refused by
+    :func:`broadcast` naming the parameters.
+    """
+    if all(np.ndim(a) == 0 for a in named.values()):
+        return float(kernel(**{k: float(np.asarray(a)) for k, a in named.items()}))
+    arrays = broadcast(**named)
+    out = np.empty(arrays[0].shape)
+    for idx in np.ndindex(out.shape):
+        out[idx] = kernel(**{k: float(a[idx]) for k, a in zip(named, arrays, strict=True)})
+    return out
+
+
+def shape_clash(named: Mapping[str, ArrayLike]) -> str:
+    """The one-line message for arguments whose shapes do not broadcast: the first clashing pair by name."""
+    shape: tuple[int, ...] = ()
+    seen: list[tuple[str, tuple[int, ...]]] = []
+    for name, value in named.items():
+        s = np.shape(value)
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            other = next((n, t) for n, t in seen if _clash(t, s))
+            return f"{other[0]} and {name}: shapes {other[1]} and {s} do not broadcast"
+        seen.append((name, s))
+    return f"{', '.join(named)}: shapes {[np.shape(x) for x in named.values()]} do not broadcast"
+
+
+def _clash(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return True
+    return False
 
 
 def finite_result(name: str, value: FloatArray, hint: str) -> FloatArray:

@@ -54,10 +54,10 @@ class Accountant:
 
     def eps(self, sigma: float, q: float, steps: float, delta: float, **options: Any) -> tuple[float, dict[str, Any]]:
         """ε at δ after ``steps`` rounds of noise multiplier σ at sampling rate q (validated inputs)."""
-        s = float(v.positive("sigma", sigma))
-        qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
-        t = float(v.integer_at_least("steps", steps, 1))
-        d = float(v.probability("delta", delta))
+        s = v.scalar("sigma", v.positive("sigma", sigma))
+        qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+        t = v.scalar("steps", v.integer_at_least("steps", steps, 1))
+        d = v.scalar("delta", v.probability("delta", delta))
         reason = self.applicable(qq)
         if reason is not None:
             raise DomainError(reason)

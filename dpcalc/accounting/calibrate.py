@@ -16,6 +16,8 @@ import math
 import warnings
 from typing import Any
 
+from numpy.typing import ArrayLike
+
 from dpcalc import _validate as v
 from dpcalc._roots import scalar_root
 from dpcalc.accounting.accountants import Accountant, get
@@ -34,19 +36,27 @@ def _safe_eps(acc: Accountant, sigma: float, q: float, steps: float, delta: floa
         return math.inf  # e.g. RDP not representable at a tiny σ: certainly above any target
 
 
-def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, accountant: str = "rdp",
-                  rtol: float | None = None, **opts: Any) -> float:
-    """Smallest σ (to ``rtol``, safe side) with ε_accountant(σ, q, steps, δ) <= ``eps``."""
-    target = float(v.positive("eps", eps))
-    d = float(v.probability("delta", delta))
-    qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
-    t = float(v.integer_at_least("steps", steps, 1))
+def sigma_for_eps(eps: ArrayLike, delta: ArrayLike, q: ArrayLike, steps: ArrayLike, *, accountant: str = "rdp",
+                  rtol: float | None = None, **opts: Any) -> float | v.FloatArray:
+    """Smallest σ (to ``rtol``, safe side) with ε_accountant(σ, q, steps, δ) <= ``eps``.
+
+    Broadcasts like the rest of the library: scalar inputs give a float, arrays an ndarray (one calibration per
+    point of the broadcast of eps, delta, q and steps).
+    """
+    named = {"eps": v.positive("eps", eps), "delta": v.probability("delta", delta),
+             "q": v.check_range("q", q, 0.0, 1.0, lo_open=True), "steps": v.integer_at_least("steps", steps, 1)}
     acc = get(accountant)
+    tol = v.scalar("rtol", v.check_range("rtol", rtol, 1e-15, 0.1)) if rtol is not None else (1e-3 if acc.name == "pld"
+                                                                                   else 1e-9)
+    return v.elementwise(lambda eps, delta, q, steps: _sigma_for_eps(acc, eps, delta, q, steps, tol, opts), **named)
+
+
+def _sigma_for_eps(acc: Accountant, target: float, d: float, qq: float, t: float, tol: float,
+                   opts: dict[str, Any]) -> float:
+    """The scalar kernel of :func:`sigma_for_eps` (validated inputs)."""
     reason = acc.applicable(qq)
     if reason is not None:
         raise DomainError(reason)
-    tol = float(v.check_range("rtol", rtol, 1e-15, 0.1)) if rtol is not None else (1e-3 if acc.name == "pld"
-                                                                                   else 1e-9)
     if acc.name == "pld" and opts.get("backend", "dpcalc") == "dpcalc":
         from dpcalc.accounting import pld  # certified ε_upper at the returned σ (safe side), σ to rtol
 

@@ -408,9 +408,9 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
 
     Used to audit schedules whose σ changes per round (seed 002 erratum E15). Emits an EstimateWarning.
     """
-    qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.vector("sigmas", sigmas, 0.0, lo_open=True)
-    p = float(v.integer_at_least("steps_per_sigma", steps_per_sigma, 1))
+    p = v.scalar("steps_per_sigma", v.integer_at_least("steps_per_sigma", steps_per_sigma, 1))
     terms = log_expm1(1.0 / (s * s))
     top = float(np.max(terms))
     log_sum = top + math.log(float(np.sum(np.exp(terms - top))))

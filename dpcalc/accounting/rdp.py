@@ -169,7 +169,7 @@ def _subsampled_rdp(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArra
     frac = ~is_int
     if np.any(frac):
         h = min(0.5 * sigma, 0.49 * sigma * sigma)
-        if (max(float(np.max(alphas[frac])), 1.0) + 80.0 * sigma) / h <= _MAX_POINTS:
+        if h > 0.0 and (max(float(np.max(alphas[frac])), 1.0) + 80.0 * sigma) / h <= _MAX_POINTS:
             log_am1[frac] = _log_a_minus_1_frac(q, sigma, alphas[frac])
         else:  # σ < ~0.03: too narrow an analyticity strip for the grid; use the log-convexity upper bound
             out = log1p_exp(log_am1) / (alphas - 1.0)
@@ -228,11 +228,12 @@ def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> Flo
 def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: ArrayLike | None = None
                               ) -> v.FloatArray:
     """RDP curve of ``steps`` compositions of the Poisson-subsampled Gaussian on an order grid (RDP adds up)."""
-    qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
-    s = float(v.positive("sigma", sigma))
-    t = float(v.integer_at_least("steps", steps, 1))
+    qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    s = v.scalar("sigma", v.positive("sigma", sigma))
+    t = v.scalar("steps", v.integer_at_least("steps", steps, 1))
     a = orders_array(orders)
-    return np.asarray(v.finite_result("rdp", _subsampled_rdp(qq, s, a) * t, "sigma is too small"))
+    return np.asarray(v.finite_result("rdp", _subsampled_rdp(qq, s, a) * t,
+                                      "sigma is too small or steps too large"))
 
 
 def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
@@ -320,7 +321,7 @@ def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[flo
     r = np.atleast_1d(v.nonnegative("rdp", rdp))
     if r.shape != a.shape:
         raise DomainError(f"rdp must have one value per order ({a.size}), got {r.size}")
-    e = float(v.nonnegative("eps", eps))
+    e = v.scalar("eps", v.nonnegative("eps", eps))
     log_d = (a - 1.0) * (r - e) + a * np.log1p(-1.0 / a) - np.log(a - 1.0)
     i = int(np.argmin(log_d))
     return float(min(1.0, math.exp(min(float(log_d[i]), 0.0)))), float(a[i])

@@ -86,7 +86,7 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
 
 def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
     """σ_1..σ_T of eq. (16) (array of length T)."""
-    tt = float(v.integer_at_least("T", T, 1))
+    tt = v.scalar("T", v.integer_at_least("T", T, 1))
     from dpcalc import _limits
 
     _limits.check_memory(f"T ({tt:.4g} rounds, one σ_t each)", tt * 8.0 * 6.0, "recompose fewer rounds")
@@ -175,9 +175,9 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
     E.g. μ = 0.25, T = 300, δ = 1e-5: μ_eff = 0.626631 and ε_eff = 2.5675, not 0.92. When lam, B, D, P are all
     given, μ is also recomposed from the actual σ_1..σ_T with the heterogeneous CLT (must agree).
     """
-    m = float(v.positive("mu", mu))
-    tt = int(v.integer_at_least("T", T, 1))
-    d = float(v.probability("delta", delta))
+    m = v.scalar("mu", v.positive("mu", mu))
+    tt = int(v.scalar("T", v.integer_at_least("T", T, 1)))
+    d = v.scalar("delta", v.probability("delta", delta))
     mu_eff = float(effective_mu(m, tt))
     sched = None
     if None not in (lam, B, D, P):
@@ -279,8 +279,8 @@ def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> F
 
 def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: int = 10**6) -> int:
     """The first round t (1..t_max) at which the baseline's ε reaches ``eps`` (curves increase with t)."""
-    e = float(v.positive("eps", eps))
-    lo, hi = 1, int(v.integer_at_least("t_max", t_max, 1))
+    e = v.scalar("eps", v.positive("eps", eps))
+    lo, hi = 1, int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EstimateWarning)
         if float(baseline_eps(method, hi, delta)) < e:

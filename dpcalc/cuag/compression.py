@@ -77,8 +77,8 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
     r_min on [0.20, 0.25], contrary to the claimed r_l ∈ (r_min, r_max] (seed 002 erratum E9).
     """
     w = v.check_range("weight", weight, 0.0, 1.0)
-    hi = float(v.check_range("r_max", r_max, 0.0, 1.0, lo_open=True))
-    lo = float(v.check_range("r_min", r_min, 0.0, hi, lo_open=True))
+    hi = v.scalar("r_max", v.check_range("r_max", r_max, 0.0, 1.0, lo_open=True))
+    lo = v.scalar("r_min", v.check_range("r_min", r_min, 0.0, hi, lo_open=True))
     out = np.empty(w.shape)
     for idx, x in np.ndenumerate(w):
         x = float(x)
@@ -104,12 +104,12 @@ def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, 
 # --- Algorithm 3: deterministic binary measurement matrix ---------------------------------------------------------
 
 def _rate(r: float) -> Fraction:
-    x = float(v.check_range("r (rate)", r, 0.0, 1.0, lo_open=True))
+    x = v.scalar("r (rate)", v.check_range("r (rate)", r, 0.0, 1.0, lo_open=True))
     return Fraction(repr(x))
 
 
 def _layer(layer_size: float) -> int:
-    return int(v.integer_at_least("layer_size", layer_size, 1))
+    return int(v.scalar("layer_size", v.integer_at_least("layer_size", layer_size, 1)))
 
 
 def measurement_rows(r: float, layer_size: float) -> int:
@@ -188,7 +188,7 @@ def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
 
 def dct_basis(a: int) -> v.FloatArray:
     """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors)."""
-    n = int(v.integer_at_least("a", a, 1))
+    n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
     k = np.arange(n)
     psi = np.cos(np.pi * (2 * k[:, None] + 1) * k[None, :] / (2 * n)) * math.sqrt(2.0 / n)
     psi[:, 0] /= math.sqrt(2.0)
@@ -197,7 +197,7 @@ def dct_basis(a: int) -> v.FloatArray:
 
 def dft_basis(a: int) -> np.ndarray:
     """Unitary DFT basis ψ (a × a complex)."""
-    n = int(v.integer_at_least("a", a, 1))
+    n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
     k = np.arange(n)
     return np.exp(-2j * np.pi * np.outer(k, k) / n) / math.sqrt(n)
 
@@ -222,7 +222,7 @@ def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
 
 def coherence_bounds(a: int) -> tuple[float, float]:
     """(1, √a): range of eq. (14) for an orthonormal basis ψ (Σ_j |⟨φ_i, ψ_j⟩|² = ‖φ_i‖² forces max >= ‖φ_i‖/√a)."""
-    n = int(v.integer_at_least("a", a, 1))
+    n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
     return 1.0, math.sqrt(n)
 
 
@@ -281,9 +281,9 @@ def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike |
     """Uplink in GiB over T rounds: ``copies·T·Σ_l ⌊r_l I_l⌋·bytes/2³⁰`` (seed002.md §5.3; the paper's "GB" is GiB,
     one model upload per round, float32). ``rate=None`` is uncompressed (T·d·4/2³⁰); ``copies=2`` for SCAFFOLD and
     DP-SCAFFOLD (model + control variate)."""
-    t = int(v.integer_at_least("T", T, 1))
-    c = int(v.integer_at_least("copies", copies, 1))
-    nb = int(v.integer_at_least("bytes_per_param", bytes_per_param, 1))
+    t = int(v.scalar("T", v.integer_at_least("T", T, 1)))
+    c = int(v.scalar("copies", v.integer_at_least("copies", copies, 1)))
+    nb = int(v.scalar("bytes_per_param", v.integer_at_least("bytes_per_param", bytes_per_param, 1)))
     return c * t * uploaded_params(layer_sizes, rate) * nb / GIB
 
 

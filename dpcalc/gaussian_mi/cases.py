@@ -71,7 +71,7 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
 def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> float:
     """Eq. (5): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + σ_max²/σ²)``."""
     scale = check_units(units)
-    s = float(v.positive("sigma2", sigma2))
+    s = v.scalar("sigma2", v.positive("sigma2", sigma2))
     var = v.vector("variances", variances, 0.0, lo_open=True)
     return float(_half_log1p_ratio(np.log(np.max(var)), np.log(s), scale))
 

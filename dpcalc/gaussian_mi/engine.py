@@ -188,9 +188,9 @@ def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") ->
 
 def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
     """The n x n matrix with ``var`` on the diagonal and ``cov`` elsewhere (Cases 2 and 3)."""
-    nn = int(v.integer_at_least("n", n, 2))
-    a = float(v.as_array("var", var))
-    b = float(v.as_array("cov", cov))
+    nn = int(v.scalar("n", v.integer_at_least("n", n, 2)))
+    a = v.scalar("var", v.as_array("var", var))
+    b = v.scalar("cov", v.as_array("cov", cov))
     m = np.full((nn, nn), b)
     np.fill_diagonal(m, a)
     return m

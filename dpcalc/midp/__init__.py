@@ -201,7 +201,7 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     for large N (crosscheck 000-15).
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
-    dd = float(v.integer_at_least("d", d, 1))
+    dd = v.scalar("d", v.integer_at_least("d", d, 1))
     a_min = float(np.min(a))
     with np.errstate(over="ignore"):  # Σ 1/α = Σ(α_min/α)/α_min: the sum cannot overflow, only the result
         u = (np.sum(a_min / a) / a_min / np.sqrt(dd)) ** 2
@@ -211,7 +211,7 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
 def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
     """The published product form of (5.29), kept to show it equals :func:`optimal_utility` (small N only)."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
-    dd = float(v.integer_at_least("d", d, 1))
+    dd = v.scalar("d", v.integer_at_least("d", d, 1))
     n = a.size
     leave_one_out = np.array([np.prod(np.delete(a, i)) for i in range(n)])
     value = (np.sum(leave_one_out) / np.prod(a)) ** 2 / dd
@@ -240,7 +240,7 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     c = v.vector("C", C, 0.0, lo_open=True)
     if not (p.size == s.size == c.size):
         raise DomainError("weights, sigmas and C must have one entry per client (same length)")
-    dd = float(v.integer_at_least("d", d, 1))
+    dd = v.scalar("d", v.integer_at_least("d", d, 1))
     log_noise = _log_aggregate_noise(p, s)
     with np.errstate(divide="ignore"):
         log_ratio2 = 2.0 * (np.log(p) + np.log(c)) - log_noise
@@ -270,7 +270,7 @@ def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) ->
     s = v.vector("sigmas", sigmas, 0.0)
     if p.size != s.size:
         raise DomainError("weights and sigmas must have one entry per client (same length)")
-    dd = float(v.integer_at_least("d", d, 1))
+    dd = v.scalar("d", v.integer_at_least("d", d, 1))
     m, total = _aggregate_noise(p, s)
     with np.errstate(over="ignore"):
         u = (1.0 / m / np.sqrt(dd * total)) ** 2
@@ -334,7 +334,7 @@ def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "
     a = np.asarray(alpha(e, d, C=c, units=units), dtype=np.float64)
     n = a.size
     a_max = float(np.max(a))
-    dd = float(v.integer_at_least("d", d, 1))
+    dd = v.scalar("d", v.integer_at_least("d", d, 1))
     return PersonalizedPlan(
         alpha=a,
         sigma=corollary2_sigmas(a),
@@ -368,7 +368,7 @@ def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> v.FloatArray:
     w = v.nonnegative("norms", norms)
     if w.ndim == 0:
         w = w.reshape(1)
-    et = float(v.check_range("eta", eta, 0.0, 1.0, lo_open=True))
+    et = v.scalar("eta", v.check_range("eta", eta, 0.0, 1.0, lo_open=True))
     out = np.empty((w.shape[0] + 1, *np.broadcast_shapes(c0.shape, w.shape[1:])))
     out[0] = c0
     for t in range(w.shape[0]):

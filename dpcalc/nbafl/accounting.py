@@ -97,9 +97,9 @@ def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int 
     ``linear, rdp, analytic, gdp, pld``."""
     from dpcalc.nbafl.noise import client_sensitivity, client_sigma
 
-    e = float(v.positive("eps", eps))
-    d = float(v.probability("delta", delta))
-    steps = int(v.integer_at_least("L", L, 1))
+    e = v.scalar("eps", v.positive("eps", eps))
+    d = v.scalar("delta", v.probability("delta", delta))
+    steps = int(v.scalar("L", v.integer_at_least("L", L, 1)))
     sens = float(client_sensitivity(C, m))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OutOfDomainWarning)  # the point of the table; warned once below

@@ -89,10 +89,10 @@ def lambert_w0_exp(y: float) -> float:
 
 def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> float:
     """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (003-10)."""
-    e = float(v.positive("eps", eps))
-    th = float(v.nonnegative("theta", theta))
-    pp = float(v.probability("P", p))
-    k1 = float(v.positive("kappa1", kappa1))
+    e = v.scalar("eps", v.positive("eps", eps))
+    th = v.scalar("theta", v.nonnegative("theta", theta))
+    pp = v.scalar("P", v.probability("P", p))
+    k1 = v.scalar("kappa1", v.positive("kappa1", kappa1))
     lam = -math.log(pp)
     a = lam * th * e / k1
     return (1.0 + a - lambert_w0_exp(1.0 + a)) / lam
@@ -121,10 +121,10 @@ def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothne
               prox_mu: float, theta: float, C: float, m: float, N: float, c_scale: float = 1.0, t_max: int = 1000,
               as_published: bool = True) -> OptimalT:
     """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``."""
-    e = float(v.positive("eps", eps))
-    tm = int(v.integer_at_least("t_max", t_max, 1))
+    e = v.scalar("eps", v.positive("eps", eps))
+    tm = int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))
     ll, r, b, mm = (float(x) for x in _b._constants(pl, smoothness, dissimilarity, prox_mu))
-    th = float(v.nonnegative("theta", theta))
+    th = v.scalar("theta", v.nonnegative("theta", theta))
     p = float(_b._p(np.asarray(ll), np.asarray(r), np.asarray(b), np.asarray(mm)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ErratumWarning)
@@ -162,9 +162,9 @@ def optimal_k(eps: float, delta: float, *, T: float, pl: float, lipschitz: float
               dissimilarity: float, prox_mu: float, theta: float, C: float, m: float, N: float,
               c_scale: float = 1.0) -> OptimalK:
     """K* of Theorem 3 by integer scan over the valid K (see the module doc)."""
-    e = float(v.positive("eps", eps))
-    t = float(v.integer_at_least("T", T, 1))
-    n = int(v.integer_at_least("N", N, 1))
+    e = v.scalar("eps", v.positive("eps", eps))
+    t = v.scalar("T", v.integer_at_least("T", T, 1))
+    n = int(v.scalar("N", v.integer_at_least("N", N, 1)))
     ll, r, b, mm = (float(x) for x in _b._constants(pl, smoothness, dissimilarity, prox_mu))
     k_dom = k_domain_min(e, t, n)
     if k_dom > n:  # pragma: no cover - K = N is always inside (1 − e^{−x} < 1)

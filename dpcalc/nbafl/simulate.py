@@ -171,7 +171,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
     violate 0 < P < 1.
     """
     cfg = (config or SimulationConfig()).validated()
-    nw = int(v.integer_at_least("workers", workers, 1))
+    nw = int(v.scalar("workers", v.integer_at_least("workers", workers, 1)))
     start = time.perf_counter()
     sched, outside = [], []
     for e in cfg.eps:

@@ -200,8 +200,8 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
         raise DomainError(f"rdp must have one value per order ({a.size}), got {r.size}")
     if np.any(np.isnan(r)) or np.any(r < 0):
         raise DomainError("rdp must be >= 0 or +inf at every order")
-    t = int(v.integer_at_least("rounds", rounds, 1))
-    d = float(v.probability("delta", delta))
+    t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
+    d = v.scalar("delta", v.probability("delta", delta))
     eps = _convert(r * t, a, d, method)
     if not np.any(np.isfinite(eps)):
         raise InfeasibleError("no order of the grid has a finite RDP bound (every alpha is outside the bound's domain)")
@@ -219,8 +219,8 @@ def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, 
     """
     from scipy.optimize import minimize_scalar
 
-    d = float(v.probability("delta", delta))
-    t = int(v.integer_at_least("rounds", rounds, 1))
+    d = v.scalar("delta", v.probability("delta", delta))
+    t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
     top = min(float(alpha_max), 1e7)
     if not top > 1.0:
         raise InfeasibleError(f"the order range (1, {alpha_max:g}) is empty: the bound gives no guarantee")
@@ -296,11 +296,11 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
     """One row of Table 1 (see :func:`table1`)."""
     if row not in TABLE1_ROWS:
         raise DomainError(f"row must be one of {', '.join(TABLE1_ROWS)} (got {row!r})")
-    n = float(v.integer_at_least("N", N, 1))
-    s2 = float(v.positive("sigma2", sigma2))
+    n = v.scalar("N", v.integer_at_least("N", N, 1))
+    s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
     b, c, d = (float(x) for x in _scale(B, C, D))
-    dl = float(v.probability("delta", delta))
-    t = int(v.integer_at_least("rounds", rounds, 1))
+    dl = v.scalar("delta", v.probability("delta", delta))
+    t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
     update, noise = TABLE1_LABELS[row]
     if row in NO_GUARANTEE:
         return Table1Entry(row, update, noise, False, None, None, None, NO_GUARANTEE[row])

@@ -125,7 +125,7 @@ def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: f
         if g.shape != (k, d):
             raise DomainError(f"G_users[{i}] has shape {g.shape}; every user needs the same K × D = {k} × {d} "
                               f"(the paper assumes |D_i| = D)")
-        check_clipped(f"G_users[{i}]", g, float(v.positive("C", C)))
+        check_clipped(f"G_users[{i}]", g, v.scalar("C", v.positive("C", C)))
     lam = np.array([float(eigenvalues(g, normalization="sec4", smallest_only=True)[0]) for g in mats])
     s = float(np.sum(lam))
     eps = theorem2_rdp(alpha, s, B, C, d, normalization="sec4", form=form)
@@ -162,7 +162,7 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
     x = np.atleast_1d(v.as_array("g_new", g_new))
     if x.shape != (g.shape[0],):
         raise DomainError(f"g_new must be a vector of length K = {g.shape[0]} (got shape {x.shape})")
-    tol = float(v.positive("rtol", rtol))
+    tol = v.scalar("rtol", v.positive("rtol", rtol))
     u, r = _column_space(g)
     res_vec = x - u[:, :r] @ (u[:, :r].T @ x)
     res = float(np.linalg.norm(res_vec))

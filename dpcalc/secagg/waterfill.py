@@ -27,14 +27,14 @@ E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (seed 004 erratum E8
 def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     """``tr ΔΣ = Σ_k max(σ² − λ_k, 0)``: the total variance WF-NA adds (eigenvalues in the sec5 normalisation)."""
     lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
-    s2 = float(v.positive("sigma2", sigma2))
+    s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
     return float(np.sum(np.maximum(s2 - lam, 0.0)))
 
 
 def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.FloatArray, float]:
     """λ_k at ``index`` (1-based, largest first) and the validated floor σ² (>= 0; 0 means no added noise)."""
     lam = np.sort(eigenvalues_nonneg("eigenvalues", eigenvalues))[::-1]
-    s2 = float(v.check_range("sigma2", sigma2, 0.0))
+    s2 = v.scalar("sigma2", v.check_range("sigma2", sigma2, 0.0))
     k = v.check_range("index", index, 1, float(lam.size), integer=True).astype(np.intp) - 1
     return lam[k], s2
 
@@ -88,13 +88,13 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     """
     s = symmetric_matrix("cov", cov)
     s = to_sec5(s, normalization=normalization, B=B, name="cov")
-    s2 = float(v.positive("sigma2", sigma2))
+    s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
     k = s.shape[0]
     if blocks is None or int(blocks) == 1:
         noise, w = _fill(s, s2)
         nblocks = 1
     else:
-        nblocks = int(v.check_range("blocks", blocks, 1, float(k), integer=True))
+        nblocks = int(v.scalar("blocks", v.check_range("blocks", blocks, 1, float(k), integer=True)))
         warnings.warn(E8_TEXT, ErratumWarning, stacklevel=2)
         noise = np.zeros_like(s)
         for idx in np.array_split(np.arange(k), nblocks):
