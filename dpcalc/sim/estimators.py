@@ -26,6 +26,8 @@ from functools import partial
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
 from dpcalc.sim.parallel import DEFAULT_CHUNK, Moments, SeedLike, TermFn, run_moments
 from dpcalc.sim.stats import Estimate, z_for
 
@@ -43,6 +45,7 @@ def moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int 
 def mean_estimate(fn: TermFn, n: int, seed: SeedLike, *, level: float = 0.999, workers: int = 1,
                   scale: float = 1.0, chunk: int = DEFAULT_CHUNK) -> Estimate:
     """Mean (× ``scale``) of the i.i.d. terms ``fn(rng, size)`` with a normal-approximation CI."""
+    z_for(level)  # a bad level is refused before any sampling
     m = moments(fn, n, seed, workers=workers, chunk=chunk)
     return _estimate(scale * float(m.mean[0]), abs(scale) * math.sqrt(max(float(m.cov_of_mean[0, 0]), 0.0)),
                      m.n, level)
@@ -71,8 +74,9 @@ def gaussian_channel_mi(signal_var: float, noise_var: float, n: int, seed: SeedL
 
     Exact: ``dims/2 · ln(1 + signal_var/noise_var)``. Draws 2 Gaussians per sample.
     """
-    if not (signal_var >= 0 and noise_var > 0):
-        raise ValueError("signal_var must be >= 0 and noise_var > 0")
+    signal_var = v.scalar("signal_var", v.nonnegative("signal_var", signal_var))
+    noise_var = v.scalar("noise_var", v.positive("noise_var", noise_var))
+    dims = v.scalar("dims", v.positive("dims", dims))
     fn = partial(_channel_terms, signal_std=math.sqrt(signal_var), noise_std=math.sqrt(noise_var))
     return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims)
 
@@ -93,7 +97,16 @@ def gaussian_vector_mi(cov_x: ArrayLike, cov_z: ArrayLike, n: int, seed: SeedLik
 
     Exact: ``½·ln det(Σx + Σz) − ½·ln det Σz``.
     """
-    sx, sz = np.atleast_2d(np.asarray(cov_x, float)), np.atleast_2d(np.asarray(cov_z, float))
+    sx, sz = (np.atleast_2d(v.as_array(name, c)) for name, c in (("cov_x", cov_x), ("cov_z", cov_z)))
+    for name, c in (("cov_x", sx), ("cov_z", sz)):
+        if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape != sx.shape:
+            raise DomainError(f"{name} must be a square matrix of the same size as cov_x (got shape {c.shape})")
+    try:
+        np.linalg.cholesky(sz)
+    except np.linalg.LinAlgError:
+        raise DomainError("cov_z must be symmetric positive definite") from None
+    if np.linalg.eigvalsh(0.5 * (sx + sx.T))[0] < -1e-12 * max(1.0, float(np.max(np.abs(sx)))):
+        raise DomainError("cov_x must be symmetric positive semi-definite")
     vals, vecs = np.linalg.eigh(0.5 * (sx + sx.T))
     lx = vecs * np.sqrt(np.clip(vals, 0.0, None))  # any A with A Aᵀ = Σx (Σx may be singular)
     lz = np.linalg.cholesky(sz)
@@ -133,12 +146,16 @@ def _cmi_terms(rng: np.random.Generator, size: int, weights: np.ndarray, i: int,
 
 
 def _as_clients(x: ArrayLike, n_clients: int, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
+    a = v.nonnegative(name, x)
     if a.ndim == 0:
         return np.full(n_clients, float(a))
     if a.shape != (n_clients,):
-        raise ValueError(f"{name} must be a scalar or have one entry per client ({n_clients})")
+        raise DomainError(f"{name} must be a scalar or have one entry per client ({n_clients}; got shape {a.shape})")
     return a
+
+
+def _weights(weights: ArrayLike) -> np.ndarray:
+    return np.atleast_1d(v.vector("weights", np.atleast_1d(v.as_array("weights", weights)), 0.0))
 
 
 def aggregation_cmi(weights: ArrayLike, i: int, signal_std: ArrayLike, n: int, seed: SeedLike, *,
@@ -150,12 +167,15 @@ def aggregation_cmi(weights: ArrayLike, i: int, signal_std: ArrayLike, n: int, s
     is ``log p(w̄_dp | w_i, w^{-i}) − log p(w̄_dp | w^{-i})`` (both Gaussian), averaged and × ``dims``. For
     w_i ~ N(0, C²/d·I) the exact value is ``d/2·ln(1 + p_i²C²/(d·τ²))``, τ² = σ_s² + Σ p_j²σ_j².
     """
-    p = np.atleast_1d(np.asarray(weights, dtype=np.float64))
+    p = _weights(weights)
     s = _as_clients(signal_std, p.size, "signal_std")
     cs = _as_clients(client_sigmas, p.size, "client_sigmas")
+    server_sigma = v.scalar("server_sigma", v.nonnegative("server_sigma", server_sigma))
+    i = int(v.scalar("i", v.check_range("i", i, 0.0, p.size - 1, integer=True)))
+    dims = v.scalar("dims", v.positive("dims", dims))
     if _noise_var(p, server_sigma, cs) <= 0:
-        raise ValueError("the aggregate needs positive noise (server_sigma or client_sigmas)")
-    fn = partial(_cmi_terms, weights=p, i=int(i), signal_std=s, server_sigma=float(server_sigma), client_sigmas=cs)
+        raise DomainError("the aggregate needs positive noise (server_sigma or client_sigmas)")
+    fn = partial(_cmi_terms, weights=p, i=i, signal_std=s, server_sigma=float(server_sigma), client_sigmas=cs)
     return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims,
                          chunk=max(1, DEFAULT_CHUNK // p.size))
 
@@ -173,9 +193,11 @@ def aggregation_distortion(weights: ArrayLike, n: int, seed: SeedLike, *, signal
                            server_sigma: float = 0.0, client_sigmas: ArrayLike = 0.0, dims: float = 1.0,
                            level: float = 0.999, workers: int = 1) -> Estimate:
     """E‖w̄ − w̄_dp‖² of a simulated aggregation (one coordinate × ``dims``); exact ``dims·(σ_s² + Σ p_j²σ_j²)``."""
-    p = np.atleast_1d(np.asarray(weights, dtype=np.float64))
+    p = _weights(weights)
+    server_sigma = v.scalar("server_sigma", v.nonnegative("server_sigma", server_sigma))
+    dims = v.scalar("dims", v.positive("dims", dims))
     fn = partial(_distortion_terms, weights=p, signal_std=_as_clients(signal_std, p.size, "signal_std"),
-                 server_sigma=float(server_sigma), client_sigmas=_as_clients(client_sigmas, p.size, "client_sigmas"))
+                 server_sigma=server_sigma, client_sigmas=_as_clients(client_sigmas, p.size, "client_sigmas"))
     return mean_estimate(fn, n, seed, level=level, workers=workers, scale=dims,
                          chunk=max(1, DEFAULT_CHUNK // p.size))
 
@@ -318,7 +340,8 @@ def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
     profile kernel, :func:`dpcalc.accounting.gdp.delta` at μ = Δ/σ."""
     from dpcalc.accounting import gdp
 
-    return float(gdp.delta(mu_over_sigma, eps))
+    mu = v.scalar("mu_over_sigma", v.positive("mu_over_sigma", mu_over_sigma))
+    return float(gdp.delta(mu, v.scalar("eps", v.as_array("eps", eps))))
 
 
 __all__ = ["Estimate", "GaussianPair", "MechanismPair", "SubsampledGaussianPair", "aggregation_cmi",

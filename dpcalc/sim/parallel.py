@@ -20,8 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+
 DEFAULT_CHUNK = 1 << 17
 PROCESS_THRESHOLD = 1 << 22
+MAX_SAMPLES = 10**10
+"""Most samples one estimate may draw (``n``): beyond it a run takes hours; the CLI's --samples stops at 1e9."""
 TermFn = Callable[[np.random.Generator, int], Any]
 SeedLike = int | Sequence[int] | np.random.SeedSequence
 
@@ -38,16 +43,21 @@ def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     """A SeedSequence from an int, a sequence of ints or a SeedSequence (returned as is)."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
+    try:
+        ok = all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
+                 for s in (seed if isinstance(seed, Sequence) else [seed]))
+    except TypeError:
+        ok = False
+    if not ok:
+        raise DomainError(f"seed must be a non-negative integer or a sequence of them (got {seed!r:.60})")
     return np.random.SeedSequence(seed)
 
 
 def chunk_sizes(n: int, chunk: int = DEFAULT_CHUNK) -> list[int]:
     """Sizes of the chunks of ``n`` samples (all ``chunk`` except a shorter last one)."""
-    if n < 1:
-        raise ValueError(f"samples must be >= 1 (got {n})")
-    if chunk < 1:
-        raise ValueError(f"chunk must be >= 1 (got {chunk})")
-    full, rest = divmod(int(n), int(chunk))
+    n = int(v.scalar("n", v.check_range("n", n, 1.0, MAX_SAMPLES, integer=True)))
+    chunk = int(v.scalar("chunk", v.integer_at_least("chunk", chunk, 1)))
+    full, rest = divmod(n, chunk)
     return [int(chunk)] * full + ([rest] if rest else [])
 
 
@@ -94,9 +104,12 @@ def run_moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: 
     """Evaluate ``fn`` on ``n`` samples in seeded chunks and return the summed :class:`Moments`.
 
     Same ``seed`` → identical result for any ``workers`` (chunk ``i`` always uses child seed ``i``; the sum is
-    taken in chunk order).
+    taken in chunk order). ``workers`` above the number of usable cores is clamped to it; ``n`` is capped at
+    :data:`MAX_SAMPLES`.
     """
     sizes = chunk_sizes(n, chunk)
+    # more processes than usable cores only oversubscribe them (results do not depend on workers)
+    workers = min(int(v.scalar("workers", v.integer_at_least("workers", workers, 1))), default_workers())
     children = as_seed_sequence(seed).spawn(len(sizes))
     if workers <= 1 or n < process_threshold or len(sizes) == 1:
         parts = [_chunk_moments(fn, s, k) for s, k in zip(children, sizes, strict=True)]

@@ -5,16 +5,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from dpcalc import _validate as v
+
 
 def normal_cdf(x: float) -> float:
     """Standard normal CDF Φ(x)."""
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+    return 0.5 * math.erfc(-v.scalar("x", v.as_array("x", x)) / math.sqrt(2.0))
 
 
 def normal_quantile(p: float) -> float:
     """Standard normal quantile Φ⁻¹(p) for 0 < p < 1 (Acklam's rational approximation refined by Newton steps)."""
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be in (0, 1), got {p}")
+    p = v.scalar("p", v.probability("p", p))
     a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
          -3.066479806614716e01, 2.506628277459239e00)
     b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
@@ -58,7 +59,7 @@ class Estimate:
 
 def z_for(level: float) -> float:
     """Two-sided normal quantile for confidence ``level`` (0.999 → 3.2905)."""
-    return normal_quantile(0.5 + level / 2.0)
+    return normal_quantile(0.5 + v.scalar("level", v.probability("level", level)) / 2.0)
 
 
 def from_moments(total: float, total_sq: float, n: int, level: float = 0.999) -> Estimate:
