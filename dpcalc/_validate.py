@@ -212,6 +212,13 @@ def _clash(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     return False
 
 
+def text(name: str, value: object) -> str:
+    """``value`` if it is a string, else a one-line DomainError naming ``name`` (a method, a unit, a preset id)."""
+    if not isinstance(value, str):
+        raise DomainError(f"{name} must be a string (got {value!r:.60})")
+    return value
+
+
 def finite_result(name: str, value: FloatArray, hint: str) -> FloatArray:
     """Guard against a silent NaN/inf escaping a computation; ``hint`` says which input pushed it there."""
     if not np.all(np.isfinite(value)):

@@ -15,6 +15,14 @@ class DomainError(DpcalcError):
     """A parameter lies outside its allowed range, is NaN/inf, or is not a number."""
 
 
+class UnknownNameError(DomainError, KeyError):
+    """An unknown name in a lookup (a formula id, a paper, a column): a :class:`DomainError` like every bad input,
+    and a ``KeyError`` for callers that catch failed lookups."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
 class InfeasibleError(DpcalcError):
     """A requested target cannot be reached by any parameter value (e.g. an unreachable ε)."""
 

@@ -49,6 +49,8 @@ def check(units: str, name: str = "units") -> Units:
 
 def default(notion: Notion) -> Units:
     """The default unit of a notion (``"dp"``, ``"mi-dp"``, ``"gaussian-mi"``)."""
+    if notion not in DEFAULTS:
+        raise DomainError(f"notion must be one of {', '.join(map(repr, DEFAULTS))} (got {notion!r:.60})")
     return DEFAULTS[notion]
 
 
@@ -64,4 +66,9 @@ def to_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
 
 def from_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     """Convert an information quantity in nats to ``units`` (nats / ln 2 for bits)."""
-    return np.asarray(x, dtype=np.float64) / nats_per_unit(units)
+    nats = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        out = nats / nats_per_unit(units)
+    if np.any(np.isinf(out) & np.isfinite(nats)):
+        raise DomainError("x is too large to express in bits (over 1.2e308 nats): it overflows float64")
+    return out

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from dpcalc.checks.registry import CheckContext, get_recipe
+from dpcalc.errors import UnknownNameError
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
@@ -78,7 +79,7 @@ def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = Fa
         found = catalog.by_paper(paper)
         if not found:
             papers = sorted({f.paper.id for f in catalog.load().values()})
-            raise KeyError(f"no formulas for paper {paper!r}; papers: {', '.join(papers)}")
+            raise UnknownNameError(f"no formulas for paper {paper!r}; papers: {', '.join(papers)}")
         chosen += [f for f in found if f not in chosen]
     return catalog.by_paper(None) if all_ else chosen
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -238,7 +238,9 @@ def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: 
 
 def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
     """Composition: RDP curves on the same order grid add (Mironov 2017, Prop. 1)."""
-    arrs = [v.nonnegative("rdp", r) for r in rdps]
+    if isinstance(rdps, str | bytes) or not isinstance(rdps, Iterable):
+        raise DomainError(f"rdps must be a list of RDP curves (got {type(rdps).__name__})")
+    arrs = [v.nonnegative(f"rdps[{i}]", r) for i, r in enumerate(rdps)]
     if not arrs:
         raise DomainError("rdps must contain at least one RDP curve")
     return np.asarray(np.sum(np.broadcast_arrays(*arrs), axis=0))

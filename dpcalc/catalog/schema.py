@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from dpcalc.errors import UnknownNameError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -317,8 +319,11 @@ def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
 
 
 def load_file(path: Path) -> list[Formula]:
-    """Load and validate one catalog file."""
-    return _load_text(path.read_text(encoding="utf-8"), path.name)
+    """Load and validate one catalog file (read by the one file reader: missing, binary or non-UTF-8 files are one
+    line naming the path)."""
+    from dpcalc.report.files import read_text
+
+    return _load_text(read_text("path", path), Path(path).name)
 
 
 def _load_text(text: str, name: str) -> list[Formula]:
@@ -369,14 +374,15 @@ def find(formula_id: str) -> Formula:
 
 
 def get(formula_id: str) -> Formula:
-    """One formula by id; raises ``KeyError`` with the closest ids when unknown."""
+    """One formula by id; raises :class:`~dpcalc.errors.UnknownNameError` (a ``KeyError``) with the closest ids
+    when unknown."""
     cat = load()
     if formula_id not in cat:
         import difflib
 
         close = difflib.get_close_matches(formula_id, list(cat), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise KeyError(f"unknown formula id {formula_id!r}{hint}")
+        raise UnknownNameError(f"unknown formula id {formula_id!r}{hint}")
     return cat[formula_id]
 
 

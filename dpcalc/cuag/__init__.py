@@ -269,7 +269,7 @@ def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool
 
 def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
     """ε after t rounds of ``method`` in {"dp-scaffold", "prifedsync"}."""
-    key = method.lower().replace("_", "-")
+    key = v.text("method", method).lower().replace("_", "-")
     if key == "dp-scaffold":
         return dpscaffold_eps(t, delta)
     if key == "prifedsync":

@@ -186,9 +186,18 @@ def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
 
 # --- eq. (14): mutual coherence -----------------------------------------------------------------------------------
 
+def _basis_size(a: float) -> int:
+    """Validate a basis length a; the a × a complex basis and its temporaries (~64·a² bytes) must fit the cap."""
+    n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
+    from dpcalc import _limits
+
+    _limits.check_memory(f"a = {n} (an a x a basis)", 64.0 * n * n, "use a smaller layer length a")
+    return n
+
+
 def dct_basis(a: int) -> v.FloatArray:
     """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors)."""
-    n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
+    n = _basis_size(a)
     k = np.arange(n)
     psi = np.cos(np.pi * (2 * k[:, None] + 1) * k[None, :] / (2 * n)) * math.sqrt(2.0 / n)
     psi[:, 0] /= math.sqrt(2.0)
@@ -197,7 +206,7 @@ def dct_basis(a: int) -> v.FloatArray:
 
 def dft_basis(a: int) -> np.ndarray:
     """Unitary DFT basis ψ (a × a complex)."""
-    n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
+    n = _basis_size(a)
     k = np.arange(n)
     return np.exp(-2j * np.pi * np.outer(k, k) / n) / math.sqrt(n)
 
@@ -232,6 +241,7 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
     For the DFT it equals √(max row weight) = √(z + [count > 0]) (the DC column attains |⟨φ_i, ψ_0⟩| = w/√a and no
     column exceeds it); the catalog states that closed form.
     """
+    _basis_size(a)  # before the b × a measurement matrix, and naming a (measurement_matrix calls it layer_size)
     m = measurement_matrix(r, a)
     if basis == "dft":
         psi = dft_basis(m.layer_size)
@@ -244,19 +254,19 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
 
 # --- uplink cost (Tables 2 and 6) ---------------------------------------------------------------------------------
 
-def parse_layer_sizes(spec: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
+def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
     """Layer sizes from a model name (:data:`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
     :func:`dpcalc.report.files.read_vector`)."""
-    if isinstance(spec, str):
-        if spec in MODELS:
-            return MODELS[spec]
-        if not Path(spec).is_file():
+    if isinstance(layer_sizes, str):
+        if layer_sizes in MODELS:
+            return MODELS[layer_sizes]
+        if not Path(layer_sizes).is_file():
             raise DomainError(f"layer sizes must be a model name ({', '.join(MODELS)}), a list or a file "
-                              f"(got {spec!r})")
+                              f"(got {layer_sizes!r})")
         from dpcalc.report import files
 
-        spec = files.read_vector("layer_sizes", spec)
-    sizes = v.check_range("layer_sizes", spec, 1.0, integer=True)
+        layer_sizes = files.read_vector("layer_sizes", layer_sizes)
+    sizes = v.check_range("layer_sizes", layer_sizes, 1.0, integer=True)
     if sizes.ndim != 1:
         raise DomainError(f"layer_sizes must be a 1-D list (got shape {sizes.shape})")
     return tuple(int(x) for x in sizes)

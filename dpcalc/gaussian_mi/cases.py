@@ -248,7 +248,8 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
         return v.scalar_or_array(true)
     args = _exact_elementwise(_published_24, s, e, a, b, n_)
     if any(x <= 0 for x in args):
-        raise DomainError("the published eq. (24) has a non-positive log argument at these inputs (erratum 001-12)")
+        raise DomainError("the published eq. (24) has a non-positive log argument at these sigma2, sigma_e2, var, cov "
+                          "and n (erratum 001-12); use as_published=False")
     shape = np.broadcast_shapes(s.shape, e.shape, a.shape, b.shape, n_.shape)
     pub = np.asarray([0.5 * _exact_log(x) / scale for x in args]).reshape(shape)
     warnings.warn(

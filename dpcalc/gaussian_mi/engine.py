@@ -124,7 +124,7 @@ def _whitened(lx: v.FloatArray, lz: v.FloatArray | None, sz: v.FloatArray) -> v.
     return np.asarray(w @ w.T)
 
 
-def conditional_variances(sigma: ArrayLike, name: str = "sigma_x") -> v.FloatArray:
+def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> v.FloatArray:
     """``Var(X_i | X^{-i}) = 1/(Σ^{-1})_{ii}`` for every i (the Schur complements), from a Cholesky factor."""
     m = as_covariance(name, sigma)
     return 1.0 / _inv_diag(_cholesky(name, m))

@@ -149,7 +149,10 @@ def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothne
 
 def k_domain_min(eps: float, T: float, N: float) -> int:
     """Smallest integer K with K > N(1 − e^{−ε/T}) (eq. 7's domain), at least 1."""
-    kmin = -float(N) * math.expm1(-float(eps) / float(T))
+    e = v.scalar("eps", v.positive("eps", eps))
+    t = v.scalar("T", v.positive("T", T))
+    n = v.scalar("N", v.integer_at_least("N", N, 1))
+    kmin = -n * math.expm1(-e / t)
     k = max(1, math.floor(kmin) + 1)
     while k > 1 and (k - 1) > kmin:
         k -= 1

@@ -185,10 +185,11 @@ def presets() -> dict[str, FigureSpec]:
 
 def preset(name: str) -> FigureSpec:
     """One preset by id; an unknown id is a one-line :class:`~dpcalc.errors.DomainError` with suggestions."""
+    from dpcalc import _validate as v
     from dpcalc.errors import DomainError
 
     known = presets()
-    if name not in known:
+    if v.text("name", name) not in known:
         import difflib
 
         close = difflib.get_close_matches(name, list(known), n=3)

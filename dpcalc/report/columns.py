@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from dpcalc.errors import UnknownNameError
 from dpcalc.report.render import Column, latex_text
 
 _GREEK = {
@@ -70,7 +71,7 @@ def column(formula_id: str, name: str, *, key: str | None = None, unit: str | No
 
     entry = raw.entry(formula_id)
     if entry is None:
-        raise KeyError(f"unknown formula id {formula_id!r}")
+        raise UnknownNameError(f"unknown formula id {formula_id!r}")
     quantities = {q["name"]: q for q in entry["inputs"]}
     if entry["output"]["name"] == name:
         quantity, integer = entry["output"], False
@@ -79,7 +80,7 @@ def column(formula_id: str, name: str, *, key: str | None = None, unit: str | No
         integer = "integer" in quantity.get("domain", "")
     else:
         known = [*quantities, entry["output"]["name"]]
-        raise KeyError(f"{formula_id} has no input or output {name!r} (has {', '.join(known)})")
+        raise UnknownNameError(f"{formula_id} has no input or output {name!r} (has {', '.join(known)})")
     return make_column(key or name, quantity["symbol"], quantity["unit"] if unit is None else unit, integer, label)
 
 
@@ -94,7 +95,7 @@ def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Ma
     if names is None:
         entry = raw.entry(formula_id)
         if entry is None:
-            raise KeyError(f"unknown formula id {formula_id!r}")
+            raise UnknownNameError(f"unknown formula id {formula_id!r}")
         names = [*(i["name"] for i in entry["inputs"] if i.get("kind", "scalar") == "scalar"), entry["output"]["name"]]
     keys, units, labels = keys or {}, units or {}, labels or {}
     return [column(formula_id, n, key=keys.get(n), unit=units.get(n), label=labels.get(n, "")) for n in names]

@@ -79,16 +79,24 @@ def _tokens(line: str) -> list[str]:
     return line.split("#")[0].replace(",", " ").replace(";", " ").replace("\t", " ").split()
 
 
-def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:
+def read_text(option: str, path: str | Path) -> str:
+    """The UTF-8 text of a file; missing files, directories, unreadable or non-UTF-8 files are one line naming
+    ``option`` and the path."""
+    path = Path(path)
+    _check_readable(option, path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise _os_error(option, path, exc, "read") from None
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DomainError(f"{option}: {_show(path)} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
                           f"{exc.start}); save it as UTF-8 or .npy") from None
+
+
+def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:
+    text = read_text(option, path)
     rows: list[list[float]] = []
     header: list[str] = []
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -195,6 +203,7 @@ def _target(path: Path, option: str) -> Path:
 
 def check_output(path: Path, force: bool, option: str = "--output") -> None:
     """Everything that can be known about writing ``path`` before computing; one-line DomainError if it fails."""
+    path = Path(path)
     if "\x00" in str(path):
         raise DomainError(f"{option}: {_show(path)} is not a file name (it contains a NUL byte)")
     try:
