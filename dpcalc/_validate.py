@@ -219,6 +219,15 @@ def text(name: str, value: object) -> str:
     return value
 
 
+def seed(name: str, value: object) -> int | list[int]:
+    """A random seed: a non-negative integer or a sequence of them (what ``np.random.SeedSequence`` takes)."""
+    items = list(value) if isinstance(value, list | tuple | np.ndarray) else [value]
+    ints = [int(s) for s in items if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0]
+    if not items or len(ints) != len(items):
+        raise DomainError(f"{name} must be a non-negative integer or a sequence of them (got {value!r:.60})")
+    return ints if isinstance(value, list | tuple | np.ndarray) else ints[0]
+
+
 def finite_result(name: str, value: FloatArray, hint: str) -> FloatArray:
     """Guard against a silent NaN/inf escaping a computation; ``hint`` says which input pushed it there."""
     if not np.all(np.isfinite(value)):

@@ -36,7 +36,7 @@ def uplink_command(
     sizes = comp.parse_layer_sizes(model) if model in comp.MODELS else \
         comp.parse_layer_sizes(v.check_range("model", parse_vector("--model", model), 1.0, integer=True))
     rows = []
-    for t in parse_values("--rounds", rounds):
+    for t in v.integer_at_least("rounds", parse_values("--rounds", rounds), 1):
         for r in parse_values("--rate", rate):
             rows.append({"rate": r, "T": t, "params": comp.uploaded_params(sizes, r),
                          "uplink": comp.uplink_gib(sizes, r, t, copies=copies),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi.cases import case1_sigma2, case1_u_max, case2_privacy, case2_sigma2, case2_u_max
 from dpcalc.gaussian_mi.waterfill import case3_optimum
@@ -47,7 +48,7 @@ def figure_data(number: int, seed: int = DEFAULT_SEED) -> FigureData:
         raise DomainError(f"figure must be 4, 5, 6 or 7 (got NUMBER = {number})")
     eps = figure_eps(number)
     if number == 4:
-        var = np.random.default_rng(seed).uniform(0.0, 1.0, N_CLIENTS)
+        var = np.random.default_rng(v.seed("seed", seed)).uniform(0.0, 1.0, N_CLIENTS)
         u1 = np.asarray(case1_u_max(eps, var))
         return FigureData(4, eps, {"sigma2": np.asarray(case1_sigma2(eps, float(var.max()))), "u_max": u1,
                                    "u_published": u1}, seed)

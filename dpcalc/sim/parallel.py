@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from dpcalc import _validate as v
-from dpcalc.errors import DomainError
 
 DEFAULT_CHUNK = 1 << 17
 PROCESS_THRESHOLD = 1 << 22
@@ -43,14 +42,7 @@ def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     """A SeedSequence from an int, a sequence of ints or a SeedSequence (returned as is)."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
-    try:
-        ok = all(isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
-                 for s in (seed if isinstance(seed, Sequence) else [seed]))
-    except TypeError:
-        ok = False
-    if not ok:
-        raise DomainError(f"seed must be a non-negative integer or a sequence of them (got {seed!r:.60})")
-    return np.random.SeedSequence(seed)
+    return np.random.SeedSequence(v.seed("seed", seed))
 
 
 def chunk_sizes(n: int, chunk: int = DEFAULT_CHUNK) -> list[int]:
