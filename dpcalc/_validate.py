@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -61,7 +62,9 @@ def _raise_not_finite(name: str, arr: FloatArray) -> None:
 def as_array(name: str, value: ArrayLike) -> FloatArray:
     """Convert ``value`` to a float64 array, rejecting non-numbers, NaN and inf with a one-line error."""
     arr = _to_float_array(name, value)
-    if not math.isfinite(float(np.sum(arr * 0.0))):  # one pass: any NaN or ±inf makes the sum NaN
+    with np.errstate(invalid="ignore"):  # inf * 0 is the NaN looked for, not a warning for the user
+        finite = math.isfinite(float(np.sum(arr * 0.0)))  # one pass: any NaN or ±inf makes the sum NaN
+    if not finite:
         _raise_not_finite(name, arr)
     return arr
 
@@ -173,6 +176,40 @@ def broadcast(**named: ArrayLike) -> tuple[FloatArray, ...]:
         raise DomainError(shape_clash(named)) from None
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SHAPE_ERRORS = ("could not be broadcast", "shape mismatch", "non-broadcastable")
+
+
+def named_shapes(func: F) -> F:
+    """Decorator: a NumPy broadcasting failure inside ``func`` becomes a one-line :class:`DomainError` naming the
+    arguments whose shapes clash (``eps and d: shapes (3,) and (4,) do not broadcast``) instead of NumPy's bare
+    "operands could not be broadcast together". Free on success (only a failing call inspects its arguments)."""
+    import functools
+    import inspect
+
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ValueError as exc:
+            if isinstance(exc, DomainError) or not any(s in str(exc) for s in _SHAPE_ERRORS):
+                raise
+            bound = signature.bind_partial(*args, **kwargs)
+            shaped: dict[str, Any] = {}
+            for name, value in bound.arguments.items():
+                if isinstance(value, np.ndarray | list | tuple) or isinstance(value, float | int | np.number):
+                    try:
+                        shaped[name] = np.broadcast_to(np.empty((), dtype=bool), np.shape(value))  # no copy
+                    except ValueError:  # ragged
+                        continue
+            raise DomainError(shape_clash(shaped)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
 def elementwise(kernel: Callable[..., float], **named: ArrayLike) -> float | FloatArray:
     """Call a scalar ``kernel(**scalars)`` at every point of the broadcast of the named (validated) arguments.
 
@@ -201,7 +238,8 @@ def shape_clash(named: Mapping[str, ArrayLike]) -> str:
             other = next((n, t) for n, t in seen if _clash(t, s))
             return f"{other[0]} and {name}: shapes {other[1]} and {s} do not broadcast"
         seen.append((name, s))
-    return f"{', '.join(named)}: shapes {[np.shape(x) for x in named.values()]} do not broadcast"
+    return (f"{', '.join(named)}: shapes {', '.join(str(np.shape(x)) for x in named.values())} do not broadcast "
+            f"with each other or with the computation's own grid")
 
 
 def _clash(a: tuple[int, ...], b: tuple[int, ...]) -> bool:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from dpcalc.checks.registry import CheckContext, get_recipe
-from dpcalc.errors import UnknownNameError
+from dpcalc.errors import DomainError, UnknownNameError
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
@@ -73,7 +73,11 @@ def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = Fa
     """The formulas to check: the given ids (KeyError with suggestions if unknown), a paper's, or all."""
     from dpcalc import catalog
 
+    if isinstance(ids, str) or not isinstance(ids, Iterable):
+        raise DomainError(f"ids must be a list of formula ids (got {ids!r:.60})")
     ids = list(ids)
+    if not all(isinstance(i, str) for i in ids):
+        raise DomainError(f"ids must be a list of formula ids (got {ids!r:.60})")
     chosen = [catalog.get(i) for i in ids]  # every id and paper is checked, even with --all
     if paper is not None:
         found = catalog.by_paper(paper)

@@ -201,8 +201,10 @@ def _arrays(elements: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 def _number(name: str, hostile: bool) -> st.SearchStrategy[Any]:
     typical = st.sampled_from(TYPICAL.get(name, [0.5, 1.0, 2.0, 10.0, [1.0, 2.0]]))
-    if not hostile:
-        return st.one_of(typical, st.floats(1e-3, 1e3), st.integers(1, 1000))
+    if not hostile:  # valid values, sometimes as arrays of a random small shape (shapes that may not broadcast)
+        shaped = st.tuples(typical.filter(lambda x: isinstance(x, float | int)),
+                           st.sampled_from([(2,), (3,), (2, 1), (1, 3), (2, 3)])).map(lambda t: np.full(t[1], t[0]))
+        return st.one_of(typical, st.floats(1e-3, 1e3), st.integers(1, 1000), shaped)
     bad_scalar = st.one_of(st.sampled_from(HOSTILE_SCALARS), st.floats(allow_nan=True, allow_infinity=True),
                            st.integers(-10**25, 10**25))
     if name == "workers":  # processes: never ask for a huge pool (the value checks are the same for 2 and 2e9)
@@ -297,7 +299,7 @@ def call(function: Function, args: list[Any], kwargs: dict[str, Any]) -> Outcome
         try:
             with limits():  # NumPy's default error state: what a user of the library sees
                 out.value = function.fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - everything is classified by violations()
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             out.error = exc
@@ -352,10 +354,13 @@ def _quotes_value(message: str, function: Function, kwargs: dict[str, Any]) -> b
     """A lookup by name ("unknown formula 'x'", "SPEC.toml: not valid TOML") names its argument by its value."""
     for a in function.args:
         value = kwargs.get(a.name)
-        if a.kind in ("text", "path", "choice", "strings") and isinstance(value, str | Path) and str(value).strip():
-            base = Path(str(value)).name
-            if str(value) in message or (base and base in message.split(":")[0]):
-                return True
+        if a.kind not in ("text", "path", "choice", "strings"):
+            continue
+        for item in (value if isinstance(value, list | tuple) else [value]):
+            if isinstance(item, str | Path) and str(item).strip():
+                base = Path(str(item)).name
+                if str(item) in message or (base and base in message.split(":")[0]):
+                    return True
     return False
 
 

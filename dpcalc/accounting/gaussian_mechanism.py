@@ -40,12 +40,14 @@ def _sens(sensitivity: ArrayLike) -> v.FloatArray:
 
 # --- classic --------------------------------------------------------------------------------------------------
 
+@v.named_shapes
 def classic_c(delta: ArrayLike) -> FloatOrArray:
     """Dwork & Roth (2014) Thm A.1 constant ``c(δ) = √(2 ln(1.25/δ))`` (δ in (0, 1))."""
     d = _delta_inputs(delta)
     return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(d))))
 
 
+@v.named_shapes
 def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Classic Gaussian noise ``σ = c(δ)·Δ/ε`` (Dwork & Roth 2014, Thm A.1).
 
@@ -62,6 +64,7 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(d))) * s / e)
 
 
+@v.named_shapes
 def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Inverse of :func:`classic_sigma`: ``ε = c(δ)·Δ/σ``; warns when the result is >= 1 (outside Thm A.1)."""
     s = v.positive("sigma", sigma)
@@ -85,6 +88,7 @@ def _mu(sigma: ArrayLike, sensitivity: ArrayLike) -> v.FloatArray:
     return v.finite_result("mu", m, "sigma/sensitivity is outside the representable range")
 
 
+@v.named_shapes
 def log_delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Natural log of the exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018, Thm 8); finite below 1e-308.
 
@@ -97,6 +101,7 @@ def log_delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) ->
                                                               "range"))
 
 
+@v.named_shapes
 def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Exact δ(ε) of the Gaussian mechanism N(0, σ²), L2 sensitivity Δ (Balle & Wang 2018, Thm 8):
 
@@ -109,18 +114,21 @@ def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> Flo
     return v.scalar_or_array(np.clip(d, 0.0, 1.0))
 
 
+@v.named_shapes
 def log_delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """:func:`log_delta` with the pre-conventions order ``(eps, sigma, sensitivity)`` (positional calls keep their
     meaning; new code calls ``log_delta(sigma, eps, sensitivity)``)."""
     return log_delta(sigma, eps, sensitivity)
 
 
+@v.named_shapes
 def delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """:func:`delta` with the pre-conventions order ``(eps, sigma, sensitivity)`` (positional calls keep their
     meaning; new code calls ``delta(sigma, eps, sensitivity)``)."""
     return delta(sigma, eps, sensitivity)
 
 
+@v.named_shapes
 def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Exact (smallest) ε of the Gaussian mechanism at δ: the root of :func:`delta_analytic` (Balle & Wang 2018).
 
@@ -131,6 +139,7 @@ def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     return gdp.eps_from_mu(m, _delta_inputs(delta))
 
 
+@v.named_shapes
 def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Smallest σ making the Gaussian mechanism (ε, δ)-DP, exactly (Balle & Wang 2018, Alg. 1 solved by root finding).
 
@@ -146,6 +155,7 @@ def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     return v.scalar_or_array(v.finite_result("sigma", sigma, "eps is too small (sigma overflows float64)"))
 
 
+@v.named_shapes
 def mu(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """The Gaussian mechanism is μ-GDP with μ = Δ/σ (Dong, Roth & Su 2022, Thm 2.7; :func:`gdp.gaussian_mu`)."""
     return gdp.gaussian_mu(sigma=sigma, sensitivity=sensitivity)

@@ -111,7 +111,7 @@ def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tu
 def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray, tail: bool) -> tuple[v.FloatArray, v.FloatArray]:
     from scipy import special
 
-    eps, mu = np.broadcast_arrays(eps, mu)
+    eps, mu = v.broadcast(eps=eps, mu=mu)
     a = 0.5 * mu - eps / mu
     b = a - mu
     log_d = np.empty(a.shape)
@@ -157,6 +157,7 @@ def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[v.FloatArray, v.FloatA
     return e, m
 
 
+@v.named_shapes
 def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     """``log δ(ε; μ)``: the natural log of the smallest δ with μ-GDP ⇒ (ε, δ)-DP (Dong et al. 2022, Cor. 2.13).
 
@@ -168,6 +169,7 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(v.finite_result("log_delta", ld, "eps/mu is too large (log delta below -1e308)"))
 
 
+@v.named_shapes
 def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     """``δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (seed 002 eq. (6); Dong et al. 2022, Cor. 2.13).
 
@@ -180,18 +182,21 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(np.clip(d, 0.0, 1.0))
 
 
+@v.named_shapes
 def log_delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     """:func:`log_delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
     meaning; new code calls ``log_delta(mu, eps)``)."""
     return log_delta(mu, eps)
 
 
+@v.named_shapes
 def delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     """:func:`delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
     meaning; new code calls ``delta(mu, eps)``)."""
     return delta(mu, eps)
 
 
+@v.named_shapes
 def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0."""
     from scipy import special
@@ -213,6 +218,7 @@ def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[v.Flo
     return d, np.log(d)
 
 
+@v.named_shapes
 def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: ArrayLike | None = None) -> FloatOrArray:
     """ε(μ, δ): the smallest ε with δ(ε; μ) <= δ, i.e. μ-GDP ⇒ (ε, δ)-DP (inverse of seed 002 eq. (6)).
 
@@ -229,7 +235,7 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
 
     m = v.nonnegative("mu", mu)
     _, lt_in = _target(delta, log_delta)
-    m, log_t = np.broadcast_arrays(m, lt_in)
+    m, log_t = v.broadcast(**{"mu": m, "delta" if delta is not None else "log_delta": lt_in})
     m, log_t = m.astype(np.float64).copy(), log_t.astype(np.float64).copy()
     with np.errstate(divide="ignore"):
         zero = log_t >= np.log(special.erf(m / (2.0 * _SQRT2)))
@@ -263,6 +269,7 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     return v.scalar_or_array(out.reshape(m.shape))
 
 
+@v.named_shapes
 def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: ArrayLike | None = None) -> FloatOrArray:
     """μ(ε, δ): the largest μ such that μ-GDP ⇒ (ε, δ)-DP (δ(ε; μ) is increasing in μ).
 
@@ -275,7 +282,8 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
 
     e = v.nonnegative("eps", eps)
     d_in, lt_in = _target(delta, log_delta)
-    e, d, log_t = np.broadcast_arrays(e, d_in, lt_in)
+    e, log_t = v.broadcast(**{"eps": e, "delta" if delta is not None else "log_delta": lt_in})
+    d = np.broadcast_to(d_in, e.shape)
     e, d, log_t = (x.astype(np.float64).copy() for x in (e, d, log_t))
     out = np.empty(e.shape)
     at0 = e == 0.0
@@ -319,6 +327,7 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
 
 # --- f-DP trade-off, Gaussian mechanism, composition ----------------------------------------------
 
+@v.named_shapes
 def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     """The μ-GDP trade-off function ``G_μ(α) = Φ(Φ^{-1}(1 − α) − μ)`` (Dong et al. 2022, eq. (2.2); seed 002 Def. 3).
 
@@ -334,6 +343,7 @@ def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(np.asarray(out, dtype=np.float64))
 
 
+@v.named_shapes
 def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Gaussian mechanism: noise N(0, σ²) on an ℓ2-sensitivity-Δ query is (Δ/σ)-GDP (Dong et al. 2022, Thm 2.7).
 
@@ -347,6 +357,7 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
         return v.scalar_or_array(v.finite_result("mu", s / sg, "sigma is too small"))
 
 
+@v.named_shapes
 def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (seed 002 Theorem 2). Keyword-only (see
     :func:`gaussian_mu`)."""
@@ -356,6 +367,7 @@ def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
         return v.scalar_or_array(v.finite_result("sigma", s / m, "mu is too small"))
 
 
+@v.named_shapes
 def compose(mus: ArrayLike) -> float:
     """n-fold composition of μ_i-GDP mechanisms is √(Σ μ_i²)-GDP (Dong et al. 2022, Cor. 3.3).
 
@@ -375,6 +387,7 @@ def _log_clt_mu(q: v.FloatArray, sigma: v.FloatArray, steps: v.FloatArray) -> v.
     return np.log(q) + 0.5 * (np.log(steps) + log_expm1(1.0 / (sigma * sigma)))
 
 
+@v.named_shapes
 def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
     """CLT μ of T Poisson-subsampled Gaussian steps: ``μ = q·√(T·(e^{1/σ²} − 1))`` (Bu et al. 2020;
     Dong et al. 2022 Cor. 5.4; seed 002 Theorem 4 corrected, erratum E1).
@@ -403,6 +416,7 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     return v.scalar_or_array(pub)
 
 
+@v.named_shapes
 def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike = 1) -> float:
     """Heterogeneous CLT: ``μ = q·√(P·Σ_τ (e^{1/σ_τ²} − 1))`` for P steps at each σ_τ (Dong et al. 2022, Thm 3.5).
 
@@ -421,6 +435,7 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
     return mu
 
 
+@v.named_shapes
 def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrArray:
     """Inverse of the CLT: ``σ = 1/√(ln(1 + μ²/(q²T)))`` (the σ whose CLT μ equals the given μ).
 

@@ -46,6 +46,7 @@ OPACUS_ORDERS: tuple[float, ...] = tuple([round(1.0 + x / 10.0, 1) for x in rang
                                          + [float(k) for k in range(12, 64)])
 
 
+@v.named_shapes
 def orders_array(orders: ArrayLike | None) -> v.FloatArray:
     """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default :data:`DEFAULT_ORDERS`)."""
     if orders is None:
@@ -76,6 +77,7 @@ def _check_order_cost(a: v.FloatArray) -> None:
 
 # --- RDP curves -----------------------------------------------------------------------------------------------
 
+@v.named_shapes
 def gaussian(alpha: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """RDP of the Gaussian mechanism at order α: ``α Δ²/(2σ²)`` (Mironov 2017, Prop. 7)."""
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
@@ -194,6 +196,7 @@ def _log_a_convex_bound(q: float, sigma: float, alphas: v.FloatArray) -> v.Float
     return out
 
 
+@v.named_shapes
 def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatOrArray:
     """RDP at order α of the Poisson-subsampled ("sampled") Gaussian: rate q, noise multiplier σ, one step.
 
@@ -209,7 +212,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
-    ab, qb, sb = np.broadcast_arrays(a, qq, s)
+    ab, qb, sb = v.broadcast(alpha=a, q=qq, sigma=s)
     out = np.empty(ab.shape)
     flat_a, flat_q, flat_s, flat_o = ab.ravel(), qb.ravel(), sb.ravel(), out.reshape(-1)
     pairs = {(float(x), float(y)) for x, y in zip(flat_q, flat_s, strict=True)}
@@ -219,12 +222,14 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     return v.scalar_or_array(v.finite_result("rdp", out, "sigma is too small for this order"))
 
 
+@v.named_shapes
 def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
     """:func:`sampled_gaussian` with the pre-conventions order ``(alpha, q, sigma)`` (kept so positional calls keep
     their meaning; new code calls ``sampled_gaussian(q, sigma, alpha)``)."""
     return sampled_gaussian(q, sigma, alpha)
 
 
+@v.named_shapes
 def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: ArrayLike | None = None
                               ) -> v.FloatArray:
     """RDP curve of ``steps`` compositions of the Poisson-subsampled Gaussian on an order grid (RDP adds up)."""
@@ -232,10 +237,13 @@ def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: 
     s = v.scalar("sigma", v.positive("sigma", sigma))
     t = v.scalar("steps", v.integer_at_least("steps", steps, 1))
     a = orders_array(orders)
-    return np.asarray(v.finite_result("rdp", _subsampled_rdp(qq, s, a) * t,
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # inf/NaN are refused just below
+        curve = _subsampled_rdp(qq, s, a) * t
+    return np.asarray(v.finite_result("rdp", curve,
                                       "sigma is too small or steps too large"))
 
 
+@v.named_shapes
 def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
     """Composition: RDP curves on the same order grid add (Mironov 2017, Prop. 1)."""
     if isinstance(rdps, str | bytes) or not isinstance(rdps, Iterable):
@@ -248,6 +256,7 @@ def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
 
 # --- conversions -----------------------------------------------------------------------------------------------
 
+@v.named_shapes
 def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """(α, r)-RDP ⇒ (r + log(1/δ)/(α − 1), δ)-DP (Mironov 2017 Prop. 3; seed 004, Lemma 1). Elementwise."""
     r = v.nonnegative("rdp", rdp)
@@ -256,6 +265,7 @@ def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArr
     return v.scalar_or_array(r - np.log(d) / (a - 1.0))
 
 
+@v.named_shapes
 def eps_improved(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """(α, r)-RDP ⇒ (ε, δ)-DP with ``ε = r + log1p(−1/α) − (log δ + log α)/(α − 1)`` (Balle et al. 2020, Thm 21;
     Canonne, Kamath & Steinke 2020, Prop. 12), clamped at 0; ε = 0 when δ >= √(1 − e^{−r}) (Bretagnolle–Huber,
@@ -274,6 +284,7 @@ def _eps_improved(r: v.FloatArray, a: v.FloatArray, d: v.FloatArray) -> v.FloatA
     return np.where(kl_ok, 0.0, eps)
 
 
+@v.named_shapes
 def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: Conversion = "improved",
                    warn: bool = True) -> tuple[float, float]:
     """Smallest ε over the order grid for an RDP curve: returns ``(eps, optimal order)``.
@@ -304,6 +315,7 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
     return best, order
 
 
+@v.named_shapes
 def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, *,
                             orders: ArrayLike | None = None, method: Conversion = "improved",
                             warn: bool = True) -> tuple[float, float]:
@@ -316,6 +328,7 @@ def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, 
     return eps_from_curve(a, curve, delta, method=method, warn=warn)
 
 
+@v.named_shapes
 def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[float, float]:
     """Smallest δ at ε over the grid (Canonne, Kamath & Steinke 2020, Prop. 12):
     ``δ = min_α exp((α−1)(r_α − ε) + α log1p(−1/α) − log(α − 1))``, capped at 1. Returns ``(delta, order)``."""

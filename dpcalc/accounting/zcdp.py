@@ -22,6 +22,7 @@ FloatOrArray = float | v.FloatArray
 _SAFETY = 1e-14  # relative outward margin of ε(ρ, δ)
 
 
+@v.named_shapes
 def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """ρ of the Gaussian mechanism: ``Δ²/(2σ²)`` (Bun & Steinke 2016, Prop. 1.6)."""
     s = v.positive("sigma", sigma)
@@ -29,12 +30,14 @@ def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray
     return v.scalar_or_array(v.finite_result("rho", d * d / (2.0 * s * s), "sigma is too small"))
 
 
+@v.named_shapes
 def compose(rhos: Sequence[float] | ArrayLike) -> float:
     """Composition: ``ρ = Σ ρ_i`` (Bun & Steinke 2016, Lemma 1.7)."""
     r = v.vector("rhos", rhos, 0.0)
     return float(np.sum(r))
 
 
+@v.named_shapes
 def eps_bun_steinke(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """``ε = ρ + 2√(ρ log(1/δ))`` (Bun & Steinke 2016, Prop. 1.3)."""
     r = v.nonnegative("rho", rho)
@@ -68,7 +71,7 @@ def _conversion(rho: v.FloatArray, log_delta: v.FloatArray, x: v.FloatArray) -> 
 
 
 def _eps_and_order(rho: v.FloatArray, log_delta: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
-    rho, log_delta = (np.array(a, dtype=np.float64) for a in np.broadcast_arrays(rho, log_delta))
+    rho, log_delta = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=rho, delta=log_delta))
     eps = np.zeros(rho.shape)
     order = np.where(rho == 0.0, np.inf, 1.0)
     # Bretagnolle–Huber (KL <= D_α): δ >= √(1 − e^{−ρ}) already gives (0, δ)-DP
@@ -83,6 +86,7 @@ def _eps_and_order(rho: v.FloatArray, log_delta: v.FloatArray) -> tuple[v.FloatA
     return eps, order
 
 
+@v.named_shapes
 def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """Tight-as-RDP ε of ρ-zCDP at δ: continuous-α minimum of the CKS 2020 conversion (see module docstring).
 
@@ -97,6 +101,7 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(eps)
 
 
+@v.named_shapes
 def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """The order α at which :func:`eps_from_rho` is attained: the root of ρ(α − 1)² + log α + log δ = 0 (inf for
     ρ = 0; 1 where the Bretagnolle–Huber bound gives ε = 0)."""
@@ -106,11 +111,12 @@ def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(order)
 
 
+@v.named_shapes
 def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     """δ(ε) of ρ-zCDP: ``min_{α>1} exp((α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1))`` (CKS 2020, Prop. 12), <= 1."""
     r = v.positive("rho", rho)
     e = v.nonnegative("eps", eps)
-    rb, eb = (np.array(a, dtype=np.float64) for a in np.broadcast_arrays(r, e))
+    rb, eb = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=r, eps=e))
     rf, ef = rb.ravel(), eb.ravel()
     # the optimum solves h(x) = ρ(1 + 2x) − ε − log1p(1/x) = 0 (x = α − 1; increasing), Newton in y = log x
     y_lo = -(3.0 * rf + 1.0)  # h < 0 there: log1p(1/x) > −y = 3ρ + 1 >= ρ(1 + 2x)

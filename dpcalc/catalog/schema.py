@@ -30,7 +30,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-class CatalogError(Exception):
+class CatalogError(ValueError):
     """The catalog itself is malformed (a developer error, not a user input error)."""
 
 
@@ -377,6 +377,8 @@ def get(formula_id: str) -> Formula:
     """One formula by id; raises :class:`~dpcalc.errors.UnknownNameError` (a ``KeyError``) with the closest ids
     when unknown."""
     cat = load()
+    if not isinstance(formula_id, str):
+        raise UnknownNameError(f"formula_id must be a string (got {formula_id!r:.60})")
     if formula_id not in cat:
         import difflib
 

@@ -34,6 +34,7 @@ DPSCAFFOLD_ZETA = 1.0
 PAPER_DELTA = 1e-5
 
 
+@v.named_shapes
 def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     """ρ = 2λB/|D_n| (seed 002, proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1."""
     la = v.check_range("lam", lam, 0.0, 1.0, lo_open=True)
@@ -68,6 +69,7 @@ def _inputs(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayL
     return (m, v.as_array("lam", lam), v.as_array("B", B), v.as_array("D", D), tt, p)
 
 
+@v.named_shapes
 def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike, P: ArrayLike) -> FloatOrArray:
     """Eq. (16): ``σ_t = √(1/ln(μ²|D|²/(4λ²B²tP) + 1))``, the noise multiplier of round t (t >= 1).
 
@@ -93,6 +95,7 @@ def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.F
     return np.asarray(sigma(mu, lam, B, D, np.arange(1.0, tt + 1.0), P), dtype=np.float64)
 
 
+@v.named_shapes
 def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike, P: ArrayLike,
                    C: ArrayLike = 1.0) -> FloatOrArray:
     """Eq. (15) (= (17)): ``ξ = 4C²/(B²·ln(μ²|D|²/(4λ²B²tP) + 1))`` = (2Cσ_t/B)², the per-coordinate noise
@@ -107,6 +110,7 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
     return v.scalar_or_array(xi)
 
 
+@v.named_shapes
 def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0) -> FloatOrArray:
     """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (seed 002 §5.4)."""
     s = v.positive("sigma", sigma)
@@ -115,6 +119,7 @@ def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0
     return v.scalar_or_array(v.finite_result("xi", (2.0 * c * s / b) ** 2, "C*sigma is too large"))
 
 
+@v.named_shapes
 def harmonic(T: ArrayLike) -> FloatOrArray:
     """H_T = Σ_{τ=1}^T 1/τ (exact sum up to 1e6 terms, then ψ(T+1) + γ)."""
     from scipy import special
@@ -130,6 +135,7 @@ def harmonic(T: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(np.asarray(out, dtype=np.float64))
 
 
+@v.named_shapes
 def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
     """μ_eff = μ·√H_T: the CLT μ of the whole schedule (16) over rounds 1..T (seed 002 erratum E15).
 
@@ -203,6 +209,7 @@ def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -
     return s, r, t, d
 
 
+@v.named_shapes
 def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
                   s_f: ArrayLike = 1.0) -> FloatOrArray:
     """Eq. (3): ``ζ = s_f·√(2ρT ln(1/δ))/ε`` (seed 002 Theorem 1; the UDP form, erratum E18: not Abadi et al.'s).
@@ -216,6 +223,7 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike
     return v.scalar_or_array(v.finite_result("zeta", zeta, "eps is too small"))
 
 
+@v.named_shapes
 def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
                 s_f: ArrayLike = 1.0) -> FloatOrArray:
     """Eq. (3) inverted: ``ε = s_f·√(2ρT ln(1/δ))/ζ``."""
@@ -224,6 +232,7 @@ def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
     return v.scalar_or_array(v.finite_result("eps", s * np.sqrt(2.0 * r * t * -np.log(d)) / z, "zeta is too small"))
 
 
+@v.named_shapes
 def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
     """DP-SCAFFOLD baseline curve of Fig. 4(a)/Table 1: eq. (3) inverted with s_f = 1, ρ = 0.1, ζ = 1.0.
 
@@ -232,6 +241,7 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
     return classic_eps(DPSCAFFOLD_ZETA, delta, DPSCAFFOLD_RHO, _round_index(t))
 
 
+@v.named_shapes
 def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered, seed002.md
     §5.1). An estimate (EstimateWarning)."""
@@ -243,6 +253,7 @@ def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     return mu
 
 
+@v.named_shapes
 def prifedsync_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
     """PriFedSync baseline curve: ε(μ_t, δ) with μ_t of :func:`prifedsync_mu` (0.406841 at t = 1, 10.235670 at
     t = 300 for δ = 1e-5: the paper's [0.41, 10.24])."""
@@ -259,6 +270,7 @@ class Baselines:
     eps_prifedsync: FloatOrArray | None
 
 
+@v.named_shapes
 def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool = True,
               prifedsync: bool = True) -> Baselines:
     """DP-SCAFFOLD ε (:func:`dpscaffold_eps`) and PriFedSync μ and ε (:func:`prifedsync_mu`, ε(μ_t, δ)) at t, δ."""
@@ -267,6 +279,7 @@ def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool
                      eps_prifedsync=None if mu is None else gdp.eps_from_mu(mu, delta))
 
 
+@v.named_shapes
 def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
     """ε after t rounds of ``method`` in {"dp-scaffold", "prifedsync"}."""
     key = v.text("method", method).lower().replace("_", "-")

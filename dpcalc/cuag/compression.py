@@ -64,6 +64,7 @@ def _round(x: float, ndigits: int, rounding: str) -> float:
                       f"(got {rounding!r})")
 
 
+@v.named_shapes
 def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
                rounding: Rounding = "python") -> FloatOrArray:
     """Algorithm 2 for a layer of norm ratio ``weight = ‖ω_l‖/‖ω‖`` (elementwise):
@@ -91,6 +92,7 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
     return v.scalar_or_array(out)
 
 
+@v.named_shapes
 def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
                 rounding: Rounding = "python") -> v.FloatArray:
     """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then :func:`layer_rate`."""
@@ -211,6 +213,7 @@ def dft_basis(a: int) -> np.ndarray:
     return np.exp(-2j * np.pi * np.outer(k, k) / n) / math.sqrt(n)
 
 
+@v.named_shapes
 def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
     """Eq. (14): ``v(φ, ψ) = √a · max_{i,j} |⟨φ_i, ψ_j⟩| / (‖φ_i‖ ‖ψ_j‖)`` (rows φ_i of φ, columns ψ_j of ψ).
 
@@ -254,6 +257,7 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
 
 # --- uplink cost (Tables 2 and 6) ---------------------------------------------------------------------------------
 
+@v.named_shapes
 def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
     """Layer sizes from a model name (:data:`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
     :func:`dpcalc.report.files.read_vector`)."""
@@ -272,6 +276,7 @@ def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[i
     return tuple(int(x) for x in sizes)
 
 
+@v.named_shapes
 def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None) -> int:
     """Σ_l ⌊r_l·I_l⌋ parameters per upload (all of them when ``rate`` is None); ``rate`` scalar or per layer;
     ``layer_sizes`` as accepted by :func:`parse_layer_sizes`."""
@@ -286,6 +291,7 @@ def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayL
     return int(sum(math.floor(Fraction(repr(float(r))) * n) for r, n in zip(rates, sizes, strict=True)))
 
 
+@v.named_shapes
 def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None,
                T: float = PAPER_ROUNDS, *, copies: int = 1, bytes_per_param: int = BYTES_PER_PARAM) -> float:
     """Uplink in GiB over T rounds: ``copies·T·Σ_l ⌊r_l I_l⌋·bytes/2³⁰`` (seed002.md §5.3; the paper's "GB" is GiB,
@@ -297,6 +303,7 @@ def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike |
     return c * t * uploaded_params(layer_sizes, rate) * nb / GIB
 
 
+@v.named_shapes
 def uplink_reduction(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike) -> float:
     """1 − compressed/uncompressed uplink = 1 − Σ_l ⌊r_l I_l⌋ / Σ_l I_l (independent of T and bytes)."""
     return 1.0 - uploaded_params(layer_sizes, rate) / uploaded_params(layer_sizes, None)

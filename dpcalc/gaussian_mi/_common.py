@@ -20,6 +20,7 @@ def check_units(units: str) -> float:
     return nats_per_unit(units)
 
 
+@v.named_shapes
 def eps_nats(eps: ArrayLike, units: str) -> v.FloatArray:
     """Validate ε > 0 (in ``units``) and return it in nats."""
     scale = check_units(units)
@@ -31,6 +32,7 @@ def log_c_eps(eps_n: v.FloatArray) -> v.FloatArray:
     return log_expm1(2.0 * eps_n)
 
 
+@v.named_shapes
 def equicorrelated(var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, names: tuple[str, str] = ("var", "cov"),
                    ) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
     """Validate an equicorrelated covariance (diagonal ``var``, off-diagonal ``cov``, size ``n``).
@@ -41,7 +43,7 @@ def equicorrelated(var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, names: tuple
     a = v.positive(vn, var)
     b = v.as_array(cn, cov)
     nn = v.integer_at_least("n", n, 2)
-    a_, b_, n_ = np.broadcast_arrays(a, b, nn)
+    a_, b_, n_ = v.broadcast(**{vn: a, cn: b, "n": nn})
     bad_hi = b_ >= a_
     if np.any(bad_hi):
         i = int(np.flatnonzero(bad_hi.ravel())[0])

@@ -61,6 +61,7 @@ def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> v
 
 # --- Case 1: independent X_i ~ N(0, σ_i²), independent noise N(0, σ²) ------------------------------------
 
+@v.named_shapes
 def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Theorem 1, eqs. (6)/(8): ``σ² = σ_xmax²/(2^{2ε} − 1)`` (ε in bits), computed in log space."""
     e = eps_nats(eps, units)
@@ -68,6 +69,7 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
     return v.scalar_or_array(_over_c_eps(a, e))
 
 
+@v.named_shapes
 def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> float:
     """Eq. (5): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + σ_max²/σ²)``."""
     scale = check_units(units)
@@ -76,6 +78,7 @@ def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
     return float(_half_log1p_ratio(np.log(np.max(var)), np.log(s), scale))
 
 
+@v.named_shapes
 def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Eq. (7): ``U = (1/2n) Σ_i log2(1 + σ_i²/σ²)`` (vectorised over ``sigma2``)."""
     scale = check_units(units)
@@ -85,6 +88,7 @@ def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
     return v.scalar_or_array(u)
 
 
+@v.named_shapes
 def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Theorem 1, eq. (9): ``U_max = (1/2n) Σ_i log2(1 + σ_i²(2^{2ε} − 1)/σ_xmax²)`` (vectorised over ε)."""
     scale = check_units(units)
@@ -97,6 +101,7 @@ def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") 
 
 # --- Case 2: equicorrelated X (σ_m², σ_k²), independent noise N(0, σ²) ------------------------------------
 
+@v.named_shapes
 def conditional_variance(var: ArrayLike, cov: ArrayLike, n: ArrayLike) -> FloatOrArray:
     """``V_x = Var(X_i | X^{-i}) = σ_m² − (n−1)σ_k⁴/(σ_m² + (n−2)σ_k²)`` (Schur complement, from (11)-(13)).
 
@@ -115,6 +120,7 @@ def _leak(vx: v.FloatArray, vz: v.FloatArray, scale: float) -> v.FloatArray:
     return _half_log1p_ratio(np.log(vx), np.log(vz), scale)
 
 
+@v.named_shapes
 def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
                  as_published: bool = False) -> FloatOrArray:
     """Theorem 2 corrected (crosscheck 001-7): ``σ² = V_x/(2^{2ε} − 1)``.
@@ -141,6 +147,7 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     return v.scalar_or_array(pub)
 
 
+@v.named_shapes
 def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (13), simplified: ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/σ²)`` (exact for any σ² > 0)."""
@@ -157,6 +164,7 @@ def _u_equi(lam1: v.FloatArray, lam2: v.FloatArray, log_mu1: v.FloatArray, log_m
                       / (2.0 * n) / scale)
 
 
+@v.named_shapes
 def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
                   as_published: bool = False) -> FloatOrArray:
     """Eq. (17) corrected (crosscheck 001-9): ``U = (1/2n)[log2(σ_m²+σ²+(n−1)σ_k²) + (n−1)log2(σ_m²+σ²−σ_k²)
@@ -175,6 +183,7 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     return v.scalar_or_array(pub)
 
 
+@v.named_shapes
 def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
                 as_published: bool = False) -> FloatOrArray:
     """Eq. (18) at the corrected σ_min² = V_x/c_ε: ``U_max = (1/2n)[log2(1 + c_ε d/λ₂) + (n−1)log2(1 + c_ε d/λ₁)]``
@@ -204,6 +213,7 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
 
 # --- Case 3: equicorrelated X and equicorrelated noise (σ², σ_e²) ------------------------------------------
 
+@v.named_shapes
 def noise_conditional_variance(sigma2: ArrayLike, sigma_e2: ArrayLike, n: ArrayLike) -> FloatOrArray:
     """``V_z = Var(Z_i | Z^{-i}) = (σ²−σ_e²)(σ²+(n−1)σ_e²)/(σ²+(n−2)σ_e²)``."""
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
@@ -234,6 +244,7 @@ def _published_24(s: Fraction, e: Fraction, a: Fraction, b: Fraction, n: Fractio
     return (big_a + big_b + big_c + big_d) / ((a + (n - 2) * b) * (s + (n - 1) * e) * (s - e))
 
 
+@v.named_shapes
 def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits", as_published: bool = False) -> FloatOrArray:
     """Case-3 privacy corrected (crosscheck 001-12): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/V_z)``.
@@ -258,6 +269,7 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
     return v.scalar_or_array(pub)
 
 
+@v.named_shapes
 def case3_utility(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (27): ``U = (1/2n)[log2(1 + λ₁/μ₁) + (n−1)·log2(1 + λ₂/μ₂)]`` with noise eigenvalues
@@ -276,6 +288,7 @@ def _bracket_22(s: Fraction, e: Fraction, a: Fraction, b: Fraction, n: Fraction)
             + (n - 1) * b * ((n - 1) * e * (a + s - b - e) + (e - s) * b))
 
 
+@v.named_shapes
 def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                       as_published: bool = False) -> FloatOrArray:
     """``|COV(Y^n, X^{-i})|``, the (2n−1)×(2n−1) determinant of (21)-(22), corrected (crosscheck 001-12):
@@ -316,11 +329,13 @@ def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
 
 # --- unit conversions ----------------------------------------------------------------------------------------
 
+@v.named_shapes
 def bits_to_nats(x: ArrayLike) -> FloatOrArray:
     """An information quantity (or ε) in bits → nats: ``x·ln 2``."""
     return v.scalar_or_array(v.nonnegative("x", x) * np.log(2.0))
 
 
+@v.named_shapes
 def nats_to_bits(x: ArrayLike) -> FloatOrArray:
     """An information quantity (or ε) in nats → bits: ``x/ln 2``."""
     return v.scalar_or_array(v.nonnegative("x", x) / np.log(2.0))

@@ -33,6 +33,7 @@ from dpcalc.gaussian_mi._common import Units, check_units
 _SYM_RTOL = 1e-10
 
 
+@v.named_shapes
 def as_covariance(name: str, matrix: ArrayLike) -> v.FloatArray:
     """Validate a covariance matrix: finite, square, n >= 2, symmetric (to 1e-10 relative), positive definite.
 
@@ -124,6 +125,7 @@ def _whitened(lx: v.FloatArray, lz: v.FloatArray | None, sz: v.FloatArray) -> v.
     return np.asarray(w @ w.T)
 
 
+@v.named_shapes
 def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> v.FloatArray:
     """``Var(X_i | X^{-i}) = 1/(Σ^{-1})_{ii}`` for every i (the Schur complements), from a Cholesky factor."""
     m = as_covariance(name, sigma)
@@ -147,6 +149,7 @@ class Exact:
         return int(np.argmax(self.leakages)) + 1
 
 
+@v.named_shapes
 def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> Exact:
     """Evaluate the exact engine on covariances Σ_X, Σ_Z (both n x n, symmetric positive definite).
 
@@ -176,11 +179,13 @@ def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -
                  units=units)
 
 
+@v.named_shapes
 def privacy(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> float:
     """``max_i I(X_i; Y | X^{-i})`` (eq. (3)) for arbitrary PD covariances, via Schur complements."""
     return evaluate(sigma_x, sigma_z, units=units).privacy
 
 
+@v.named_shapes
 def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> float:
     """``U = I(X; Y)/n`` (eq. (4)) for arbitrary PD covariances, via Cholesky log-determinants."""
     return evaluate(sigma_x, sigma_z, units=units).utility

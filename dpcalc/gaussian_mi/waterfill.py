@@ -41,6 +41,7 @@ class Case3Optimum:
     units: str
 
 
+@v.named_shapes
 def case3_optimum(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,
                   units: Units = "bits") -> Case3Optimum:
     """The Case-3 optimum by water-filling (crosscheck 001-14); ``nonneg=True`` adds the constraint σ_e² >= 0."""
@@ -84,6 +85,7 @@ def _attained(opt: Case3Optimum, what: str) -> None:
                               "only u_max is defined")
 
 
+@v.named_shapes
 def case3_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,
                  units: Units = "bits") -> FloatOrArray:
     """Optimal Case-3 noise variance σ² (water-filling, crosscheck 001-14)."""
@@ -92,6 +94,7 @@ def case3_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     return v.scalar_or_array(opt.sigma2 * SAFE_UP_LOG)  # outward: never below the exact optimum (convention 5)
 
 
+@v.named_shapes
 def case3_sigma_e2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,
                    units: Units = "bits") -> FloatOrArray:
     """Optimal Case-3 noise covariance σ_e² (water-filling; 0 when σ_e² >= 0 is required and σ_k² >= 0)."""
@@ -100,6 +103,7 @@ def case3_sigma_e2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike,
     return v.scalar_or_array(opt.sigma_e2)
 
 
+@v.named_shapes
 def case3_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,
                 units: Units = "bits") -> FloatOrArray:
     """Case-3 maximal utility U_max = (1/2n)[log2(1+λ₁x) + (n−1)log2(1+λ₂y)] at the water-filling optimum."""

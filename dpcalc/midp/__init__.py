@@ -65,6 +65,7 @@ def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
     return v.finite_result("sigma", sigma, "eps/d is too small; raise eps")
 
 
+@v.named_shapes
 def server_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                  units: Units = "nats") -> FloatOrArray:
     """Server-side noise std for ε-MI-DP with arbitrary weights, eq. (4.7).
@@ -84,6 +85,7 @@ def server_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: Arr
     return v.scalar_or_array(_sigma_from_budget(e, dd, c * p, lambda: np.log(c) + np.log(p)))
 
 
+@v.named_shapes
 def server_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: ArrayLike = 1,
                        units: Units = "nats") -> FloatOrArray:
     """Server-side noise std with equal weights p_i = 1/N, eq. (4.8): ``C / (N·sqrt(d·(e^{2ε/d} − 1)))``."""
@@ -91,6 +93,7 @@ def server_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
     return server_sigma(eps, d, C=C, p_max=1.0 / n, units=units)
 
 
+@v.named_shapes
 def client_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                  sum_p2: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """Client-side noise std (every client adds N(0, σ_c²I)), eq. (4.9).
@@ -108,6 +111,7 @@ def client_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: Arr
                                                 lambda: np.log(c) + np.log(p) - 0.5 * np.log(s2)))
 
 
+@v.named_shapes
 def client_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: ArrayLike = 1,
                        units: Units = "nats") -> FloatOrArray:
     """Client-side noise std with equal weights, eq. (4.11): ``C / sqrt(d·N·(e^{2ε/d} − 1))``."""
@@ -115,18 +119,21 @@ def client_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
     return client_sigma(eps, d, C=C, p_max=1.0 / n, sum_p2=1.0 / n, units=units)
 
 
+@v.named_shapes
 def weight_stats(weights: ArrayLike) -> tuple[float, float]:
     """Validate aggregation weights (non-negative, sum 1) and return ``(max p, Σ p²)``."""
     p = v.weights("weights", weights)
     return float(np.max(p)), float(np.sum(p * p))
 
 
+@v.named_shapes
 def equal_weight_stats(N: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
     """``(max p, Σ p²)`` of equal weights ``p_i = 1/N`` (both ``1/N``; ``N`` an integer >= 1, broadcast)."""
     n = v.integer_at_least("N", N, 1)
     return v.scalar_or_array(1.0 / n), v.scalar_or_array(1.0 / n)
 
 
+@v.named_shapes
 def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                    units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by server noise σ: bound (1.40), ``(d/2)·ln(1 + p_max²C²/(dσ²))``.
@@ -141,6 +148,7 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
     return v.scalar_or_array(_to_units(eps, units))
 
 
+@v.named_shapes
 def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                    sum_p2: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by client noise σ: bound (2.47), ``(d/2)·ln(1 + p_max²C²/(dσ²Σp²))``."""
@@ -153,6 +161,7 @@ def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
     return v.scalar_or_array(_to_units(eps, units))
 
 
+@v.named_shapes
 def utility_server(sigma: ArrayLike, d: ArrayLike) -> FloatOrArray:
     """Utility with server noise, eqs. (4.12), (4.15), (3.49): ``U_cdp = 1/(d·σ_s²)`` (1/parameter-units²)."""
     s = v.positive("sigma", sigma)
@@ -160,6 +169,7 @@ def utility_server(sigma: ArrayLike, d: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(v.finite_result("utility", 1.0 / (dd * s * s), "sigma is too small"))
 
 
+@v.named_shapes
 def utility_client(sigma: ArrayLike, d: ArrayLike, sum_p2: ArrayLike = 1.0) -> FloatOrArray:
     """Utility with client noise, eqs. (4.12), (4.14), (3.50): ``U_ldp = 1/(d·σ_c²·Σp_k²)``."""
     s = v.positive("sigma", sigma)
@@ -168,6 +178,7 @@ def utility_client(sigma: ArrayLike, d: ArrayLike, sum_p2: ArrayLike = 1.0) -> F
     return v.scalar_or_array(v.finite_result("utility", 1.0 / (dd * s * s * s2), "sigma is too small"))
 
 
+@v.named_shapes
 def utility_at_budget(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: ArrayLike = 1.0,
                       units: Units = "nats") -> FloatOrArray:
     """Theorem 2, eq. (4.16)/(3.51): ``U_ldp = U_cdp = (e^{2ε/d} − 1)/(C²·max p²)`` at the minimum σ."""
@@ -182,6 +193,7 @@ def utility_at_budget(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max
 
 # --- Personalized budgets (Section V) -------------------------------------------------------------
 
+@v.named_shapes
 def alpha(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """Per-client noise scale ``α_k = C_k / sqrt(d·(e^{2ε_k/d} − 1))``, eq. (5.31).
 
@@ -194,6 +206,7 @@ def alpha(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, units: Units = "n
     return v.scalar_or_array(_sigma_from_budget(e, dd, c, lambda: np.log(c)))
 
 
+@v.named_shapes
 def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     """Theorem 3, eq. (5.29), in the stable form ``U* = (Σ_k 1/α_k)² / d``.
 
@@ -208,6 +221,7 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     return float(v.finite_result("utility", np.asarray(u), "alphas too small (U* overflows float64)"))
 
 
+@v.named_shapes
 def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
     """The published product form of (5.29), kept to show it equals :func:`optimal_utility` (small N only)."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
@@ -219,6 +233,7 @@ def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
                                  "optimal_utility"))
 
 
+@v.named_shapes
 def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
     """Theorem 3, eq. (5.30): ``p_k* = (1/α_k) / Σ_i (1/α_i)`` (equal to the published product ratio)."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
@@ -226,12 +241,14 @@ def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
     return np.asarray(inv / np.sum(inv))
 
 
+@v.named_shapes
 def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
     """Corollary 2, eq. (5.32): ``σ_k = α_k/√N``, a point of the optimal set ``Σ σ_k²/α_k² = 1``."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     return a / np.sqrt(a.size) * SAFE_UP
 
 
+@v.named_shapes
 def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d: ArrayLike, *,
                          units: Units = "nats") -> v.FloatArray:
     """Per-client leakage bound (5.25): ``(d/2)·ln(1 + p_k²C_k²/(d·Σ_i p_i²σ_i²))``."""
@@ -263,6 +280,7 @@ def _log_aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> float:
     return 2.0 * float(np.log(m)) + float(np.log(total))
 
 
+@v.named_shapes
 def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) -> float:
     """Global-model utility (5.24) for arbitrary weights and per-client noise: ``U = 1/(d·Σ_i p_i²σ_i²)``
     (1/parameter-units²; client k adds N(0, σ_k²I), the server averages with weights p_k)."""
@@ -288,12 +306,14 @@ def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArra
     return e, c
 
 
+@v.named_shapes
 def baseline_client_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
     """Baseline (5.21): every client adds ``σ_c = max_k C_k / sqrt(d·N·(e^{2ε_k/d} − 1))``."""
     e, c = _per_client(eps, C, units)
     return float(np.max(np.asarray(alpha(e, d, C=c, units=units)))) / float(np.sqrt(e.size))
 
 
+@v.named_shapes
 def baseline_server_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
     """Baseline (5.22): the server adds ``σ_s = max_k C_k / (N·sqrt(d·(e^{2ε_k/d} − 1)))``."""
     e, c = _per_client(eps, C, units)
@@ -322,6 +342,7 @@ class PersonalizedPlan:
         return self.utility / self.baseline_utility
 
 
+@v.named_shapes
 def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> PersonalizedPlan:
     """Personalized ε_k-MI-DP (Section V): optimal σ_k, p_k, U* and the baselines (5.21)/(5.22).
 
@@ -348,6 +369,7 @@ def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "
 
 # --- Adaptive clipping (5.17)-(5.19) --------------------------------------------------------------
 
+@v.named_shapes
 def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray:
     """One step of (5.18) on the loss (5.17): ``C_{t+1} = C_t − η(C_t − ‖w_t‖) = (1−η)C_t + η‖w_t‖``.
 
@@ -359,6 +381,7 @@ def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray
     return v.scalar_or_array((1.0 - et) * c + et * w)
 
 
+@v.named_shapes
 def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> v.FloatArray:
     """Thresholds C_1..C_{T+1} from (5.18) for norms ‖w_t‖ of shape (T,) or (T, N clients).
 

@@ -59,12 +59,14 @@ def _p(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -
                     "smoothness and dissimilarity)")
 
 
+@v.named_shapes
 def contraction_p(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
                   prox_mu: ArrayLike) -> FloatOrArray:
     """P = 1 + 2l(−1/μ + ρB/μ² + ρB²/(2μ²)) of Theorem 2; must lie in (0, 1) (DomainError otherwise)."""
     return v.scalar_or_array(_p(*_constants(pl, smoothness, dissimilarity, prox_mu)))
 
 
+@v.named_shapes
 def contraction_q(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, *,
                   K: ArrayLike) -> FloatOrArray:
     """Q = 1 + (2l/μ²)(ρB²/2 + ρB + ρB²/K + 2ρB²/√K + μB/√K − μ) of Theorem 3; must lie in (0, 1)."""
@@ -90,6 +92,7 @@ def _c(delta: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
     return np.asarray(c_constant(delta, c_scale=c_scale), dtype=np.float64)
 
 
+@v.named_shapes
 def lambda1(smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, *,
             as_published: bool = True) -> FloatOrArray:
     """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment)."""
@@ -100,6 +103,7 @@ def lambda1(smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike,
     return v.scalar_or_array(1.0 + r * b / m)
 
 
+@v.named_shapes
 def kappas(delta: ArrayLike, *, pl: ArrayLike, lipschitz: ArrayLike, smoothness: ArrayLike,
            dissimilarity: ArrayLike, prox_mu: ArrayLike, C: ArrayLike, m: ArrayLike, N: ArrayLike,
            c_scale: ArrayLike = 1.0, as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
@@ -131,6 +135,7 @@ def curve_full(T: v.FloatArray, eps: v.FloatArray, theta: v.FloatArray, p: v.Flo
     return np.asarray(pt * theta - (k1 * x + k0 * x * x) * np.expm1(T * log_p), dtype=np.float64)
 
 
+@v.named_shapes
 def convergence_bound(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, pl: ArrayLike, lipschitz: ArrayLike,
                       smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, theta: ArrayLike,
                       C: ArrayLike, m: ArrayLike, N: ArrayLike, c_scale: ArrayLike = 1.0,
@@ -167,6 +172,7 @@ def _partial_terms(eps: v.FloatArray, delta: ArrayLike, T: v.FloatArray, K: v.Fl
     return np.asarray(lin + quad, dtype=np.float64)
 
 
+@v.named_shapes
 def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, K: ArrayLike, pl: ArrayLike,
                               lipschitz: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
                               prox_mu: ArrayLike, theta: ArrayLike, C: ArrayLike, m: ArrayLike, N: ArrayLike,

@@ -48,6 +48,7 @@ def _calibration(calibration: str) -> Calibration:
     return calibration  # type: ignore[return-value]
 
 
+@v.named_shapes
 def c_constant(delta: ArrayLike, *, c_scale: ArrayLike = 1.0) -> FloatOrArray:
     """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ)))."""
     d = v.probability("delta", delta)
@@ -55,6 +56,7 @@ def c_constant(delta: ArrayLike, *, c_scale: ArrayLike = 1.0) -> FloatOrArray:
     return v.scalar_or_array(s * np.sqrt(2.0 * (math.log(1.25) - np.log(d))))
 
 
+@v.named_shapes
 def client_sensitivity(C: ArrayLike, m: ArrayLike) -> FloatOrArray:
     """Δs_U = 2C/m (eq. 3): L2 sensitivity of a clipped local model, m = the smallest local data set size."""
     c = v.positive("C", C)
@@ -62,6 +64,7 @@ def client_sensitivity(C: ArrayLike, m: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(2.0 * c / mm)
 
 
+@v.named_shapes
 def server_sensitivity(C: ArrayLike, m: ArrayLike, N: ArrayLike | None = None, *,
                        weights: ArrayLike | None = None) -> FloatOrArray:
     """Δs_D = max_i 2C·p_i/m (eq. 4): 2C/(mN) for equal weights p_i = 1/N, else with the given weights p_i."""
@@ -100,6 +103,7 @@ def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.F
     return np.asarray(c * sens / eps_release, dtype=np.float64)
 
 
+@v.named_shapes
 def client_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, L: ArrayLike = 1,
                  c_scale: ArrayLike = 1.0, calibration: str = "classic") -> FloatOrArray:
     """σ_U = c·L·Δs_U/ε = 2cCL/(mε): client noise std for (ε, δ)-LDP over L exposures (§3.3.1, Thm 1).
@@ -135,6 +139,7 @@ def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
         raise DomainError(f"K must be an integer in [1, N] (got K = {kk.ravel()[i]:g} > N = {nn.ravel()[i]:g})")
 
 
+@v.named_shapes
 def sampling_b(eps: ArrayLike, *, T: ArrayLike, N: ArrayLike, K: ArrayLike) -> FloatOrArray:
     """b = −(T/ε)·ln(1 − N/K + (N/K)e^{−ε/T}) (§3.4.2). Exists only for K > N(1 − e^{−ε/T}) (else DomainError).
 
@@ -147,6 +152,7 @@ def sampling_b(eps: ArrayLike, *, T: ArrayLike, N: ArrayLike, K: ArrayLike) -> F
     return v.scalar_or_array(-(cnt["T"] / e) * _sampling_log(e, cnt["T"], cnt["N"], cnt["K"]))
 
 
+@v.named_shapes
 def sampling_gamma(eps: ArrayLike, *, L: ArrayLike, N: ArrayLike, K: ArrayLike) -> FloatOrArray:
     """γ = −ln(1 − K/N + (K/N)e^{−ε/(L√K)}) (eq. 7): σ_D > 0 iff T > ε/γ."""
     e = v.positive("eps", eps)
@@ -163,6 +169,7 @@ def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
         raise DomainError(f"L must be an integer in [1, T] (got L = {ll.ravel()[i]:g} > T = {tt.ravel()[i]:g})")
 
 
+@v.named_shapes
 def server_required_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, T: ArrayLike,
                           N: ArrayLike, K: ArrayLike | None = None, c_scale: ArrayLike = 1.0,
                           calibration: str = "classic") -> FloatOrArray:
@@ -182,6 +189,7 @@ def server_required_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: 
     return v.scalar_or_array(out)
 
 
+@v.named_shapes
 def server_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, T: ArrayLike, L: ArrayLike,
                  N: ArrayLike, K: ArrayLike | None = None, c_scale: ArrayLike = 1.0,
                  calibration: str = "classic") -> FloatOrArray:
@@ -218,6 +226,7 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike
     return v.scalar_or_array(np.sqrt(np.maximum(var, 0.0)))
 
 
+@v.named_shapes
 def aggregate_noise_std(sigma_u: ArrayLike, *, K: ArrayLike, sigma_d: ArrayLike = 0.0) -> FloatOrArray:
     """Std per coordinate of the noise in the broadcast model: √(σ_U²/K + σ_D²) (K equal-weight participants)."""
     su = v.nonnegative("sigma_u", sigma_u)

@@ -59,6 +59,7 @@ class OptimalK:
     curve: v.FloatArray
 
 
+@v.named_shapes
 def local_minima(curve: ArrayLike, xs: ArrayLike) -> tuple[int, ...]:
     """x values where the sampled curve has a local minimum (ends included; plateaus report their first point)."""
     f = np.asarray(curve, dtype=np.float64)

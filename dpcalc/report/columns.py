@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from dpcalc import _validate as v
 from dpcalc.errors import UnknownNameError
 from dpcalc.report.render import Column, latex_text
 
@@ -31,7 +32,7 @@ _UNITLESS = ("", "dimensionless")
 
 def unicode_symbol(latex: str) -> str:
     """A short plain-text rendering of a catalog LaTeX symbol: ``\\sigma_{s,t}`` → ``σ_s,t``, ``\\sigma^2`` → ``σ²``."""
-    s = re.sub(r"\\(?:mathrm|text|operatorname|mathbf|boldsymbol)\{([^{}]*)\}", r"\1", latex)
+    s = re.sub(r"\\(?:mathrm|text|operatorname|mathbf|boldsymbol)\{([^{}]*)\}", r"\1", v.text("latex", latex))
     s = re.sub(r"\\([A-Za-z]+)\s?", lambda m: _GREEK.get(m.group(1), m.group(1)), s)
     s = re.sub(r"\^\{([0-9+\-*]+)\}|\^([0-9])", lambda m: (m.group(1) or m.group(2)).translate(_SUPERSCRIPT), s)
     s = re.sub(r"_\{([^{}]*)\}", r"_\1", s)
@@ -50,6 +51,8 @@ def make_column(key: str, symbol: str, unit: str, integer: bool = False, label: 
     A ``label`` replaces the header in every format (LaTeX too: it tells apart columns of one quantity,
     e.g. published and corrected σ²).
     """
+    for name, value in (("key", key), ("symbol", symbol), ("unit", unit), ("label", label)):
+        v.text(name, value)
     shown = _short_unit(unit)
     if label:
         header, latex = label, ""

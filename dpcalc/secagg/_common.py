@@ -36,11 +36,13 @@ def check_normalization(normalization: str) -> str:
     return normalization
 
 
+@v.named_shapes
 def batch(B: ArrayLike) -> v.FloatArray:
     """The batch/scale parameter B of Assumption 2 (a number >= 1)."""
     return v.check_range("B", B, 1.0)
 
 
+@v.named_shapes
 def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | None,
             name: str = "eigenvalues") -> v.FloatArray:
     """Eigenvalues (or covariances) given in ``normalization``, expressed in ``target`` (λ_sec4 = B·λ_sec5)."""
@@ -55,16 +57,19 @@ def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | Non
     return arr * batch(B) if target == "sec4" else arr / batch(B)
 
 
+@v.named_shapes
 def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
     """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5."""
     return convert(x, normalization=normalization, target="sec4", B=B, name=name)
 
 
+@v.named_shapes
 def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
     """Eigenvalues (or covariances) in the Sec.-5 normalisation: ``x/B`` if sec4, ``x`` if sec5."""
     return convert(x, normalization=normalization, target="sec5", B=B, name=name)
 
 
+@v.named_shapes
 def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> v.FloatArray:
     """A finite, square, symmetric (within round-off) matrix, returned symmetrised."""
     a = v.as_array(name, value)
@@ -79,6 +84,7 @@ def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> v.
     return 0.5 * (a + a.T)
 
 
+@v.named_shapes
 def eigenvalues_nonneg(name: str, value: ArrayLike) -> v.FloatArray:
     """A 1-D list of eigenvalues >= 0; negatives within round-off (relative to the largest) are set to 0."""
     lam = v.as_array(name, value)

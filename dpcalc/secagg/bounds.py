@@ -51,6 +51,7 @@ def _alpha(alpha: ArrayLike) -> v.FloatArray:
     return v.check_range("alpha", alpha, 1.0, lo_open=True)
 
 
+@v.named_shapes
 def theorem2_alpha_max(eig_min_sum: ArrayLike, C: ArrayLike, D: ArrayLike, *, normalization: str,
                        B: ArrayLike | None = None) -> FloatOrArray:
     """Upper end ``D·S/C²`` of Theorem 2's order range (1, D·S/C²), S = Σ_i λ_{i,min} in the sec4 normalisation."""
@@ -60,6 +61,7 @@ def theorem2_alpha_max(eig_min_sum: ArrayLike, C: ArrayLike, D: ArrayLike, *, no
     return v.scalar_or_array(d * s / (c * c))
 
 
+@v.named_shapes
 def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
                  normalization: str, form: Form = "simplified") -> FloatOrArray:
     """Theorem 2 (eq. 19): RDP ε(α) of the aggregate under Gaussian sampling, from S = Σ_i λ_{i,min}.
@@ -86,14 +88,18 @@ def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: Arra
     return v.scalar_or_array(np.where(ok, eps, np.inf))
 
 
+@v.named_shapes
 def theorem3_rdp(alpha: ArrayLike, eig_star_min_sum: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
                  normalization: str, form: Form = "simplified") -> FloatOrArray:
     """Theorem 3 (eq. 31): Theorem 2 with the minimum eigenvalues λ*_{i,min} of the projected covariances
     ``Sᵀ Σ_i S`` (S: K × K* orthonormal basis of the common gradient subspace, Assumption 4). The paper prints the
-    condition with unstarred λ (erratum E6) and Σ* without 1/D (E5); both are corrected here."""
+    condition with unstarred λ (erratum E6) and Σ* without 1/D (E5); both are corrected here. As in Theorem 2,
+    +inf (no guarantee) for α >= D·S*/C²."""
+    v.nonnegative("eig_star_min_sum", eig_star_min_sum)  # named as given here (theorem2_rdp calls it eig_min_sum)
     return theorem2_rdp(alpha, eig_star_min_sum, B, C, D, normalization=normalization, form=form)
 
 
+@v.named_shapes
 def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
                  as_published: bool = False) -> FloatOrArray:
     """Theorem 4 (eq. 35): RDP of Gaussian sampling + WF-NA with eigenvalue floor σ² (sec5 normalisation).
@@ -117,6 +123,7 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
     return v.scalar_or_array(np.where(ok, eps, np.inf))
 
 
+@v.named_shapes
 def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike, C: ArrayLike,
                D: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
     """The per-order RDP behind a row of Table 1 (isotropic rows: σ² = per-user noise variance per coordinate;
@@ -189,6 +196,7 @@ def _convert(rdp: v.FloatArray, a: v.FloatArray, delta: float, method: str) -> v
     return out
 
 
+@v.named_shapes
 def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Method = "lemma1",
                 rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over an order grid for a per-round RDP curve composed over ``rounds`` rounds (RDP adds up:
@@ -209,6 +217,7 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
     return DPGuarantee(float(eps[i]), d, float(a[i]), float(r[i] * t), method, t)
 
 
+@v.named_shapes
 def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
                method: Method = "lemma1", rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function.
@@ -248,6 +257,7 @@ def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, 
     return DPGuarantee(best, d, al, r, method, t)
 
 
+@v.named_shapes
 def gaussian_closed_form_eps(slope: ArrayLike, delta: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
     """``min_{α>1} aα + log(1/δ)/(α−1) = a + 2√(a log(1/δ))`` at ``α* = 1 + √(log(1/δ)/a)`` for an RDP curve
     ``aα`` (Table 1 rows 1 and 3, Lemma 1 conversion). Returns (ε, α*)."""
@@ -352,6 +362,7 @@ def table1_eps(row: str, N: float, sigma2: float, delta: float, B: float, C: flo
 
 # --- eq. (9), Theorem 1 ---------------------------------------------------------------------------------------------
 
+@v.named_shapes
 def mi_leakage_bound(c_const: ArrayLike, d: ArrayLike, N: ArrayLike, B: ArrayLike) -> FloatOrArray:
     """Eq. (9) (Elkordy et al. 2022): ``I_priv <= c·d/((N−1)B) + (d/2)·log(N/(N−1))`` nats, N >= 2.
 
@@ -365,6 +376,7 @@ def mi_leakage_bound(c_const: ArrayLike, d: ArrayLike, N: ArrayLike, B: ArrayLik
     return v.scalar_or_array(cc * dd / ((n - 1.0) * b) - 0.5 * dd * np.log1p(-1.0 / n))
 
 
+@v.named_shapes
 def theorem1_delta_threshold(sampling: str, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     """Theorem 1's δ threshold Pr[w_ij ≠ 0]: B/D for IID sampling, 1 for Gaussian sampling (footnote 1).
 

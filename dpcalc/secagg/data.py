@@ -26,12 +26,24 @@ from dpcalc.secagg.waterfill import water_filling
 CLIP_RTOL = 1e-9
 
 
+@v.named_shapes
 def gradients(name: str, value: ArrayLike) -> v.FloatArray:
     """A finite K × D gradient matrix (one column per sample)."""
     g = v.as_array(name, value)
     if g.ndim != 2 or g.shape[0] < 1 or g.shape[1] < 1:
         raise DomainError(f"{name} must be a K × D matrix (model dimension × samples) (got shape {g.shape})")
     return g
+
+
+def gradient_list(name: str, value: object) -> list[v.FloatArray]:
+    """A non-empty list of K × D gradient matrices (one per user) with the same K and D, named ``name[i]``."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray) or len(value) == 0:
+        raise DomainError(f"{name} must be a non-empty list of K × D gradient matrices (one per user)")
+    mats = [gradients(f"{name}[{i}]", g) for i, g in enumerate(value)]
+    for i, m in enumerate(mats):
+        if m.shape != mats[0].shape:
+            raise DomainError(f"{name}[{i}] has shape {m.shape}; every user's matrix must be {mats[0].shape}")
+    return mats
 
 
 def load_gradients(path: str | Path) -> list[v.FloatArray]:
@@ -57,6 +69,7 @@ def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
                           f"gradients to norm C first (Assumption 1)")
 
 
+@v.named_shapes
 def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> v.FloatArray:
     """Σ = G Gᵀ/D (``"sec4"``, eq. 16) or G Gᵀ/(BD) (``"sec5"``, Sec. 5.1), K × K, uncentred."""
     g = gradients("G", G)
@@ -72,6 +85,7 @@ def _need_b(B: float | None) -> float:
     return float(batch(B))
 
 
+@v.named_shapes
 def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, smallest_only: bool = False
                 ) -> v.FloatArray:
     """Eigenvalues (ascending, >= 0) of the second moment of ``G`` in ``normalization``; K of them.
@@ -110,6 +124,7 @@ class GradientRDP:
     D: int
 
 
+@v.named_shapes
 def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: float, C: float, *,
                             form: Form = "simplified") -> GradientRDP:
     """Theorem 2 from per-user gradient matrices (each K × D, same K and D, columns clipped to C).
@@ -117,7 +132,7 @@ def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: f
     λ_{i,min} of Σ_i = G_iG_iᵀ/D (sec4) per user, S = Σ_i λ_{i,min}, then eq. (19) (or (30)). The λ_min of the
     neighbouring data set is not known here; Theorem 2 needs S to bound both (erratum E12).
     """
-    mats = [gradients(f"G_users[{i}]", g) for i, g in enumerate(G_users)]
+    mats = gradient_list("G_users", G_users)
     if not mats:
         raise DomainError("G_users must hold at least one user's gradient matrix")
     k, d = mats[0].shape
@@ -151,6 +166,7 @@ def _column_space(g: v.FloatArray) -> tuple[v.FloatArray, int]:
     return u, int(np.sum(s > cut))
 
 
+@v.named_shapes
 def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> SpanCheck:
     """Theorem 1: ``g_new ∈ span(columns of G_all)`` (G_all = all users' per-sample gradients side by side, K × M).
 
@@ -171,6 +187,7 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
     return SpanCheck(rel <= tol, res, rel, r, g.shape[0])
 
 
+@v.named_shapes
 def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
     """An orthonormal basis S (K × K*) of the span of all users' gradients (Assumption 4; needs the server to see
     per-user gradients, which SA forbids: Remark 2)."""
@@ -181,6 +198,7 @@ def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
     return u[:, :r]
 
 
+@v.named_shapes
 def projected_eigenvalues(G: ArrayLike, basis: ArrayLike, *, normalization: str, B: float | None = None
                           ) -> v.FloatArray:
     """Eigenvalues (ascending) of the projected second moment ``Sᵀ Σ S`` (Theorem 3's λ*; Σ in ``normalization``,
@@ -213,34 +231,42 @@ def aggregate_covariance(G_users: Sequence[v.FloatArray], B: float, *, noise: st
     """Covariance of the aggregate ``Σ_j G_j w_j`` under Gaussian sampling: Σ_j G_jG_jᵀ/(BD) (= Σ_j Σ_j^{sec4}/B =
     Σ_j Σ_j^{sec5}); ``noise="iso"`` adds Nσ²I (each user σ²I), ``"wfna"`` replaces each Σ_j^{sec5} by its
     water-filled Σ_{j,+} (floor σ²)."""
-    k, d = G_users[0].shape
+    mats = gradient_list("G_users", G_users)
+    b = float(batch(B))
+    sigma2 = v.scalar("sigma2", v.nonnegative("sigma2", sigma2))
+    if noise not in ("none", "iso", "wfna"):
+        raise DomainError(f"noise must be 'none', 'iso' or 'wfna' (got {noise!r})")
+    k, d = mats[0].shape
     total = np.zeros((k, k))
-    for g in G_users:
-        cov = g @ g.T / (B * d)
+    for g in mats:
+        cov = g @ g.T / (b * d)
         if noise == "wfna":
             cov = cov + water_filling(cov, sigma2, normalization="sec5").noise_cov
         total += cov
     if noise == "iso":
-        total += len(G_users) * sigma2 * np.eye(k)
-    elif noise not in ("none", "wfna"):
-        raise DomainError(f"noise must be 'none', 'iso' or 'wfna' (got {noise!r})")
+        total += len(mats) * sigma2 * np.eye(k)
     return total
 
 
+@v.named_shapes
 def exact_aggregate_divergence(G_users: Sequence[ArrayLike], user: int, sample: int, g_new: ArrayLike,
                                alpha: ArrayLike, B: float, *, noise: str = "none", sigma2: float = 0.0
                                ) -> AggregatePair:
     """Exact Rényi divergences (eq. 22) between the aggregate Gaussians of neighbouring data sets: user ``user``'s
     column ``sample`` replaced by ``g_new``. The means differ by (g − g_new)/D; the covariances as in
     :func:`aggregate_covariance`. This is what Theorems 2/4 and Table 1 bound from above."""
-    mats = [gradients(f"G_users[{i}]", g) for i, g in enumerate(G_users)]
-    new = [m.copy() for m in mats]
+    mats = gradient_list("G_users", G_users)
+    u = int(v.scalar("user", v.check_range("user", user, 0.0, len(mats) - 1, integer=True)))
+    s = int(v.scalar("sample", v.check_range("sample", sample, 0.0, mats[0].shape[1] - 1, integer=True)))
     x = np.atleast_1d(v.as_array("g_new", g_new))
-    new[user][:, sample] = x
+    if x.shape != (mats[0].shape[0],):
+        raise DomainError(f"g_new must be one gradient of length K = {mats[0].shape[0]} (got shape {x.shape})")
+    new = [m.copy() for m in mats]
+    new[u][:, s] = x
     d = mats[0].shape[1]
     b = float(batch(B))
     s1 = aggregate_covariance(mats, b, noise=noise, sigma2=sigma2)
     s2 = aggregate_covariance(new, b, noise=noise, sigma2=sigma2)
-    mu1 = mats[user][:, sample] / d
+    mu1 = mats[u][:, s] / d
     mu2 = x / d
     return AggregatePair(renyi_gaussian(mu1, s1, mu2, s2, alpha), renyi_gaussian(mu2, s2, mu1, s1, alpha))

@@ -24,6 +24,7 @@ E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (seed 004 erratum E8
            "cross-block covariance, so λ_min(Σ + ΔΣ) can stay below σ² (see min_eigenvalue_after)")
 
 
+@v.named_shapes
 def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     """``tr ΔΣ = Σ_k max(σ² − λ_k, 0)``: the total variance WF-NA adds (eigenvalues in the sec5 normalisation)."""
     lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
@@ -39,6 +40,7 @@ def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.
     return lam[k], s2
 
 
+@v.named_shapes
 def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + ΔΣ after WF-NA: max(λ_k, σ²) (Fig. 4;
     σ² = 0 gives Σ_i alone). Eigenvalues and σ² in the sec5 normalisation."""
@@ -46,6 +48,7 @@ def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.
     return np.maximum(lam, s2)
 
 
+@v.named_shapes
 def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + σ²I (isotropic noise, Fig. 4): λ_k + σ²."""
     lam, s2 = _ranked(index, eigenvalues, sigma2)
@@ -79,6 +82,7 @@ def _fill(cov: v.FloatArray, s2: float) -> tuple[v.FloatArray, v.FloatArray]:
     return (u * gap) @ u.T, w
 
 
+@v.named_shapes
 def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float | None = None,
                   blocks: int | None = None) -> WaterFilling:
     """WF-NA (Sec. 5.1 steps 3–4) for a covariance ``cov`` given in ``normalization`` ('sec4' needs B).
@@ -114,6 +118,7 @@ E7_TEXT = ("eqs. (38), (41), (42) of seed 004 claim −g²g²ᵀ/(BD) ⪯ ΔΣ_{
            "g¹g¹ᵀ/(BD)) <= 0; the water-filling map is not operator-monotone and this fails (erratum E7)")
 
 
+@v.named_shapes
 def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as_published: bool = False
                                  ) -> float | v.FloatArray:
     """Upper bound ``√2·C²/(BD)`` on ``‖Σ²₊ − Σ¹₊‖_F`` and hence on ``λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) =

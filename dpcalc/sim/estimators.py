@@ -39,7 +39,7 @@ def _estimate(value: float, se: float, n: int, level: float) -> Estimate:
 
 def moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int = DEFAULT_CHUNK) -> Moments:
     """Run a term function over ``n`` seeded samples (see :mod:`dpcalc.sim.parallel`)."""
-    return run_moments(fn, int(n), seed, workers=workers, chunk=chunk)
+    return run_moments(fn, n, seed, workers=workers, chunk=chunk)
 
 
 def mean_estimate(fn: TermFn, n: int, seed: SeedLike, *, level: float = 0.999, workers: int = 1,
