@@ -210,6 +210,37 @@ def named_shapes(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+_SCALAR_ANNOTATIONS = {"float", "int", "float | None", "int | None"}
+
+
+def scalar_params(func: F) -> F:
+    """Decorator: every argument annotated ``float``/``int`` must be one number; an array of several is refused in
+    one line naming it (``q must be a scalar here (got an array of shape (3,))``) instead of a bare TypeError
+    from ``float()`` deep inside. Functions that broadcast declare ``ArrayLike`` instead."""
+    import functools
+    import inspect
+
+    signature = inspect.signature(func)
+    names = [p.name for p in signature.parameters.values() if str(p.annotation) in _SCALAR_ANNOTATIONS]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind_partial(*args, **kwargs).arguments
+        for name in names:
+            value = bound.get(name)
+            if isinstance(value, np.ndarray | list | tuple):
+                try:
+                    size = np.size(value)
+                except ValueError:  # ragged
+                    size = -1
+                if size != 1:
+                    got = f"an array of shape {np.shape(value)}" if size >= 0 else "a ragged list"
+                    raise DomainError(f"{name} must be a scalar here (got {got})")
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def elementwise(kernel: Callable[..., float], **named: ArrayLike) -> float | FloatArray:
     """Call a scalar ``kernel(**scalars)`` at every point of the broadcast of the named (validated) arguments.
 

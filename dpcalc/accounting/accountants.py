@@ -83,6 +83,7 @@ class AccountantResult:
         return self.failure is None
 
 
+@v.scalar_params
 def evaluate(name: str, sigma: float, q: float, steps: float, delta: float, **options: Any) -> AccountantResult:
     """ε under accountant ``name`` as an :class:`AccountantResult`: an accountant-specific failure (DomainError or
     InfeasibleError) becomes the result's ``failure`` instead of an exception. Invalid inputs and unknown names

@@ -222,6 +222,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     return v.scalar_or_array(v.finite_result("rdp", out, "sigma is too small for this order"))
 
 
+@v.scalar_params
 @v.named_shapes
 def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
     """:func:`sampled_gaussian` with the pre-conventions order ``(alpha, q, sigma)`` (kept so positional calls keep
@@ -284,6 +285,7 @@ def _eps_improved(r: v.FloatArray, a: v.FloatArray, d: v.FloatArray) -> v.FloatA
     return np.where(kl_ok, 0.0, eps)
 
 
+@v.scalar_params
 @v.named_shapes
 def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: Conversion = "improved",
                    warn: bool = True) -> tuple[float, float]:
@@ -315,6 +317,7 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
     return best, order
 
 
+@v.scalar_params
 @v.named_shapes
 def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, *,
                             orders: ArrayLike | None = None, method: Conversion = "improved",
@@ -328,6 +331,7 @@ def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, 
     return eps_from_curve(a, curve, delta, method=method, warn=warn)
 
 
+@v.scalar_params
 @v.named_shapes
 def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[float, float]:
     """Smallest δ at ε over the grid (Canonne, Kamath & Steinke 2020, Prop. 12):

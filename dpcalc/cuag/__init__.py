@@ -86,6 +86,7 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
     return v.scalar_or_array(s)
 
 
+@v.scalar_params
 def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
     """σ_1..σ_T of eq. (16) (array of length T)."""
     tt = v.scalar("T", v.integer_at_least("T", T, 1))
@@ -174,6 +175,7 @@ class Audit:
         return self.eps_effective / self.eps_claimed if self.eps_claimed > 0 else None
 
 
+@v.scalar_params
 def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = None, B: int | None = None,
           D: int | None = None, P: int | None = None) -> Audit:
     """The claimed budget (μ, ε(μ, δ)) against the composed schedule (μ√H_T, ε(μ√H_T, δ)).
@@ -290,6 +292,7 @@ def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> F
     raise DomainError(f"method must be 'dp-scaffold' or 'prifedsync' (got {method!r})")
 
 
+@v.scalar_params
 def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: int = 10**6) -> int:
     """The first round t (1..t_max) at which the baseline's ε reaches ``eps`` (curves increase with t)."""
     e = v.scalar("eps", v.positive("eps", eps))

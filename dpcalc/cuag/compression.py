@@ -64,6 +64,7 @@ def _round(x: float, ndigits: int, rounding: str) -> float:
                       f"(got {rounding!r})")
 
 
+@v.scalar_params
 @v.named_shapes
 def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
                rounding: Rounding = "python") -> FloatOrArray:
@@ -92,6 +93,7 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
     return v.scalar_or_array(out)
 
 
+@v.scalar_params
 @v.named_shapes
 def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
                 rounding: Rounding = "python") -> v.FloatArray:
@@ -114,11 +116,13 @@ def _layer(layer_size: float) -> int:
     return int(v.scalar("layer_size", v.integer_at_least("layer_size", layer_size, 1)))
 
 
+@v.scalar_params
 def measurement_rows(r: float, layer_size: float) -> int:
     """b = ⌊r·I⌋, the number of measurements of a layer of length I = ``layer_size`` (Algorithm 3), exactly."""
     return math.floor(_rate(r) * _layer(layer_size))
 
 
+@v.scalar_params
 def measurement_count(r: float, layer_size: float, *, as_published: bool = False) -> float:
     """Number of rows with z + 1 ones: ``I − ⌊1/r⌋·⌊rI⌋`` (corrected, seed 002 erratum E7).
 
@@ -165,6 +169,7 @@ class MeasurementMatrix:
         return np.add.reduceat(arr, self.starts)
 
 
+@v.scalar_params
 def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
     """Algorithm 3 (eq. 13) with the corrected count (E7): b = ⌊rI⌋ rows, z = ⌊1/r⌋.
 
@@ -197,6 +202,7 @@ def _basis_size(a: float) -> int:
     return n
 
 
+@v.scalar_params
 def dct_basis(a: int) -> v.FloatArray:
     """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors)."""
     n = _basis_size(a)
@@ -206,6 +212,7 @@ def dct_basis(a: int) -> v.FloatArray:
     return psi
 
 
+@v.scalar_params
 def dft_basis(a: int) -> np.ndarray:
     """Unitary DFT basis ψ (a × a complex)."""
     n = _basis_size(a)
@@ -232,12 +239,14 @@ def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
     return float(math.sqrt(s.shape[0]) * np.max(np.abs((p / pn) @ (s / sn))))
 
 
+@v.scalar_params
 def coherence_bounds(a: int) -> tuple[float, float]:
     """(1, √a): range of eq. (14) for an orthonormal basis ψ (Σ_j |⟨φ_i, ψ_j⟩|² = ‖φ_i‖² forces max >= ‖φ_i‖/√a)."""
     n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
     return 1.0, math.sqrt(n)
 
 
+@v.scalar_params
 def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -> float:
     """v(φ, ψ) of Algorithm 3's φ (rate r, length a) against the DFT or DCT basis, computed by eq. (14).
 
@@ -291,6 +300,7 @@ def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayL
     return int(sum(math.floor(Fraction(repr(float(r))) * n) for r, n in zip(rates, sizes, strict=True)))
 
 
+@v.scalar_params
 @v.named_shapes
 def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None,
                T: float = PAPER_ROUNDS, *, copies: int = 1, bytes_per_param: int = BYTES_PER_PARAM) -> float:

@@ -191,6 +191,7 @@ def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") ->
     return evaluate(sigma_x, sigma_z, units=units).utility
 
 
+@v.scalar_params
 def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
     """The n x n matrix with ``var`` on the diagonal and ``cov`` elsewhere (Cases 2 and 3)."""
     nn = int(v.scalar("n", v.integer_at_least("n", n, 2)))

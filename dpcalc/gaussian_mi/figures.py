@@ -37,11 +37,13 @@ class FigureData:
     seed: int | None = None
 
 
+@v.scalar_params
 def figure_eps(number: int) -> np.ndarray:
     """The ε values (bits) of a figure: 1, 3, 4, 5, 8, 10 for Fig. 6; 1..10 otherwise."""
     return np.array([1, 3, 4, 5, 8, 10.0]) if number == 6 else np.arange(1.0, 11.0)
 
 
+@v.scalar_params
 def figure_data(number: int, seed: int = DEFAULT_SEED) -> FigureData:
     """The series of Fig. ``number`` (4, 5, 6 or 7); ``seed`` draws Fig. 4's random variances."""
     if number not in FIGURES:

@@ -381,6 +381,7 @@ def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray
     return v.scalar_or_array((1.0 - et) * c + et * w)
 
 
+@v.scalar_params
 @v.named_shapes
 def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> v.FloatArray:
     """Thresholds C_1..C_{T+1} from (5.18) for norms ‖w_t‖ of shape (T,) or (T, N clients).

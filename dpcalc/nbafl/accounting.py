@@ -91,6 +91,7 @@ def _core_sigma(name: str, eps: float, steps: int, delta: float) -> float:
 _BOUNDS = {"rdp": "upper", "analytic": "exact", "gdp": "exact", "pld": "upper"}
 
 
+@v.scalar_params
 def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int = 1, c_scale: float = 1.0,
                         accountants: tuple[str, ...] | None = None) -> AccountingComparison:
     """The paper's σ_U vs what each accountant certifies and needs (module doc). ``accountants`` defaults to

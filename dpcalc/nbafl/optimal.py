@@ -72,6 +72,7 @@ def local_minima(curve: ArrayLike, xs: ArrayLike) -> tuple[int, ...]:
     return tuple(int(t) for t in x[mask])
 
 
+@v.scalar_params
 def lambert_w0_exp(y: float) -> float:
     """W₀(e^y) for real y (the x > 0 with x + ln x = y), by Newton from a safe start; no overflow for large y."""
     x = y - math.log(y) if y > 1.0 else math.exp(y) / (1.0 + math.exp(y)) if y > -700 else math.exp(y)
@@ -88,6 +89,7 @@ def lambert_w0_exp(y: float) -> float:
     return x
 
 
+@v.scalar_params
 def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> float:
     """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (003-10)."""
     e = v.scalar("eps", v.positive("eps", eps))
@@ -118,6 +120,7 @@ def _golden(f: object, lo: float, hi: float, iters: int = 90) -> float:
     return 0.5 * (a + b)
 
 
+@v.scalar_params
 def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothness: float, dissimilarity: float,
               prox_mu: float, theta: float, C: float, m: float, N: float, c_scale: float = 1.0, t_max: int = 1000,
               as_published: bool = True) -> OptimalT:
@@ -148,6 +151,7 @@ def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothne
     return OptimalT(t_int, float(curve[i]), t_cont, f(t_cont), local_minima(curve, ts), lam_t, tm, curve)
 
 
+@v.scalar_params
 def k_domain_min(eps: float, T: float, N: float) -> int:
     """Smallest integer K with K > N(1 − e^{−ε/T}) (eq. 7's domain), at least 1."""
     e = v.scalar("eps", v.positive("eps", eps))
@@ -162,6 +166,7 @@ def k_domain_min(eps: float, T: float, N: float) -> int:
     return k
 
 
+@v.scalar_params
 def optimal_k(eps: float, delta: float, *, T: float, pl: float, lipschitz: float, smoothness: float,
               dissimilarity: float, prox_mu: float, theta: float, C: float, m: float, N: float,
               c_scale: float = 1.0) -> OptimalK:

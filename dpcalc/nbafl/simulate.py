@@ -113,6 +113,7 @@ class SimulationResult:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
+@v.scalar_params
 def noise_schedule(cfg: SimulationConfig, eps: float) -> tuple[np.ndarray, np.ndarray]:
     """(σ_U, σ_D) for every simulated T at this ε (L = T unless fixed; eq. 5 or eq. 7 for σ_D)."""
     from dpcalc.nbafl.noise import client_sigma, server_sigma
@@ -162,6 +163,7 @@ def _run(args: tuple[SimulationConfig, int, int, np.ndarray, np.ndarray]) -> np.
         return _task(*args)
 
 
+@v.scalar_params
 def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound: BoundConstants | None = None,
              progress: Callable[[int, int], None] | None = None) -> SimulationResult:
     """Run the simulation (module doc); ``progress(done, total)`` is called after each task in this process.

@@ -72,7 +72,7 @@ def column(formula_id: str, name: str, *, key: str | None = None, unit: str | No
     """
     from dpcalc.catalog import raw
 
-    entry = raw.entry(formula_id)
+    entry = raw.entry(v.text("formula_id", formula_id))
     if entry is None:
         raise UnknownNameError(f"unknown formula id {formula_id!r}")
     quantities = {q["name"]: q for q in entry["inputs"]}
@@ -95,6 +95,7 @@ def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Ma
     """
     from dpcalc.catalog import raw
 
+    v.text("formula_id", formula_id)
     if names is None:
         entry = raw.entry(formula_id)
         if entry is None:

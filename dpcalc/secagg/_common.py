@@ -69,6 +69,7 @@ def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str 
     return convert(x, normalization=normalization, target="sec5", B=B, name=name)
 
 
+@v.scalar_params
 @v.named_shapes
 def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> v.FloatArray:
     """A finite, square, symmetric (within round-off) matrix, returned symmetrised."""

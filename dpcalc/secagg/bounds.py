@@ -153,6 +153,7 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     return v.scalar_or_array(v.finite_result("rdp", 2.0 * a * c * c / (denom * n * s2), "sigma2 is too small"))
 
 
+@v.scalar_params
 def table1_alpha_max(row: str, N: float, sigma2: float, B: float, C: float, D: float, *,
                      as_published: bool = False) -> float:
     """Upper end of the order range of a Table-1 row (inf for the Gaussian rows)."""
@@ -196,6 +197,7 @@ def _convert(rdp: v.FloatArray, a: v.FloatArray, delta: float, method: str) -> v
     return out
 
 
+@v.scalar_params
 @v.named_shapes
 def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Method = "lemma1",
                 rounds: int = 1) -> DPGuarantee:
@@ -217,6 +219,7 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
     return DPGuarantee(float(eps[i]), d, float(a[i]), float(r[i] * t), method, t)
 
 
+@v.scalar_params
 @v.named_shapes
 def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
                method: Method = "lemma1", rounds: int = 1) -> DPGuarantee:
@@ -301,6 +304,7 @@ _TABLE1_NOTES = {
 }
 
 
+@v.scalar_params
 def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
     """One row of Table 1 (see :func:`table1`)."""
@@ -337,6 +341,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
     return Table1Entry(row, update, noise, True, eps, g.alpha, eps_prime, note)
 
 
+@v.scalar_params
 def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, *, method: Method = "lemma1",
            rounds: int = 1, as_published: bool = False) -> tuple[Table1Entry, ...]:
     """Every row of Table 1 (seed 004) at one setting: ε at δ minimised over α, after ``rounds`` rounds.
@@ -351,6 +356,7 @@ def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, 
                  for r in TABLE1_ROWS)
 
 
+@v.scalar_params
 def table1_eps(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> float:
     """ε of one Table-1 row; :class:`InfeasibleError` for the rows with no DP guarantee (they have no number)."""

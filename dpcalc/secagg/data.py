@@ -60,6 +60,7 @@ def load_gradients(path: str | Path) -> list[v.FloatArray]:
     raise DomainError(f"gradients: {str(path)!r} must be K × D or N × K × D (got shape {arr.shape})")
 
 
+@v.scalar_params
 def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
     """Every column has norm <= C (clip before, as Assumption 1 requires)."""
     norms = np.sqrt(np.einsum("ij,ij->j", g, g))
@@ -69,6 +70,7 @@ def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
                           f"gradients to norm C first (Assumption 1)")
 
 
+@v.scalar_params
 @v.named_shapes
 def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> v.FloatArray:
     """Σ = G Gᵀ/D (``"sec4"``, eq. 16) or G Gᵀ/(BD) (``"sec5"``, Sec. 5.1), K × K, uncentred."""
@@ -85,6 +87,7 @@ def _need_b(B: float | None) -> float:
     return float(batch(B))
 
 
+@v.scalar_params
 @v.named_shapes
 def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, smallest_only: bool = False
                 ) -> v.FloatArray:
@@ -124,6 +127,7 @@ class GradientRDP:
     D: int
 
 
+@v.scalar_params
 @v.named_shapes
 def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: float, C: float, *,
                             form: Form = "simplified") -> GradientRDP:
@@ -166,6 +170,7 @@ def _column_space(g: v.FloatArray) -> tuple[v.FloatArray, int]:
     return u, int(np.sum(s > cut))
 
 
+@v.scalar_params
 @v.named_shapes
 def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> SpanCheck:
     """Theorem 1: ``g_new ∈ span(columns of G_all)`` (G_all = all users' per-sample gradients side by side, K × M).
@@ -198,6 +203,7 @@ def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
     return u[:, :r]
 
 
+@v.scalar_params
 @v.named_shapes
 def projected_eigenvalues(G: ArrayLike, basis: ArrayLike, *, normalization: str, B: float | None = None
                           ) -> v.FloatArray:
@@ -226,6 +232,7 @@ class AggregatePair:
         return max(float(self.forward), float(self.backward))
 
 
+@v.scalar_params
 def aggregate_covariance(G_users: Sequence[v.FloatArray], B: float, *, noise: str = "none", sigma2: float = 0.0
                          ) -> v.FloatArray:
     """Covariance of the aggregate ``Σ_j G_j w_j`` under Gaussian sampling: Σ_j G_jG_jᵀ/(BD) (= Σ_j Σ_j^{sec4}/B =
@@ -248,6 +255,7 @@ def aggregate_covariance(G_users: Sequence[v.FloatArray], B: float, *, noise: st
     return total
 
 
+@v.scalar_params
 @v.named_shapes
 def exact_aggregate_divergence(G_users: Sequence[ArrayLike], user: int, sample: int, g_new: ArrayLike,
                                alpha: ArrayLike, B: float, *, noise: str = "none", sigma2: float = 0.0

@@ -40,6 +40,7 @@ def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.
     return lam[k], s2
 
 
+@v.scalar_params
 @v.named_shapes
 def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + ΔΣ after WF-NA: max(λ_k, σ²) (Fig. 4;
@@ -48,6 +49,7 @@ def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.
     return np.maximum(lam, s2)
 
 
+@v.scalar_params
 @v.named_shapes
 def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + σ²I (isotropic noise, Fig. 4): λ_k + σ²."""
@@ -82,6 +84,7 @@ def _fill(cov: v.FloatArray, s2: float) -> tuple[v.FloatArray, v.FloatArray]:
     return (u * gap) @ u.T, w
 
 
+@v.scalar_params
 @v.named_shapes
 def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float | None = None,
                   blocks: int | None = None) -> WaterFilling:

@@ -37,11 +37,13 @@ def _estimate(value: float, se: float, n: int, level: float) -> Estimate:
     return Estimate(float(value), float(se), float(value - z * se), float(value + z * se), int(n))
 
 
+@v.scalar_params
 def moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int = DEFAULT_CHUNK) -> Moments:
     """Run a term function over ``n`` seeded samples (see :mod:`dpcalc.sim.parallel`)."""
     return run_moments(fn, n, seed, workers=workers, chunk=chunk)
 
 
+@v.scalar_params
 def mean_estimate(fn: TermFn, n: int, seed: SeedLike, *, level: float = 0.999, workers: int = 1,
                   scale: float = 1.0, chunk: int = DEFAULT_CHUNK) -> Estimate:
     """Mean (× ``scale``) of the i.i.d. terms ``fn(rng, size)`` with a normal-approximation CI."""
@@ -68,6 +70,7 @@ def _channel_terms(rng: np.random.Generator, size: int, signal_std: float, noise
     return y
 
 
+@v.scalar_params
 def gaussian_channel_mi(signal_var: float, noise_var: float, n: int, seed: SeedLike, *, dims: float = 1.0,
                         level: float = 0.999, workers: int = 1) -> Estimate:
     """I(X; X + Z) in nats for X ~ N(0, signal_var), Z ~ N(0, noise_var) per coordinate, × ``dims`` coordinates.
@@ -91,6 +94,7 @@ def _vector_terms(rng: np.random.Generator, size: int, lx: np.ndarray, lz: np.nd
     return np.asarray(-0.5 * np.sum(zeta * zeta, axis=0) + 0.5 * np.sum(a * a, axis=0) + 0.5 * logdet_ratio)
 
 
+@v.scalar_params
 def gaussian_vector_mi(cov_x: ArrayLike, cov_z: ArrayLike, n: int, seed: SeedLike, *, level: float = 0.999,
                        workers: int = 1) -> Estimate:
     """I(X; X + Z) in nats for X ~ N(0, Σx), Z ~ N(0, Σz) (positive definite Σz), by sampling log-density ratios.
@@ -158,6 +162,7 @@ def _weights(weights: ArrayLike) -> np.ndarray:
     return np.atleast_1d(v.vector("weights", np.atleast_1d(v.as_array("weights", weights)), 0.0))
 
 
+@v.scalar_params
 def aggregation_cmi(weights: ArrayLike, i: int, signal_std: ArrayLike, n: int, seed: SeedLike, *,
                     server_sigma: float = 0.0, client_sigmas: ArrayLike = 0.0, dims: float = 1.0,
                     level: float = 0.999, workers: int = 1) -> Estimate:
@@ -189,6 +194,7 @@ def _distortion_terms(rng: np.random.Generator, size: int, weights: np.ndarray, 
     return np.asarray(diff * diff)
 
 
+@v.scalar_params
 def aggregation_distortion(weights: ArrayLike, n: int, seed: SeedLike, *, signal_std: ArrayLike = 1.0,
                            server_sigma: float = 0.0, client_sigmas: ArrayLike = 0.0, dims: float = 1.0,
                            level: float = 0.999, workers: int = 1) -> Estimate:
@@ -245,6 +251,7 @@ def _hockey_terms(rng: np.random.Generator, size: int, pair: MechanismPair, eps:
     return out
 
 
+@v.scalar_params
 def hockey_stick_delta(pair: MechanismPair, eps: float, n: int, seed: SeedLike, *, importance: bool = True,
                        level: float = 0.999, workers: int = 1) -> Estimate:
     """δ(ε) = E_P[(1 − e^{ε−L})₊] (hockey-stick divergence H_{e^ε}(P‖Q)), with importance sampling if the pair
@@ -258,6 +265,7 @@ def _renyi_terms(rng: np.random.Generator, size: int, pair: MechanismPair, alpha
     return np.exp((alpha - 1.0) * pair.privacy_loss(x) - shift)
 
 
+@v.scalar_params
 def renyi_divergence(pair: MechanismPair, alpha: float, n: int, seed: SeedLike, *, shift: float = 0.0,
                      level: float = 0.999, workers: int = 1) -> Estimate:
     """D_α(P‖Q) = ln E_P[e^{(α−1)L}] / (α − 1), α > 1, by sampling from P (CI by the monotone map of the mean's
@@ -335,6 +343,7 @@ class SubsampledGaussianPair(MechanismPair):
         return np.asarray(-0.5 * (x / self.sigma) ** 2)
 
 
+@v.scalar_params
 def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
     """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018), for checking the estimators: the one privacy
     profile kernel, :func:`dpcalc.accounting.gdp.delta` at μ = Δ/σ."""
@@ -403,6 +412,7 @@ class ChannelCurve:
         return _estimate(root, se, self.moments.n, self.level)
 
 
+@v.scalar_params
 def gaussian_channel_curve(signal_std: float, n: int, seed: SeedLike, *, level: float = 0.999,
                            workers: int = 1) -> ChannelCurve:
     """Draw n samples (2 Gaussians each) and return the :class:`ChannelCurve` for signal std ``signal_std``."""

@@ -1,0 +1,76 @@
+"""Fuzz every public ``dpcalc`` library function and hold the contract (see ``tests/fuzz_library.py``).
+
+Budget: ``DPCALC_FUZZ_LIBRARY_EXAMPLES`` calls per function (default 8, a few seconds in all); a deep run is
+``DPCALC_FUZZ_LIBRARY_EXAMPLES=1000 python -m pytest -n 1 tests/test_fuzz_library.py`` or, to tally every class
+without stopping at the first, ``python tests/fuzz_library.py 1000``. Derandomized unless ``DPCALC_FUZZ_RANDOM=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fuzz_library import Function, call, call_for, functions, paths_for, violations
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+EXAMPLES = int(os.environ.get("DPCALC_FUZZ_LIBRARY_EXAMPLES", "8"))
+RANDOM = os.environ.get("DPCALC_FUZZ_RANDOM", "") == "1"
+FUNCTIONS = functions()
+PATHS = paths_for(Path(tempfile.mkdtemp(prefix="dpcalc-libfuzz-")) / "in")
+
+
+def test_the_public_api_is_discovered() -> None:
+    names = {f.qualname for f in FUNCTIONS}
+    assert {"dpcalc.midp.server_sigma", "dpcalc.accounting.calibrate.sigma_for_eps", "dpcalc.secagg.table1",
+            "dpcalc.gaussian_mi.case3_optimum", "dpcalc.nbafl.optimal_t", "dpcalc.cuag.audit"} <= names
+    called = [f for f in FUNCTIONS if not f.skip_reason]
+    assert len(called) >= 180, len(called)
+
+
+# Open classes owned by another change in progress (reported to the lead; remove an entry once it passes).
+KNOWN_OPEN = {
+    "dpcalc.accounting.pld.delta_upper": "pld.py (PLD helper): arrays for scalar parameters raise TypeError",
+    "dpcalc.accounting.pld.epsilon_subsampled_gaussian": "pld.py (PLD helper): arrays raise TypeError",
+    "dpcalc.accounting.pld.sigma_for_eps": "pld.py (PLD helper): arrays raise TypeError",
+}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=[f.qualname.removeprefix("dpcalc.") for f in FUNCTIONS])
+def test_contract_holds(function: Function, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if function.skip_reason:
+        pytest.skip(function.skip_reason)
+    if function.qualname in KNOWN_OPEN:
+        pytest.xfail(KNOWN_OPEN[function.qualname])
+    monkeypatch.chdir(tmp_path)  # anything written by a relative name lands here
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=not RANDOM,
+              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        args, kwargs = data.draw(call_for(function, PATHS), label="call")
+        problems = violations(function, call(function, args, kwargs), kwargs)
+        assert not problems, f"{function.qualname}(**{kwargs!r}): {problems}"
+
+    check()
+
+
+# Calls the deep runs found (each a class fixed at its root); they run on every suite run.
+REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
+    ("dpcalc.accounting.calibrate.sigma_for_eps", {"eps": [1.0, 2.0], "delta": 1e-5, "q": [0.01, 0.1, 0.2],
+                                                    "steps": 100}),  # shapes clash: a named one-line error
+    ("dpcalc.accounting.rdp.subsampled_gaussian_curve", {"q": 0.1, "sigma": 5e-324}),  # ZeroDivisionError
+    ("dpcalc.cuag.sigma_schedule", {"mu": 0.5, "lam": [0.1, 0.2], "B": 50, "D": 500, "T": 3, "P": 1}),  # TypeError
+]
+_BY_NAME = {f.qualname: f for f in FUNCTIONS}
+
+
+@pytest.mark.parametrize("qualname, kwargs", REGRESSIONS, ids=[f"{q.removeprefix('dpcalc.')}-{i}"
+                                                               for i, (q, _) in enumerate(REGRESSIONS)])
+def test_regression_calls(qualname: str, kwargs: dict[str, Any]) -> None:
+    function = _BY_NAME[qualname]
+    problems = violations(function, call(function, [], kwargs), kwargs)
+    assert not problems, f"{qualname}(**{kwargs!r}): {problems}"
