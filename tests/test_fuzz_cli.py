@@ -58,6 +58,7 @@ def test_contract_holds(command: object) -> None:
 REGRESSIONS: list[list[str]] = [
     ["cuag", "uplink", "--model", "0.5"],  # the error named the library's layer_sizes, not --model
     ["gdp", "clt", "--q", "0.01", "-z", "-1,1.1", "--steps", "10"],  # named sigma, not --noise-multiplier
+    ["secagg", "divergence", "--dmu", "10", "--lam1", "10", "--lam2", "1", "--json"],  # JSON inf without reason
     ["cuag", "uplink", "--rounds", "0.5"],  # named the library's T, not --rounds
     ["gauss", "figure", "4", "--seed", "-2679"],  # traceback: SeedSequence's ValueError
     ["account", "-z", "1,5e-324,1", "--q", "0.1", "--steps", "1", "--delta", "1e-10", "-a", "rdp"],  # ZeroDivision

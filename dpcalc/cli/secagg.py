@@ -223,6 +223,7 @@ def divergence_command(
             Column("logdet_term", "term II (nats)", r"$\mathrm{II}$", unit="nats")]
     return Result(columns=cols, rows=rows, title="Rényi divergence between Gaussians (eq. 22)",
                   note=res.reason or "Σ_α positive definite at every order.",
+                  warnings=[res.reason] if res.reason else [],  # the reason for an inf travels with it (JSON too)
                   formula="secagg.renyi_gaussian_codiagonal")
 
 
