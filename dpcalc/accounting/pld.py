@@ -715,7 +715,7 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     off = math.fsum(c * d.c for d, c in ups)  # the composed lattice's offset: index k is loss k·h + off
     kk_lo = math.floor((lo_w - off) / h)
     need = math.ceil((hi - off) / h) - kk_lo + 1
-    _check_points(need, "the composed privacy loss", h)
+    _check_points(need, f"the composed privacy loss of the schedule (steps = {sum(c for _, c in ups)})", h)
     n = _fft_len(need)
     x_hi = (kk_lo + n - 1) * h + off
     # upper: composed mass at +∞ and P(S > window) by Chernoff
@@ -893,6 +893,7 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     return DeltaBracket(max(lows), du, e, worst, h, n)
 
 
+@v.scalar_params
 def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     """Certified upper bound on δ(ε) of ``steps`` Poisson-subsampled Gaussian steps (the catalog's and the verify
     recipe's entry point; ``delta_for_eps`` gives the whole bracket)."""
@@ -900,6 +901,7 @@ def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     return delta_for_eps([Step(float(sigma), float(q), t)], eps).delta_upper
 
 
+@v.scalar_params
 def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: float, *,
                                 rtol: float | None = None) -> EpsBracket:
     """ε bracket of ``steps`` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q) at δ."""
@@ -907,6 +909,7 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     return epsilon([Step(float(sigma), float(q), t)], delta, rtol=rtol)
 
 
+@v.scalar_params
 def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, rtol: float | None = None,
                   sigma_rtol: float = 1e-3) -> float:
     """Smallest noise multiplier σ (within ``sigma_rtol`` relative, safe side) whose certified ε_upper ≤ ``eps``.

@@ -26,6 +26,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcalc.errors import DomainError
+
 __all__ = ["Kind", "cell", "column_cells", "latex_text"]
 
 Kind = Literal["text", "latex", "csv", "json"]
@@ -34,6 +36,14 @@ NONE_TEXT = "—"  # not applicable to this row (e.g. no Rényi order for a non-
 
 
 # ------------------------------------------------------------------------------------------ one cell
+
+def _check_number(number: str) -> None:
+    """A column's number format must format a float (``.4g``, ``.3e``, ``,.2f`` …): one-line error otherwise."""
+    if number:
+        try:
+            format(1.5, number)
+        except (ValueError, TypeError):
+            raise DomainError(f"number must be a float format spec such as '.4g'; got {number!r}") from None
 
 
 def clean(value: Any, integer: bool = False) -> Any:
@@ -160,6 +170,10 @@ def csv_cell(value: Any, integer: bool = False) -> str:
 
 def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str:
     """The reference text of one cell in a format of ``kind`` (``number`` applies to text and LaTeX only)."""
+    _check_number(number)
+    if isinstance(value, np.ndarray | list | tuple) and np.size(np.asarray(value, dtype=object)) != 1:
+        raise DomainError(f"value must be one cell (a number, a text or None); got a {type(value).__name__} of "
+                          f"{len(value)} items (column_cells formats a column)")
     if kind == "text":
         return text_cell(value, integer, number)
     if kind == "latex":
@@ -246,6 +260,9 @@ def column_cells(values: Sequence[Any] | NDArray[np.float64], kind: Kind, intege
                  number: str = "") -> list[str]:
     """The cells of a column chunk: a float64 array or a list of plain floats by :func:`float_cells`,
     anything else cell by cell (:func:`cell`). Equal, string for string, to ``[cell(x, …) for x in values]``."""
+    if not isinstance(values, np.ndarray | Sequence) or isinstance(values, str | bytes):
+        raise DomainError(f"values must be a column (a list or an array of cells); got {type(values).__name__}")
+    _check_number(number)
     if isinstance(values, np.ndarray):
         return float_cells(np.ascontiguousarray(values, dtype=np.float64).ravel(), kind, integer, number)
     if is_plain(values):
