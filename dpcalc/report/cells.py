@@ -171,9 +171,9 @@ def csv_cell(value: Any, integer: bool = False) -> str:
 def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str:
     """The reference text of one cell in a format of ``kind`` (``number`` applies to text and LaTeX only)."""
     _check_number(number)
-    if isinstance(value, np.ndarray | list | tuple) and np.size(np.asarray(value, dtype=object)) != 1:
-        raise DomainError(f"value must be one cell (a number, a text or None); got a {type(value).__name__} of "
-                          f"{len(value)} items (column_cells formats a column)")
+    if isinstance(value, np.ndarray) and value.ndim:  # a list cell is text ("[0.5, 0.3]"); an array is a column
+        raise DomainError(f"value must be one cell (a number, a text, a list or None); got an array of shape "
+                          f"{value.shape} (column_cells formats a column)")
     if kind == "text":
         return text_cell(value, integer, number)
     if kind == "latex":
