@@ -7,6 +7,7 @@ NaN or inf. Messages name the parameter and the allowed range, e.g.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -181,15 +182,24 @@ F = TypeVar("F", bound=Callable[..., Any])
 _SHAPE_ERRORS = ("could not be broadcast", "shape mismatch", "non-broadcastable")
 
 
+@functools.cache
+def _signature(func: Callable[..., Any]) -> Any:
+    """``inspect.signature(func)``, computed on first use (not at import: the decorators below wrap ~200 functions)."""
+    import inspect
+
+    return inspect.signature(func)
+
+
+@functools.cache
+def _scalar_names(func: Callable[..., Any]) -> tuple[str, ...]:
+    """The parameters of ``func`` annotated as one number (``float``/``int``, optionally ``| None``)."""
+    return tuple(p.name for p in _signature(func).parameters.values() if str(p.annotation) in _SCALAR_ANNOTATIONS)
+
+
 def named_shapes(func: F) -> F:
     """Decorator: a NumPy broadcasting failure inside ``func`` becomes a one-line :class:`DomainError` naming the
     arguments whose shapes clash (``eps and d: shapes (3,) and (4,) do not broadcast``) instead of NumPy's bare
     "operands could not be broadcast together". Free on success (only a failing call inspects its arguments)."""
-    import functools
-    import inspect
-
-    signature = inspect.signature(func)
-
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -197,7 +207,7 @@ def named_shapes(func: F) -> F:
         except ValueError as exc:
             if isinstance(exc, DomainError) or not any(s in str(exc) for s in _SHAPE_ERRORS):
                 raise
-            bound = signature.bind_partial(*args, **kwargs)
+            bound = _signature(func).bind_partial(*args, **kwargs)
             shaped: dict[str, Any] = {}
             for name, value in bound.arguments.items():
                 if isinstance(value, np.ndarray | list | tuple) or isinstance(value, float | int | np.number):
@@ -217,16 +227,11 @@ def scalar_params(func: F) -> F:
     """Decorator: every argument annotated ``float``/``int`` must be one number; an array of several is refused in
     one line naming it (``q must be a scalar here (got an array of shape (3,))``) instead of a bare TypeError
     from ``float()`` deep inside. Functions that broadcast declare ``ArrayLike`` instead."""
-    import functools
-    import inspect
-
-    signature = inspect.signature(func)
-    names = [p.name for p in signature.parameters.values() if str(p.annotation) in _SCALAR_ANNOTATIONS]
-
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        signature = _signature(func)
         bound = signature.bind_partial(*args, **kwargs).arguments
-        for name in names:
+        for name in _scalar_names(func):
             value = bound.get(name)
             if isinstance(value, np.ndarray | list | tuple):
                 try:
