@@ -16,16 +16,15 @@ import json
 import math
 import os
 import re
-import signal
 import sys
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import typer.main
+from call_limits import Slow, limits
 from hypothesis import strategies as st
 
 from dpcalc.cli import main as cli_main
@@ -244,24 +243,6 @@ def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[s
 # ------------------------------------------------------------------------------------------ running
 
 
-class Slow(BaseException):
-    """A vector ran longer than SECONDS_PER_VECTOR."""
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    def handler(signum: int, frame: Any) -> None:
-        raise Slow(f"more than {seconds:g} s")
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 @dataclass
 class Outcome:
     argv: list[str]
@@ -284,7 +265,7 @@ def invoke(argv: list[str]) -> Outcome:
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                with _time_limit(SECONDS_PER_VECTOR):
+                with limits(SECONDS_PER_VECTOR):
                     cli_main.main()
                 code = 0
             except SystemExit as exc:

@@ -17,7 +17,6 @@ NaN, never a hang (``DPCALC_FUZZ_LIBRARY_SECONDS`` per call, default 10) and nev
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import enum
 import importlib
@@ -26,8 +25,6 @@ import math
 import os
 import pkgutil
 import re
-import resource
-import signal
 import typing
 import warnings
 from collections.abc import Callable, Iterator
@@ -36,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from call_limits import Slow, limits
 from hypothesis import strategies as st
 
 import dpcalc
@@ -251,39 +249,6 @@ def call_for(draw: Any, function: Function, paths: list[str]) -> tuple[list[Any]
 # ------------------------------------------------------------------------------------------ running
 
 
-class Slow(BaseException):
-    """A call ran longer than SECONDS_PER_CALL."""
-
-
-def _vm_bytes() -> int:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[0]) * resource.getpagesize()
-    except OSError:
-        return 0
-
-
-@contextlib.contextmanager
-def limits(seconds: float = SECONDS_PER_CALL, memory: int = MEMORY_PER_CALL) -> Iterator[None]:
-    """A wall-time limit (SIGALRM → :class:`Slow`) and an address-space limit (→ MemoryError) for one call."""
-    def handler(signum: int, frame: Any) -> None:
-        raise Slow(f"more than {seconds:g} s")
-
-    old_handler = signal.signal(signal.SIGALRM, handler)
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = _vm_bytes() + memory
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
 @dataclass
 class Outcome:
     value: Any = None
@@ -297,7 +262,8 @@ def call(function: Function, args: list[Any], kwargs: dict[str, Any]) -> Outcome
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            with limits():  # NumPy's default error state: what a user of the library sees
+            # NumPy's default error state: what a user of the library sees
+            with limits(SECONDS_PER_CALL, MEMORY_PER_CALL):
                 out.value = function.fn(*args, **kwargs)
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
