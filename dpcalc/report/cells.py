@@ -174,6 +174,16 @@ def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str
     if isinstance(value, np.ndarray) and value.ndim:  # a list cell is text ("[0.5, 0.3]"); an array is a column
         raise DomainError(f"value must be one cell (a number, a text, a list or None); got an array of shape "
                           f"{value.shape} (column_cells formats a column)")
+    return _cell(value, kind, integer, number)
+
+
+def cells_of(values: Sequence[Any], kind: Kind, integer: bool = False, number: str = "") -> list[str]:
+    """:func:`cell` of each value, the format spec checked once (the per-cell path of mixed columns)."""
+    _check_number(number)
+    return [_cell(x, kind, integer, number) for x in values]
+
+
+def _cell(value: Any, kind: Kind, integer: bool, number: str) -> str:
     if kind == "text":
         return text_cell(value, integer, number)
     if kind == "latex":
@@ -267,7 +277,7 @@ def column_cells(values: Sequence[Any] | NDArray[np.float64], kind: Kind, intege
         return float_cells(np.ascontiguousarray(values, dtype=np.float64).ravel(), kind, integer, number)
     if is_plain(values):
         return float_cells(np.array(values, dtype=np.float64), kind, integer, number)
-    return [cell(x, kind, integer, number) for x in values]
+    return cells_of(values, kind, integer, number)
 
 
 def is_plain(values: Sequence[Any] | NDArray[np.float64]) -> bool:

@@ -140,7 +140,7 @@ class _Cells:
             return cells.float_cells(np.asarray(values, dtype=np.float64).ravel(), self.kind, c.integer, c.number)
         if self.kind == "csv":
             return [cells.csv_value(x, c.integer) for x in values]  # the csv module quotes them
-        return [cells.cell(x, self.kind, c.integer, c.number) for x in values]
+        return cells.cells_of(values, self.kind, c.integer, c.number)
 
     def _values(self, start: int, stop: int) -> list[Any]:
         block, key = self.rows[start:stop], self.column.key
