@@ -208,6 +208,14 @@ def rdp_log_a(q: float, sigma: float, alpha: float, dps: int = DPS) -> Any:
             y = qq * mp.expm1((2 * z - 1) / (2 * s * s))
             return mp.npdf(z, 0, s) * (mp.expm1(a * mp.log1p(y)) - a * y)
 
+        # Fast path: Gauss-Legendre on [−40σ, 0, α, α + 40σ]. The dropped tails are below e^{−600} relative (the
+        # integrand is at most (1 + α)·N(0, σ²) left of −40σ and 2^α·q^α e^{(α²−α)/(2σ²)}·N(α, σ²) right of
+        # α + 40σ), far under 10^{−dps} for α <= 256. Accepted only when mpmath's error estimate is below
+        # 10^{−dps} of the value; else the slower tanh-sinh over the original ten breakpoints (the same integral).
+        lo, hi = -40 * s, max(a, mp.mpf(1)) + 40 * s
+        val, err = mp.quad(f, sorted({lo, mp.mpf(0), a, hi}), method="gauss-legendre", error=True)
+        if val > 0 and err <= mp.mpf(10) ** (-dps) * val:
+            return +mp.log1p(val)
         pts = sorted({-mp.inf, -20 * s, -5 * s, mp.mpf(0), mp.mpf(0.5), a - 5 * s, a, a + 5 * s, a + 20 * s,
                       mp.inf})
         return +mp.log1p(mp.quad(f, pts))
