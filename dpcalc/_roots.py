@@ -65,6 +65,11 @@ def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: fl
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             c = la - fl * (ha - la) / (fh - fl)
         mid = 0.5 * (la + ha)
+        # a false-position point within half the tolerance of an end is moved that far inside: once one end sits on
+        # the root (to the tolerance), the next point lands just past it and closes the bracket, instead of the far
+        # end creeping in by bisection (issue 15: 33 → 12 accountant evaluations per RDP calibration)
+        half = 0.5 * (rtol * np.maximum(np.abs(la), np.abs(ha)) + atol)
+        c = np.clip(c, la + half, ha - half)
         use_mid = ~known[active] | ~np.isfinite(c) | (c <= la) | (c >= ha) | (it % 4 == 3)
         c = np.where(use_mid, mid, c)
         fc = sign * np.asarray(f(c, active), dtype=np.float64)
@@ -72,8 +77,10 @@ def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: fl
         fc_fin = np.where(np.isfinite(fc), fc, np.where(right, -np.inf, np.inf))
         lo[active] = np.where(right, c, la)
         hi[active] = np.where(right, ha, c)
-        new_fl = np.where(right, fc_fin, np.where(last[active] == -1, 0.5 * fl, fl))
-        new_fh = np.where(right, np.where(last[active] == 1, 0.5 * fh, fh), fc_fin)
+        # Illinois: an end kept twice in a row gets its stored value halved (hi kept when lo moves again, and vice
+        # versa), so the next false-position point crosses the root and the kept end moves too
+        new_fl = np.where(right, fc_fin, np.where(last[active] == 1, 0.5 * fl, fl))
+        new_fh = np.where(right, np.where(last[active] == -1, 0.5 * fh, fh), fc_fin)
         flo[active], fhi[active] = new_fl, new_fh
         last[active] = np.where(right, -1, 1)
         known[active] = known[active] | np.isfinite(fc)

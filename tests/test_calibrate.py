@@ -85,3 +85,30 @@ def test_calibration_always_conservative_and_tight(eps: float, log_q: float, ste
             return  # a target outside [ε(1e6), ε(1e-3)]: reported, not silently wrong
         assert acc.eps(s, q, steps, delta)[0] <= eps
         assert acc.eps(s * (1 - 1e-8), q, steps, delta)[0] > eps
+
+
+@pytest.mark.parametrize(("eps", "delta", "q", "steps", "most"),
+                         [(1.0, 1e-5, 0.01, 1000, 18), (0.5, 1e-8, 0.3, 50, 18)])
+def test_rdp_calibration_evaluation_count(eps: float, delta: float, q: float, steps: int, most: int) -> None:
+    """Issue 15: the shared root finder's Illinois step halved the wrong end and let the far end creep in by
+    bisection once the near end sat on the root, so a calibration took 36-37 accountant evaluations at these
+    points; now 16 (bracketing in factors of 4 from σ = 1, then false position to 1e-9)."""
+    from dpcalc.accounting import accountants
+
+    acc = accountants.get("rdp")
+    calls = []
+    original = acc._eps
+
+    def counted(*args: object, **kw: object) -> tuple[float, dict[str, object]]:
+        calls.append(args[0])
+        return original(*args, **kw)
+
+    object.__setattr__(acc, "_eps", counted)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = calibrate.sigma_for_eps(eps, delta, q, steps, accountant="rdp")
+    finally:
+        object.__setattr__(acc, "_eps", original)
+    assert len(calls) <= most
+    assert accountants.epsilon(s, q, steps, delta) <= eps < accountants.epsilon(s * (1 - 1e-9), q, steps, delta)

@@ -7,9 +7,11 @@ bracketed mpmath root of the oracle forward map (certified by a sign change), ne
 * :func:`gaussian_log_delta` — log δ(ε; μ) of the Gaussian privacy profile (Balle & Wang 2018 Thm 8; Dong et al.
   2022 Cor. 2.13): ``δ = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)``, with ``log1p(−(Φ(−a) + e^ε Φ(b)))`` as δ → 1;
 * :func:`gaussian_eps`, :func:`gaussian_mu` — its inverses in ε and μ;
-* :func:`zcdp_eps`, :func:`zcdp_order` — ρ-zCDP → (ε, δ) (Canonne, Kamath & Steinke 2020 Prop. 12, continuous α);
+* :func:`zcdp_eps`, :func:`zcdp_order`, :func:`zcdp_rho` — ρ-zCDP → (ε, δ) (Canonne, Kamath & Steinke 2020
+  Prop. 12, continuous α) and back;
 * :func:`rdp_log_a` — log A_α of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019): the exact
   binomial sum at integer α, mpmath quadrature of the defining integral at fractional α;
+* :func:`rdp_eps` — ε at δ of T compositions at one RDP order (improved conversion, Balle et al. 2020 Thm 21);
 * :func:`root` — the bracketed mpmath root finder the inverses use.
 
 mpmath is imported inside the functions; precision is set with ``mpmath.workdps`` (no global state).
@@ -189,6 +191,29 @@ def zcdp_eps(rho: float, log_delta: float, dps: int = DPS) -> Any:
         return max(eps, mp.mpf(0))
 
 
+def zcdp_rho(eps: float, log_delta: float, dps: int = DPS) -> Any:
+    """The ρ with :func:`zcdp_eps` (ρ, δ) = ε (ε > 0), by one root in the optimal order instead of a root of a root:
+    along the optimum, ``ρ = −(log α + log δ)/(α − 1)²`` (the stationarity condition of :func:`zcdp_order`) falls
+    from +∞ to 0 as α runs over (1, 1/δ), so ε(α) there is monotone and its root gives ρ. Where that ρ lies in the
+    Bretagnolle–Huber region (ε clamped to 0 there), the nested root of :func:`zcdp_eps` is used instead."""
+    mp = _mp()
+    with mp.workdps(dps):
+        e, ld = mp.mpf(eps), mp.mpf(log_delta)
+
+        def rho_at(x: Any) -> Any:  # x = α − 1
+            return -(mp.log1p(x) + ld) / (x * x)
+
+        def f(x: Any) -> Any:  # decreasing in x
+            lx = mp.log1p(x)  # log α; log1p(−1/α) = log x − log α (no log1p(−1) as x → 0)
+            return rho_at(x) * (1 + x) + mp.log(x) - lx - (ld + lx) / x - e
+
+        x = root(f, mp.mpf(10) ** (-300), mp.expm1(-ld) * (1 - mp.mpf(10) ** (-dps)), dps=dps)
+        rho = rho_at(x)
+        if mp.exp(2 * ld) + mp.expm1(-rho) < 0:
+            return rho
+        return root(lambda r: zcdp_eps(r, log_delta, dps) - e, mp.mpf(10) ** (-300), rho, dps=dps)
+
+
 # --- RDP of the Poisson-subsampled Gaussian -----------------------------------------------------------------------
 
 def rdp_log_a(q: float, sigma: float, alpha: float, dps: int = DPS) -> Any:
@@ -226,3 +251,18 @@ def subsampled_rdp(alpha: float, q: float, sigma: float, dps: int = DPS) -> Any:
     mp = _mp()
     with mp.workdps(dps):
         return rdp_log_a(q, sigma, alpha, dps) / (mp.mpf(alpha) - 1)
+
+
+def rdp_eps(q: float, sigma: float, steps: float, delta: float, alpha: float, dps: int = DPS) -> Any:
+    """ε at δ after ``steps`` Poisson-subsampled Gaussian steps, at the one order α: the improved conversion
+    ``T·RDP(α) + log1p(−1/α) − (log δ + log α)/(α − 1)`` (Balle et al. 2020 Thm 21; Canonne, Kamath & Steinke
+    2020 Prop. 12), clamped at 0, and 0 where the Bretagnolle–Huber bound ``δ² + e^{−T·RDP(α)} >= 1`` holds —
+    the per-order term of ``dpcalc.accounting.rdp.eps_from_curve`` (the accountant's ε is its minimum over the
+    grid)."""
+    mp = _mp()
+    with mp.workdps(dps):
+        r = mp.mpf(steps) * subsampled_rdp(alpha, q, sigma, dps)
+        a, d = mp.mpf(alpha), mp.mpf(delta)
+        if d * d + mp.expm1(-r) >= 0:
+            return mp.mpf(0)
+        return max(r + mp.log1p(-1 / a) - (mp.log(d) + mp.log(a)) / (a - 1), mp.mpf(0))
