@@ -7,6 +7,8 @@
 * ``rdp_conversion_valid`` / ``zcdp_conversion_valid`` (exact-numeric): a conversion is an upper bound, so for the
   Gaussian whose RDP at α is exactly the given r (μ² = 2r/α; for ρ-zCDP μ² = 2ρ) its ε must be at least the
   Gaussian's exact ε (analytic root); the interval is [ε_exact, ∞).
+* ``zcdp_optimal_order`` (exact-numeric): the order of the tight zCDP conversion against the 40-digit bracketed
+  mpmath root of its stationarity condition (:func:`dpcalc.checks.oracles.zcdp_order`), tolerance 1e-13 relative.
 """
 
 from __future__ import annotations
@@ -84,3 +86,15 @@ def _zcdp_conversion(formula: Formula, values: Mapping[str, Any], ctx: CheckCont
     mu = math.sqrt(2.0 * rho)
     exact = float(gaussian.eps_analytic(1.0 / mu, delta))
     return _lower_bound_result(closed, exact, f"zCDP ε >= exact ε of the Gaussian with ρ = {rho:g} (μ = {mu:.6g})")
+
+
+@recipe("zcdp_optimal_order")
+def _zcdp_order(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    rho, delta = value_of(values, "rho"), value_of(values, "delta")
+    closed = float(formula.call(values, published=ctx.published))
+    if rho == 0.0:
+        return CheckResult("exact-numeric", closed, math.inf, math.inf, math.inf, "ρ = 0: α* = inf")
+    if delta * delta + math.expm1(-rho) >= 0.0:
+        return exact_result(closed, 1.0, 0.0, "Bretagnolle–Huber region (ε = 0): α* = 1")
+    est = float(oracles.zcdp_order(rho, math.log(delta)))
+    return exact_result(closed, est, 1e-13, "α* by a 40-digit bracketed mpmath root of ρ(α − 1)² + log α + log δ = 0")
