@@ -1,5 +1,6 @@
-"""Domain sweeps of every catalogued public function of seeds 000 (midp), 001 (gaussian_mi) and 002 (cuag)
-against the entry's own SymPy form in mpmath (>= 40 digits, precision raised until it settles; issue 15).
+"""Domain sweeps of every catalogued public function of seeds 000 (midp), 001 (gaussian_mi), 002 (cuag),
+003 (nbafl) and 004 (secagg) against the entry's own SymPy form in mpmath (>= 40 digits, precision raised until it
+settles; issue 15).
 
 Points are drawn from each entry's documented sampling domain (the catalog's ``sample``/``sample_where``, seeded by
 the id) plus the ends of every scalar range (edges); published forms are swept too. Every point asserts the
@@ -22,13 +23,20 @@ from sweep import Axis, deep, sweep
 from dpcalc import catalog
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning, InfeasibleError, OutOfDomainWarning
 
-FAMILIES = ("midp", "gauss", "cuag")
+FAMILIES = ("midp", "gauss", "cuag", "nbafl", "secagg")
 #: bounds and inverses: a value below the exact one is on the unsafe side (less noise / a smaller guaranteed ε)
 SAFE_ABOVE = {"midp.server_sigma", "midp.server_sigma_equal", "midp.client_sigma", "midp.client_sigma_equal",
               "midp.server_leakage", "midp.client_leakage", "midp.alpha", "midp.personalized_leakage",
               "midp.baseline_client_sigma", "midp.baseline_server_sigma", "midp.corollary2_sigma",
               "gauss.case1_sigma2", "gauss.case2_sigma2", "gauss.case3_sigma2", "cuag.sigma", "cuag.noise_variance",
-              "cuag.classic_sigma"}
+              "cuag.classic_sigma",
+              # seed 003: noise levels and the convergence upper bound
+              "nbafl.client_sigma", "nbafl.server_sigma", "nbafl.server_sigma_sampled", "nbafl.server_required_sigma",
+              "nbafl.convergence_bound", "nbafl.convergence_bound_sampled",
+              # seed 004: RDP / DP upper bounds and the leakage bound
+              "secagg.theorem2_rdp", "secagg.theorem2_rdp_unsimplified", "secagg.theorem3_rdp", "secagg.theorem4_rdp",
+              "secagg.table1_gd_iso_eps", "secagg.table1_gsgd_iso_rdp", "secagg.table1_gsgd_wfna_rdp",
+              "secagg.table1_sgd_iid_iso_eps", "secagg.mi_leakage_bound", "secagg.wfna_covariance_change_bound"}
 #: implementations that read their rates as the decimal they print as (``Fraction(repr(r))``, see the header of
 #: formulas/002_cuag_compression.toml): the reference reads them the same way (0.2 = 1/5 exactly)
 DECIMAL = {"cuag.measurement_rows", "cuag.measurement_count", "cuag.binary_coherence_dft", "cuag.uplink_gib",

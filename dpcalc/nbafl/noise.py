@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
 FloatOrArray = float | v.FloatArray
@@ -100,7 +101,7 @@ def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.F
         return np.asarray(gaussian_mechanism.sigma_analytic(e, d, s), dtype=np.float64)
     _warn_classic(eps_release, who)
     c = c_scale * np.sqrt(2.0 * (math.log(1.25) - np.log(delta)))
-    return np.asarray(c * sens / eps_release, dtype=np.float64)
+    return np.asarray(c * sens / eps_release * SAFE_UP, dtype=np.float64)  # outward (convention 5)
 
 
 @v.named_shapes
@@ -218,12 +219,12 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike
             _warn_classic(e / t_over_b, "sigma_A")
             lk = cnt["L"] * np.sqrt(kk)
             radicand = np.maximum(t_over_b - lk, 0.0) * (t_over_b + lk)
-        out = 2.0 * c * v.positive("C", C) * np.sqrt(radicand) / (v.integer_at_least("m", m, 1) * kk * e)
+        out = 2.0 * c * v.positive("C", C) * np.sqrt(radicand) / (v.integer_at_least("m", m, 1) * kk * e) * SAFE_UP
         return v.scalar_or_array(np.asarray(out, dtype=np.float64))
     s_a = np.asarray(server_required_sigma(e, d, C=C, m=m, T=cnt["T"], N=cnt["N"], K=K, calibration=cal))
     s_u = np.asarray(client_sigma(e, d, C=C, m=m, L=cnt["L"], calibration=cal))
     var = s_a * s_a - s_u * s_u / kk
-    return v.scalar_or_array(np.sqrt(np.maximum(var, 0.0)))
+    return v.scalar_or_array(np.sqrt(np.maximum(var, 0.0)) * SAFE_UP)  # outward (convention 5)
 
 
 @v.named_shapes

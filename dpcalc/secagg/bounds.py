@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 from dpcalc.secagg._common import batch, to_sec4
 
@@ -85,7 +86,7 @@ def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: Arra
             eps = 2.0 * a * c2 / (d * d * lam_a) + a * c2 / (2.0 * b * d * (a - 1.0)) * (b / s + 1.0 / lam_a)
         else:
             raise DomainError(f"form must be 'simplified' (eq. 19) or 'unsimplified' (eq. 30) (got {form!r})")
-    return v.scalar_or_array(np.where(ok, eps, np.inf))
+    return v.scalar_or_array(np.where(ok, eps * SAFE_UP, np.inf))  # outward: an upper bound (convention 5)
 
 
 @v.named_shapes
@@ -120,7 +121,7 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
         ok = ok & (a < n * s2 * d / (2.0 * c2))
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = (2.0 * a * c2 / (d * d) + 2.0 * a * c2 / ((a - 1.0) * b * d)) / den
-    return v.scalar_or_array(np.where(ok, eps, np.inf))
+    return v.scalar_or_array(np.where(ok, eps * SAFE_UP, np.inf))  # outward (convention 5)
 
 
 @v.named_shapes
@@ -150,7 +151,8 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     a = _alpha(alpha)
     b, c, d = _scale(B, C, D)
     denom = (b if row == "sgd_iid_iso" else d) ** 2
-    return v.scalar_or_array(v.finite_result("rdp", 2.0 * a * c * c / (denom * n * s2), "sigma2 is too small"))
+    rdp = 2.0 * a * c * c / (denom * n * s2) * SAFE_UP  # outward (convention 5)
+    return v.scalar_or_array(v.finite_result("rdp", rdp, "sigma2 is too small"))
 
 
 @v.scalar_params
@@ -194,7 +196,7 @@ def _convert(rdp: v.FloatArray, a: v.FloatArray, delta: float, method: str) -> v
         else:
             raise DomainError(f"method must be 'lemma1' (Mironov 2017; seed 004 Lemma 1) or 'improved' "
                               f"(Balle et al. 2020) (got {method!r})")
-    return out
+    return out * SAFE_UP  # outward: covers the rounding of the conversion (convention 5)
 
 
 @v.scalar_params
@@ -266,7 +268,8 @@ def gaussian_closed_form_eps(slope: ArrayLike, delta: ArrayLike) -> tuple[FloatO
     ``aα`` (Table 1 rows 1 and 3, Lemma 1 conversion). Returns (ε, α*)."""
     a = v.positive("slope", slope)
     big_l = -np.log(v.probability("delta", delta))
-    return v.scalar_or_array(a + 2.0 * np.sqrt(a * big_l)), v.scalar_or_array(1.0 + np.sqrt(big_l / a))
+    eps = (a + 2.0 * np.sqrt(a * big_l)) * SAFE_UP  # outward (convention 5)
+    return v.scalar_or_array(eps), v.scalar_or_array(1.0 + np.sqrt(big_l / a))
 
 
 # --- Table 1 --------------------------------------------------------------------------------------------------------
@@ -334,7 +337,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
     eps, eps_prime, note = g.eps, None, _TABLE1_NOTES[row]
     if row == "sgd_iid_iso":
         eps_prime = eps
-        eps = float(np.log1p((b / d) * np.expm1(eps_prime)))
+        eps = float(np.log1p((b / d) * np.expm1(eps_prime))) * SAFE_UP  # outward (convention 5)
     if row == "gsgd_wfna" and as_published:
         warnings.warn(E1_TEXT + "; showing the printed row", ErratumWarning, stacklevel=2)
         note = "as printed in Table 1 (identical to the isotropic row; erratum E1)"
@@ -379,7 +382,7 @@ def mi_leakage_bound(c_const: ArrayLike, d: ArrayLike, N: ArrayLike, B: ArrayLik
     dd = v.positive("d", d)
     n = v.check_range("N", N, 2.0, integer=True)
     b = batch(B)
-    return v.scalar_or_array(cc * dd / ((n - 1.0) * b) - 0.5 * dd * np.log1p(-1.0 / n))
+    return v.scalar_or_array((cc * dd / ((n - 1.0) * b) - 0.5 * dd * np.log1p(-1.0 / n)) * SAFE_UP)  # outward
 
 
 @v.named_shapes

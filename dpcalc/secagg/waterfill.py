@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
 
@@ -138,4 +139,4 @@ def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as
     if as_published:
         warnings.warn(E7_TEXT, ErratumWarning, stacklevel=2)
         return v.scalar_or_array(np.zeros(np.broadcast(b, c, d).shape))
-    return v.scalar_or_array(np.sqrt(2.0) * c * c / (b * d))
+    return v.scalar_or_array(np.sqrt(2.0) * c * c / (b * d) * SAFE_UP)  # outward: a bound (convention 5)
