@@ -134,13 +134,18 @@ class SweepResult:
                 f"; {self.unsafe} on the unsafe side")
 
 
-def _report(res: SweepResult, rtol: float) -> None:
+#: with a report file, a deep sweep also appends a ``"partial": true`` row every this many points, so a run stopped
+#: early (a deadline, a loaded machine) still leaves its worst error so far and how many points it covered
+PARTIAL_EVERY = 500
+
+
+def _report(res: SweepResult, rtol: float, partial: bool = False) -> None:
     path = os.environ.get(ENV_REPORT, "").strip()
     if not path:
         return
     row = {"function": res.name, "points": res.n, "skipped": res.skipped, "worst_rel": res.worst_rel,
            "worst_at": res.worst_at, "got": res.worst_got, "reference": res.worst_want, "rtol": rtol,
-           "unsafe": res.unsafe, "failures": len(res.failures)}
+           "unsafe": res.unsafe, "failures": len(res.failures), **({"partial": True} if partial else {})}
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(row) + "\n")
 
@@ -200,6 +205,8 @@ def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Call
         if not ok_safe:
             res.unsafe += 1
             res.failures.append(f"{p}: got {got!r} is on the unsafe side of {want!r}")
+        if res.n % PARTIAL_EVERY == 0:
+            _report(res, rtol, partial=True)
     _report(res, rtol)
     if check:
         total = res.n + res.skipped
@@ -234,6 +241,8 @@ def sweep_catalog(fid: str, *, n: int = 10, rtol: float | None = None, safe: Saf
                 callable(safe) and not safe(p, got)):
             res.unsafe += 1
             res.failures.append(f"{p}: got {got!r} is on the unsafe side of {want!r}")
+        if res.n % PARTIAL_EVERY == 0:
+            _report(res, tol, partial=True)
     _report(res, tol)
     if check:
         assert not res.failures, f"{res.summary()}\n" + "\n".join(res.failures[:10])
