@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import sys
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -20,6 +23,7 @@ from dpcalc.errors import DomainError
 FloatArray = NDArray[np.float64]
 
 _INF = math.inf
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _fmt(x: float) -> str:
@@ -179,6 +183,34 @@ def broadcast(**named: ArrayLike) -> tuple[FloatArray, ...]:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call a public function in the library's floating-point state; both decorators below go through here.
+
+    NumPy's overflow/underflow/divide/invalid flags are internal to the computation (an ``exp`` overflowing to inf
+    whose reciprocal is the 0 wanted, a ``log(0)`` branch that ``np.where`` discards): every result is checked
+    instead (``finite_result``, a documented inf, or a :class:`DomainError`), so no ``RuntimeWarning`` reaches the
+    user. A NaN result is never an answer: it is refused in one line rather than returned; nor is a bare
+    ``OverflowError``/``ZeroDivisionError`` from Python float arithmetic (a ``x ** 2`` past 1.8e308) — it becomes
+    a one-line :class:`DomainError`.
+    """
+    try:
+        with np.errstate(all="ignore"):
+            out = func(*args, **kwargs)
+    except (OverflowError, ZeroDivisionError) as exc:
+        raise DomainError(f"{getattr(func, '__name__', 'the function')}: an intermediate result is not representable "
+                          f"as a float at these inputs ({type(exc).__name__}: {exc})") from None
+    if isinstance(out, float | np.ndarray) and _has_nan(out):
+        raise DomainError(f"{getattr(func, '__name__', 'the function')} is undefined at these inputs (the "
+                          "computation gave NaN)")
+    return out
+
+
+def _has_nan(x: float | np.ndarray) -> bool:
+    if isinstance(x, float):
+        return x != x
+    return x.dtype.kind in "fc" and bool(np.isnan(np.sum(x))) and bool(np.isnan(x).any())
+
 _SHAPE_ERRORS = ("could not be broadcast", "shape mismatch", "non-broadcastable")
 
 
@@ -203,7 +235,7 @@ def named_shapes(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            return evaluate(func, args, kwargs)
         except ValueError as exc:
             if isinstance(exc, DomainError) or not any(s in str(exc) for s in _SHAPE_ERRORS):
                 raise
@@ -241,7 +273,7 @@ def scalar_params(func: F) -> F:
                 if size != 1:
                     got = f"an array of shape {np.shape(value)}" if size >= 0 else "a ragged list"
                     raise DomainError(f"{name} must be a scalar here (got {got})")
-        return func(*args, **kwargs)
+        return evaluate(func, args, kwargs)
 
     return wrapper  # type: ignore[return-value]
 
@@ -312,3 +344,15 @@ def finite_result(name: str, value: FloatArray, hint: str) -> FloatArray:
 def scalar_or_array(x: FloatArray) -> float | FloatArray:
     """Return a Python float for 0-d results, the array otherwise (SciPy's convention)."""
     return float(x) if np.ndim(x) == 0 else x
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the first frame outside dpcalc: the user's call, however deep the library's
+    call chain and its decorators (:func:`named_shapes`, :func:`scalar_params`) — a fixed ``stacklevel`` would
+    point at a wrapper in this file."""
+    frame = sys._getframe(1)
+    level = 2  # stacklevel 2 is warn's caller
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

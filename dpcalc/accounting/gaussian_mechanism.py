@@ -17,7 +17,6 @@ neighbours with the same Δ give the same curve.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,9 +57,9 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     d = _delta_inputs(delta)
     s = _sens(sensitivity)
     if np.any(e >= 1.0):
-        warnings.warn("classic Gaussian sigma = sqrt(2 ln(1.25/delta))/eps is proven only for eps < 1 "
-                      "(Dwork & Roth 2014, Thm A.1); for eps >= 1 use the analytic Gaussian mechanism",
-                      OutOfDomainWarning, stacklevel=2)
+        v.warn("classic Gaussian sigma = sqrt(2 ln(1.25/delta))/eps is proven only for eps < 1 "
+               "(Dwork & Roth 2014, Thm A.1); for eps >= 1 use the analytic Gaussian mechanism",
+               OutOfDomainWarning)
     return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(d))) * s / e)
 
 
@@ -72,8 +71,8 @@ def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     sens = _sens(sensitivity)
     eps = np.sqrt(2.0 * (math.log(1.25) - np.log(d))) * sens / s
     if np.any(eps >= 1.0):
-        warnings.warn("classic Gaussian eps = sqrt(2 ln(1.25/delta))/sigma is >= 1, where Dwork & Roth 2014 "
-                      "Thm A.1 is not proven; use the analytic Gaussian mechanism", OutOfDomainWarning, stacklevel=2)
+        v.warn("classic Gaussian eps = sqrt(2 ln(1.25/delta))/sigma is >= 1, where Dwork & Roth 2014 "
+               "Thm A.1 is not proven; use the analytic Gaussian mechanism", OutOfDomainWarning)
     return v.scalar_or_array(v.finite_result("eps", eps, "sigma is too small"))
 
 

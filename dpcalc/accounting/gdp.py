@@ -20,7 +20,6 @@ float for scalar input.
 from __future__ import annotations
 
 import math
-import warnings
 from functools import cache
 
 import numpy as np
@@ -403,16 +402,16 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     with np.errstate(over="ignore"):
         mu = np.exp(log_mu)
     v.finite_result("mu", mu, "sigma is too small (mu overflows float64)")
-    warnings.warn(CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(CLT_WARNING, EstimateWarning)
     if not as_published:
         return v.scalar_or_array(mu)
     with np.errstate(over="ignore"):
         pub = qq * np.sqrt(t) * np.expm1(1.0 / (s * s))
     v.finite_result("mu", pub, "sigma is too small (the published form overflows)")
     first = float(np.ravel(pub)[0]), float(np.ravel(mu)[0])
-    warnings.warn(f"erratum E1 (seed 002 Theorem 4): returning the printed mu = q*sqrt(T)*(exp(1/sigma^2) - 1) "
-                  f"= {first[0]:.6g}; the correct CLT value is q*sqrt(T*(exp(1/sigma^2) - 1)) = {first[1]:.6g}",
-                  ErratumWarning, stacklevel=2)
+    v.warn(f"erratum E1 (seed 002 Theorem 4): returning the printed mu = q*sqrt(T)*(exp(1/sigma^2) - 1) "
+           f"= {first[0]:.6g}; the correct CLT value is q*sqrt(T*(exp(1/sigma^2) - 1)) = {first[1]:.6g}",
+           ErratumWarning)
     return v.scalar_or_array(pub)
 
 
@@ -431,7 +430,7 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
     mu = math.exp(math.log(qq) + 0.5 * (math.log(p) + log_sum)) if log_sum < 1400 else math.inf
     if not math.isfinite(mu):
         raise DomainError("sigmas are too small: the CLT mu overflows float64")
-    warnings.warn(CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(CLT_WARNING, EstimateWarning)
     return mu
 
 
@@ -450,5 +449,5 @@ def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrA
     with np.errstate(divide="ignore"):
         sigma = 1.0 / np.sqrt(lg)
     v.finite_result("sigma", sigma, "mu/(q*sqrt(T)) is too small (sigma overflows float64)")
-    warnings.warn(CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(CLT_WARNING, EstimateWarning)
     return v.scalar_or_array(sigma)

@@ -82,7 +82,7 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
         s = 1.0 / np.sqrt(lg)
     s = s * SAFE_UP_LOG  # outward: never below the exact σ_t (convention 5)
     v.finite_result("sigma", s, "mu*D/(lam*B*sqrt(tP)) is too small (sigma overflows)")
-    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(gdp.CLT_WARNING, EstimateWarning)
     return v.scalar_or_array(s)
 
 
@@ -107,7 +107,7 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
     with np.errstate(divide="ignore", over="ignore"):
         xi = 4.0 * c * c / (b * b * lg) * SAFE_UP_LOG  # outward (convention 5)
     v.finite_result("xi", xi, "the log term underflows (mu*D/(lam*B) too small)")
-    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(gdp.CLT_WARNING, EstimateWarning)
     return v.scalar_or_array(xi)
 
 
@@ -151,9 +151,9 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
     claimed, composed = np.ravel(np.broadcast_to(m, np.shape(eff))), np.ravel(eff)
     worst = int(np.argmax(composed / claimed))  # the point where the claim is furthest off
     where = "" if composed.size == 1 else f" where it is furthest off ({composed.size} points)"
-    warnings.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {claimed[worst]:.6g}; "
-                  f"the composed schedule (16) gives mu*sqrt(H_T) = {composed[worst]:.6g}{where}",
-                  ErratumWarning, stacklevel=2)
+    v.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {claimed[worst]:.6g}; "
+           f"the composed schedule (16) gives mu*sqrt(H_T) = {composed[worst]:.6g}{where}",
+           ErratumWarning)
     return v.scalar_or_array(np.broadcast_to(m, np.shape(eff)).astype(np.float64))
 
 
@@ -196,7 +196,7 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
             sched = gdp.clt_mu_schedule(rho, sig, P)  # type: ignore[arg-type]
     elif any(x is not None for x in (lam, B, D, P)):
         raise DomainError("give all of lam, B, D, P (to recompose the actual schedule) or none")
-    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(gdp.CLT_WARNING, EstimateWarning)
     return Audit(mu=m, T=tt, delta=d, mu_effective=mu_eff, eps_claimed=float(gdp.eps_from_mu(m, d)),
                  eps_effective=float(gdp.eps_from_mu(mu_eff, d)), mu_from_schedule=sched)
 
@@ -251,7 +251,7 @@ def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EstimateWarning)
         mu = gdp.clt_mu(PRIFEDSYNC_K, PRIFEDSYNC_SIGMA, tt)
-    warnings.warn(gdp.CLT_WARNING, EstimateWarning, stacklevel=2)
+    v.warn(gdp.CLT_WARNING, EstimateWarning)
     return mu
 
 

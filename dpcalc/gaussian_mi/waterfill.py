@@ -14,7 +14,6 @@ wrong constraint (24) (erratum 001-12); the true U_max grows like ε + const wit
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,9 +70,8 @@ def case3_optimum(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, 
             e_opt = np.where(b >= 0, 0.0, e_opt)
     u = (np.log1p(lam1 * x) + (n_ - 1.0) * np.log1p(lam2 * y)) / (2.0 * n_) / scale
     if not np.all(attained):
-        warnings.warn("Case-3 optimum not attained at some inputs: eps is so small that the optimal noise is "
-                      "infinite on one eigen-direction; u_max there is a supremum", OutOfDomainWarning,
-                      stacklevel=2)
+        v.warn("Case-3 optimum not attained at some inputs: eps is so small that the optimal noise is "
+               "infinite on one eigen-direction; u_max there is a supremum", OutOfDomainWarning)
     return Case3Optimum(sigma2=np.asarray(s), sigma_e2=np.asarray(e_opt), u_max=np.asarray(u),
                         attained=np.asarray(attained), units=units)
 

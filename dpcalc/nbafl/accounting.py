@@ -106,8 +106,8 @@ def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int 
         warnings.simplefilter("ignore", OutOfDomainWarning)  # the point of the table; warned once below
         sigma_paper = float(client_sigma(e, d, C=C, m=m, L=steps, c_scale=c_scale))
     if e / steps >= 1.0:
-        warnings.warn(f"per-release eps = {e / steps:g} >= 1: the paper's classic sigma_U is not a guarantee there "
-                      "(see the 'analytic' row for the exact eps)", OutOfDomainWarning, stacklevel=2)
+        v.warn(f"per-release eps = {e / steps:g} >= 1: the paper's classic sigma_U is not a guarantee there "
+               "(see the 'analytic' row for the exact eps)", OutOfDomainWarning)
     z = sigma_paper / sens
     names = accountants or ("linear", "rdp", "analytic", "gdp", "pld")
     rows = []

@@ -98,7 +98,7 @@ def lambda1(smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike,
     """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment)."""
     _, r, b, m = _constants(1.0, smoothness, dissimilarity, prox_mu)
     if as_published:
-        warnings.warn(_ERRATUM, ErratumWarning, stacklevel=2)
+        v.warn(_ERRATUM, ErratumWarning)
         return v.scalar_or_array(1.0 / m + r * b / m)
     return v.scalar_or_array(1.0 + r * b / m)
 
@@ -115,7 +115,7 @@ def kappas(delta: ArrayLike, *, pl: ArrayLike, lipschitz: ArrayLike, smoothness:
     m_ = v.integer_at_least("m", m, 1)
     n = v.integer_at_least("N", N, 1)
     if as_published:
-        warnings.warn(_ERRATUM, ErratumWarning, stacklevel=2)
+        v.warn(_ERRATUM, ErratumWarning)
     lam1 = (1.0 / mm if as_published else 1.0) + r * b / mm
     k1 = lam1 * v.nonnegative("lipschitz", lipschitz) * c * cc / (m_ * (1.0 - p)) * np.sqrt(2.0 / (n * math.pi))
     k0 = r * c * c * cc * cc / (2.0 * m_ * m_ * (1.0 - p) * n)
@@ -161,7 +161,7 @@ def convergence_bound(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, pl: Arr
         k1, k0 = kappas(delta, pl=ll, lipschitz=lipschitz, smoothness=r, dissimilarity=b, prox_mu=mm, C=C, m=m,
                         N=N, c_scale=c_scale, as_published=as_published)
     if as_published:
-        warnings.warn(_ERRATUM, ErratumWarning, stacklevel=2)
+        v.warn(_ERRATUM, ErratumWarning)
     out = curve_full(t, e, th, p, np.asarray(k1), np.asarray(k0))
     return v.scalar_or_array(out * _outward(t, p))
 

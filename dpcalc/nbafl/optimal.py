@@ -136,7 +136,7 @@ def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothne
                                               prox_mu=mm, C=C, m=m, N=N, c_scale=c_scale,
                                               as_published=as_published))
     if as_published:
-        warnings.warn(_b._ERRATUM, ErratumWarning, stacklevel=2)
+        v.warn(_b._ERRATUM, ErratumWarning)
     ts = np.arange(1, tm + 1, dtype=np.float64)
     pa, k1a, k0a, ea, tha = (np.asarray(x) for x in (p, k1, k0, e, th))
     curve = _b.curve_full(ts, ea, tha, pa, k1a, k0a)

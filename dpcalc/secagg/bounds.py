@@ -117,7 +117,7 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
     den = n * s2 - 2.0 * a * c2 / (b * d)
     ok = den > 0
     if as_published:
-        warnings.warn(E2_TEXT + "; using the printed range", ErratumWarning, stacklevel=2)
+        v.warn(E2_TEXT + "; using the printed range", ErratumWarning)
         ok = ok & (a < n * s2 * d / (2.0 * c2))
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = (2.0 * a * c2 / (d * d) + 2.0 * a * c2 / ((a - 1.0) * b * d)) / den
@@ -145,7 +145,7 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     if row == "gsgd_wfna" and not as_published:
         return theorem4_rdp(alpha, n, s2, B, C, D)
     if row == "gsgd_wfna":
-        warnings.warn(E1_TEXT + "; returning the printed row", ErratumWarning, stacklevel=2)
+        v.warn(E1_TEXT + "; returning the printed row", ErratumWarning)
     if row in ("gsgd_iso", "gsgd_wfna"):
         return theorem2_rdp(alpha, n * s2, B, C, D, normalization="sec5")
     a = _alpha(alpha)
@@ -339,7 +339,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
         eps_prime = eps
         eps = float(np.log1p((b / d) * np.expm1(eps_prime))) * SAFE_UP  # outward (convention 5)
     if row == "gsgd_wfna" and as_published:
-        warnings.warn(E1_TEXT + "; showing the printed row", ErratumWarning, stacklevel=2)
+        v.warn(E1_TEXT + "; showing the printed row", ErratumWarning)
         note = "as printed in Table 1 (identical to the isotropic row; erratum E1)"
     return Table1Entry(row, update, noise, True, eps, g.alpha, eps_prime, note)
 

@@ -10,7 +10,6 @@ only with an :class:`ErratumWarning` and reports the true ``min_eigenvalue_after
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,7 +102,7 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
         nblocks = 1
     else:
         nblocks = int(v.scalar("blocks", v.check_range("blocks", blocks, 1, float(k), integer=True)))
-        warnings.warn(E8_TEXT, ErratumWarning, stacklevel=2)
+        v.warn(E8_TEXT, ErratumWarning)
         noise = np.zeros_like(s)
         for idx in np.array_split(np.arange(k), nblocks):
             sub, _ = _fill(s[np.ix_(idx, idx)], s2)
@@ -137,6 +136,6 @@ def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as
     c = v.positive("C", C)
     d = v.integer_at_least("D", D, 1)
     if as_published:
-        warnings.warn(E7_TEXT, ErratumWarning, stacklevel=2)
+        v.warn(E7_TEXT, ErratumWarning)
         return v.scalar_or_array(np.zeros(np.broadcast(b, c, d).shape))
     return v.scalar_or_array(np.sqrt(2.0) * c * c / (b * d) * SAFE_UP)  # outward: a bound (convention 5)
