@@ -73,7 +73,8 @@ def check_memory(what: str, nbytes: float, hint: str = "") -> None:
     cap = max_memory()
     if not nbytes <= cap:  # also catches NaN
         tail = f"; {hint}" if hint else ""
-        raise DomainError(f"{what} would need about {human(nbytes)} of memory, over the cap of {human(cap)} "
+        need = f"about {human(nbytes)}" if math.isfinite(nbytes) else "an unbounded amount"
+        raise DomainError(f"{what} would need {need} of memory, over the cap of {human(cap)} "
                           f"(raise it with --max-memory or {ENV_VAR}){tail}")
 
 

@@ -24,6 +24,7 @@ from typing import Literal, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
 Units = Literal["nats", "bits"]
@@ -61,12 +62,12 @@ def nats_per_unit(units: str) -> float:
 
 def to_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     """Convert an information quantity given in ``units`` to nats (bits · ln 2)."""
-    return np.asarray(x, dtype=np.float64) * nats_per_unit(units)
+    return v.as_array("x", x) * nats_per_unit(units)
 
 
 def from_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     """Convert an information quantity in nats to ``units`` (nats / ln 2 for bits)."""
-    nats = np.asarray(x, dtype=np.float64)
+    nats = v.as_array("x", x)
     with np.errstate(over="ignore"):
         out = nats / nats_per_unit(units)
     if np.any(np.isinf(out) & np.isfinite(nats)):

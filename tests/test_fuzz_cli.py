@@ -62,6 +62,8 @@ REGRESSIONS: list[list[str]] = [
     ["cuag", "uplink", "--rounds", "0.5"],  # named the library's T, not --rounds
     ["gauss", "figure", "4", "--seed", "-2679"],  # traceback: SeedSequence's ValueError
     ["account", "-z", "1,5e-324,1", "--q", "0.1", "--steps", "1", "--delta", "1e-10", "-a", "rdp"],  # ZeroDivision
+    ["cuag", "matrix", "--layer-size", "1.7976931348623157e308,0.5,10,1"],  # OverflowError allocating the blocks
+    ["nbafl", "accounting", "--eps", "1e-300", "--delta", "0.5", "--data-size", "1"],  # PLD's OverflowError
 ]
 _BY_ID = {c.id: c for c in COMMANDS}
 

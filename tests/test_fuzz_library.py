@@ -61,6 +61,22 @@ REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
                                                     "steps": 100}),  # shapes clash: a named one-line error
     ("dpcalc.accounting.rdp.subsampled_gaussian_curve", {"q": 0.1, "sigma": 5e-324}),  # ZeroDivisionError
     ("dpcalc.cuag.sigma_schedule", {"mu": 0.5, "lam": [0.1, 0.2], "B": 50, "D": 500, "T": 3, "P": 1}),  # TypeError
+    # NumPy RuntimeWarnings leaking out of public functions (now one floating-point state for every public call)
+    ("dpcalc.accounting.rdp.gaussian", {"alpha": [948.6], "sigma": 1.5, "sensitivity": [1.7976931348623157e308, 1.0]}),
+    ("dpcalc.accounting.zcdp.delta_from_rho", {"rho": 668, "eps": 131}),
+    ("dpcalc.gaussian_mi.case3_optimum", {"eps": 301, "var": 301, "cov": 162, "n": 162}),
+    ("dpcalc.gaussian_mi.case3_u_max", {"eps": 475, "var": 475, "cov": 88, "n": 475}),
+    ("dpcalc.nbafl.contraction_q", {"pl": 1, "smoothness": 1000, "dissimilarity": 1000, "prox_mu": 1e231, "K": 5}),
+    ("dpcalc.cuag.noise_variance_from_sigma", {"sigma": [1.7976931348623157e308, 419.3], "B": [[50, 50, 50]] * 2}),
+    ("dpcalc.nbafl.sampling_gamma", {"eps": 8204866539547535.0, "L": 365, "N": 244, "K": 244}),  # undocumented inf
+    # MemoryError: the memory cap is checked before allocating
+    ("dpcalc.accounting.rdp.subsampled_gaussian", {"alpha": 4900431308565688.0, "q": 0.01, "sigma": 184.0}),
+    ("dpcalc.cuag.compression.measurement_matrix", {"r": 1e-9, "layer_size": 1e20}),
+    # ragged lists and strings: one line naming the parameter
+    ("dpcalc.cuag.compression.mutual_coherence", {"phi": 1.19e-7, "psi": [5e-63, 44.1, [[2.0, 1.0], [1.0, 2.0]]]}),
+    ("dpcalc.units.to_nats", {"x": {"a": 1}, "units": "nats"}),
+    ("dpcalc.units.from_nats", {"x": [[1, 2], [3]], "units": "bits"}),
+    ("dpcalc.units.from_nats", {"x": "abc", "units": "nats"}),
 ]
 _BY_NAME = {f.qualname: f for f in FUNCTIONS}
 

@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -62,17 +61,20 @@ MAX_ORDER_TERMS = 50_000_000
 """Most binomial terms one order grid may cost (an integer order α costs α terms; ~1 s per 5e7)."""
 
 
-def _check_order_cost(a: v.FloatArray) -> None:
-    """Bound the work and memory of an order grid before computing (integer order α: α terms, ~40 bytes each)."""
+def _check_order_cost(a: v.FloatArray, name: str = "orders") -> None:
+    """Bound the work and memory of the orders ``a`` before computing: an integer order α costs α binomial terms
+    (~40 bytes each); a fractional one at most those of ⌈α⌉ (the chord bound's neighbours; the quadrature is
+    cheaper)."""
     from dpcalc import _limits
 
-    ints = a[a == np.floor(a)]
-    terms = float(np.sum(ints))
+    ceil = np.ceil(a)
+    terms = float(np.sum(ceil))
     if terms > MAX_ORDER_TERMS:
-        raise DomainError(f"orders: the integer orders cost {terms:.3g} binomial terms in all (each order α costs "
+        raise DomainError(f"{name}: the orders cost {terms:.3g} binomial terms in all (each order α costs about "
                           f"α); at most {MAX_ORDER_TERMS:.3g} — use fewer or smaller orders (the optimum is rarely "
                           "above a few hundred)")
-    _limits.check_memory(f"orders (largest {float(np.max(a)):.4g})", float(np.max(ints, initial=0.0)) * 40.0)
+    if a.size:
+        _limits.check_memory(f"{name} (largest {float(np.max(a)):.4g})", float(np.max(ceil)) * 40.0)
 
 
 # --- RDP curves -----------------------------------------------------------------------------------------------
@@ -83,7 +85,8 @@ def gaussian(alpha: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
     d = v.positive("sensitivity", sensitivity)
-    return v.scalar_or_array(v.finite_result("rdp", a * d * d / (2.0 * s * s), "sigma is too small"))
+    return v.scalar_or_array(v.finite_result("rdp", a * d * d / (2.0 * s * s),
+                                             "sigma is too small (or alpha, sensitivity too large)"))
 
 
 def _log_a_minus_1_int(q: float, sigma: float, alpha: int) -> float:
@@ -172,7 +175,10 @@ def _subsampled_rdp(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArra
     if np.any(frac):
         h = min(0.5 * sigma, 0.49 * sigma * sigma)
         if h > 0.0 and (max(float(np.max(alphas[frac])), 1.0) + 80.0 * sigma) / h <= _MAX_POINTS:
-            log_am1[frac] = _log_a_minus_1_frac(q, sigma, alphas[frac])
+            fa = alphas[frac]
+            chunk = max(1, _CHUNK_CELLS // _MAX_POINTS)  # (orders × grid points) per pass: bounded memory
+            log_am1[frac] = np.concatenate([_log_a_minus_1_frac(q, sigma, fa[i:i + chunk])
+                                            for i in range(0, fa.size, chunk)])
         else:  # σ < ~0.03: too narrow an analyticity strip for the grid; use the log-convexity upper bound
             out = log1p_exp(log_am1) / (alphas - 1.0)
             out[frac] = _log_a_convex_bound(q, sigma, alphas[frac]) / (alphas[frac] - 1.0)
@@ -181,6 +187,7 @@ def _subsampled_rdp(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArra
 
 
 _MAX_POINTS = 20_000
+_CHUNK_CELLS = 4_000_000  # ~32 MB per temporary of the quadrature
 
 
 def _log_a_convex_bound(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
@@ -213,6 +220,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
     ab, qb, sb = v.broadcast(alpha=a, q=qq, sigma=s)
+    _check_order_cost(ab[qb < 1.0], "alpha")  # q = 1 is the closed form α/(2σ²)
     out = np.empty(ab.shape)
     flat_a, flat_q, flat_s, flat_o = ab.ravel(), qb.ravel(), sb.ravel(), out.reshape(-1)
     pairs = {(float(x), float(y)) for x, y in zip(flat_q, flat_s, strict=True)}
@@ -312,8 +320,8 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
     best, order = float(eps[i]), float(a[i])
     if warn and best > 0.0 and a.size > 1 and (order == float(np.min(a)) or order == float(np.max(a))):
         side = "smallest" if order == float(np.min(a)) else "largest"
-        warnings.warn(f"the optimal RDP order {order:g} is the {side} order of the grid; extend the grid "
-                      f"(eps may be smaller)", OutOfDomainWarning, stacklevel=2)
+        v.warn(f"the optimal RDP order {order:g} is the {side} order of the grid; extend the grid "
+               f"(eps may be smaller)", OutOfDomainWarning)
     return best, order
 
 

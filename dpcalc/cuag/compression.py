@@ -9,7 +9,6 @@ as, so 0.7·90 gives 63, not the float 62.999…).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -132,9 +131,9 @@ def measurement_count(r: float, layer_size: float, *, as_published: bool = False
     fr, n = _rate(r), _layer(layer_size)
     z = math.floor(1 / fr)
     if as_published:
-        warnings.warn("Algorithm 3 prints count = I − ⌊1/r⌋·r·I, which is not an integer in general and does not "
-                      "give a column partition; the correct count is I − ⌊1/r⌋·⌊rI⌋ (seed 002 erratum E7)",
-                      ErratumWarning, stacklevel=2)
+        v.warn("Algorithm 3 prints count = I − ⌊1/r⌋·r·I, which is not an integer in general and does not "
+               "give a column partition; the correct count is I − ⌊1/r⌋·⌊rI⌋ (seed 002 erratum E7)",
+               ErratumWarning)
         return float(n - z * fr * n)
     return float(n - z * math.floor(fr * n))
 
@@ -186,8 +185,14 @@ def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
     if count > b:
         raise DomainError(f"measurement matrix undefined for r = {float(fr):g}, I = {n}: count = I − ⌊1/r⌋⌊rI⌋ = "
                           f"{count} rows of {z + 1} ones > b = {b} rows (Algorithm 3, seed 002 erratum E7)")
-    widths = np.array([z + 1] * count + [z] * (b - count), dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    from dpcalc import _limits
+
+    _limits.check_memory(f"layer_size = {float(n):.6g} at r = {float(fr):g} (b = {float(b):.6g} rows)", 24.0 * b,
+                         "use a smaller layer_size or rate r")  # widths, starts and the cumsum, int64 each
+    widths = np.full(b, z, dtype=np.int64)
+    widths[:count] += 1
+    starts = np.zeros(b, dtype=np.int64)
+    np.cumsum(widths[:-1], out=starts[1:])
     return MeasurementMatrix(float(fr), n, b, z, count, starts, widths)
 
 
@@ -220,14 +225,25 @@ def dft_basis(a: int) -> np.ndarray:
     return np.exp(-2j * np.pi * np.outer(k, k) / n) / math.sqrt(n)
 
 
+def _numeric_matrix(name: str, value: ArrayLike) -> np.ndarray:
+    """``value`` as a real or complex array (a basis may be complex); a ragged list or non-numbers in one line."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "iufc":
+        raise DomainError(f"{name} must be a numeric matrix (got {value!r:.60})")
+    return arr
+
+
 @v.named_shapes
 def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
     """Eq. (14): ``v(φ, ψ) = √a · max_{i,j} |⟨φ_i, ψ_j⟩| / (‖φ_i‖ ‖ψ_j‖)`` (rows φ_i of φ, columns ψ_j of ψ).
 
     For an orthonormal ψ, 1 <= v <= √a (:func:`coherence_bounds`).
     """
-    p = np.asarray(phi)
-    s = np.asarray(psi)
+    p = _numeric_matrix("phi", phi)
+    s = _numeric_matrix("psi", psi)
     if p.ndim != 2 or s.ndim != 2 or s.shape[0] != s.shape[1] or p.shape[1] != s.shape[0]:
         raise DomainError(f"phi must be b × a and psi a × a (got {p.shape} and {s.shape})")
     if not (np.all(np.isfinite(p)) and np.all(np.isfinite(s))):

@@ -19,7 +19,6 @@ does not apply to it.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Literal
 
 import numpy as np
@@ -85,10 +84,9 @@ def server_sensitivity(C: ArrayLike, m: ArrayLike, N: ArrayLike | None = None, *
 def _warn_classic(per_release_eps: v.FloatArray, who: str) -> None:
     if np.any(per_release_eps >= 1.0):
         worst = float(np.max(per_release_eps))
-        warnings.warn(f"{who}: per-release eps = {worst:g} >= 1, where the classic Gaussian mechanism (Def. 2; "
-                      "Dwork & Roth 2014 Thm A.1) is not proven; the sigma is not a guarantee. Use "
-                      "calibration='analytic' for the exact Gaussian-mechanism noise", OutOfDomainWarning,
-                      stacklevel=3)
+        v.warn(f"{who}: per-release eps = {worst:g} >= 1, where the classic Gaussian mechanism (Def. 2; "
+               "Dwork & Roth 2014 Thm A.1) is not proven; the sigma is not a guarantee. Use "
+               "calibration='analytic' for the exact Gaussian-mechanism noise", OutOfDomainWarning)
 
 
 def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.FloatArray,
@@ -123,14 +121,14 @@ def client_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike
 def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
     """ln(1 − N/K + (N/K)e^{−ε/T}) = log1p((N/K)·expm1(−ε/T)), checking eq. 7's domain K > N(1 − e^{−ε/T})."""
     arg = (N / K) * np.expm1(-eps / T)
-    bad = arg <= -1.0
+    bad = (arg <= -1.0) & (N != K)  # K = N: ln(e^{−ε/T}) = −ε/T exactly (below), whatever expm1 rounds to
     if np.any(bad):
         i = np.flatnonzero(np.broadcast_to(bad, arg.shape).ravel())[0]
         ee, tt, nn, kk = (float(np.broadcast_to(x, arg.shape).ravel()[i]) for x in (eps, T, N, K))
         kmin = -nn * math.expm1(-ee / tt)
         raise DomainError(f"K must be > N(1 - e^(-eps/T)) = {kmin:.6g} for eq. 7 (got K = {kk:g} with N = {nn:g}, "
                           f"T = {tt:g}, eps = {ee:g}; b is undefined otherwise); note: {_FIG4}")
-    return np.asarray(np.log1p(arg), dtype=np.float64)
+    return np.asarray(np.where(N == K, -eps / T, np.log1p(arg)), dtype=np.float64)
 
 
 def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
@@ -160,7 +158,9 @@ def sampling_gamma(eps: ArrayLike, *, L: ArrayLike, N: ArrayLike, K: ArrayLike) 
     cnt = _counts(L=L, N=N, K=K)
     _check_k(cnt["N"], cnt["K"])
     q = cnt["K"] / cnt["N"]
-    return v.scalar_or_array(-np.log1p(q * np.expm1(-e / (cnt["L"] * np.sqrt(cnt["K"])))))
+    x = e / (cnt["L"] * np.sqrt(cnt["K"]))
+    # K = N: γ = x exactly (the log1p form rounds 1 − 1 + e^{−x} to 0 once e^{−x} < 2^-53 and gave inf)
+    return v.scalar_or_array(np.where(q == 1.0, x, -np.log1p(q * np.expm1(-x))))
 
 
 def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
