@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated, Any
 
 import numpy as np
@@ -70,24 +69,26 @@ def delta_command(mu: MuOpt, eps: EpsOpt) -> Result:
     axes = grid({"mu": parse_values("--mu", mu), "eps": parse_values("--eps", eps)})
     log_d = gdp.log_delta_from_eps(axes["eps"], axes["mu"])
     delta = np.exp(np.asarray(log_d, dtype=np.float64))
-    rows: Sequence[dict[str, Any]] = flatten(axes, {"delta": delta, "log_delta": log_d})  # column-stored
+    rows = flatten(axes, {"delta": delta, "log_delta": log_d})  # column-stored
     warns: list[str] = []
     cols = [_COLS["mu"], _COLS["eps"], _COLS["delta"], _COLS["log_delta"]]
-    if np.any(delta == 0.0):  # below the double range: δ (0.0 as a float) written from its log, row by row
-        rows = list(rows)
-        for row in rows:
-            row["delta_decimal"] = _tiny(row["log_delta"])
+    if np.any(delta == 0.0):  # below the double range: δ (0.0 as a float) written from its log, as text
+        rows = rows.with_texts(delta_decimal=_tiny(rows.data["log_delta"]))
         cols.append(Column("delta_decimal", "δ (from ln δ)", r"$\delta$", text=True))
         warns.append("delta underflows a double (< 4.9e-324) in some rows: delta is 0.0 there; log_delta is exact")
     return Result(columns=cols, rows=rows, title="δ(ε) of μ-GDP", note=_NOTE,
                   formula=["gdp.delta_from_eps", "gdp.log_delta_from_eps"], warnings=warns)
 
 
-def _tiny(log_d: float) -> str:
-    """δ = e^{log_d} written as m·10^k when it underflows a double."""
-    log10 = log_d / np.log(10.0)
-    k = int(np.floor(log10))
-    return f"{10 ** (log10 - k):.6f}e{k}"
+def _tiny(log_d: np.ndarray) -> list[str]:
+    """δ = e^{log_d} written as m·10^k (m in [1, 10), 6 decimals) for every row: it underflows a double."""
+    log10 = np.asarray(log_d, dtype=np.float64) / np.log(10.0)
+    k = np.floor(log10)
+    m = np.round(10.0 ** (log10 - k), 6)
+    up = m >= 10.0  # 9.9999997 rounds to 10: write 1.000000 of the next power
+    m[up] /= 10.0
+    k[up] += 1.0
+    return [f"{a:.6f}e{b}" for a, b in zip(m.tolist(), k.astype(np.int64).tolist(), strict=True)]
 
 
 @command(gdp_app, "eps")

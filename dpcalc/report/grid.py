@@ -139,7 +139,8 @@ class Rows(Sequence[dict[str, Any]]):
     A million rows take 8 MB a column instead of ~1 GB of dicts, and the renderers read whole column slices
     (:meth:`array`) to format and stream them in chunks. Iterating yields fresh dicts: to change rows, make a
     ``list(rows)`` first — or, rather than changing a million dicts, give ``constants`` (a value every row has,
-    e.g. the units text) and ``missing`` (keys whose NaN means "no value": ``None`` in the row, ``—`` in a table).
+    e.g. the units text), ``missing`` (keys whose NaN means "no value": ``None`` in the row, ``—`` in a table)
+    and ``texts`` (a text cell per row, e.g. a number written beyond the double range: :meth:`with_texts`).
     """
 
     def __init__(self, columns: Mapping[str, np.ndarray], constants: Mapping[str, Any] | None = None,
@@ -152,11 +153,20 @@ class Rows(Sequence[dict[str, Any]]):
         if len(sizes) > 1:
             raise ValueError(f"columns of different lengths: {sorted(sizes)}")
         self._n = sizes.pop() if sizes else 0
+        self.texts: dict[str, list[str]] = {}
 
     def with_constants(self, **values: Any) -> Rows:
         """The same rows (sharing the arrays) with constant columns added: ``rows.with_constants(units="bits")``."""
         new = Rows({}, {**self.constants, **values}, self.missing)
-        new.data, new._distinct, new._n = self.data, self._distinct, self._n
+        new.data, new._distinct, new._n, new.texts = self.data, self._distinct, self._n, self.texts
+        return new
+
+    def with_texts(self, **columns: list[str]) -> Rows:
+        """The same rows (sharing the arrays) with text columns added, one string per row."""
+        if any(len(t) != self._n for t in columns.values()):
+            raise ValueError(f"text columns must have {self._n} rows")
+        new = self.with_constants()
+        new.texts = {**self.texts, **columns}
         return new
 
     def __len__(self) -> int:
@@ -167,6 +177,8 @@ class Rows(Sequence[dict[str, Any]]):
         for k in self.missing & row.keys():
             if row[k] != row[k]:
                 row[k] = None
+        for k, t in self.texts.items():
+            row[k] = t[i]
         return {**row, **self.constants} if self.constants else row
 
     @overload

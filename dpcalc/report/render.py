@@ -183,6 +183,9 @@ class _Cells:
             values = self._values(start, stop)
             plain = cells.is_plain(values)
             return self._format(values, plain), plain
+        if self.column.key in self.grid.texts:  # strings: the csv module quotes them if it must
+            texts = self.grid.texts[self.column.key][start:stop]
+            return (texts if self.kind == "csv" else self._format(texts, False)), False
         a = self.grid.array(self.column.key, start, stop)
         csv_ = self.kind == "csv"
         if isinstance(a, list):  # the key is absent: no value in any row
