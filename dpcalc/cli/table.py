@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, capture_warnings, handle_errors, pick_format
+from dpcalc.errors import DomainError
 from dpcalc.report.render import Format
 
 
@@ -25,6 +26,8 @@ def table_command(spec: Annotated[Path, typer.Argument(help="Table spec (TOML): 
     from dpcalc.report import table
     from dpcalc.report.render import emit, write_atomic
 
+    if not spec.name:  # "" (which Typer turns into "."), "." or "/": a directory, and no name of the user's to show
+        raise DomainError(f"SPEC: {str(spec)!r} is a directory (or an empty name); give the table spec file (TOML)")
     chosen = pick_format(fmt, json_)
     with capture_warnings() as warns:
         result = table.build(table.read(spec))
