@@ -65,6 +65,9 @@ REGRESSIONS: list[list[str]] = [
     ["cuag", "matrix", "--layer-size", "1.7976931348623157e308,0.5,10,1"],  # OverflowError allocating the blocks
     ["nbafl", "accounting", "--eps", "1e-300", "--delta", "0.5", "--data-size", "1"],  # PLD's OverflowError
     ["table", ""],  # named ".", not the SPEC argument
+    # minutes of swapping: the K scan over 3e8 clients is capped before allocating
+    ["nbafl", "optimal-k", "--eps", "1,1:3", "--n", "3e8", "--c-scale", "1", "--pl", "0.5", "--lipschitz", "0.5"],
+    ["nbafl", "optimal-t", "--eps", "1", "--t-max", "1000000000"],  # 8 GB scan: capped before allocating
 ]
 _BY_ID = {c.id: c for c in COMMANDS}
 

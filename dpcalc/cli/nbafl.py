@@ -92,6 +92,13 @@ def _constants_axes(pl: str, lipschitz: str, smoothness: str, dissimilarity: str
 _CONSTANTS = ("pl", "lipschitz", "smoothness", "dissimilarity", "prox_mu", "theta")
 
 
+def _curve_rows(what: str, rows: float) -> None:
+    """The row and memory caps for a --curve table (a dict of ~15 values per row: ~1 KB), before scanning."""
+    from dpcalc import _limits
+
+    _limits.check_rows(what, rows, 1024.0)
+
+
 def _points(axes: dict[str, np.ndarray]) -> list[dict[str, float]]:
     """One dict per grid point (row order of :func:`flatten`)."""
     return list(flatten(axes, {}))
@@ -254,8 +261,14 @@ def optimal_t_command(
                  "C": parse_values("--C", C), "m": parse_values("--data-size", data_size),
                  "N": parse_values("--n", clients), "c_scale": parse_values("--c-scale", c_scale),
                  **_constants_axes(pl, lipschitz, smoothness, dissimilarity, prox_mu, theta)})
+    from dpcalc.nbafl.optimal import check_scan
+
     fid = "nbafl.convergence_bound"
     names = ["eps", "delta", "N", "m", "C", "c_scale", *_CONSTANTS]
+    points = float(np.prod(np.broadcast_shapes(*(a.shape for a in axes.values()))))
+    check_scan("--t-max (one scan over T = 1 … t_max per grid point)", points * t_max)
+    if curve:
+        _curve_rows("--t-max with --curve (a row per T)", points * t_max)
     rows: list[dict[str, Any]] = []
     published = lambda1 is Lambda1.published
     for point in _points(axes):
@@ -317,8 +330,15 @@ def optimal_k_command(
                  "m": parse_values("--data-size", data_size), "N": parse_values("--n", clients),
                  "c_scale": parse_values("--c-scale", c_scale),
                  **_constants_axes(pl, lipschitz, smoothness, dissimilarity, prox_mu, theta)})
+    from dpcalc.nbafl.optimal import check_scan
+
     fid = "nbafl.convergence_bound_sampled"
     names = ["eps", "delta", "T", "N", "m", "C", "c_scale", *_CONSTANTS]
+    shape = np.broadcast_shapes(*(a.shape for a in axes.values()))
+    scan = float(np.sum(np.broadcast_to(axes["N"], shape)))
+    check_scan("--n (one scan over K <= N per grid point)", scan)
+    if curve:
+        _curve_rows("--n with --curve (a row per K)", scan)
     rows: list[dict[str, Any]] = []
     for point in _points(axes):
         res = nbafl.optimal_k(point["eps"], point["delta"],

@@ -24,6 +24,21 @@ from dpcalc.nbafl import bound as _b
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
+MAX_SCAN = 20_000_000
+"""Most integer points (values of K or T) the scans of one call may cover in all: ~1 µs and ~128 bytes each."""
+_BYTES_PER_POINT = 128.0  # the curve's temporaries (measured ~80 B per K at N = 1e5)
+
+
+def check_scan(what: str, points: float) -> None:
+    """Raise a one-line DomainError before scanning if ``points`` integer points exceed :data:`MAX_SCAN` or (at
+    ~128 bytes each, one scan at a time) the memory cap. ``what`` names the parameter(s) that set the length."""
+    from dpcalc import _limits
+
+    if not points <= MAX_SCAN:
+        raise DomainError(f"{what}: the integer scan covers {points:.4g} points in all; at most {MAX_SCAN:.3g} "
+                          f"(~1 µs each)")
+    _limits.check_memory(what, points * _BYTES_PER_POINT)
+
 
 @dataclass(frozen=True)
 class OptimalT:
@@ -127,6 +142,7 @@ def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothne
     """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``."""
     e = v.scalar("eps", v.positive("eps", eps))
     tm = int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))
+    check_scan(f"t_max = {tm:g} (the scan over T = 1 … t_max)", tm)
     ll, r, b, mm = (float(x) for x in _b._constants(pl, smoothness, dissimilarity, prox_mu))
     th = v.scalar("theta", v.nonnegative("theta", theta))
     p = float(_b._p(np.asarray(ll), np.asarray(r), np.asarray(b), np.asarray(mm)))
@@ -178,6 +194,7 @@ def optimal_k(eps: float, delta: float, *, T: float, pl: float, lipschitz: float
     k_dom = k_domain_min(e, t, n)
     if k_dom > n:  # pragma: no cover - K = N is always inside (1 − e^{−x} < 1)
         raise DomainError(f"no K in [1, N = {n}] satisfies K > N(1 - e^(-eps/T))")
+    check_scan(f"N = {n:g} (the scan over K in [{k_dom}, {n}])", n - k_dom + 1.0)
     ks_all = np.arange(k_dom, n + 1, dtype=np.float64)
     q = _b.q_factor(np.asarray(ll), np.asarray(r), np.asarray(b), np.asarray(mm), ks_all)
     ok = (q > 0.0) & (q < 1.0)
