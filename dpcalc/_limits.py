@@ -85,3 +85,11 @@ def check_rows(what: str, rows: float, bytes_per_row: float = 0.0) -> None:
                           f"{MAX_ROWS:,} rows per call")
     if bytes_per_row:
         check_memory(what, rows * bytes_per_row, "use fewer values per option")
+
+
+def check_points(what: str, points: float, most: int, each: str) -> None:
+    """Raise a one-line DomainError before computing if a grid whose every point is expensive (``each`` says what
+    one point costs, e.g. "five accountants and their calibrations, ~0.3 s") has more than ``most`` points."""
+    if not points <= most:
+        raise DomainError(f"{what} gives {points:.4g} grid points; at most {most:,} per call here (each point runs "
+                          f"{each}) — use fewer values")

@@ -68,6 +68,7 @@ REGRESSIONS: list[list[str]] = [
     # minutes of swapping: the K scan over 3e8 clients is capped before allocating
     ["nbafl", "optimal-k", "--eps", "1,1:3", "--n", "3e8", "--c-scale", "1", "--pl", "0.5", "--lipschitz", "0.5"],
     ["nbafl", "optimal-t", "--eps", "1", "--t-max", "1000000000"],  # 8 GB scan: capped before allocating
+    ["nbafl", "accounting", "--eps", "1:1e6:1", "--data-size", "1"],  # hours: a million accountant comparisons
 ]
 _BY_ID = {c.id: c for c in COMMANDS}
 

@@ -367,6 +367,10 @@ def optimal_k_command(
                                                           "inputs": _fixed(axes, names, shown)})
 
 
+ACCOUNTING_POINTS = 200
+"""Most grid points of one ``nbafl accounting`` call (each compares up to five accountants)."""
+
+
 @command(nbafl_app, "accounting")
 def accounting_command(
     eps: EpsOpt,
@@ -389,6 +393,11 @@ def accounting_command(
                  "L": parse_values("--exposures", exposures), "C": parse_values("--C", C),
                  "m": parse_values("--data-size", data_size), "c_scale": parse_values("--c-scale", c_scale)})
     inputs = ["eps", "delta", "L", "C", "m", "c_scale"]
+    from dpcalc import _limits
+
+    _limits.check_points("--eps, --delta, --exposures, --C, --data-size, --c-scale",
+                         float(np.prod(np.broadcast_shapes(*(a.shape for a in axes.values())))), ACCOUNTING_POINTS,
+                         "up to five accountants and their sigma calibrations, ~0.1-1 s")
     rows: list[dict[str, Any]] = []
     failures: list[str] = []
     for point in _points(axes):
