@@ -129,7 +129,10 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
     lo, hi = bracket(f, y_lo, y_hi, increasing=True, rtol=1e-15, atol=1e-15, x0=0.5 * (y_lo + y_hi), newton=True)
     x = np.exp(0.5 * (lo + hi))
-    # log δ(α) = (α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1), valid (an upper bound on δ) at any α
-    log_d = x * (rf * (1.0 + x) - ef) - (1.0 + x) * np.log1p(1.0 / x) - np.log(x)
+    # log δ(α) = (α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1), valid (an upper bound on δ) at any α; with x = α − 1,
+    # α log1p(−1/α) − log x = −log1p(x) − x·log1p(1/x), which tends to 0 as x → 0 (δ → 1) instead of inf − inf
+    # where x underflows (ρ, ε ~ 1e100: the optimum is below 1e-308)
+    x_log = np.where(x > 0.0, x * np.log1p(1.0 / np.where(x > 0.0, x, 1.0)), 0.0)
+    log_d = x * (rf * (1.0 + x) - ef) - np.log1p(x) - x_log
     arr = np.exp(np.minimum(log_d, 0.0)).reshape(rb.shape)
     return v.scalar_or_array(arr)
