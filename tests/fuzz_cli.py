@@ -122,6 +122,10 @@ TYPICAL: dict[str, list[str]] = {
     "seed": ["0", "1", "1299"], "workers": ["1"], "level": ["0.999", "0.9", "0.5"], "rtol": ["1e-6", "1e-3"],
     "number": ["1", "2", "3", "4"], "method": ["both", "dp-scaffold", "prifedsync"], "side": ["server", "client",
                                                                                                "both"],
+    # plot sweep (a formula of two inputs, so that one --x with one --by or --set is a complete call), plot preset
+    "formula": ["gdp.delta_from_eps"], "x": ["eps=0.5:3:0.5", "eps=1,2"], "by": ["mu=0.5,1"], "fixed": ["mu=1"],
+    "fmt": ["svg", "png"],
+    "name": ["001-fig5", "000-sigma-vs-eps", "002-fig4a"],
 }
 
 
@@ -149,6 +153,9 @@ class Files:
         text("nan.csv", "1,nan\n")
         text("words.txt", "hello world\n")
         text("clients_bad.csv", "eps,C\n1\n")
+        text("spec.toml", 'title = "t"\n[grid]\neps = [1, 5]\n[inputs]\nd = 1000\nC = 1\nN = 10\n[[column]]\n'
+                          'input = "eps"\n[[column]]\nformula = "midp.server_sigma_equal"\n')  # dpcalc table SPEC
+        text("bad.toml", "[grid\n")
         for name, arr in (("eye.npy", np.eye(2)), ("vec.npy", np.array([0.5, 0.5])), ("empty.npy", np.array([])),
                           ("complex.npy", np.array([1 + 2j, 3])), ("str.npy", np.array(["a", "b"])),
                           ("cube.npy", np.ones((2, 2, 2))), ("bool.npy", np.array([True, False]))):
@@ -177,7 +184,7 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
     typical = TYPICAL.get(param.name) or ["1", "0.5", "10"]
     if param.name == "output":
         return str(out_dir / draw(st.sampled_from(["out.txt", "out.csv", "sub/out.txt"] if hostile else
-                                                  ["out.txt", "out.csv"])))
+                                                  ["out.txt", "out.csv", "out.svg"])))
     if param.kind == "choice":
         return draw(st.sampled_from(["bogus", "", "SERVER", *param.choices] if hostile else list(param.choices)))
     if param.name in ("formula_id", "ids"):
@@ -186,6 +193,7 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
     if file_like:
         good = ([files.paths["matrix.csv"], files.paths["eye.npy"]] if param.name.startswith("sigma_")
                 else [files.paths["clients.csv"]] if param.name == "file"
+                else [files.paths["spec.toml"]] if param.name == "spec"
                 else [files.paths["col.csv"], files.paths["row.csv"], files.paths["vec.npy"], *typical])
         if not hostile:
             return draw(st.sampled_from(good))

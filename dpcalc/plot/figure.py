@@ -51,7 +51,8 @@ def format_of(path: Path | None, fmt: str | None) -> str:
     """The output format: ``fmt`` if given, else the file suffix (default png)."""
     chosen = (fmt or (path.suffix.lstrip(".") if path is not None and path.suffix else "png")).lower()
     if chosen not in FORMATS:
-        raise DpcalcError(f"figure format must be one of {', '.join(FORMATS)} (got {chosen!r})")
+        where = "--format" if fmt else "the --output file's suffix"
+        raise DpcalcError(f"{where}: the figure format must be one of {', '.join(FORMATS)} (got {chosen!r})")
     return chosen
 
 

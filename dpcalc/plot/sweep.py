@@ -34,9 +34,10 @@ def sweep_spec(formula_id: str, x: tuple[str, str], by: tuple[str, str] | None, 
     if any(i.kind != "scalar" for i in entry.inputs):
         raise DomainError(f"{formula_id} has vector or index inputs; sweeps take formulas of scalar inputs only")
     used = [x[0], *([by[0]] if by else []), *fixed]
-    for name in used:
+    options = ["--x", *(["--by"] if by else []), *(["--set"] * len(fixed))]
+    for name, option in zip(used, options, strict=True):
         if name not in names:
-            raise DomainError(f"{formula_id} has no input {name!r} (inputs: {', '.join(names)})")
+            raise DomainError(f"{option}: {formula_id} has no input {name!r} (inputs: {', '.join(names)})")
     if len(set(used)) != len(used):
         raise DomainError("each input may be given once among --x, --by and --set")
     missing = [n for n in names if n not in used]
