@@ -67,6 +67,8 @@ REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
     ("dpcalc.accounting.zcdp.delta_from_rho", {"rho": 4.87e99, "eps": 4.87e99}),  # NaN: optimum x underflows
     ("dpcalc.gaussian_mi.case3_optimum", {"eps": 301, "var": 301, "cov": 162, "n": 162}),
     ("dpcalc.gaussian_mi.case3_u_max", {"eps": 475, "var": 475, "cov": 88, "n": 475}),
+    ("dpcalc.gaussian_mi.case3_privacy", {"sigma2": 1.0, "sigma_e2": 0.1, "var": 1.7976931348623157e308, "cov": 1.0,
+                                          "n": 1.7976931348623157e308}),  # NaN: inf/inf in the Schur complement
     ("dpcalc.nbafl.contraction_q", {"pl": 1, "smoothness": 1000, "dissimilarity": 1000, "prox_mu": 1e231, "K": 5}),
     ("dpcalc.cuag.noise_variance_from_sigma", {"sigma": [1.7976931348623157e308, 419.3], "B": [[50, 50, 50]] * 2}),
     ("dpcalc.nbafl.sampling_gamma", {"eps": 8204866539547535.0, "L": 365, "N": 244, "K": 244}),  # undocumented inf

@@ -66,4 +66,6 @@ def eigen(var: v.FloatArray, cov: v.FloatArray, n: v.FloatArray) -> tuple[v.Floa
 def schur(var: v.FloatArray, cov: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
     """``Var(X_i | X^{-i}) = (var−cov)(var+(n−1)cov)/(var+(n−2)cov)``: cancellation-free Schur complement."""
     lam1, lam2 = eigen(var, cov, n)
-    return lam2 * (lam1 / (var + (n - 2.0) * cov))
+    den = var + (n - 2.0) * cov
+    # where var + (n−1)cov overflows (var ~ 1e308 with n ~ 1e308: inf/inf), the same ratio as 1 + cov/den
+    return np.where(np.isfinite(lam1) & np.isfinite(den), lam2 * (lam1 / den), lam2 * (1.0 + cov / den))
