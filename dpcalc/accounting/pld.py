@@ -122,10 +122,6 @@ def _schedule(schedule: Iterable[Step | tuple[float, float, int] | Sequence[floa
 
 # --- one step: privacy loss and its discretisation ---------------------------------------------------
 
-def _log_phi(x: FloatArray, mu: float, sigma: float) -> FloatArray:
-    return -0.5 * ((x - mu) / sigma) ** 2 - math.log(sigma) - _LOG_SQRT_2PI
-
-
 @dataclass
 class _Mech:
     sigma: float
@@ -140,25 +136,6 @@ class _Mech:
 
     def loss(self, x: FloatArray) -> FloatArray:
         return self.lrem(x) if self.direction == "remove" else -self.lrem(x)
-
-    def log_mix(self, x: FloatArray) -> FloatArray:
-        if self.q == 1.0:
-            return _log_phi(x, 1.0, self.sigma)
-        return np.logaddexp(math.log1p(-self.q) + _log_phi(x, 0.0, self.sigma),
-                            math.log(self.q) + _log_phi(x, 1.0, self.sigma))
-
-    def log_densities(self, x: FloatArray, loss: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """(log f_P, log f_Q) at x, given the loss there (f_P = f_Q·e^L)."""
-        base = _log_phi(x, 0.0, self.sigma)
-        return (base + loss, base) if self.direction == "remove" else (base, base - loss)
-
-    def x_of_loss(self, loss: FloatArray) -> FloatArray:
-        lr = loss if self.direction == "remove" else -loss
-        if self.q == 1.0:
-            return self.sigma ** 2 * lr + 0.5
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            z = lr + np.log1p(-(1.0 - self.q) * np.exp(-lr)) - math.log(self.q)
-        return self.sigma ** 2 * z + 0.5
 
     def p_mass_outside(self, x_lo: float, x_hi: float) -> tuple[float, float]:
         """P-mass below x_lo and above x_hi."""
@@ -214,42 +191,8 @@ class _Discrete:
 
 _WIDTH_C = 4.0  # bracket width ≈ _WIDTH_C·T·h² (sizes the first lattice)
 _ALIGN = 0.3  # a remove step's lowest loss log(1 − q) sits this many h below a lattice point
-_DOT_MASS = 1e-4  # dots thin out where the tilted P-mass beyond them is below this (see _dots)
+_DOT_MASS = 1e-4  # dots thin out where the tilted P-mass beyond them is below this (see _discretise_many)
 _DOT_MAX = 64  # widest dot spacing, in lattice steps
-
-
-def _dots(m: _Mech, h: float, k0: int, k1: int, x_lo: float, x_hi: float, lam: float, c: float = 0.0) -> np.ndarray:
-    """Lattice indices (k0 … k1, increasing) that carry atoms: every lattice point in the bulk, thinning out to
-    spacing ``s·h`` (s ≤ :data:`_DOT_MAX`) where the P-mass tilted by e^{λL} beyond the point (on the far side from
-    the bulk) is M < :data:`_DOT_MASS`, with s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for
-    any set of dots (Doroshenko et al. 2022), so the choice affects only the width of the bracket: a tail interval
-    of width H and tilted mass M adds ≈ M·H² to the error, i.e. ≈ _DOT_MASS·h² per decade of M."""
-    nat = k1 - k0 + 1
-    if nat <= 3:
-        return np.arange(k0, k1 + 1, dtype=np.int64)
-    xs = np.linspace(x_lo, x_hi, 513)
-    lx = np.asarray(m.loss(xs), dtype=np.float64)
-    lfp, _ = m.log_densities(xs, lx)
-    lw = lfp + lam * lx
-    w = np.exp(lw - lw.max())
-    cw = np.cumsum(w)
-    tot = cw[-1]
-    left = cw / tot  # tilted mass at x' <= x
-    right = 1.0 - left + w / tot
-    # order by loss: remove (loss increasing in x) or add (decreasing)
-    if lx[-1] < lx[0]:
-        lx, left, right = lx[::-1], right[::-1], left[::-1]
-    far = np.minimum(left, right)
-    sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX))
-    g = (k0 + np.arange(nat)) * h + c
-    lx_m = np.maximum.accumulate(lx)
-    s_j = np.interp(g, lx_m, sp)
-    pos = np.floor(np.cumsum(1.0 / s_j))
-    keep = np.empty(nat, dtype=bool)
-    keep[0] = True
-    keep[1:] = pos[1:] != pos[:-1]
-    keep[-1] = True
-    return np.flatnonzero(keep).astype(np.int64) + k0
 
 
 @cache
@@ -260,7 +203,7 @@ def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float) -
     zt = _tail_z(max(tail, 1e-300))
     xs = np.linspace(-zt * sigma, 1.0 + zt * sigma, 513)
     lx = np.asarray(m.loss(xs), dtype=np.float64)
-    lfp, _ = m.log_densities(xs, lx)
+    lfp = _log_fp(xs, lx, np.float64(sigma), direction)
     z = lfp[None, :] + _THETAS[:, None] * lx[None, :] + math.log(xs[1] - xs[0])
     mx = z.max(axis=1)
     return np.asarray(np.log(np.exp(z - mx[:, None]).sum(axis=1)) + mx)
@@ -269,7 +212,7 @@ def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float) -
 def _saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
             eps: float | None = None) -> tuple[float, float]:
     """(θ*, ε*): the Chernoff-optimal order of the composition at δ and its Chernoff ε (both approximate; θ* weights
-    the tails in :func:`_dots`, ε* sizes the first lattice)."""
+    the tails in :func:`_discretise_many`, ε* sizes the first lattice)."""
     k = np.zeros(_THETAS.size)
     for st in steps:
         k += st.count * _approx_log_mgf(st.sigma, st.q, direction, tail)
@@ -285,42 +228,165 @@ def _saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
     return float(_THETAS[pos][i]), float(cher[i])
 
 
-def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Discrete, _Discrete]:
-    """Upper (dominating) and lower (dominated) lattice PLDs of one step; ``tail`` = neglected P-mass per side;
-    ``lam`` the tilt the composition will use (it only decides where atoms may be sparse, see :func:`_dots`)."""
-    s = m.sigma
-    zt = _tail_z(max(tail, 1e-300))
-    x_lo, x_hi = -zt * s, 1.0 + zt * s
-    l_a, l_b = float(m.loss(np.array(x_lo))), float(m.loss(np.array(x_hi)))
-    l_min, l_max = min(l_a, l_b), max(l_a, l_b)
+def _losses(x: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:
+    """Privacy loss at x of steps with noise multipliers ``sig`` and rates ``q`` (broadcast; q = 1 is exact: the
+    log(1 − q) term is −∞ and logaddexp returns z)."""
+    z = (2.0 * x - 1.0) / (2.0 * sig * sig)
+    with np.errstate(divide="ignore"):
+        lr = np.logaddexp(np.log1p(-q), np.log(q) + z)
+    return lr if direction == "remove" else -lr
+
+
+def _x_of_losses(loss: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:
+    """Inverse of :func:`_losses` in x (broadcast)."""
+    lr = loss if direction == "remove" else -loss
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z = lr + np.log1p(-(1.0 - q) * np.exp(-lr)) - np.log(q)
+    return sig * sig * z + 0.5
+
+
+def _log_fq(x: FloatArray, loss: FloatArray, sig: FloatArray, direction: Direction) -> FloatArray:
+    """log f_Q at x given the loss there (f_P = f_Q·e^L; the unshifted Gaussian is P (add) or Q (remove))."""
+    base = -0.5 * (x / sig) ** 2 - np.log(sig) - _LOG_SQRT_2PI
+    return base if direction == "remove" else base - loss
+
+
+def _log_fp(x: FloatArray, loss: FloatArray, sig: FloatArray, direction: Direction) -> FloatArray:
+    base = -0.5 * (x / sig) ** 2 - np.log(sig) - _LOG_SQRT_2PI
+    return base + loss if direction == "remove" else base
+
+
+def _seg_starts(sizes: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+
+
+def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float,
+              zt: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray, np.ndarray]:
+    """Per step: x-range [x_lo, x_hi], loss range [l_min, l_max], lattice offset c and lattice indices k0..k1."""
+    x_lo, x_hi = -zt * sig, 1.0 + zt * sig
+    l_a, l_b = _losses(x_lo, sig, qq, direction), _losses(x_hi, sig, qq, direction)
+    l_min, l_max = np.minimum(l_a, l_b), np.maximum(l_a, l_b)
     # lattice offset: for a subsampled remove step the loss has a hard lower edge log(1 − q) where the mass piles
     # up; a lattice point _ALIGN·h above it keeps the lower pair's error small (its error depends on that position)
-    c = 0.0
-    if m.direction == "remove" and m.q < 1.0:
-        c = l_min - (math.ceil(l_min / h) - _ALIGN) * h
-    k0, k1 = math.floor((l_min - c) / h), math.ceil((l_max - c) / h)
-    _check_points(k1 - k0 + 1, f"one step (sigma = {s:g}, q = {m.q:g})", h)
-    dots = _dots(m, h, k0, k1, x_lo, x_hi, lam, c)
-    gd = dots * h + c  # the dots' losses
-    g_in = gd[1:-1]
-    g_in = g_in[(g_in > l_min) & (g_in < l_max)]
-    xb = m.x_of_loss(g_in)
-    nu = max(2, math.ceil((x_hi - x_lo) * zt / (_GL_WIDTH * s)))  # GL cells of width _GL_WIDTH·σ/z
-    br = np.unique(np.concatenate([xb, np.linspace(x_lo, x_hi, nu + 1)]))
-    a, b = br[:-1], br[1:]
-    a, b = a[b > a], b[b > a]
-    mid, half = 0.5 * (a + b), 0.5 * (b - a)
-    nd = dots.size
-    cell = np.clip(np.searchsorted(gd, m.loss(mid), side="right") - 1, 0, nd - 2)
+    cc = np.where((qq < 1.0) & (direction == "remove"), l_min - (np.ceil(l_min / h) - _ALIGN) * h, 0.0)
+    k0 = np.floor((l_min - cc) / h).astype(np.int64)
+    k1 = np.ceil((l_max - cc) / h).astype(np.int64)
+    return x_lo, x_hi, l_min, l_max, cc, k0, k1
+
+
+_CHUNK_POINTS = 1 << 15  # steps are discretised together in chunks of about this many lattice points
+
+
+def _discretise_many(steps: list[Step], direction: Direction, h: float, tail: float,
+                     lam: float = 0.0) -> list[tuple[_Discrete, _Discrete]]:
+    """Upper (dominating) and lower (dominated) lattice PLDs of each step; ``tail`` = neglected P-mass per side;
+    ``lam`` the tilt the composition will use (it only decides where atoms may be sparse).
+
+    All steps are discretised together: their lattices, dots, quadrature cells and labels are concatenated in flat
+    arrays (segment r belongs to step r), so a schedule of many distinct steps costs a few NumPy passes, not a few
+    per step. Each segment is computed exactly as a single step would be.
+
+    **Dots.** Every lattice point in the bulk, thinning out to spacing ``s·h`` (s ≤ :data:`_DOT_MAX`) where the
+    P-mass tilted by e^{λL} beyond the point (on the far side from the bulk) is M < :data:`_DOT_MASS`, with
+    s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for any set of dots (Doroshenko et al. 2022),
+    so the choice affects only the width of the bracket: a tail interval of width H and tilted mass M adds ≈ M·H² to
+    the error, i.e. ≈ _DOT_MASS·h² per decade of M."""
+    sig = np.array([st.sigma for st in steps])
+    qq = np.array([st.q for st in steps])
+    zt = _tail_z(max(tail, 1e-300))
+    *_, k0, k1 = _lattices(sig, qq, direction, h, zt)
+    nat = k1 - k0 + 1
+    for r in range(len(steps)):
+        _check_points(int(nat[r]), f"one step (sigma = {sig[r]:g}, q = {qq[r]:g})", h)
+    out: list[tuple[_Discrete, _Discrete]] = []
+    start, acc = 0, 0
+    for r in range(len(steps)):  # chunks of consecutive steps (big lattices alone: cache-friendly arrays)
+        acc += int(nat[r])
+        if acc >= _CHUNK_POINTS or r == len(steps) - 1:
+            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam))
+            start, acc = r + 1, 0
+    return out
+
+
+def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
+                      lam: float) -> list[tuple[_Discrete, _Discrete]]:
+    """:func:`_discretise_many` for the steps (sig, qq): flat arrays, segment r is step r."""
+    ns = sig.size
+    x_lo, x_hi, l_min, l_max, cc, k0, k1 = _lattices(sig, qq, direction, h, zt)
+    nat = k1 - k0 + 1
+    # --- dots: tilted tail masses on 513 points per step
+    tt = np.linspace(0.0, 1.0, 513)
+    xs5 = x_lo[:, None] + (x_hi - x_lo)[:, None] * tt[None, :]
+    xs5[:, -1] = x_hi
+    s2, q2 = sig[:, None], qq[:, None]
+    lx5 = _losses(xs5, s2, q2, direction)
+    lw = _log_fp(xs5, lx5, s2, direction) + lam * lx5
+    w5 = np.exp(lw - lw.max(axis=1, keepdims=True))
+    cw = np.cumsum(w5, axis=1)
+    left = cw / cw[:, -1:]
+    right = 1.0 - left + w5 / cw[:, -1:]
+    if direction == "add":  # loss decreasing in x: order by loss
+        lx5, left, right = lx5[:, ::-1], right[:, ::-1], left[:, ::-1]
+    far = np.minimum(left, right)
+    sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX))
+    lx_m = np.maximum.accumulate(lx5, axis=1)
+    # flat lattice of all steps; np.interp per segment via a per-segment shift of both abscissae
+    ls = _seg_starts(nat)
+    ntot = int(nat.sum())
+    row = np.repeat(np.arange(ns), nat)
+    jj = np.arange(ntot) - ls[row]
+    g = (k0[row] + jj) * h + cc[row]
+    span = float((lx_m[:, -1] - lx_m[:, 0]).max()) + float(g.max() - g.min()) + 1.0
+    shift = np.arange(ns) * 2.0 * span - lx_m[:, :1].ravel()
+    s_j = np.interp(g + shift[row], (lx_m + shift[:, None]).ravel(), sp.ravel())
+    s_j = np.where(nat[row] <= 3, 1.0, s_j)
+    csum = np.cumsum(1.0 / s_j)
+    before = np.concatenate([[0.0], csum])[ls]
+    pos = np.floor(csum - before[row])
+    keep = np.empty(ntot, dtype=bool)
+    keep[1:] = pos[1:] != pos[:-1]
+    keep[ls] = True
+    keep[ls + nat - 1] = True
+    dpos = np.flatnonzero(keep)  # flat lattice positions of the dots
+    drow = row[dpos]
+    nd = np.bincount(drow, minlength=ns)
+    ds = _seg_starts(nd)
+    idx = jj[dpos]  # local lattice index of each dot (dots = k0 + idx)
+    gd = g[dpos]
+    # --- quadrature cells: breaks at the dots' x (interior dots strictly inside the loss range) and a uniform grid
+    first_d = np.zeros(gd.size, dtype=bool)
+    first_d[ds] = True
+    last_d = np.zeros(gd.size, dtype=bool)
+    last_d[ds + nd - 1] = True
+    inner = ~first_d & ~last_d & (gd > l_min[drow]) & (gd < l_max[drow])
+    xb = _x_of_losses(gd[inner], sig[drow[inner]], qq[drow[inner]], direction)
+    nu = np.maximum(2, np.ceil((x_hi - x_lo) * zt / (_GL_WIDTH * sig))).astype(np.int64)
+    urow = np.repeat(np.arange(ns), nu + 1)
+    uj = np.arange(urow.size) - _seg_starts(nu + 1)[urow]
+    xu = x_lo[urow] + (x_hi - x_lo)[urow] * (uj / nu[urow])
+    xu[_seg_starts(nu + 1) + nu] = x_hi
+    brx = np.concatenate([xb, xu])
+    brr = np.concatenate([drow[inner], urow])
+    o = np.lexsort((brx, brr))
+    brx, brr = brx[o], brr[o]
+    ok = (brr[1:] == brr[:-1]) & (brx[1:] > brx[:-1])
+    a_, b_, crow = brx[:-1][ok], brx[1:][ok], brr[:-1][ok]
+    mid, half = 0.5 * (a_ + b_), 0.5 * (b_ - a_)
+    cs, cq = sig[crow], qq[crow]
+    # the cell's dot: the last dot at or below the loss at the midpoint, within the cell's own segment
+    qpos = (_losses(mid, cs, cq, direction) - cc[crow]) / h - k0[crow] + ls[crow]
+    cell = np.searchsorted(dpos.astype(np.float64), qpos, side="right") - 1
+    cell = np.clip(cell, ds[crow], ds[crow] + nd[crow] - 2)
     gx, gw = _gl()
     xs = mid[:, None] + half[:, None] * gx[None, :]
     wq = half[:, None] * gw[None, :]
-    lx = m.loss(xs)
-    dspan = gd[1:] - gd[:-1]
+    s2, q2 = cs[:, None], cq[:, None]
+    lx = _losses(xs, s2, q2, direction)
+    dspan = np.append(gd[1:] - gd[:-1], 1.0)
     ga = gd[cell][:, None]
     et = np.expm1(lx - ga)  # e^{L − g_a} − 1 (t = L − g_a is in [0, span] up to rounding at the cell edges)
     u = np.clip(et / np.expm1(dspan)[cell][:, None], 0.0, 1.0)  # hat weight of the upper dot
-    _, lfq = m.log_densities(xs, lx)
+    lfq = _log_fq(xs, lx, s2, direction)
     # Q-masses are accumulated scaled by their dot's e^{g} (Q_j e^{g_j} ≈ P_j: no underflow at large losses);
     # f_P = f_Q·e^{L} = (f_Q e^{g_a})·e^{t}
     fqa = np.exp(lfq + ga) * wq
@@ -328,78 +394,89 @@ def _discretise(m: _Mech, h: float, tail: float, lam: float = 0.0) -> tuple[_Dis
     fp = fqa * (1.0 + et)
     ci = np.broadcast_to(cell[:, None], xs.shape).ravel()
     uu = u.ravel()
-    qs_d = np.bincount(ci, fqa.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fqb.ravel() * uu, nd)
-    p_d = np.bincount(ci, fp.ravel() * (1 - uu), nd) + np.bincount(ci + 1, fp.ravel() * uu, nd)
-    nat = k1 - k0 + 1
-    idx = dots - k0
-    below, above = m.p_mass_outside(x_lo, x_hi)
-    low_tail, high_tail = (below, above) if m.direction == "remove" else (above, below)
-    # upper pair: connect the dots (P-mass e^{g_j} Q_j), tails to +∞ / to the lowest atom
-    p_up = np.zeros(nat)
-    p_up[idx] = qs_d * (1.0 + _MARGIN)
-    p_up[0] += low_tail
-    upper = _Discrete(k0, p_up, min(1.0, high_tail * (1.0 + _MARGIN)), c)
+    ndt = gd.size
+    qs_d = np.bincount(ci, fqa.ravel() * (1 - uu), ndt) + np.bincount(ci + 1, fqb.ravel() * uu, ndt)
+    p_d = np.bincount(ci, fp.ravel() * (1 - uu), ndt) + np.bincount(ci + 1, fp.ravel() * uu, ndt)
+    tails = [_Mech(float(sig[r]), float(qq[r]), direction).p_mass_outside(float(x_lo[r]), float(x_hi[r]))
+             for r in range(ns)]
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
     # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
     # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
-    p2, qs2 = _relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd)
+    p2, qs2 = _relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, first_d, last_d)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio_ok = p2 >= (1.0 + _MARGIN) * qs2
         lab = np.where(ratio_ok, idx,
-                       np.floor((np.log(p2) - np.log(qs2) + gd - c - 4 * _MARGIN) / h).astype(np.float64) - k0)
+                       np.floor((np.log(p2) - np.log(qs2) + gd - cc[drow] - 4 * _MARGIN) / h) - k0[drow])
     lab = np.where(p2 > 0, lab, 0)
-    lab = np.minimum(lab, idx)
-    lo_k0 = k0 + int(min(0, lab.min()))
-    p_lo = np.asarray(np.bincount((lab + (k0 - lo_k0)).astype(np.int64), p2 * (1.0 - _MARGIN)), dtype=np.float64)
-    top = math.floor((l_max - c) / h) - lo_k0
-    if top >= p_lo.size:
-        p_lo = np.concatenate([p_lo, np.zeros(top + 1 - p_lo.size)])
-    p_lo[top] += high_tail * (1.0 - _MARGIN)
-    return upper, _Discrete(lo_k0, p_lo, 0.0, c)
+    lab = np.minimum(lab, idx).astype(np.int64)
+    lo_shift = -np.minimum(0, np.minimum.reduceat(lab, ds))  # k0 − lo_k0 >= 0
+    top = np.floor((l_max - cc) / h).astype(np.int64) - k0 + lo_shift
+    lab_s = lab + lo_shift[drow]
+    lo_size = np.maximum(np.maximum.reduceat(lab_s, ds), top) + 1
+    lo_st = _seg_starts(lo_size)
+    p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - _MARGIN), int(lo_size.sum())), dtype=np.float64)
+    p_up_all = np.zeros(ntot)
+    p_up_all[dpos] = qs_d * (1.0 + _MARGIN)
+    out: list[tuple[_Discrete, _Discrete]] = []
+    for r in range(ns):
+        below, above = tails[r]
+        low_tail, high_tail = (below, above) if direction == "remove" else (above, below)
+        # upper pair: connect the dots (P-mass e^{g_j} Q_j), tails to +∞ / to the lowest atom
+        p_up = p_up_all[ls[r]:ls[r] + nat[r]]
+        p_up[0] += low_tail
+        upper = _Discrete(int(k0[r]), p_up, min(1.0, high_tail * (1.0 + _MARGIN)), float(cc[r]))
+        p_lo = p_lo_all[lo_st[r]:lo_st[r] + lo_size[r]]
+        p_lo[top[r]] += high_tail * (1.0 - _MARGIN)
+        out.append((upper, _Discrete(int(k0[r] - lo_shift[r]), p_lo, 0.0, float(cc[r]))))
+    return out
 
 
-def _shift_up(a: FloatArray) -> FloatArray:
-    """a[j+1] at j (0 at the end)."""
-    return np.append(a[1:], 0.0)
-
-
-def _shift_down(a: FloatArray) -> FloatArray:
-    """a[j−1] at j (0 at the start)."""
-    return np.concatenate([[0.0], a[:-1]])
-
-
-def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | None = None,
+             last: np.ndarray | None = None) -> tuple[FloatArray, FloatArray]:
     """Post-processing of the hat channel's labels: label j keeps a fraction k_j of its own (P, Q) mass and takes
     φ_j of label j+1 (when P_j/Q_j < e^{g_j}) or ψ_j of label j−1 (when P_j/Q_j > e^{g_j}) so that its ratio lands at
     e^{g_j}·(1 + 2·margin) or above. ψ is computed with the smallest own fraction k that the lending can leave, so
     the real ratio is never below the target (more own mass only raises it).
 
     Q-masses are passed and returned scaled by each label's own e^{g_j} (``qs_j = Q_j e^{g_j}``, comparable to P_j),
-    so nothing overflows at large losses."""
+    so nothing overflows at large losses. ``first``/``last`` mark the first/last label of each step when several
+    steps' labels are concatenated (no lending across them); default: one step."""
+    if first is None or last is None:
+        first = np.zeros(p.size, dtype=bool)
+        last = np.zeros(p.size, dtype=bool)
+        first[0] = last[-1] = True
+
+    def up(a: FloatArray) -> FloatArray:  # a[j+1] at j, 0 at the last label of a step
+        return np.where(last, 0.0, np.append(a[1:], 0.0))
+
+    def down(a: FloatArray) -> FloatArray:  # a[j−1] at j, 0 at the first label of a step
+        return np.where(first, 0.0, np.concatenate([[0.0], a[:-1]]))
+
     m2 = 1.0 + 2.0 * _MARGIN
     dg = np.diff(g)
-    e_up = np.append(np.exp(-dg), 0.0)  # e^{g_j − g_{j+1}}
-    e_dn = np.concatenate([[0.0], np.exp(dg)])  # e^{g_j − g_{j−1}}
-    qs_up = _shift_up(qs) * e_up  # Q_{j+1}·e^{g_j}
-    qs_dn = _shift_down(qs) * e_dn  # Q_{j−1}·e^{g_j}
+    with np.errstate(over="ignore"):
+        e_up = np.where(last, 0.0, np.append(np.exp(-dg), 0.0))  # e^{g_j − g_{j+1}}
+        e_dn = np.where(first, 0.0, np.concatenate([[0.0], np.exp(dg)]))  # e^{g_j − g_{j−1}}
+    qs_up = up(qs) * e_up  # Q_{j+1}·e^{g_j}
+    qs_dn = down(qs) * e_dn  # Q_{j−1}·e^{g_j}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         need = m2 * qs - p  # > 0: ratio below target
-        spare_up = _shift_up(p) - m2 * qs_up  # label above, measured against this label's target
+        spare_up = up(p) - m2 * qs_up  # label above, measured against this label's target
         phi = np.where((need > 0) & (spare_up > 0), np.minimum(need / spare_up, 1.0), 0.0)
-        lack_dn = m2 * qs_dn - _shift_down(p)  # label below lacks mass against this label's target
+        lack_dn = m2 * qs_dn - down(p)  # label below lacks mass against this label's target
         excess = -need
         psi1 = np.where((excess > 0) & (lack_dn > 0), excess / lack_dn, 0.0)
         phi, psi1 = np.nan_to_num(phi), np.nan_to_num(psi1)
-        lent1 = _shift_down(phi) + _shift_up(np.minimum(psi1, 1.0))
+        lent1 = down(phi) + up(np.minimum(psi1, 1.0))
         k_min = np.clip(1.0 - lent1, 0.0, 1.0)
         psi = np.nan_to_num(np.where(psi1 > 0, np.minimum(k_min * psi1, 1.0), 0.0))
-        lent = _shift_down(phi) + _shift_up(psi)
+        lent = down(phi) + up(psi)
         over = np.maximum(lent, 1.0)  # a label cannot lend more than all of itself
-        phi_a = phi / np.append(over[1:], 1.0)
-        psi_a = psi / np.concatenate([[1.0], over[:-1]])
-        keep = 1.0 - (_shift_down(phi_a) + _shift_up(psi_a))
+        phi_a = phi / np.where(last, 1.0, np.append(over[1:], 1.0))
+        psi_a = psi / np.where(first, 1.0, np.concatenate([[1.0], over[:-1]]))
+        keep = 1.0 - (down(phi_a) + up(psi_a))
     keep = np.clip(keep, 0.0, 1.0)
-    p2 = keep * p + phi_a * _shift_up(p) + psi_a * _shift_down(p)
+    p2 = keep * p + phi_a * up(p) + psi_a * down(p)
     qs2 = keep * qs + phi_a * qs_up + psi_a * qs_dn
     return p2, qs2
 
@@ -675,8 +752,7 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     ups: list[tuple[_Discrete, int]] = []
     los: list[tuple[_Discrete, int]] = []
     theta, _ = _saddle(steps, direction, delta, tail, eps_query)
-    for st in steps:
-        u, lo_d = _discretise(_Mech(st.sigma, st.q, direction), h, tail, theta)
+    for st, (u, lo_d) in zip(steps, _discretise_many(steps, direction, h, tail, theta), strict=True):
         ups.append((u, st.count))
         los.append((lo_d, st.count))
     th = _THETAS
