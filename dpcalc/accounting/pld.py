@@ -101,9 +101,13 @@ def _schedule(schedule: Iterable[Step | tuple[float, float, int] | Sequence[floa
     out: list[Step] = []
     for item in schedule:
         st = item if isinstance(item, Step) else Step(float(item[0]), float(item[1]), int(item[2]))
-        s = float(v.positive("sigma", st.sigma))
-        q = float(v.check_range("q", st.q, 0.0, 1.0, lo_open=True))
-        c = int(v.integer_at_least("count", st.count, 1))
+        s, q, c = st.sigma, st.q, st.count
+        # plain floats/ints in range skip the (array) validators; anything else gets their one-line errors
+        if not (type(s) is float and 0.0 < s < math.inf and type(q) is float and 0.0 < q <= 1.0
+                and type(c) is int and c >= 1):
+            s = float(v.positive("sigma", s))
+            q = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
+            c = int(v.integer_at_least("count", c, 1))
         out.append(Step(s, q, c))
     if not out:
         raise DomainError("schedule must contain at least one step (sigma, q, count)")
@@ -508,10 +512,34 @@ def _log_mgf(d: _Discrete, h: float, thetas: FloatArray, block: int = 1) -> Floa
 
 
 def _total_mgf(parts: list[tuple[_Discrete, int]], h: float, thetas: FloatArray) -> FloatArray:
-    """log-MGF bound of the composition: Σ count·K_i(θ)."""
+    """log-MGF bound of the composition: Σ count·K_i(θ) (each K_i as in :func:`_log_mgf`). The atoms of all steps
+    are concatenated (chunks of about 2^16 atoms) and the per-step log-sum-exps are segment reductions."""
     out = np.zeros(thetas.size)
+    chunk: list[tuple[np.ndarray, np.ndarray, int]] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal size
+        if not chunk:
+            return
+        lm = np.concatenate([c[0] for c in chunk])
+        g = np.concatenate([c[1] for c in chunk])
+        sizes = np.array([c[0].size for c in chunk])
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        z = lm[None, :] + thetas[:, None] * g[None, :]
+        mx = np.maximum.reduceat(z, starts, axis=1)
+        sm = np.add.reduceat(np.exp(z - np.repeat(mx, sizes, axis=1)), starts, axis=1)
+        out[:] += (np.log(sm) + mx) @ np.array([float(c[2]) for c in chunk])
+        chunk.clear()
+        size = 0
+
     for d, c in parts:
-        out += c * _log_mgf(d, h, thetas)
+        nz = np.flatnonzero(d.p > 0)
+        chunk.append((np.log(d.p[nz]), (d.k0 + nz) * h + d.c, c))
+        size += nz.size
+        if size >= 1 << 16:
+            flush()
+    flush()
     return out
 
 
@@ -563,16 +591,24 @@ def _ipow(x: np.ndarray, c: int) -> np.ndarray:
 _ROWS_BYTES = 1 << 25  # spectra transformed together (rows × n) stay below ~32 MB per array
 
 
-def _tilted(d: _Discrete, h: float, lam: float) -> tuple[FloatArray, float, float]:
-    """(w, log z, dropped): the tilted atoms w_j = p_j e^{λ g_j}/z (Σw = 1), the normaliser, the P-mass of atoms whose
-    tilted weight underflows."""
-    g = (d.k0 + np.arange(d.p.size)) * h + d.c
-    with np.errstate(divide="ignore"):
-        lw = np.log(d.p) + lam * g
-    mx = float(lw.max())
-    lz = mx + math.log(float(np.exp(lw - mx).sum()))
-    w = np.exp(lw - lz)
-    return w, lz, float(d.p[(w == 0) & (d.p > 0)].sum())
+def _tilted_rows(ds: list[_Discrete], h: float, lam: float, n: int) -> tuple[FloatArray, FloatArray, FloatArray,
+                                                                               FloatArray]:
+    """Tilted atoms of several steps on the circle of length n, one row each: row r holds w_j = p_j e^{λ g_j}/z_r
+    (Σw = 1) at position k mod n. Returns (rows, log z_r, the P-mass of atoms whose tilted weight underflows, Σw)."""
+    nzs = [np.flatnonzero(d.p > 0) for d in ds]
+    sizes = np.array([nz.size for nz in nzs])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    p = np.concatenate([d.p[nz] for d, nz in zip(ds, nzs, strict=True)])
+    k = np.concatenate([d.k0 + nz for d, nz in zip(ds, nzs, strict=True)])
+    off = np.repeat(np.array([d.c for d in ds]), sizes)
+    lw = np.log(p) + lam * (k * h + off)
+    mx = np.maximum.reduceat(lw, starts)
+    lz = mx + np.log(np.add.reduceat(np.exp(lw - np.repeat(mx, sizes)), starts))
+    w = np.exp(lw - np.repeat(lz, sizes))
+    rows = np.repeat(np.arange(len(ds)), sizes)
+    arr = np.asarray(np.bincount(rows * n + k % n, w, len(ds) * n), dtype=np.float64).reshape(len(ds), n)
+    dropped = np.add.reduceat(np.where(w == 0, p, 0.0), starts)
+    return arr, np.asarray(lz), np.asarray(dropped), np.asarray(np.add.reduceat(w, starts))
 
 
 def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int, n: int,
@@ -599,14 +635,10 @@ def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int
         rows = max(1, _ROWS_BYTES // (16 * n))
         for s in range(0, len(ds), rows):
             chunk = ds[s:s + rows]
-            arr = np.zeros((len(chunk), n))
-            dl = np.zeros((len(chunk), 1))
-            for r, d in enumerate(chunk):
-                w, lz, dr = _tilted(d, h, lam)
-                arr[r] = np.bincount((d.k0 + np.arange(d.p.size)) % n, w, n)
-                dl[r, 0] = _FFT_C * _U * lg2 * float(w.sum())
-                logk += c * lz
-                dropped += c * dr
+            arr, lz, dr, wsum = _tilted_rows(chunk, h, lam, n)
+            dl = (_FFT_C * _U * lg2 * wsum)[:, None]
+            logk += c * math.fsum(lz)
+            dropped += c * math.fsum(dr)
             f = np.fft.rfft(arr, axis=1)
             b = np.abs(f) * (1.0 + 2.0 * _U) + dl
             fr, br = f[0], b[0]  # Π_i f_i^c = (Π_i f_i)^c: multiply the rows, then one power
