@@ -35,7 +35,7 @@ beyond it a :class:`~dpcalc.errors.DomainError` names the cause instead of alloc
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
@@ -1024,10 +1024,10 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, rtol: flo
 
     Secant steps in (log σ, log ε): first on the middle of coarse brackets (rtol 2e-2), then on the certified
     ε_upper at the requested ``rtol``; every evaluation after the first reuses the lattice spacing of the previous
-    one at the same tolerance (warm start), and the returned σ is one whose ε_upper was evaluated ≤ ``eps``.
+    one at the same tolerance (warm start), and the returned σ is one whose ε_upper was evaluated ≤ ``eps``. Both
+    phases fall back to bisection in log σ where a secant step would leave the bracket or ε is 0 (large δ: ε(σ)
+    reaches 0 at a finite σ), see :func:`_safeguarded`.
     """
-    from dpcalc._roots import scalar_root
-
     target = float(v.positive("eps", eps))
     t = int(v.integer_at_least("steps", steps, 1))
     qq = float(v.check_range("q", q, 0.0, 1.0, lo_open=True))
@@ -1050,52 +1050,64 @@ def sigma_for_eps(eps: float, delta: float, q: float, steps: float, *, rtol: flo
             seen[(x, tol)] = br
         return seen[(x, tol)]
 
-    def mid(x: float) -> float:  # log ε (middle of a coarse bracket) − log target
+    def mid(x: float) -> float:  # log ε (middle of a coarse bracket) − log target; −inf where ε = 0
         br = ev(x, coarse_tol)
-        return math.log(max(0.5 * (br.eps_lower + br.eps_upper), 1e-300)) - lt
+        e = 0.5 * (br.eps_lower + br.eps_upper)
+        return math.log(e) - lt if e > 0.0 else -math.inf
+
+    fine = [fine_tol]
 
     def up(x: float) -> float:
-        return math.log(max(ev(x, fine_tol).eps_upper, 1e-300)) - lt
+        e = ev(x, fine[0]).eps_upper
+        return math.log(e) - lt if e > 0.0 else -math.inf
 
     x_min, x_max = math.log(0.05), math.log(1e6)
-    # coarse phase: secant in (log σ, log ε), slope guess −2, steps capped at a factor 8 in σ
-    xs = [0.0]
-    fs = [mid(0.0)]
-    slope = -2.0
-    for _ in range(30):
-        if abs(fs[-1]) <= 0.25 * coarse_tol:
-            break
-        if len(xs) >= 2 and xs[-1] != xs[-2] and (fs[-1] - fs[-2]) / (xs[-1] - xs[-2]) < -0.05:
-            slope = (fs[-1] - fs[-2]) / (xs[-1] - xs[-2])
-        step = max(-math.log(8.0), min(math.log(8.0), -fs[-1] / slope))
-        x_new = min(x_max, max(x_min, xs[-1] + step))
-        if x_new == xs[-1]:
-            if x_new == x_max:
+    # coarse phase on the middle of coarse brackets, then the fine phase on the certified upper bound
+    x, slope, _ = _safeguarded(mid, 0.0, -2.0, lambda f: abs(f) <= 0.25 * coarse_tol, 0.0, x_min, x_max, target)
+    # the certified ε only needs to resolve σ to sigma_rtol: where ε is steep in σ (|d log ε / d log σ| large, e.g. at
+    # large δ) a bracket of relative width |slope|·sigma_rtol/2 is enough, and much cheaper than rtol
+    fine[0] = max(fine_tol, min(coarse_tol, -slope * srt / 2.0))
+    x_hi = _safeguarded(up, x + srt / 2.0, slope, lambda f: -slope * srt / 2.0 >= -f >= 0.0, srt, x_min, x_max,
+                        target)[2]
+    return math.exp(x_hi)
+
+
+def _safeguarded(f: Callable[[float], float], x: float, slope: float, done: Callable[[float], bool], bias: float,
+                 x_min: float, x_max: float, target: float) -> tuple[float, float, float]:
+    """Root of the non-increasing f(x) = log ε(e^x) − log target by secant steps in x = log σ (steps capped at a factor
+    8 in σ, pushed by ``bias`` towards the safe side), falling back to bisection whenever a step leaves the bracket
+    [lo, hi] (f(lo) > 0 ≥ f(hi)) or f is infinite (ε = 0 or ∞). Returns (last x, slope, hi): hi is the smallest
+    evaluated x with f(x) ≤ 0, returned when ``done(f)`` or when the bracket is narrower than ``bias`` (or 1e-4)."""
+    lo, hi = -math.inf, math.inf
+    prev: tuple[float, float] | None = None
+    cap = math.log(8.0)
+    for _ in range(60):
+        fx = f(x)
+        if fx > 0.0:
+            lo = max(lo, x)
+        else:
+            hi = min(hi, x)
+        if math.isfinite(fx):
+            if prev is not None and prev[0] != x and (fx - prev[1]) / (x - prev[0]) < -0.05:
+                slope = (fx - prev[1]) / (x - prev[0])
+            prev = (x, fx)
+            if done(fx):
+                return x, slope, hi if math.isfinite(hi) else x
+            step = max(-cap, min(cap, -fx / slope)) + (bias / 2.0 if fx > 0 else -bias / 4.0)
+        else:
+            step = cap if fx > 0 else -cap
+        if hi - lo <= max(bias, 1e-4):
+            return x, slope, hi
+        x_new = x + step
+        if math.isfinite(lo) and math.isfinite(hi) and not lo < x_new < hi:
+            x_new = 0.5 * (lo + hi)
+        x_new = min(x_max, max(x_min, x_new))
+        if x_new == x:
+            if x == x_max:
                 raise InfeasibleError(f"eps = {target:g} is unreachable: sigma = 1e6 gives a larger eps (pld)")
             raise InfeasibleError(f"eps = {target:g} is so large that sigma < 0.05 meets it (pld calibrates sigma "
                                   "in [0.05, 1e6])")
-        xs.append(x_new)
-        fs.append(mid(x_new))
-    # fine phase: secant on the certified upper bound, pushed to the safe side
-    x = xs[-1] - fs[-1] / slope + srt / 2.0
-    best = math.inf
-    fx: list[tuple[float, float]] = []
-    for _ in range(10):
-        f = up(x)
-        fx.append((x, f))
-        if f <= 0.0:
-            best = min(best, x)
-            if -f <= -slope * srt / 2.0:
-                return math.exp(best)
-        if len(fx) >= 2 and fx[-1][0] != fx[-2][0]:
-            s_new = (fx[-1][1] - fx[-2][1]) / (fx[-1][0] - fx[-2][0])
-            if s_new < -0.05:
-                slope = s_new
-        x -= f / slope - (srt / 4.0 if f > 0 else -srt / 8.0)
-    if math.isfinite(best):
-        return math.exp(best)
-    sig = scalar_root(lambda s: up(math.log(s)), math.exp(x) / 1.1, math.exp(x) * 1.1, increasing=False, safe="hi",
-                      log=True, rtol=srt)
-    if sig is None or up(math.log(sig)) > 0.0:  # pragma: no cover - the secant steps converge in practice
-        raise InfeasibleError(f"pld: calibration did not converge for eps = {target:g}")
-    return sig
+        x = x_new
+    if math.isfinite(hi):  # pragma: no cover - the steps converge in practice
+        return x, slope, hi
+    raise InfeasibleError(f"pld: calibration did not converge for eps = {target:g}")  # pragma: no cover
