@@ -125,6 +125,14 @@ def test_calibration_safe_side() -> None:
     assert pld.epsilon_subsampled_gaussian(s / (1 + 2e-3), 0.01, 1000, 1e-5).eps_lower > 1.99
 
 
+def test_calibration_where_eps_reaches_zero() -> None:
+    """Large δ: ε(σ) is 0 beyond a finite σ (q = 1, δ = 0.9: ε = 0 from σ ≈ 0.4 on). The secant steps used to land
+    on ε = 0 and flail (log 0); the safeguarded search bisects there and stays on the safe side."""
+    s = pld.sigma_for_eps(0.05, 0.9, 1.0, 1)
+    assert pld.epsilon_subsampled_gaussian(s, 1.0, 1, 0.9).eps_upper <= 0.05
+    assert pld.epsilon_subsampled_gaussian(s * (1 - 3e-3), 1.0, 1, 0.9).eps_lower > 0.05
+
+
 def test_memory_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pld, "MAX_FFT", 1000)
     with pytest.raises(pld.MemoryCapError, match="cap"):

@@ -371,20 +371,25 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     xu[_seg_starts(nu + 1) + nu] = x_hi
     brx = np.concatenate([xb, xu])
     brr = np.concatenate([drow[inner], urow])
-    o = np.lexsort((brx, brr))
-    brx, brr = brx[o], brr[o]
+    if ns == 1:  # one step: a plain sort
+        brx = np.sort(brx)
+    else:
+        o = np.lexsort((brx, brr))
+        brx, brr = brx[o], brr[o]
     ok = (brr[1:] == brr[:-1]) & (brx[1:] > brx[:-1])
     a_, b_, crow = brx[:-1][ok], brx[1:][ok], brr[:-1][ok]
     mid, half = 0.5 * (a_ + b_), 0.5 * (b_ - a_)
     cs, cq = sig[crow], qq[crow]
     # the cell's dot: the last dot at or below the loss at the midpoint, within the cell's own segment
-    qpos = (_losses(mid, cs, cq, direction) - cc[crow]) / h - k0[crow] + ls[crow]
+    qpos = (_losses(mid, cs if ns > 1 else sig[0], cq if ns > 1 else qq[0], direction) - cc[crow]) / h - k0[crow] \
+        + ls[crow]
     cell = np.searchsorted(dpos.astype(np.float64), qpos, side="right") - 1
     cell = np.clip(cell, ds[crow], ds[crow] + nd[crow] - 2)
     gx, gw = _gl()
     xs = mid[:, None] + half[:, None] * gx[None, :]
     wq = half[:, None] * gw[None, :]
-    s2, q2 = cs[:, None], cq[:, None]
+    # per-cell parameters (one step: scalars, no per-cell broadcasting)
+    s2, q2 = (sig[0], qq[0]) if ns == 1 else (cs[:, None], cq[:, None])
     lx = _losses(xs, s2, q2, direction)
     dspan = np.append(gd[1:] - gd[:-1], 1.0)
     ga = gd[cell][:, None]
@@ -450,17 +455,26 @@ def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | N
         last = np.zeros(p.size, dtype=bool)
         first[0] = last[-1] = True
 
+    inner_last = np.flatnonzero(last[:-1])  # step boundaries inside the arrays
+    inner_first = np.flatnonzero(first[1:]) + 1
+
     def up(a: FloatArray) -> FloatArray:  # a[j+1] at j, 0 at the last label of a step
-        return np.where(last, 0.0, np.append(a[1:], 0.0))
+        out = np.append(a[1:], 0.0)
+        out[inner_last] = 0.0
+        return out
 
     def down(a: FloatArray) -> FloatArray:  # a[j−1] at j, 0 at the first label of a step
-        return np.where(first, 0.0, np.concatenate([[0.0], a[:-1]]))
+        out = np.concatenate([[0.0], a[:-1]])
+        out[inner_first] = 0.0
+        return out
 
     m2 = 1.0 + 2.0 * _MARGIN
     dg = np.diff(g)
     with np.errstate(over="ignore"):
-        e_up = np.where(last, 0.0, np.append(np.exp(-dg), 0.0))  # e^{g_j − g_{j+1}}
-        e_dn = np.where(first, 0.0, np.concatenate([[0.0], np.exp(dg)]))  # e^{g_j − g_{j−1}}
+        e_up = np.append(np.exp(-dg), 0.0)  # e^{g_j − g_{j+1}}
+        e_up[inner_last] = 0.0
+        e_dn = np.concatenate([[0.0], np.exp(dg)])  # e^{g_j − g_{j−1}}
+        e_dn[inner_first] = 0.0
     qs_up = up(qs) * e_up  # Q_{j+1}·e^{g_j}
     qs_dn = down(qs) * e_dn  # Q_{j−1}·e^{g_j}
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -476,8 +490,12 @@ def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | N
         psi = np.nan_to_num(np.where(psi1 > 0, np.minimum(k_min * psi1, 1.0), 0.0))
         lent = down(phi) + up(psi)
         over = np.maximum(lent, 1.0)  # a label cannot lend more than all of itself
-        phi_a = phi / np.where(last, 1.0, np.append(over[1:], 1.0))
-        psi_a = psi / np.where(first, 1.0, np.concatenate([[1.0], over[:-1]]))
+        over_up = np.append(over[1:], 1.0)
+        over_up[inner_last] = 1.0
+        over_dn = np.concatenate([[1.0], over[:-1]])
+        over_dn[inner_first] = 1.0
+        phi_a = phi / over_up
+        psi_a = psi / over_dn
         keep = 1.0 - (down(phi_a) + up(psi_a))
     keep = np.clip(keep, 0.0, 1.0)
     p2 = keep * p + phi_a * up(p) + psi_a * down(p)
@@ -535,6 +553,9 @@ def _total_mgf(parts: list[tuple[_Discrete, int]], h: float, thetas: FloatArray)
 
     for d, c in parts:
         nz = np.flatnonzero(d.p > 0)
+        if nz.size >= 1 << 13:  # a big step alone: no concatenation
+            out += c * _log_mgf(d, h, thetas)
+            continue
         chunk.append((np.log(d.p[nz]), (d.k0 + nz) * h + d.c, c))
         size += nz.size
         if size >= 1 << 16:
