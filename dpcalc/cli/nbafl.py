@@ -367,7 +367,7 @@ def optimal_k_command(
                                                           "inputs": _fixed(axes, names, shown)})
 
 
-ACCOUNTING_POINTS = 200
+ACCOUNTING_POINTS = 50
 """Most grid points of one ``nbafl accounting`` call (each compares up to five accountants)."""
 
 
@@ -397,7 +397,7 @@ def accounting_command(
 
     _limits.check_points("--eps, --delta, --exposures, --C, --data-size, --c-scale",
                          float(np.prod(np.broadcast_shapes(*(a.shape for a in axes.values())))), ACCOUNTING_POINTS,
-                         "up to five accountants and their sigma calibrations, ~0.1-1 s")
+                         "up to five accountants and their sigma calibrations, ~0.2-1 s")
     rows: list[dict[str, Any]] = []
     failures: list[str] = []
     for point in _points(axes):

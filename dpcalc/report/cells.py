@@ -149,7 +149,12 @@ def json_cell(value: Any, integer: bool = False) -> str:
     v = json_value(value, integer)
     if type(v) is float and math.isnan(v):
         raise ValueError("Out of range float values are not JSON compliant: nan")
-    return repr(v) if type(v) is float else json.dumps(v, allow_nan=False)
+    if type(v) is float:
+        return repr(v)
+    try:
+        return json.dumps(v, allow_nan=False)
+    except TypeError:  # a complex number, an arbitrary object
+        raise DomainError(f"value must be a number, a text, a list or None in JSON (got {type(v).__name__})") from None
 
 
 def csv_value(value: Any, integer: bool = False) -> Any:
