@@ -81,6 +81,8 @@ REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
     ("dpcalc.units.from_nats", {"x": [[1, 2], [3]], "units": "bits"}),
     ("dpcalc.units.from_nats", {"x": "abc", "units": "nats"}),
     ("dpcalc.report.cells.cell", {"value": 1 + 2j, "kind": "json"}),  # json.dumps' TypeError
+    ("dpcalc.secagg.dp_from_rdp", {"alpha": 8.0, "rdp": [0.1, [0.2, 0.3]], "delta": 1e-5}),  # ragged: bare ValueError
+    ("dpcalc.secagg.dp_from_rdp", {"alpha": [[2.0, 2.0]], "rdp": [[0.1, 0.1]], "delta": 0.5}),  # 2-D: TypeError
 ]
 _BY_NAME = {f.qualname: f for f in FUNCTIONS}
 

@@ -207,7 +207,9 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
     Mironov 2017, Prop. 1). +inf entries (orders outside a bound's domain) are skipped; conversion by Lemma 1 or
     by the improved conversion of the accounting core. Raises :class:`InfeasibleError` if every order is +inf."""
     a = np.atleast_1d(_alpha(alpha))
-    r = np.atleast_1d(np.asarray(rdp, dtype=np.float64))
+    if a.ndim != 1:
+        raise DomainError(f"alpha must be a 1-D list of orders (got shape {a.shape})")
+    r = np.atleast_1d(v._to_float_array("rdp", rdp))  # +inf allowed (an order outside a bound's domain)
     if r.shape != a.shape:
         raise DomainError(f"rdp must have one value per order ({a.size}), got {r.size}")
     if np.any(np.isnan(r)) or np.any(r < 0):
