@@ -24,6 +24,8 @@ import math
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
+
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, DpcalcError, OutOfDomainWarning
 
@@ -101,10 +103,13 @@ def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int 
     e = v.scalar("eps", v.positive("eps", eps))
     d = v.scalar("delta", v.probability("delta", delta))
     steps = int(v.scalar("L", v.integer_at_least("L", L, 1)))
-    sens = float(client_sensitivity(C, m))
+    sens = float(v.finite_result("sensitivity", np.asarray(client_sensitivity(C, m)),
+                                 "C is too large (the sensitivity 2C/m overflows float64)"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OutOfDomainWarning)  # the point of the table; warned once below
-        sigma_paper = float(client_sigma(e, d, C=C, m=m, L=steps, c_scale=c_scale))
+        sigma_paper = float(v.finite_result("sigma_u", np.asarray(client_sigma(e, d, C=C, m=m, L=steps,
+                                                                                c_scale=c_scale)),
+                                            "C or c_scale is too large, or eps too small (sigma_U overflows float64)"))
     if e / steps >= 1.0:
         v.warn(f"per-release eps = {e / steps:g} >= 1: the paper's classic sigma_U is not a guarantee there "
                "(see the 'analytic' row for the exact eps)", OutOfDomainWarning)
