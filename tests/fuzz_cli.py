@@ -335,7 +335,10 @@ def violations(command: Command, o: Outcome, output: Path | None, existed: bool)
                 found.append(f"error names no parameter: {msg[:200]!r}")
     text = o.out
     if output is not None and o.code == 0 and output.exists():
-        text = output.read_text(encoding="utf-8")
+        try:
+            text = output.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # a figure (plot --format png|pdf): no text to check
+            text = ""
     if o.code in (0, 1) and text and command.id not in TEXT_COMMANDS:
         warned = "warning" in o.err or '"warnings": [\n' in text
         if text.lstrip().startswith("{"):
