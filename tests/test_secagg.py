@@ -388,3 +388,18 @@ def test_fig4_spectra_wfna_floor_and_power() -> None:
     assert float(np.sum(iso - alone)) == pytest.approx(len(lam) * 0.4, rel=1e-15)
     with pytest.raises(DomainError, match="index"):
         secagg.wfna_spectrum(13, lam, 0.4)
+
+
+def test_table1_iid_row_no_overflow_at_large_eps_prime() -> None:
+    """Issue 15 (domain sweep of secagg.table1_sgd_iid_iso_eps, point 95 of its sample): ε' = 2090 overflowed
+    expm1 and the row returned a silent inf; log(1 + (B/D)(e^{ε'} − 1)) is now evaluated in log space. Against the
+    entry's SymPy form at 50 digits, on the safe side."""
+    from dpcalc import catalog
+
+    vals = {"N": 17.0, "sigma2": 0.0034686494166911593, "B": 1.0, "C": 7.178447634741984, "D": 363.0,
+            "delta": 5.223046951159716e-08}
+    f = catalog.get("secagg.table1_sgd_iid_iso_eps")
+    got = float(f.call(vals))
+    want = float(f.evaluate_mp(vals, dps=50))
+    assert want <= got <= want * (1 + f.rtol)
+    assert got == pytest.approx(2084.2437420286907, rel=2e-13)  # two outward factors 1 + 5e-14 (ε' and ε)

@@ -309,6 +309,15 @@ _TABLE1_NOTES = {
 }
 
 
+def _amplified_iid(eps_prime: float, r: float) -> float:
+    """``log(1 + r(e^{ε'} − 1))``, the IID-sampling amplification of Table 1 row 1 (r = B/D), without overflow:
+    ``log1p(r·expm1(ε'))`` for ε' <= 1, else ``ε' + log r + log1p((1/r − 1)e^{−ε'})`` (issue 15: ε' > 709 gave a
+    silent inf)."""
+    if eps_prime <= 1.0:
+        return math.log1p(r * math.expm1(eps_prime))
+    return eps_prime + math.log(r) + math.log1p((1.0 / r - 1.0) * math.exp(-eps_prime))
+
+
 @v.scalar_params
 def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
@@ -339,7 +348,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
     eps, eps_prime, note = g.eps, None, _TABLE1_NOTES[row]
     if row == "sgd_iid_iso":
         eps_prime = eps
-        eps = float(np.log1p((b / d) * np.expm1(eps_prime))) * SAFE_UP  # outward (convention 5)
+        eps = _amplified_iid(eps_prime, b / d) * SAFE_UP  # outward (convention 5)
     if row == "gsgd_wfna" and as_published:
         v.warn(E1_TEXT + "; showing the printed row", ErratumWarning)
         note = "as printed in Table 1 (identical to the isotropic row; erratum E1)"
