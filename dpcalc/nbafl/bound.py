@@ -51,9 +51,14 @@ def _in_unit(name: str, value: v.FloatArray, hint: str) -> v.FloatArray:
     return value
 
 
-def _p(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
+def _p_minus_1(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
+    """P − 1 = 2lλ2 of Theorem 2, computed directly (1 − P and log P from it do not cancel as P → 1)."""
     lam2 = -1.0 / mu + rho * b / mu ** 2 + rho * b * b / (2.0 * mu ** 2)
-    return _in_unit("P", 1.0 + 2.0 * pl * lam2,
+    return np.asarray(2.0 * pl * lam2, dtype=np.float64)
+
+
+def _p(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
+    return _in_unit("P", 1.0 + _p_minus_1(pl, rho, b, mu),
                     "need prox_mu > smoothness*dissimilarity*(1 + dissimilarity/2) and pl small enough "
                     "(pl < 1/(2*(1/mu - rho*B/mu^2 - rho*B^2/(2*mu^2))) with mu, rho, B the proximal weight, "
                     "smoothness and dissimilarity)")
@@ -75,11 +80,17 @@ def contraction_q(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike
     return v.scalar_or_array(_q(ll, r, b, m, k))
 
 
-def q_factor(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
-    """Q of Theorem 3 from validated (l, ρ, B, μ, K), unchecked (may lie outside (0, 1))."""
+def _q_minus_1(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray
+               ) -> v.FloatArray:
+    """Q − 1 of Theorem 3, computed directly (see :func:`_p_minus_1`)."""
     sk = np.sqrt(K)
     inner = rho * b * b / 2.0 + rho * b + rho * b * b / K + 2.0 * rho * b * b / sk + mu * b / sk - mu
-    return np.asarray(1.0 + 2.0 * pl / mu ** 2 * inner, dtype=np.float64)
+    return np.asarray(2.0 * pl / mu ** 2 * inner, dtype=np.float64)
+
+
+def q_factor(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+    """Q of Theorem 3 from validated (l, ρ, B, μ, K), unchecked (may lie outside (0, 1))."""
+    return np.asarray(1.0 + _q_minus_1(pl, rho, b, mu, K), dtype=np.float64)
 
 
 def _q(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
@@ -109,7 +120,8 @@ def kappas(delta: ArrayLike, *, pl: ArrayLike, lipschitz: ArrayLike, smoothness:
            c_scale: ArrayLike = 1.0, as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
     """(κ1, κ0) of Theorem 2: κ1 = λ1·βcC/(m(1−P))·√(2/(Nπ)), κ0 = ρc²C²/(2m²(1−P)N)."""
     ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
-    p = _p(ll, r, b, mm)
+    _p(ll, r, b, mm)  # P in (0, 1), else DomainError
+    one_minus_p = -_p_minus_1(ll, r, b, mm)
     c = _c(delta, c_scale)
     cc = v.positive("C", C)
     m_ = v.integer_at_least("m", m, 1)
@@ -117,19 +129,18 @@ def kappas(delta: ArrayLike, *, pl: ArrayLike, lipschitz: ArrayLike, smoothness:
     if as_published:
         v.warn(_ERRATUM, ErratumWarning)
     lam1 = (1.0 / mm if as_published else 1.0) + r * b / mm
-    k1 = lam1 * v.nonnegative("lipschitz", lipschitz) * c * cc / (m_ * (1.0 - p)) * np.sqrt(2.0 / (n * math.pi))
-    k0 = r * c * c * cc * cc / (2.0 * m_ * m_ * (1.0 - p) * n)
+    k1 = lam1 * v.nonnegative("lipschitz", lipschitz) * c * cc / (m_ * one_minus_p) * np.sqrt(2.0 / (n * math.pi))
+    k0 = r * c * c * cc * cc / (2.0 * m_ * m_ * one_minus_p * n)
     return v.scalar_or_array(np.asarray(k1)), v.scalar_or_array(np.asarray(k0))
 
 
-def _outward(T: v.FloatArray, p: v.FloatArray) -> v.FloatArray:
-    """Outward factor of a convergence bound (an upper bound: convention 5): 1 + 16u(2 + T|log P| + 1/(1 − P)), u
-    the unit roundoff — a first-order bound on the float64 error of P^T (the rounding of P amplified T|log P| times)
-    and of 1/(1 − P) (P rounded next to 1), with a factor 16 for the remaining operations; <= 1e-13 relative where
-    1 − P >= 0.01 and T|log P| <= 20. Measured without it: up to 2.1e-14 below the 50-digit SymPy form (300
-    points, tests/test_sweep_seeds.py)."""
+def _outward(T: v.FloatArray, log_p: v.FloatArray) -> v.FloatArray:
+    """Outward factor of a convergence bound (an upper bound: convention 5): 1 + 16u(4 + T|log P|), u the unit
+    roundoff — a first-order bound on the float64 error (log P = log1p(P − 1) and 1 − P to a few u, P^T to
+    ~T|log P|·u), with a factor 16 for the remaining operations. Measured without it: up to 2.1e-14 below the
+    50-digit SymPy form (300 points, tests/test_sweep_seeds.py)."""
     u = np.finfo(np.float64).eps / 2.0
-    return np.asarray(1.0 + 16.0 * u * (2.0 + T * np.abs(np.log(p)) + 1.0 / (1.0 - p)), dtype=np.float64)
+    return np.asarray(1.0 + 16.0 * u * (4.0 + T * np.abs(log_p)), dtype=np.float64)
 
 
 def _rounds(T: ArrayLike) -> v.FloatArray:
@@ -137,9 +148,10 @@ def _rounds(T: ArrayLike) -> v.FloatArray:
 
 
 def curve_full(T: v.FloatArray, eps: v.FloatArray, theta: v.FloatArray, p: v.FloatArray, k1: v.FloatArray,
-               k0: v.FloatArray) -> v.FloatArray:
+               k0: v.FloatArray, log_p: v.FloatArray | None = None) -> v.FloatArray:
     """Eq. (6) at (real) T from validated constants: P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T), via expm1."""
-    log_p = np.log(p)
+    if log_p is None:
+        log_p = np.log(p)
     pt = np.exp(T * log_p)
     x = T / eps
     return np.asarray(pt * theta - (k1 * x + k0 * x * x) * np.expm1(T * log_p), dtype=np.float64)
@@ -162,8 +174,9 @@ def convergence_bound(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, pl: Arr
                         N=N, c_scale=c_scale, as_published=as_published)
     if as_published:
         v.warn(_ERRATUM, ErratumWarning)
-    out = curve_full(t, e, th, p, np.asarray(k1), np.asarray(k0))
-    return v.scalar_or_array(out * _outward(t, p))
+    log_p = np.log1p(_p_minus_1(ll, r, b, mm))  # no cancellation as P → 1
+    out = curve_full(t, e, th, p, np.asarray(k1), np.asarray(k0), log_p)
+    return v.scalar_or_array(out * _outward(t, log_p))
 
 
 def _partial_terms(eps: v.FloatArray, delta: ArrayLike, T: v.FloatArray, K: v.FloatArray, N: v.FloatArray,
@@ -202,8 +215,9 @@ def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike,
     _check_k(n, k)
     th = v.nonnegative("theta", theta)
     ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
-    q = _q(ll, r, b, mm, k)
+    _q(ll, r, b, mm, k)  # Q in (0, 1), else DomainError
+    q_minus_1 = _q_minus_1(ll, r, b, mm, k)
     bracket = _partial_terms(e, delta, t, k, n, lipschitz, r, b, mm, C, m, c_scale)
-    log_q = np.log(q)
-    out = np.exp(t * log_q) * th - np.expm1(t * log_q) / (1.0 - q) * bracket
-    return v.scalar_or_array(np.asarray(out * _outward(t, q), dtype=np.float64))
+    log_q = np.log1p(q_minus_1)  # no cancellation as Q → 1
+    out = np.exp(t * log_q) * th + np.expm1(t * log_q) / q_minus_1 * bracket
+    return v.scalar_or_array(np.asarray(out * _outward(t, log_q), dtype=np.float64))
