@@ -311,9 +311,9 @@ _TABLE1_NOTES = {
 
 def _amplified_iid(eps_prime: float, r: float) -> float:
     """``log(1 + r(e^{ε'} − 1))``, the IID-sampling amplification of Table 1 row 1 (r = B/D), without overflow:
-    ``log1p(r·expm1(ε'))`` for ε' <= 1, else ``ε' + log r + log1p((1/r − 1)e^{−ε'})`` (issue 15: ε' > 709 gave a
-    silent inf)."""
-    if eps_prime <= 1.0:
+    ``log1p(r·expm1(ε'))`` for ε' <= 700, else ``ε' + log r + log1p((1/r − 1)e^{−ε'})`` (issue 15: ε' > 709 gave a
+    silent inf; the second form cancels where ε' + log r is small, so it is used only where the first overflows)."""
+    if eps_prime <= 700.0:
         return math.log1p(r * math.expm1(eps_prime))
     return eps_prime + math.log(r) + math.log1p((1.0 / r - 1.0) * math.exp(-eps_prime))
 
