@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -89,12 +90,30 @@ def gaussian(alpha: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -
                                              "sigma is too small (or alpha, sensitivity too large)"))
 
 
+#: integer orders up to this use log C(α, k) from the exact integers (cached per order); above it, gammaln
+_EXACT_BINOM_MAX = 2048
+
+
+@functools.lru_cache(maxsize=128)
+def _log_binom_exact(alpha: int) -> v.FloatArray:
+    """log C(α, k), k = 2..α, from Python's exact binomials: error ~u·log C(α, k). The gammaln difference
+    gammaln(α+1) − gammaln(k+1) − gammaln(α−k+1) loses ~u·gammaln(α+1) absolute (6e-13 at α = 1024), which left
+    the integer-order RDP up to 1.6e-12 below the exact value (issue 15 deep sweep, α = 904) and an RDP calibration
+    6e-15 above its target ε in exact arithmetic."""
+    out = np.array([math.log(math.comb(alpha, k)) for k in range(2, alpha + 1)], dtype=np.float64)
+    out.setflags(write=False)
+    return out
+
+
 def _log_a_minus_1_int(q: float, sigma: float, alpha: int) -> float:
     """log(A_α − 1) for integer α >= 2 (binomial form, all terms positive)."""
     from scipy.special import gammaln
 
     k = np.arange(2, alpha + 1, dtype=np.float64)
-    log_binom = gammaln(alpha + 1.0) - gammaln(k + 1.0) - gammaln(alpha - k + 1.0)
+    if alpha <= _EXACT_BINOM_MAX:
+        log_binom = _log_binom_exact(alpha)
+    else:
+        log_binom = gammaln(alpha + 1.0) - gammaln(k + 1.0) - gammaln(alpha - k + 1.0)
     with np.errstate(divide="ignore"):
         log_1mq = math.log1p(-q) if q < 1.0 else -math.inf
         tail = (alpha - k) * log_1mq if q < 1.0 else np.where(k == alpha, 0.0, -np.inf)
