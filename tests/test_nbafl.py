@@ -360,7 +360,7 @@ def test_accounting_failure_of_one_accountant_keeps_the_others(monkeypatch) -> N
 
 
 def test_accounting_unknown_name() -> None:
-    with pytest.raises(DomainError, match="accountant must be one of"):
+    with pytest.raises(DomainError, match="accountants must each be one of"):
         nbafl.compare_accountants(0.5, 1e-5, C=1, m=10, accountants=("moments",))
 
 

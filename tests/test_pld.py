@@ -247,3 +247,28 @@ def test_ten_million_steps_within_the_memory_cap() -> None:
     _check(br)
     clt = float(gdp.eps_from_mu(0.01 * math.sqrt(1e7 * math.expm1(1.0)), 1e-5))
     assert abs(br.eps_upper / clt - 1.0) < 0.05
+
+
+@pytest.mark.parametrize("q", [0.01, 1.0])
+@pytest.mark.parametrize("sigma", [1e18, 1e100, 1e300])
+def test_huge_noise_is_exactly_zero_eps(sigma: float, q: float) -> None:
+    # the dominating Gaussian (q = 1, mu = sqrt(T)/sigma) already has delta(0) = erf(mu/(2 sqrt 2)) <= delta: eps = 0
+    # exactly (sigma = 1e20 at q = 0.01 used to raise a bare NumPy ValueError from the lattice sizing)
+    br = pld.epsilon([(sigma, q, 10), (2 * sigma, q, 3)], 1e-5)
+    assert (br.eps_lower, br.eps_upper) == (0.0, 0.0)
+    assert gdp.delta_at_zero(math.sqrt(10 + 3 / 4) / sigma) <= 1e-5
+
+
+@pytest.mark.parametrize("q", [0.01, 1.0])
+@pytest.mark.parametrize("sigma", [1e-10, 1e-100, 1e-300])
+def test_tiny_noise_is_a_memory_cap_error_before_allocating(sigma: float, q: float) -> None:
+    # the per-step lattice size is checked in float (an int64 cast wrapped to negative sizes past 2**63)
+    with pytest.raises(pld.MemoryCapError, match=r"one step .* needs .* grid points"):
+        pld.epsilon([(sigma, q, 10)], 1e-5)
+
+
+def test_distinct_gaussians_merge_in_log_space() -> None:
+    # q = 1 steps compose into one Gaussian with 1/sigma^2 = sum count/sigma^2, here without overflow
+    br = pld.epsilon([(0.5, 1.0, 10), (1.0, 1.0, 3)], 1e-5)
+    exact = gdp.eps_from_mu(math.sqrt(10 / 0.25 + 3.0), 1e-5)
+    assert br.eps_lower <= exact <= br.eps_upper

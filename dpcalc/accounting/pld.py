@@ -82,7 +82,7 @@ def _check_points(npts: int, what: str, h: float) -> None:
     if npts > MAX_FFT or need > cap:
         limit = (f"the cap of {MAX_FFT} points" if npts > MAX_FFT else
                  f"the memory cap of {_limits.human(cap)} (raise it with --max-memory or {_limits.ENV_VAR})")
-        raise MemoryCapError(f"pld: {what} needs {npts} grid points at spacing {h:.3g}, about "
+        raise MemoryCapError(f"pld: {what} needs {npts:.3g} grid points at spacing {h:.3g}, about "
                              f"{_limits.human(need)} of memory, over {limit}; or loosen rtol, or use rdp")
 
 
@@ -115,13 +115,19 @@ def _schedule(schedule: Iterable[Step | tuple[float, float, int] | Sequence[floa
     full = [st for st in out if st.q == 1.0]
     rest = [st for st in out if st.q < 1.0]
     if len(full) > 1 or (full and full[0].count > 1):
-        inv = math.fsum(st.count / (st.sigma * st.sigma) for st in full)
-        full = [Step(1.0 / math.sqrt(inv), 1.0, 1)]
+        full = [Step(math.exp(-0.5 * _log_precision(full)), 1.0, 1)]
     # identical steps merge
     merged: dict[tuple[float, float], int] = {}
     for st in rest + full:
         merged[(st.sigma, st.q)] = merged.get((st.sigma, st.q), 0) + st.count
     return [Step(s, q, c) for (s, q), c in merged.items()]
+
+
+def _log_precision(steps: list[Step]) -> float:
+    """log Σ count/σ² over ``steps`` (log-sum-exp: σ from 1e-300 to 1e300 neither overflows nor underflows)."""
+    terms = [math.log(st.count) - 2.0 * math.log(st.sigma) for st in steps]
+    top = max(terms)
+    return top + math.log(math.fsum(math.exp(t - top) for t in terms))
 
 
 # --- one step: privacy loss and its discretisation ---------------------------------------------------
@@ -273,6 +279,10 @@ def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float,
     # lattice offset: for a subsampled remove step the loss has a hard lower edge log(1 − q) where the mass piles
     # up; a lattice point _ALIGN·h above it keeps the lower pair's error small (its error depends on that position)
     cc = np.where((qq < 1.0) & (direction == "remove"), l_min - (np.ceil(l_min / h) - _ALIGN) * h, 0.0)
+    span = (l_max - l_min) / h + 2.0  # lattice points, in float: an int64 cast would wrap past 2**63
+    worst = int(np.argmax(span))
+    if not span[worst] <= MAX_FFT:
+        _check_points(int(min(span[worst], 1e300)), f"one step (sigma = {sig[worst]:g}, q = {qq[worst]:g})", h)
     k0 = np.floor((l_min - cc) / h).astype(np.int64)
     k1 = np.ceil((l_max - cc) / h).astype(np.int64)
     return x_lo, x_hi, l_min, l_max, cc, k0, k1
@@ -936,6 +946,19 @@ def _eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, g
     return 0.0, e_up, ps.n
 
 
+def _certainly_zero(steps: list[Step], delta: float) -> bool:
+    """True when ε(δ) = 0 exactly: the schedule is dominated by its un-subsampled Gaussians (joint convexity of the
+    hockey-stick divergence, both directions), which compose into one Gaussian with μ = √(Σ count/σ²), and that
+    Gaussian's δ(0) = erf(μ/(2√2)) is already ≤ δ. Evaluated in log space with an outward margin (huge σ would
+    otherwise reach the lattice as a loss range of ~1e-40 and break its sizing)."""
+    log_mu2 = _log_precision(steps)
+    if log_mu2 > 0.0:
+        return False
+    mu = math.exp(0.5 * log_mu2) * (1.0 + 1e-12)
+    return math.erf(mu / (2.0 * math.sqrt(2.0))) * (1.0 + 1e-12) <= delta
+
+
+@v.named_shapes
 def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *, rtol: float | None = None,
             max_iter: int = 8, grid: float | None = None) -> EpsBracket:
     """Certified bracket on ε(δ) of a schedule of ``(sigma, q, count)`` steps (see the module docstring).
@@ -951,6 +974,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     if d < DELTA_MIN:
         raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
     tol = _check_rtol(rtol)
+    if _certainly_zero(steps, d):
+        return EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact_zero": 1.0})
     total = sum(st.count for st in steps)
     # first pass: width ≈ c·T·h² with c ≈ _WIDTH_C (measured 1–6), ε from the approximate Chernoff bound
     _, e_ch = _saddle(steps, "remove", d, _TAU * d / (4.0 * total))
@@ -1004,6 +1029,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     return EpsBracket(e_lo, e_up, d, direction, h, n, {"converged": float(converged), "iterations": float(it)})
 
 
+@v.named_shapes
 def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: float, *,
                   grid: float | None = None) -> DeltaBracket:
     """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (default from the schedule)."""

@@ -121,7 +121,7 @@ def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int 
             rows.append(AccountantRow("linear", "paper (Thm 1)", e, sigma_paper, 0.0))
             continue
         if name not in _BOUNDS:
-            raise DomainError(f"accountant must be one of linear, {', '.join(_BOUNDS)} (got {name!r})")
+            raise DomainError(f"accountants must each be one of linear, {', '.join(_BOUNDS)} (got {name!r})")
         try:
             eps_acc = _core_eps(name, z, steps, d)
             sigma_acc = _core_sigma(name, e, steps, d) * sens
