@@ -102,7 +102,7 @@ def test_progress_bar_writes_one_line(monkeypatch) -> None:  # type: ignore[no-u
     (["optimal-t", "--eps", "1", "--t-max", "0"], "t_max must be an integer >= 1"),
     (["noise", "--eps", "1", "--c-scale", "0.5"], "c_scale must be"),
     (["simulate", "--eps", "50", "--sampled", "20", "--t-max", "25"], "t_max must be >="),
-    (["accounting", "--eps", "1", "--accountants", "moments"], "accountant must be one of"),
+    (["accounting", "--eps", "1", "--accountants", "moments"], "accountants must each be one of"),
 ])
 def test_errors_one_line_exit_2(args: list[str], match: str) -> None:
     code, out, err = run("nbafl", *args)
