@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import log1p_exp, log_expm1
+from dpcalc._numerics import SAFE_UP, log1p_exp, log_expm1
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
 FloatOrArray = float | v.FloatArray
@@ -336,7 +336,9 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
     if not np.any(np.isfinite(eps)):
         raise DomainError("eps is infinite at every order: sigma is too small for this grid")
     i = int(np.nanargmin(np.where(np.isfinite(eps), eps, np.inf)))
-    best, order = float(eps[i]), float(a[i])
+    # outward by a few ulps (convention 5): the float64 curve and conversion round either way, and a calibration
+    # on this ε sat 7.3e-16 relative above its target in exact arithmetic (issue 15 deep sweep, exact-order check)
+    best, order = float(eps[i]) * SAFE_UP, float(a[i])
     if warn and best > 0.0 and a.size > 1 and (order == float(np.min(a)) or order == float(np.max(a))):
         side = "smallest" if order == float(np.min(a)) else "largest"
         v.warn(f"the optimal RDP order {order:g} is the {side} order of the grid; extend the grid "
