@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from dpcalc.cli import main as cli_main
 
+REPO = Path(__file__).resolve().parent.parent
 SECONDS_PER_VECTOR = float(os.environ.get("DPCALC_FUZZ_SECONDS", "60"))
 
 
@@ -49,6 +50,7 @@ class Param:
 class Command:
     path: tuple[str, ...]
     params: tuple[Param, ...]
+    examples: tuple[tuple[str, ...], ...] = ()  # the documented 'Example: dpcalc …' calls (argv after 'dpcalc')
 
     @property
     def id(self) -> str:
@@ -93,10 +95,24 @@ def commands() -> list[Command]:
             if p.param_type_name == "argument":
                 kind = "argument" if kind == "str" else kind
             params.append(Param(p.name, tuple(p.opts), bool(p.required), kind, choices, bool(p.multiple)))
-        found.append(Command(path, tuple(params)))
+        found.append(Command(path, tuple(params), _documented(cmd.help or "")))
 
     walk(root, ())
     return found
+
+
+def _documented(help_text: str) -> tuple[tuple[str, ...], ...]:
+    """The ``dpcalc …`` calls after 'Example:' in a command's help: valid vectors to start mutating from, so
+    commands whose options only work in groups (``secagg rdp``'s eigenvalues + normalisation + data size) reach
+    their success path too."""
+    import shlex
+
+    text = " ".join(help_text.split())
+    calls = []
+    for chunk in re.findall(r"Example:(.*)", text):
+        for call in re.findall(r"dpcalc ([^();]+?)(?=\s{2,}|\s*\(|;|$)", chunk):
+            calls.append(tuple(shlex.split(call)))
+    return tuple(calls)
 
 
 # ------------------------------------------------------------------------------------------ values
@@ -207,12 +223,34 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
     return draw(st.one_of(bad, mix))
 
 
+def _mutated_example(draw: Any, command: Command, files: Files, out_dir: Path, rate: int) -> list[str]:
+    """A documented example with one option's value redrawn (typical or hostile) or that option dropped; any
+    ``--output`` goes to ``out_dir`` (an example never writes into the working tree)."""
+    argv = [str(REPO / a) if (REPO / a).is_file() and not Path(a).is_absolute() else a  # e.g. a docs/ SPEC
+            for a in draw(st.sampled_from(command.examples))]
+    by_opt = {o: p for p in command.params for o in p.opts}
+    spots = [i for i in range(len(command.path), len(argv) - 1)
+             if argv[i] in by_opt and by_opt[argv[i]].kind != "flag"]
+    for i in spots:
+        if by_opt[argv[i]].name == "output":
+            argv[i + 1] = draw(value_for(by_opt[argv[i]], files, out_dir, hostile=False))
+    if spots:
+        i = draw(st.sampled_from(spots))
+        if draw(st.integers(0, 4)) == 0:
+            del argv[i:i + 2]
+        else:
+            argv[i + 1] = draw(value_for(by_opt[argv[i]], files, out_dir, hostile=draw(st.integers(0, 99)) < rate))
+    return argv
+
+
 @st.composite
 def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[str]:
     """An argument vector for ``command``: each parameter omitted, typical or hostile; sometimes a usage error."""
     argv = list(command.path)
     rate = draw(st.sampled_from([0, 0, 5, 15, 50]))  # percent of options given hostile values in this vector
-    for p in command.params:
+    if command.examples and draw(st.integers(0, 3)) == 0:  # 1 in 4: a documented example, one option changed
+        argv = _mutated_example(draw, command, files, out_dir, rate)
+    for p in command.params if len(argv) == len(command.path) else ():
         if p.name == "help":
             continue
         if p.kind == "flag":
@@ -261,11 +299,14 @@ class Outcome:
     leaked: list[str] = field(default_factory=list)
 
 
-def invoke(argv: list[str]) -> Outcome:
-    """Run ``dpcalc *argv`` through the console entry point, in-process, capturing everything."""
+def invoke(argv: list[str], cwd: Path | None = None) -> Outcome:
+    """Run ``dpcalc *argv`` through the console entry point, in-process, capturing everything; in ``cwd`` if given
+    (a figure written to its default name must not land in the working tree)."""
     out, err = io.StringIO(), io.StringIO()
-    saved = sys.argv
+    saved, saved_cwd = sys.argv, os.getcwd()
     sys.argv = ["dpcalc", *argv]
+    if cwd is not None:
+        os.chdir(cwd)
     code: int | None = None
     crash = ""
     try:
@@ -284,6 +325,7 @@ def invoke(argv: list[str]) -> Outcome:
                 crash = f"traceback: {type(exc).__name__}: {str(exc)[:200]}"
     finally:
         sys.argv = saved
+        os.chdir(saved_cwd)
     leaked = [f"{w.category.__name__}: {w.message}" for w in caught]
     return Outcome(argv, code, out.getvalue(), err.getvalue(), crash, leaked)
 
@@ -394,7 +436,7 @@ def survey_command(command: Command, files: Files, root: Path, examples: int) ->
         argv = data.draw(argv_for(command, files, case_dir))
         output = output_of(argv)
         existed = output is not None and output.exists()
-        o = invoke(argv)
+        o = invoke(argv, case_dir)
         tried += 1
         codes[o.code] += 1
         for problem in violations(command, o, output, existed):

@@ -46,7 +46,7 @@ def test_contract_holds(command: object) -> None:
         argv = data.draw(argv_for(command, FILES, case_dir), label="argv")  # type: ignore[arg-type]
         output = output_of(argv)
         existed = output is not None and output.exists()
-        outcome = invoke(argv)
+        outcome = invoke(argv, case_dir)
         problems = violations(command, outcome, output, existed)  # type: ignore[arg-type]
         shutil.rmtree(case_dir, ignore_errors=True)
         assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"
@@ -79,6 +79,6 @@ def test_regression_vectors(argv: list[str]) -> None:
     command = next(_BY_ID[" ".join(argv[:n])] for n in (2, 1) if " ".join(argv[:n]) in _BY_ID)
     output = output_of(argv)
     existed = output is not None and output.exists()
-    outcome = invoke(argv)
+    outcome = invoke(argv, Path(tempfile.mkdtemp(dir=_files_root)))
     problems = violations(command, outcome, output, existed)
     assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"
