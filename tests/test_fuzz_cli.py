@@ -70,6 +70,7 @@ REGRESSIONS: list[list[str]] = [
     ["nbafl", "optimal-t", "--eps", "1", "--t-max", "1000000000"],  # 8 GB scan: capped before allocating
     ["nbafl", "accounting", "--eps", "1:1e6:1", "--data-size", "1"],  # hours: a million accountant comparisons
     ["nbafl", "accounting", "--eps", "1:3", "--C", "1.7976931348623157e308", "--json"],  # inf sigma_U, NaN saved
+    ["table", "\x00"],  # a NUL byte in SPEC: ValueError traceback from pathlib
 ]
 _BY_ID = {c.id: c for c in COMMANDS}
 

@@ -65,6 +65,8 @@ class Spec:
     def read(cls, path: str | Path) -> Spec:
         """Read and parse ``path``; unreadable files and TOML syntax errors are one-line :class:`SpecError`."""
         p = Path(path)
+        if "\x00" in str(p):
+            raise SpecError(f"SPEC: {str(p)!r} is not a file name (it contains a NUL byte)")
         try:
             text = p.read_text(encoding="utf-8")
         except FileNotFoundError:
