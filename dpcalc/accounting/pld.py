@@ -948,14 +948,12 @@ def _eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, g
 
 def _certainly_zero(steps: list[Step], delta: float) -> bool:
     """True when ε(δ) = 0 exactly: the schedule is dominated by its un-subsampled Gaussians (joint convexity of the
-    hockey-stick divergence, both directions), which compose into one Gaussian with μ = √(Σ count/σ²), and that
-    Gaussian's δ(0) = erf(μ/(2√2)) is already ≤ δ. Evaluated in log space with an outward margin (huge σ would
-    otherwise reach the lattice as a loss range of ~1e-40 and break its sizing)."""
-    log_mu2 = _log_precision(steps)
-    if log_mu2 > 0.0:
-        return False
-    mu = math.exp(0.5 * log_mu2) * (1.0 + 1e-12)
-    return math.erf(mu / (2.0 * math.sqrt(2.0))) * (1.0 + 1e-12) <= delta
+    hockey-stick divergence, both directions), which compose into one Gaussian with μ = √(Σ count/σ²), whose
+    δ(0) = erf(μ/(2√2)) (:func:`dpcalc.accounting.gdp.delta_at_zero`) is at most μ/√(2π) (erf x ≤ 2x/√π). That
+    bound ≤ δ is tested in log space with an outward margin: huge σ would otherwise reach the lattice as a loss
+    range of ~1e-40 and break its sizing; schedules near the boundary take the lattice path."""
+    log_bound = 0.5 * _log_precision(steps) - 0.5 * math.log(2.0 * math.pi)
+    return log_bound + 1e-12 <= math.log(delta)
 
 
 @v.named_shapes
