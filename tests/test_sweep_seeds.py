@@ -36,7 +36,8 @@ SAFE_ABOVE = {"midp.server_sigma", "midp.server_sigma_equal", "midp.client_sigma
               # seed 004: RDP / DP upper bounds and the leakage bound
               "secagg.theorem2_rdp", "secagg.theorem2_rdp_unsimplified", "secagg.theorem3_rdp", "secagg.theorem4_rdp",
               "secagg.table1_gd_iso_eps", "secagg.table1_gsgd_iso_rdp", "secagg.table1_gsgd_wfna_rdp",
-              "secagg.table1_sgd_iid_iso_eps", "secagg.mi_leakage_bound", "secagg.wfna_covariance_change_bound"}
+              "secagg.table1_sgd_iid_iso_eps", "secagg.mi_leakage_bound", "secagg.wfna_covariance_change_bound",
+              "secagg.gaussian_closed_form_eps"}
 #: implementations that read their rates as the decimal they print as (``Fraction(repr(r))``, see the header of
 #: formulas/002_cuag_compression.toml): the reference reads them the same way (0.2 = 1/5 exactly)
 DECIMAL = {"cuag.measurement_rows", "cuag.measurement_count", "cuag.binary_coherence_dft", "cuag.uplink_gib",

@@ -43,7 +43,7 @@ _FORMULA_OPTIONAL = {"assumptions", "notes", "erratum", "examples", "check", "ca
                      "sample_where", "length", "rtol", "domain_warning"}
 _INPUT_KEYS = {"name", "symbol", "unit", "domain", "kind", "description", "sample"}
 _WARNINGS = ("EstimateWarning", "OutOfDomainWarning", "ErratumWarning")
-_OUTPUT_KEYS = {"name", "symbol", "unit", "kind", "index", "description"}
+_OUTPUT_KEYS = {"name", "symbol", "unit", "kind", "index", "element", "description"}
 _ERRATUM_KEYS = {"text", "evidence", "published_sympy", "published_latex", "published_implementation",
                  "published_call_kwargs", "reference"}
 _EXAMPLE_KEYS = {"inputs", "expected", "rtol", "atol", "source", "published_expected"}
@@ -100,6 +100,8 @@ class Output:
     unit: str
     kind: str = "scalar"
     index: str = ""
+    #: position (0-based) of this output in the implementation's tuple result, for a function returning several
+    element: int | None = None
     description: str = ""
 
 
@@ -184,6 +186,8 @@ class Formula:
         if published and self.erratum is not None:
             extra = {**extra, **self.erratum.published_call_kwargs}
         result = self.function(published)(**kwargs, **extra)
+        if self.output.element is not None:
+            result = result[self.output.element]
         for i in self.inputs:
             if i.kind == "index":
                 result = result[int(values[i.name]) - 1]
@@ -297,6 +301,9 @@ def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
                             kind, raw_in.get("description", ""), raw_in.get("sample", "")))
     _check_keys(f"{where} output", raw["output"], _OUTPUT_KEYS, {"name", "symbol", "unit"})
     output = Output(**raw["output"])
+    if output.element is not None and (isinstance(output.element, bool) or not isinstance(output.element, int)
+                                       or output.element < 0):
+        raise CatalogError(f"{where}: output element must be an integer >= 0 (got {output.element!r})")
     erratum = None
     if "erratum" in raw:
         _check_keys(f"{where} erratum", raw["erratum"], _ERRATUM_KEYS, {"text", "evidence"})

@@ -13,12 +13,18 @@
   expectation simulated over ξ ~ N(0, s²), s = cCT/(mε√N) (Thm 3: s = cC/(mKg)) — the noise std the bound's κ
   constants encode (half the aggregate std σ_U/√N at L = T: the factor 2 of Δs = 2C/m the comment points at).
 * ``nbafl_t_star_minimise`` (exact-numeric): bisection on f′(T) of eq. (6) with κ0 = 0.
+* ``nbafl_constants_from_bound`` (exact-numeric): P, Q, λ1, κ1, κ0 read back from the bounds of eqs. (6)/(8) (whose
+  recursion ``nbafl_bound_recursion_mc`` simulates): both are affine in Θ, so P (Q) = f(Θ = 1) − f(Θ = 0) at T = 1;
+  f(Θ = 0, T = 1) = (κ1/ε + κ0/ε²)(1 − P) at two ε near κ0/κ1 gives κ1 and κ0; λ1 = κ1·m(1 − P)/(βcC√(2/(Nπ))).
+* ``nbafl_broadcast_noise_mc`` (Monte Carlo): the std of the broadcast model's noise, the equal-weight mean of K
+  client draws N(0, σ_U²) plus the server's N(0, σ_D²), from simulated draws.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +32,7 @@ import numpy as np
 
 from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
+from dpcalc.errors import ErratumWarning
 from dpcalc.sim.parallel import run_moments
 from dpcalc.sim.stats import Estimate, from_moments
 
@@ -228,3 +235,72 @@ def _t_star(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> C
         hi *= 2.0
     root = _bisect(fprime, 0.0, hi)
     return exact_result(closed, root, 1e-9, "bisection on f′(T) of eq. (6) with κ0 = 0")
+
+
+def _theorem2_point(values: Mapping[str, Any], published: bool) -> dict[str, Any]:
+    """A Theorem-2 point with the entry's (l, ρ, B, μ, β, C, m, N, δ, c_scale); missing ones get fixed values, l
+    a value that puts P in (0, 1) when the entry has none (λ1 does not depend on l)."""
+    rho, b, mu = (value_of(values, k) for k in ("smoothness", "dissimilarity", "prox_mu"))
+    lam2 = -1.0 / mu + rho * b / mu ** 2 + rho * b * b / (2.0 * mu ** 2)
+    pl = value_of(values, "pl", 0.25 / abs(lam2) if lam2 < 0 else 1.0)
+    base = {"pl": pl, "lipschitz": 1.0, "smoothness": rho, "dissimilarity": b, "prox_mu": mu, "C": 1.0, "m": 100,
+            "N": 10, "delta": 1e-5, "c_scale": 1.0, "T": 1, "theta": 0.0, "eps": 1.0, "as_published": published}
+    return {**base, **{k: values[k] for k in base if k in values and k not in ("T", "theta", "eps")}}
+
+
+@recipe("nbafl_constants_from_bound")
+def _constants_from_bound(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    from dpcalc.nbafl import convergence_bound, convergence_bound_sampled
+
+    cf = float(formula.call(values, published=ctx.published))
+    name = formula.id.split(".", 1)[1]
+    if name == "contraction_q":  # Theorem 3 at K = N (eq. 7's domain holds for every ε)
+        k = value_of(values, "K")
+        point = {**_theorem2_point(values, False), "K": k, "N": k}
+        del point["as_published"]
+        got = float(convergence_bound_sampled(**{**point, "theta": 1.0})) - float(convergence_bound_sampled(**point))
+        return exact_result(cf, got, 1e-9, "Q = f(Θ = 1) − f(Θ = 0) of eq. (8) at T = 1, K = N")
+    point = _theorem2_point(values, ctx.published)
+
+    def bound(**kw: Any) -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ErratumWarning)
+            return float(convergence_bound(**{**point, **kw}))
+
+    p = bound(theta=1.0) - bound()
+    if name == "contraction_p":
+        return exact_result(cf, p, 1e-9, "P = f(Θ = 1) − f(Θ = 0) of eq. (6) at T = 1")
+
+    def solve(e1: float) -> tuple[float, float]:  # g(ε) = (κ1/ε + κ0/ε²)(1 − P) at ε1 and 2ε1
+        a = bound(eps=e1) / (1.0 - p)
+        b = bound(eps=2.0 * e1) / (1.0 - p)
+        k0 = 2.0 * e1 * e1 * (a - 2.0 * b)
+        return e1 * a - k0 / e1, k0
+
+    k1, k0 = solve(1.0)
+    if k0 > 0.0 and k1 > 0.0:
+        k1, k0 = solve(k0 / k1)  # ε where both terms are of one size: no cancellation in either
+    if name == "kappa0":
+        return exact_result(cf, k0, 1e-8, "κ0 from f(Θ = 0, T = 1) of eq. (6) at two ε")
+    if name == "kappa1":
+        return exact_result(cf, k1, 1e-8, "κ1 from f(Θ = 0, T = 1) of eq. (6) at two ε")
+    c = point["c_scale"] * math.sqrt(2.0 * math.log(1.25 / point["delta"]))
+    lam1 = k1 * point["m"] * (1.0 - p) / (point["lipschitz"] * c * point["C"] * math.sqrt(2.0 / (point["N"] * math.pi)))
+    return exact_result(cf, lam1, 1e-8, "λ1 = κ1·m(1 − P)/(βcC√(2/(Nπ))), κ1 from f(Θ = 0, T = 1) of eq. (6)")
+
+
+def _broadcast_terms(rng: np.random.Generator, size: int, sigma_u: float, k: int, sigma_d: float) -> np.ndarray:
+    total = sigma_u * rng.standard_normal((size, k)).mean(axis=1) + sigma_d * rng.standard_normal(size)
+    return np.asarray(total * total)
+
+
+@recipe("nbafl_broadcast_noise_mc")
+def _broadcast_noise(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    closed = float(formula.call(values, published=ctx.published))
+    su, k, sd = value_of(values, "sigma_u"), int(value_of(values, "K")), value_of(values, "sigma_d", 0.0)
+    fn = functools.partial(_broadcast_terms, sigma_u=su, k=k, sigma_d=sd)
+    mom = run_moments(fn, max(ctx.samples // 4, 10_000), ctx.seed_sequence(), workers=ctx.workers, chunk=1 << 14)
+    var = from_moments(float(mom.total[0]), float(mom.cross[0, 0]), mom.n, ctx.level)
+    value = math.sqrt(var.value)
+    est = Estimate(value, var.se / (2.0 * value), math.sqrt(max(var.ci_low, 0.0)), math.sqrt(var.ci_high), var.n)
+    return mc_result(closed, est, f"std of the mean of {k} client draws N(0, σ_U²) plus N(0, σ_D²) (simulated)")

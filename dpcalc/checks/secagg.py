@@ -13,7 +13,10 @@
   against the bound √2·C²/(BD).
 * ``secagg_added_power_mc`` — WF-NA: E‖n‖² of noise drawn from N(0, ΔΣ) (NumPy's SVD sampler) = tr ΔΣ; also
   requires every eigenvalue of Σ + ΔΣ >= σ².
-* ``secagg_closed_form_min`` — Table-1 closed forms (rows 1, 3) against a numerical minimisation over α.
+* ``secagg_closed_form_min`` — Table-1 closed forms (rows 1, 3) and the Lemma-1 minimum over α of a linear RDP
+  curve (ε and α*) against a numerical minimisation over α.
+* ``secagg_alpha_max_bisect`` — Theorem 2's order range end D·S/C² against bisection on where (19) stops being
+  finite.
 * ``secagg_delta_threshold_mc`` — Theorem 1: Pr[w_ij ≠ 0] under IID sampling (B of D without replacement).
 * ``secagg_mpmath`` — eq. (9) re-evaluated with mpmath at 50 digits (a quoted bound: nothing independent exists).
 """
@@ -375,25 +378,56 @@ def _added_power_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckConte
 
 # --- closed forms vs numerical minimisation, Theorem 1, eq. (9) -----------------------------------------------------
 
-@recipe("secagg_closed_form_min")
-def _closed_form_min(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
-    cf = float(formula.call(values, published=ctx.published))
-    row = str(formula.call_kwargs.get("row", ""))
-    n, s2, b, c, d, delta = (value_of(values, k) for k in ("N", "sigma2", "B", "C", "D", "delta"))
-    slope = 2 * c * c / ((b if row == "sgd_iid_iso" else d) ** 2 * n * s2)
-    log_delta = math.log(delta)
+def _lemma1_min(slope: float, log_delta: float) -> tuple[float, float]:
+    """min over α > 1 of slope·α − log δ/(α − 1) (Lemma 1 on a linear RDP curve) and its minimiser, by bounded
+    Brent on u = log(α − 1)."""
+    from scipy.optimize import minimize_scalar
 
     def eps_at(u: float) -> float:  # α = 1 + e^u
         return slope * (1 + math.exp(u)) - log_delta / math.exp(u)
 
-    from scipy.optimize import minimize_scalar
-
     res = minimize_scalar(eps_at, bounds=(-30.0, 30.0), method="bounded", options={"xatol": 1e-12})
-    eps = float(res.fun)
+    return float(res.fun), 1.0 + math.exp(float(res.x))
+
+
+@recipe("secagg_closed_form_min")
+def _closed_form_min(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    cf = float(formula.call(values, published=ctx.published))
+    if "slope" in values:  # gaussian_closed_form_eps: (ε, α*) of a given slope
+        eps, alpha = _lemma1_min(value_of(values, "slope"), math.log(value_of(values, "delta")))
+        if formula.output.element == 1:  # the minimiser: the objective is flat there, so Brent fixes α* to ~1e-6
+            return exact_result(cf, alpha, 1e-5, "argmin over α of Lemma 1 on the RDP curve aα (bounded Brent)")
+        return exact_result(cf, eps, 1e-9, "min over α of Lemma 1 on the RDP curve aα (bounded Brent)")
+    row = str(formula.call_kwargs.get("row", ""))
+    n, s2, b, c, d, delta = (value_of(values, k) for k in ("N", "sigma2", "B", "C", "D", "delta"))
+    slope = 2 * c * c / ((b if row == "sgd_iid_iso" else d) ** 2 * n * s2)
+    eps, _ = _lemma1_min(slope, math.log(delta))
     if row == "sgd_iid_iso":
         eps = math.log1p(b / d * math.expm1(eps))
     return exact_result(cf, eps, 1e-9, "min over α of Lemma 1 on the Gaussian RDP curve by bounded Brent on "
                                        "log(α − 1) (then the B/D amplification for the IID row)")
+
+
+@recipe("secagg_alpha_max_bisect")
+def _alpha_max_bisect(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    from dpcalc.secagg import theorem2_rdp
+
+    cf = float(formula.call(values, published=ctx.published))
+    s, c, d = (value_of(values, k) for k in ("eig_min_sum", "C", "D"))
+
+    def finite(alpha: float) -> bool:
+        return bool(math.isfinite(float(theorem2_rdp(alpha, s, 1, c, d, normalization="sec4"))))
+
+    lo, hi = 1.0, 2.0
+    while finite(hi):
+        lo, hi = hi, hi * 2.0
+    for _ in range(200):  # bisection on where eq. (19) stops giving a guarantee
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if finite(mid) else (lo, mid)
+    return exact_result(cf, hi, 1e-12, "bisection on α for the end of Theorem 2's finite range (eq. 19's "
+                                       "denominator D·S − αC² reaching 0)")
 
 
 def _iid_inclusion_terms(rng: np.random.Generator, size: int, b: int, d: int) -> np.ndarray:
