@@ -5,7 +5,8 @@
   estimate and its interval are mapped through log (monotone).
 * ``gaussian_classic_valid`` (exact-numeric): the classic σ = c(δ)Δ/ε must be at least the exact minimal σ of the
   analytic Gaussian (root finding); the interval is [σ_exact, ∞) — pass iff the classic value is a valid σ. For the
-  constant c(δ) the check is made at ε = 0.5 (c_min = 0.5·σ_exact(0.5, δ)).
+  constant c(δ) the check is made at ε = 0.5 (c_min = 0.5·σ_exact(0.5, δ)); for the classic ε = c(δ)Δ/σ it must be
+  at least the exact ε of the Gaussian at that σ.
 """
 
 from __future__ import annotations
@@ -49,6 +50,12 @@ def _classic(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> 
     if formula.output.name == "c":
         eps, sens, what = 0.5, 1.0, "c(δ) vs 0.5·σ_exact(ε = 0.5, δ)"
         exact = eps * float(gaussian.sigma_analytic(eps, delta))
+    elif formula.output.name == "eps":
+        sigma, sens, what = value_of(values, "sigma"), value_of(values, "sensitivity", 1.0), "classic ε vs exact ε"
+        exact = float(gaussian.eps_analytic(sigma, delta, sens))
+        return CheckResult("exact-numeric", closed, exact, exact, math.inf,
+                           f"{what} at σ = {sigma:g} (analytic Gaussian, Balle & Wang 2018): valid iff closed >= exact",
+                           {"sigma": sigma, "sensitivity": sens})
     else:
         eps, sens, what = value_of(values, "eps"), value_of(values, "sensitivity", 1.0), "classic σ vs exact minimal σ"
         exact = float(gaussian.sigma_analytic(eps, delta, sens))
