@@ -375,3 +375,18 @@ def test_catalog_check_passes(fid: str) -> None:
 def test_published_bound_also_reproduced_by_recursion() -> None:
     row = run_check(catalog.get("nbafl.convergence_bound"), samples=100_000, seed=2, published=True)
     assert row.verdict == "pass"  # the recursion with the published λ1 reproduces the published bound
+
+
+def test_sampled_bound_safe_near_eq7_boundary() -> None:
+    """Regression (10,000-point sweep): at N/K = 13 the argument 1 + (N/K)·expm1(−ε/T) of g is 4e-4, so float64
+    g carries ~2e-13 relative error; the bound was 2.1e-13 below the exact (50-digit SymPy) value. g is now
+    rounded down by its error bound, so the bound stays above."""
+    from dpcalc import nbafl
+
+    got = nbafl.convergence_bound_sampled(
+        8.564498788031091, 1.5233550349730132e-05, T=107, K=1, pl=0.0019400888099756766,
+        lipschitz=1.7144466601165862, smoothness=0.0237962476853358, dissimilarity=0.8768544638423154,
+        prox_mu=9.104076503755925, theta=0.01665268174964995, C=6.980962126330058, m=66433, N=13,
+        c_scale=1.4548372445810815)
+    exact = 0.025653686373515446  # tests/catalog_ref.py at 40 digits
+    assert exact <= got <= exact * (1 + 1e-10)

@@ -183,9 +183,9 @@ def _partial_terms(eps: v.FloatArray, delta: ArrayLike, T: v.FloatArray, K: v.Fl
                    lipschitz: ArrayLike, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, C: ArrayLike,
                    m: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
     """The bracket of eq. (8): cCα1β/(mK·g)·√(2/π) + c²C²α0/(m²K²g²), g = −ln(1 − N/K + (N/K)e^{−ε/T})."""
-    from dpcalc.nbafl.noise import _sampling_log
+    from dpcalc.nbafl.noise import _sampling_g_low
 
-    g = -_sampling_log(eps, T, N, K)
+    g = _sampling_g_low(eps, T, N, K)  # low g: the bracket rounds up (an upper bound, convention 5)
     c = _c(delta, c_scale)
     cc = v.positive("C", C)
     m_ = v.integer_at_least("m", m, 1)

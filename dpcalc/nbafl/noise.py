@@ -131,6 +131,24 @@ def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Floa
     return np.asarray(np.where(N == K, -eps / T, np.log1p(arg)), dtype=np.float64)
 
 
+def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+    """g = −ln(1 − N/K + (N/K)e^{−ε/T}) rounded down by its float64 error bound (convention 5: σ_A, σ_D and the
+    Theorem-3 bound all grow as g shrinks, so a low g is the safe side).
+
+    Near eq. 7's boundary the argument 1 + (N/K)·expm1(−ε/T) cancels: its absolute error is a few u·|arg|, so g
+    carries the relative error 4u·|arg|/((1 + arg)·g) + 4u (u the unit roundoff). At K = N, g = ε/T is left as it
+    is: T/b = ε/(ε/T) is then T to an ulp, and σ_D's √(T² − L²K) must stay exactly 0 at T = L√K.
+    Measured without it: Theorem 3's bound 2.1e-13 below the exact value at N/K = 13, 1 + arg = 4e-4
+    (tests/test_sweep_seeds.py, 10,000 points)."""
+    u = np.finfo(np.float64).eps / 2.0
+    log_value = _sampling_log(eps, T, N, K)
+    arg = (N / K) * np.expm1(-eps / T)
+    g = -log_value
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(N == K, 0.0, 4.0 * u * np.abs(arg) / ((1.0 + arg) * g) + 4.0 * u)
+    return np.asarray(g * (1.0 - np.where(np.isfinite(rel), rel, 0.0)), dtype=np.float64)
+
+
 def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
     if np.any(K > N):
         kk, nn = np.broadcast_arrays(K, N)
@@ -185,7 +203,7 @@ def server_required_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: 
     kk = cnt.get("K", cnt["N"])
     _check_k(cnt["N"], kk)
     sens = np.asarray(server_sensitivity(C, m, kk))
-    eps0 = e / cnt["T"] if K is None else -_sampling_log(e, cnt["T"], cnt["N"], kk)
+    eps0 = e / cnt["T"] if K is None else _sampling_g_low(e, cnt["T"], cnt["N"], kk)
     out = _per_release_sigma(eps0, d, sens, _c_scale(c_scale), _calibration(calibration), "sigma_A")
     return v.scalar_or_array(out)
 
@@ -215,7 +233,7 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike
             _warn_classic(e / cnt["T"], "sigma_A")
             radicand = np.maximum(cnt["T"] ** 2 - cnt["L"] ** 2 * kk, 0.0)
         else:  # eq. 7: (T/b − L√K)(T/b + L√K), difference of squares factored
-            t_over_b = -e / _sampling_log(e, cnt["T"], cnt["N"], kk)
+            t_over_b = e / _sampling_g_low(e, cnt["T"], cnt["N"], kk)
             _warn_classic(e / t_over_b, "sigma_A")
             lk = cnt["L"] * np.sqrt(kk)
             radicand = np.maximum(t_over_b - lk, 0.0) * (t_over_b + lk)
