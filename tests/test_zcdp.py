@@ -84,3 +84,17 @@ def test_round_trip_delta_eps(rho: float, log_delta: float) -> None:
     eps = zcdp.eps_from_rho(rho, delta)
     if eps > 0:
         assert zcdp.delta_from_rho(rho, eps) == pytest.approx(delta, rel=1e-6)
+
+
+def test_delta_from_rho_subnormal_rho() -> None:
+    """Fuzz finding: ρ = 5e-324 made the search's upper end (ε + 1)/(2ρ) overflow and the library reported a generic
+    NaN error. The optimum x = α − 1 ≈ ε/(2ρ) lies beyond 1e300 there; δ at α = 1 + 1e300 is a valid bound and
+    underflows to 0 like the optimum's. At ε = 0 it stays above the exact GDP δ(0) = erf(μ/(2√2)), μ = √(2ρ)."""
+    assert zcdp.delta_from_rho(5e-324, 2.6e10) == 0.0
+    assert zcdp.delta_from_rho(5e-324, 1.0) == 0.0
+    mu = math.sqrt(2 * 5e-324)
+    exact = math.erf(mu / (2 * math.sqrt(2)))
+    got = zcdp.delta_from_rho(5e-324, 0.0)
+    assert exact <= got <= 2 * exact
+    arr = zcdp.delta_from_rho(np.array([5e-324, 0.5]), np.array([2.6e10, 1.0]))
+    assert arr[0] == 0.0 and arr[1] == pytest.approx(zcdp.delta_from_rho(0.5, 1.0), rel=1e-15)

@@ -10,6 +10,7 @@ Bounds", TCC 2016): the Gaussian, composition and ρ-zCDP → (ε, δ).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ from dpcalc._roots import bracket
 
 FloatOrArray = float | v.FloatArray
 _SAFETY = 1e-14  # relative outward margin of ε(ρ, δ)
+_LOG_X_MAX = math.log(1e300)  # largest α − 1 delta_from_rho searches (log)
 
 
 @v.named_shapes
@@ -120,15 +122,31 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     rf, ef = rb.ravel(), eb.ravel()
     # the optimum solves h(x) = ρ(1 + 2x) − ε − log1p(1/x) = 0 (x = α − 1; increasing), Newton in y = log x
     y_lo = -(3.0 * rf + 1.0)  # h < 0 there: log1p(1/x) > −y = 3ρ + 1 >= ρ(1 + 2x)
-    y_hi = np.log(np.maximum((ef + 1.0) / (2.0 * rf), 1.0))  # h >= 1 − log 2 > 0 there
+    # h >= 1 − log 2 > 0 at x = (ε + 1)/(2ρ), taken in log space (ρ = 5e-324 overflows the quotient); where the
+    # optimum lies beyond x = 1e300, α = 1 + 1e300 is used instead (δ(α) bounds δ at every order, and there it
+    # underflows to 0 as the optimum's does)
+    y_hi = np.maximum(np.log1p(ef) - math.log(2.0) - np.log(rf), 0.0)
+    y_hi = np.minimum(y_hi, _LOG_X_MAX)
 
     def f(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
         x = np.exp(y)
         rr = rf[act]
         return rr * (1.0 + 2.0 * x) - ef[act] - np.log1p(1.0 / x), x * (2.0 * rr + 1.0 / (x * (1.0 + x)))
 
-    lo, hi = bracket(f, y_lo, y_hi, increasing=True, rtol=1e-15, atol=1e-15, x0=0.5 * (y_lo + y_hi), newton=True)
-    x = np.exp(0.5 * (lo + hi))
+    far = f(y_hi, np.ones(rf.shape, dtype=bool))[0] < 0.0  # the optimum lies beyond x = 1e300
+    x = np.full(rf.shape, math.exp(_LOG_X_MAX))
+    if not np.all(far):
+        near = ~far
+        sub_r, sub_e = rf[near], ef[near]
+
+        def f_near(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+            xx = np.exp(y)
+            rr = sub_r[act]
+            return rr * (1.0 + 2.0 * xx) - sub_e[act] - np.log1p(1.0 / xx), xx * (2.0 * rr + 1.0 / (xx * (1.0 + xx)))
+
+        lo, hi = bracket(f_near, y_lo[near], y_hi[near], increasing=True, rtol=1e-15, atol=1e-15,
+                         x0=0.5 * (y_lo[near] + y_hi[near]), newton=True)
+        x[near] = np.exp(0.5 * (lo + hi))
     # log δ(α) = (α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1), valid (an upper bound on δ) at any α; with x = α − 1,
     # α log1p(−1/α) − log x = −log1p(x) − x·log1p(1/x), which tends to 0 as x → 0 (δ → 1) instead of inf − inf
     # where x underflows (ρ, ε ~ 1e100: the optimum is below 1e-308)
