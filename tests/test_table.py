@@ -202,4 +202,4 @@ def test_cli(tmp_path: Path) -> None:
     assert code == 2 and err.startswith("dpcalc: error: s.toml:11: [[column]] #2 key 'formula': unknown formula id")
     assert err.count("\n") == 1
     code, _, err = run("table", str(tmp_path / "missing.toml"))
-    assert code == 2 and "no such file" in err and err.count("\n") == 1
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1

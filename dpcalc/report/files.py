@@ -79,9 +79,9 @@ def _tokens(line: str) -> list[str]:
     return line.split("#")[0].replace(",", " ").replace(";", " ").replace("\t", " ").split()
 
 
-def read_text(option: str, path: str | Path) -> str:
+def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .npy") -> str:
     """The UTF-8 text of a file; missing files, directories, unreadable or non-UTF-8 files are one line naming
-    ``option`` and the path."""
+    ``option`` and the path (``hint``: what to do about a non-UTF-8 file)."""
     path = Path(path)
     _check_readable(option, path)
     try:
@@ -92,7 +92,7 @@ def read_text(option: str, path: str | Path) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DomainError(f"{option}: {_show(path)} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
-                          f"{exc.start}); save it as UTF-8 or .npy") from None
+                          f"{exc.start}); {hint}") from None
 
 
 def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:

@@ -63,20 +63,17 @@ class Spec:
 
     @classmethod
     def read(cls, path: str | Path) -> Spec:
-        """Read and parse ``path``; unreadable files and TOML syntax errors are one-line :class:`SpecError`."""
+        """Read and parse ``path`` through the one file reader (:func:`dpcalc.report.files.read_text`): missing,
+        unreadable, non-UTF-8 files and TOML syntax errors are one-line :class:`SpecError`."""
+        from dpcalc.report.files import read_text
+
         p = Path(path)
-        if "\x00" in str(p):
-            raise SpecError(f"SPEC: {str(p)!r} is not a file name (it contains a NUL byte)")
         try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SpecError(f"{p}: no such file") from None
-        except IsADirectoryError:
-            raise SpecError(f"{p}: is a directory, not a TOML file") from None
-        except UnicodeDecodeError as exc:
-            raise SpecError(f"{p}: not UTF-8 text (byte offset {exc.start})") from None
-        except OSError as exc:
-            raise SpecError(f"{p}: cannot read: {exc.strerror}") from None
+            text = read_text("SPEC", p, hint="save it as UTF-8")
+        except SpecError:
+            raise
+        except DomainError as exc:
+            raise SpecError(str(exc)) from None
         return cls.parse(text, p.name)
 
     @classmethod
