@@ -80,6 +80,10 @@ def test_layer_rates_of_a_model() -> None:
     np.testing.assert_array_equal(rates, [comp.layer_rate(float(x)) for x in w])
     with pytest.raises(DomainError, match="all be 0"):
         comp.layer_rates([0.0, 0.0])
+    # scale-free: norms near the float64 maximum (‖ω‖ overflowed: fuzz finding) or subnormal give the same rates
+    np.testing.assert_array_equal(comp.layer_rates([x * 1e300 for x in norms]), rates)
+    np.testing.assert_array_equal(comp.layer_rates([1.7976931348623157e308]), comp.layer_rates([1.0]))
+    np.testing.assert_array_equal(comp.layer_rates([x * 1e-310 for x in norms]), rates)
 
 
 # --- Algorithm 3 -------------------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ def rates_command(
     """
     norms = np.asarray(parse_vector("--layer-norms", layer_norms), dtype=np.float64)
     rates = comp.layer_rates(norms, r_max, r_min, rounding=rounding.value)
-    weights = norms / np.sqrt(np.sum(norms ** 2))
+    weights = comp.layer_weights(norms)
     rows = [{"layer": i + 1, "norm": float(n), "weight": float(w), "rate": float(r)}
             for i, (n, w, r) in enumerate(zip(norms, weights, rates, strict=True))]
     cols = [Column("layer", "layer", "$l$", integer=True), Column("norm", "‖ω_l‖", r"$\|\omega_l\|$"),

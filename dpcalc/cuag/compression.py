@@ -97,11 +97,19 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
 def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
                 rounding: Rounding = "python") -> v.FloatArray:
     """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then :func:`layer_rate`."""
+    return np.atleast_1d(np.asarray(layer_rate(layer_weights(layer_norms), r_max, r_min, rounding=rounding)))
+
+
+def layer_weights(layer_norms: ArrayLike) -> v.FloatArray:
+    """Algorithm 2's weights ‖ω_l‖/‖ω‖, ‖ω‖ = √(Σ_l ‖ω_l‖²) (at most 1). Scale-free, so computed on the norms
+    divided by the largest (norms near 1e308 would overflow ‖ω‖)."""
     n = v.vector("layer_norms", layer_norms, 0.0)
-    total = math.sqrt(math.fsum(float(x) ** 2 for x in n))
-    if total == 0.0:
+    top = float(np.max(n))
+    if top == 0.0:
         raise DomainError("layer_norms must not all be 0 (the weights ‖ω_l‖/‖ω‖ are undefined)")
-    return np.atleast_1d(np.asarray(layer_rate(np.minimum(n / total, 1.0), r_max, r_min, rounding=rounding)))
+    scaled = n / top
+    total = math.sqrt(math.fsum(float(x) ** 2 for x in scaled))
+    return np.asarray(np.minimum(scaled / total, 1.0), dtype=np.float64)
 
 
 # --- Algorithm 3: deterministic binary measurement matrix ---------------------------------------------------------
