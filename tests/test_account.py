@@ -165,3 +165,13 @@ def test_failing_accountant_gives_a_row_with_its_reason() -> None:
                                             "--delta", "1e-300")}
     assert got["rdp"]["eps"] == pytest.approx(86.1696, rel=1e-5)
     assert got["pld"]["eps"] is None and got["pld"]["failure"]
+
+
+def test_grid_work_cap_is_one_line_before_any_work() -> None:
+    """Fuzz finding: `account -z 0.5:100:0.001` (99,501 points) ran for more than 10 minutes with no cap; the
+    estimated work (points × accountants × seconds each) is now refused above 5 minutes, before computing."""
+    code, out, err = run("account", "-z", "0.5:100:0.001", "--q", "0.01", "--steps", "100", "-a", "rdp")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("dpcalc: error: --noise-multiplier, --q, --steps, --delta give 99,501 grid points")
+    code, _, err = run("calibrate", "--eps", "0.5:3:0.001", "--q", "0.01", "--steps", "100", "-a", "rdp")
+    assert code == 2 and "min of work" in err and err.count("\n") == 1

@@ -7,10 +7,12 @@ Library: :mod:`dpcalc.accounting.accountants`, :mod:`dpcalc.accounting.calibrate
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Annotated, Any
 
 import typer
 
+from dpcalc._progress import progress
 from dpcalc.cli._common import NoiseMultiplierOpt, output_command
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
@@ -29,6 +31,23 @@ BackendOpt = Annotated[str, typer.Option(
                       "extra: pip install 'dpcalc[pld]').")]
 OrdersOpt = Annotated[str | None, typer.Option("--orders", help="RDP order grid (comma list / ranges), default "
                                                                  "dp-accounting's 1.1..10.9, 11..63, 128..1024.")]
+
+#: rough seconds per grid point and accountant (ε; calibration: its ~20 ε evaluations), measured at T = 1000 on
+#: one core (bench/bench_accounting_kernels.py covers the kernels); used to refuse a grid before computing it
+_SECONDS_EPS = {"rdp": 0.006, "rdp-lemma1": 0.006, "zcdp": 0.002, "analytic": 0.003, "gdp-clt": 0.002, "pld": 0.02}
+_SECONDS_CALIBRATE = {"rdp": 0.12, "rdp-lemma1": 0.12, "zcdp": 0.04, "analytic": 0.03, "gdp-clt": 0.03, "pld": 0.15}
+MAX_SECONDS = 300.0
+"""Most estimated work (seconds) one ``account``/``calibrate`` call starts; more is one line before any work."""
+
+
+def _check_work(options: str, points: int, names: list[str], costs: dict[str, float]) -> None:
+    each = sum(costs.get(n, 0.02) for n in names)
+    if points * each > MAX_SECONDS:
+        raise DomainError(f"{options} give {points:,} grid points × {len(names)} accountant(s) ({', '.join(names)}; "
+                          f"~{each * 1e3:.3g} ms a point): ~{points * each / 60:.3g} min of work; at most "
+                          f"{MAX_SECONDS / 60:g} min per call ({int(MAX_SECONDS / each):,} points) — use fewer values "
+                          "or split the grid")
+
 
 _RDP = "rdp.subsampled_gaussian"  # declares q and the noise multiplier (its input sigma)
 _EPS = "rdp.eps_improved"  # declares eps and delta
@@ -134,13 +153,17 @@ def account_command(
     v.check_range("q", axes["q"], 0.0, 1.0, lo_open=True)
     v.integer_at_least("steps", axes["steps"], 1)
     v.probability("delta", axes["delta"])
+    points = math.prod(len(a) for a in axes.values())
+    _check_work("--noise-multiplier, --q, --steps, --delta", points, names, _SECONDS_EPS)
     rows: list[dict[str, Any]] = []
-    for z, qq, t, d in itertools.product(axes["noise_multiplier"], axes["q"], axes["steps"], axes["delta"]):
-        for n in names:
-            res = accountants.evaluate(n, z, qq, t, d, **_acc_options(n, grid_orders, pld_backend))
-            rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
-                         "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
-                         "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
+    with progress(points * len(names), "account") as advance:
+        for z, qq, t, d in itertools.product(axes["noise_multiplier"], axes["q"], axes["steps"], axes["delta"]):
+            for n in names:
+                res = accountants.evaluate(n, z, qq, t, d, **_acc_options(n, grid_orders, pld_backend))
+                rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
+                             "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
+                             "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
+                advance(1, n)
     if rows and all(r["failure"] for r in rows):
         raise DomainError(str(rows[0]["failure"]))
     columns = [*_setting(), column(_EPS, "eps"), _BOUND, Column("order", "Rényi order α*", r"$\alpha^*$")]
@@ -187,13 +210,17 @@ def calibrate_command(
     names = _accountant_list(accountant, axes["q"])
     grid_orders = _orders(orders)
     pld_backend = _backend(backend)
+    points = math.prod(len(a) for a in axes.values())
+    _check_work("--eps, --q, --steps, --delta", points, names, _SECONDS_CALIBRATE)
     rows: list[dict[str, Any]] = []
-    for e, qq, t, d in itertools.product(axes["eps"], axes["q"], axes["steps"], axes["delta"]):
-        for n in names:
-            z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol,
-                                        **_acc_options(n, grid_orders, pld_backend))
-            rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "noise_multiplier": z,
-                         "bound": accountants.get(n).bound})
+    with progress(points * len(names), "calibrate") as advance:
+        for e, qq, t, d in itertools.product(axes["eps"], axes["q"], axes["steps"], axes["delta"]):
+            for n in names:
+                z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=rtol,
+                                            **_acc_options(n, grid_orders, pld_backend))
+                rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "noise_multiplier": z,
+                             "bound": accountants.get(n).bound})
+                advance(1, n)
     columns = [column(_EPS, "eps", label="target ε (nats)"), *_setting()[1:],
                column(_RDP, "sigma", key="noise_multiplier", label="z (noise multiplier)"), _BOUND]
     tol = f"{rtol:g}" if rtol is not None else "1e-9 (pld: 1e-3, on its certified upper bound)"
