@@ -47,13 +47,19 @@ def describe_range(lo: float = -_INF, hi: float = _INF, *, lo_open: bool = False
     return f"{kind} in {'(' if lo_open else '['}{_fmt(lo)}, {_fmt(hi)}{')' if hi_open else ']'}"
 
 
+def brief(value: object, width: int = 60) -> str:
+    """``repr(value)`` on one line, at most ``width`` characters: for messages (a 2-D array's repr has newlines)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _to_float_array(name: str, value: ArrayLike) -> FloatArray:
-    if isinstance(value, bool | np.bool_):
+    if value is None or isinstance(value, bool | np.bool_):
         raise DomainError(f"{name} must be a number (got {value!r})")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise DomainError(f"{name} must be a number (got {value!r})") from None
+        raise DomainError(f"{name} must be a number (got {brief(value)})") from None
     if arr.size == 0:
         raise DomainError(f"{name} must not be empty")
     return arr
@@ -184,32 +190,77 @@ def broadcast(**named: ArrayLike) -> tuple[FloatArray, ...]:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def documented_inf(func: F) -> F:
+    """Marker: ``func`` may return ±inf as a documented value (its docstring says when, e.g. an RDP bound at an
+    order outside its range). Every other public function that would return an inf refuses in one line instead
+    (:func:`evaluate`). Apply it below the public decorator (``@named_shapes`` above ``@documented_inf``)."""
+    func._dpcalc_inf_ok = True  # type: ignore[attr-defined]
+    return func
+
+
 def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Call a public function in the library's floating-point state; both decorators below go through here.
 
     NumPy's overflow/underflow/divide/invalid flags are internal to the computation (an ``exp`` overflowing to inf
     whose reciprocal is the 0 wanted, a ``log(0)`` branch that ``np.where`` discards): every result is checked
-    instead (``finite_result``, a documented inf, or a :class:`DomainError`), so no ``RuntimeWarning`` reaches the
-    user. A NaN result is never an answer: it is refused in one line rather than returned; nor is a bare
-    ``OverflowError``/``ZeroDivisionError`` from Python float arithmetic (a ``x ** 2`` past 1.8e308) — it becomes
-    a one-line :class:`DomainError`.
+    instead, so no ``RuntimeWarning`` reaches the user. A NaN result is never an answer, nor an inf unless the
+    function documents it (:func:`documented_inf`): either is refused in one line naming the inputs, as is a bare
+    ``OverflowError``/``ZeroDivisionError`` from Python float arithmetic (a ``x ** 2`` past 1.8e308).
     """
+    name = getattr(func, "__name__", "the function")
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # SciPy's own overflow warnings: results are checked
             out = func(*args, **kwargs)
     except (OverflowError, ZeroDivisionError) as exc:
-        raise DomainError(f"{getattr(func, '__name__', 'the function')}: an intermediate result is not representable "
-                          f"as a float at these inputs ({type(exc).__name__}: {exc})") from None
-    if isinstance(out, float | np.ndarray) and _has_nan(out):
-        raise DomainError(f"{getattr(func, '__name__', 'the function')} is undefined at these inputs (the "
-                          "computation gave NaN)")
+        raise DomainError(f"{name}: an intermediate result is not representable as a float at "
+                          f"{_inputs(func, args, kwargs)} ({type(exc).__name__}: {exc})") from None
+    bad = _nonfinite(out)
+    if bad == "nan":
+        raise DomainError(f"{name} is undefined at {_inputs(func, args, kwargs)} (the computation gave NaN)")
+    if bad == "inf" and not getattr(func, "_dpcalc_inf_ok", False):
+        raise DomainError(f"{name}: the result overflows float64 at {_inputs(func, args, kwargs)} (these inputs "
+                          "lie beyond the range a double can represent)")
     return out
 
 
-def _has_nan(x: float | np.ndarray) -> bool:
+def _nonfinite(x: Any) -> str | None:
+    """``"nan"``, ``"inf"`` or None for a float, a float array, or a tuple of them (NaN wins)."""
+    if isinstance(x, tuple):
+        found = [_nonfinite(item) for item in x]
+        return "nan" if "nan" in found else ("inf" if "inf" in found else None)
     if isinstance(x, float):
-        return x != x
-    return x.dtype.kind in "fc" and bool(np.isnan(np.sum(x))) and bool(np.isnan(x).any())
+        return None if math.isfinite(x) else ("nan" if x != x else "inf")
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+        if np.isfinite(np.sum(x)):  # one pass in the common case; a huge finite sum may overflow: look closer
+            return None
+        if np.isnan(x).any():
+            return "nan"
+        return "inf" if np.isinf(x).any() else None
+    return None
+
+
+def _inputs(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """The call's arguments by name for an error message: ``eps=5e-324, delta=1e-05`` (arrays by their shape)."""
+    try:
+        bound = _signature(func).bind_partial(*args, **kwargs).arguments
+    except TypeError:
+        return "these inputs"
+    parts = []
+    for key, value in bound.items():
+        if isinstance(value, float | int | np.floating | np.integer) and not isinstance(value, bool):
+            big = isinstance(value, int | np.integer) and abs(int(value)) >= 10**300
+            parts.append(f"{key}={str(value)[:8]}…({len(str(abs(int(value))))} digits)" if big
+                         else f"{key}={float(value):.6g}")
+        elif isinstance(value, np.ndarray | list | tuple):
+            try:
+                parts.append(f"{key} of shape {np.shape(value)}")
+            except ValueError:
+                parts.append(f"{key} (a ragged list)")
+        elif value is not None:
+            parts.append(f"{key}={brief(value, 40)}")
+    return ", ".join(parts) if parts else "these inputs"
+
 
 _SHAPE_ERRORS = ("could not be broadcast", "shape mismatch", "non-broadcastable")
 
@@ -262,9 +313,9 @@ def scalar_params(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         signature = _signature(func)
-        bound = signature.bind_partial(*args, **kwargs).arguments
+        bound = signature.bind_partial(*args, **kwargs)
         for name in _scalar_names(func):
-            value = bound.get(name)
+            value = bound.arguments.get(name)
             if isinstance(value, np.ndarray | list | tuple):
                 try:
                     size = np.size(value)
@@ -273,7 +324,8 @@ def scalar_params(func: F) -> F:
                 if size != 1:
                     got = f"an array of shape {np.shape(value)}" if size >= 0 else "a ragged list"
                     raise DomainError(f"{name} must be a scalar here (got {got})")
-        return evaluate(func, args, kwargs)
+                bound.arguments[name] = np.asarray(value).reshape(()).item()  # [2.0] or array([2.0]) is the number 2
+        return evaluate(func, bound.args, bound.kwargs)
 
     return wrapper  # type: ignore[return-value]
 
@@ -321,7 +373,7 @@ def _clash(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
 def text(name: str, value: object) -> str:
     """``value`` if it is a string, else a one-line DomainError naming ``name`` (a method, a unit, a preset id)."""
     if not isinstance(value, str):
-        raise DomainError(f"{name} must be a string (got {value!r:.60})")
+        raise DomainError(f"{name} must be a string (got {brief(value)})")
     return value
 
 
@@ -330,7 +382,7 @@ def seed(name: str, value: object) -> int | list[int]:
     items = list(value) if isinstance(value, list | tuple | np.ndarray) else [value]
     ints = [int(s) for s in items if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0]
     if not items or len(ints) != len(items):
-        raise DomainError(f"{name} must be a non-negative integer or a sequence of them (got {value!r:.60})")
+        raise DomainError(f"{name} must be a non-negative integer or a sequence of them (got {brief(value)})")
     return ints if isinstance(value, list | tuple | np.ndarray) else ints[0]
 
 

@@ -51,7 +51,7 @@ def check(units: str, name: str = "units") -> Units:
 def default(notion: Notion) -> Units:
     """The default unit of a notion (``"dp"``, ``"mi-dp"``, ``"gaussian-mi"``)."""
     if notion not in DEFAULTS:
-        raise DomainError(f"notion must be one of {', '.join(map(repr, DEFAULTS))} (got {notion!r:.60})")
+        raise DomainError(f"notion must be one of {', '.join(map(repr, DEFAULTS))} (got {v.brief(notion)})")
     return DEFAULTS[notion]
 
 
@@ -60,11 +60,13 @@ def nats_per_unit(units: str) -> float:
     return LN2 if check(units) == "bits" else 1.0
 
 
+@v.named_shapes
 def to_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     """Convert an information quantity given in ``units`` to nats (bits · ln 2)."""
     return v.as_array("x", x) * nats_per_unit(units)
 
 
+@v.named_shapes
 def from_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     """Convert an information quantity in nats to ``units`` (nats / ln 2 for bits)."""
     nats = v.as_array("x", x)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from dpcalc import _validate as v
 from dpcalc.checks.registry import CheckContext, get_recipe
 from dpcalc.errors import DomainError, UnknownNameError
 
@@ -74,10 +75,10 @@ def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = Fa
     from dpcalc import catalog
 
     if isinstance(ids, str) or not isinstance(ids, Iterable):
-        raise DomainError(f"ids must be a list of formula ids (got {ids!r:.60})")
+        raise DomainError(f"ids must be a list of formula ids (got {v.brief(ids)})")
     ids = list(ids)
     if not all(isinstance(i, str) for i in ids):
-        raise DomainError(f"ids must be a list of formula ids (got {ids!r:.60})")
+        raise DomainError(f"ids must be a list of formula ids (got {v.brief(ids)})")
     chosen = [catalog.get(i) for i in ids]  # every id and paper is checked, even with --all
     if paper is not None:
         found = catalog.by_paper(paper)

@@ -327,6 +327,10 @@ def _quotes_value(message: str, function: Function, kwargs: dict[str, Any]) -> b
                 base = Path(str(item)).name
                 if str(item) in message or (base and base in message.split(":")[0]):
                     return True
+                # a long path is quoted shortened in the middle: '/tmp/in/xxx…xxx.csv'
+                for head, tail in re.findall(r"'([^'…]+)…([^'…]+)'", message):
+                    if str(item).startswith(head) and str(item).endswith(tail):
+                        return True
     return False
 
 

@@ -216,9 +216,11 @@ def sweep(name: str, axes: Sequence[Axis], fn: Callable[[Point], Any], ref: Call
 
 
 def sweep_catalog(fid: str, *, n: int = 10, rtol: float | None = None, safe: Safe = None,
+                  atol: Callable[[Point, float], float] | None = None,
                   extra: Sequence[Mapping[str, float]] = (), check: bool = True) -> SweepResult:
     """Sweep a catalog entry over its own sample specs (seeded) against its SymPy form in mpmath at ``DPS``
-    digits, asserting the entry's documented ``rtol`` (or ``rtol``) and, if given, the safe side."""
+    digits, asserting the entry's documented ``rtol`` (or ``rtol``) plus, if given, its documented absolute term
+    ``atol(point, reference)`` (e.g. a backward error through the condition number), and the safe side."""
     from dpcalc import catalog
 
     f = catalog.get(fid)
@@ -235,8 +237,13 @@ def sweep_catalog(fid: str, *, n: int = 10, rtol: float | None = None, safe: Saf
         want = float(f.evaluate_mp(p, dps=DPS))
         res.n += 1
         rel = res.record(p, got, want)
-        if not (math.isfinite(got) and abs(got - want) <= tol * abs(want)):
-            res.failures.append(f"{p}: got {got!r}, reference {want!r} (rel {rel:.3g} > {tol:g})")
+        if atol is None:
+            abs_tol = 0.0
+        else:
+            with mpmath.workdps(DPS):
+                abs_tol = float(atol(p, want))
+        if not (math.isfinite(got) and abs(got - want) <= tol * abs(want) + abs_tol):
+            res.failures.append(f"{p}: got {got!r}, reference {want!r} (rel {rel:.3g} > {tol:g} + {abs_tol:.3g})")
         if (safe == "above" and got < want) or (safe == "below" and got > want) or (
                 callable(safe) and not safe(p, got)):
             res.unsafe += 1

@@ -48,8 +48,22 @@ def test_a_nan_result_and_a_python_overflow_are_one_line_errors() -> None:
     def overflows(x: float) -> float:
         return x ** 2
 
-    with pytest.raises(DomainError, match=r"^gives_nan is undefined at these inputs"):
+    @v.named_shapes
+    def overflows_quietly(x: float) -> float:
+        return x * 1e300
+
+    @v.named_shapes
+    @v.documented_inf
+    def documents_inf(x: float) -> float:
+        return math.inf if x > 1 else x
+
+    with pytest.raises(DomainError, match=r"^gives_nan is undefined at x=1 \(the computation gave NaN\)$"):
         gives_nan(1.0)
+    with pytest.raises(DomainError, match=r"^overflows_quietly: the result overflows float64 at x=1e\+10 "):
+        overflows_quietly(1e10)
+    with pytest.raises(DomainError, match=r"^overflows_quietly: .* at x of shape \(2,\)"):
+        overflows_quietly(np.array([1.0, 1e10]))
+    assert documents_inf(2.0) == math.inf  # a documented inf (an RDP order outside a bound's range) passes
     with pytest.raises(DomainError, match=r"^overflows: an intermediate result is not representable"):
         overflows(1e300)
     assert overflows(3.0) == 9.0

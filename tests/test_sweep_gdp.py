@@ -8,9 +8,9 @@ are bracketed mpmath roots of the oracle). Every inverse is also asserted on the
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import mpmath
+from gdp_oracle import backward
 from sweep import Axis, sweep
 
 from dpcalc import catalog
@@ -36,14 +36,6 @@ def _guess(fn: object, *args: float) -> float | None:
         return float(fn(*args))  # type: ignore[operator]
     except ValueError:
         return None
-
-
-def _backward(mu: Any, delta: float, eps: float) -> float:
-    """The documented backward term of ε(μ, δ): ``gdp.LOG_DELTA_ERR`` (absolute, in log δ) over the exact slope
-    |d log δ/dε| = e^ε Φ(−ε/μ − μ/2)/δ at the reference ε (large only near δ(0; μ), where ε ≪ δ)."""
-    mu = mpmath.mpf(mu)
-    slope = mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2) / mpmath.mpf(delta)
-    return 0.0 if slope == 0 else float(gdp.LOG_DELTA_ERR / slope)
 
 
 def _mu_exact(p: dict[str, float]) -> mpmath.mpf:
@@ -82,7 +74,7 @@ def test_eps_from_mu_sweep() -> None:
           ref=lambda p: oracles.gaussian_eps(p["mu"], _ld_target(p["delta"]),
                                              guess=_guess(gdp.eps_from_mu, p["mu"], p["delta"])),
           rtol=_rtol("gdp.eps_from_mu"),
-          atol=lambda p, want: 1e-300 + _backward(p["mu"], p["delta"], want), safe="above", n=30,
+          atol=lambda p, want: 1e-300 + backward(p["mu"], p["delta"], want), safe="above", n=30,
           extra=[{"mu": 1e9, "delta": 0.5}, {"mu": 1 / 15694.095795907235, "delta": 2.5419336235417325e-05}])
 
 
@@ -101,7 +93,7 @@ def test_eps_analytic_sweep() -> None:
           ref=lambda p: oracles.gaussian_eps(1 / mpmath.mpf(p["sigma"]), _ld_target(p["delta"]),
                                              guess=_guess(gm.eps_analytic, p["sigma"], p["delta"])),
           rtol=_rtol("gaussian.eps_analytic"), safe="above", n=30,
-          atol=lambda p, want: 1e-300 + _backward(1 / mpmath.mpf(p["sigma"]), p["delta"], want),
+          atol=lambda p, want: 1e-300 + backward(1 / mpmath.mpf(p["sigma"]), p["delta"], want),
           extra=[{"sigma": 334.18896602103837, "delta": 0.0011799504621040234},  # 10,000-point sweep: were unsafe
                  {"sigma": 15694.095795907235, "delta": 2.5419336235417325e-05},
                  {"sigma": 203.97343824102006, "delta": 0.0019128311005713018}])

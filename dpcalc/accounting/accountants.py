@@ -195,6 +195,7 @@ ACCOUNTANTS: dict[str, Accountant] = {
 }
 
 
+@v.scalar_params
 def epsilon(sigma: float, q: float, steps: float, delta: float, *, accountant: str = "rdp", **options: Any) -> float:
     """ε alone (a float) of accountant ``accountant`` at (σ, q, steps, δ): the forward map of the calibration
     (:func:`dpcalc.accounting.calibrate.sigma_for_eps`) and of the catalog entries ``accountant.eps_*``."""
@@ -208,6 +209,6 @@ def names() -> list[str]:
 
 def get(name: str) -> Accountant:
     """The accountant called ``name``; unknown names raise a one-line :class:`DomainError`."""
-    if name not in ACCOUNTANTS:
+    if not isinstance(name, str) or name not in ACCOUNTANTS:
         raise DomainError(f"accountant must be one of {', '.join(ACCOUNTANTS)} (got {name!r})")
     return ACCOUNTANTS[name]

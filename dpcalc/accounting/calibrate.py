@@ -36,6 +36,7 @@ def _safe_eps(acc: Accountant, sigma: float, q: float, steps: float, delta: floa
         return math.inf  # e.g. RDP not representable at a tiny σ: certainly above any target
 
 
+@v.named_shapes
 def sigma_for_eps(eps: ArrayLike, delta: ArrayLike, q: ArrayLike, steps: ArrayLike, *, accountant: str = "rdp",
                   rtol: float | None = None, **opts: Any) -> float | v.FloatArray:
     """Smallest σ (to ``rtol``, safe side) with ε_accountant(σ, q, steps, δ) <= ``eps``.

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.accounting import gdp
-from dpcalc.errors import OutOfDomainWarning
+from dpcalc.errors import DomainError, OutOfDomainWarning
 
 FloatOrArray = float | v.FloatArray
 
@@ -135,6 +135,9 @@ def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     at most ``gdp.ROOT_RTOL`` above the exact root). Returns 0 when δ >= δ(0) = 2Φ(Δ/(2σ)) − 1.
     """
     m = _mu(sigma, sensitivity)
+    if np.any(m > 1e150):  # ε ≈ μ²/2 + μ√(2 ln(1/2δ)) must stay finite
+        raise DomainError("sigma is too small for this sensitivity: the exact eps ~ (sensitivity/sigma)^2/2 overflows "
+                          "float64 (sensitivity/sigma must be <= 1e150)")
     return gdp.eps_from_mu(m, _delta_inputs(delta))
 
 

@@ -52,15 +52,17 @@ def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
     its derivative; increasing, g(0) = log δ < 0). Newton in y = log x with the shared bracketing root finder over
     [x(−L − log1p(x_hi))/ρ)^{1/2}, x_hi = √(−L/ρ)] (L = log δ): no cap on α (α ≈ 2.6e16 at ρ = 1e-30, δ = 1e-300)."""
     big_l = -log_delta
-    x_hi = np.sqrt(big_l / rho) + 1e-300
-    x_lo = np.sqrt(np.maximum(big_l - np.log1p(x_hi), 0.0) / rho)
-    x_lo = np.where(x_lo > 0.0, np.minimum(x_lo, 0.5 * x_hi), 1e-300)
-    y_lo, y_hi = np.log(x_lo), np.log(x_hi)
+    log_rho = np.log(rho)
+    # in log space: at a subnormal ρ (1e-320) the quotient L/ρ overflows while x = √(L/ρ) ≈ 1e161 is a double
+    y_hi = 0.5 * (np.log(big_l) - log_rho)
+    x_hi = np.exp(y_hi)
+    y_lo = 0.5 * (np.log(np.maximum(big_l - np.log1p(x_hi), 0.0)) - log_rho)
+    y_lo = np.where(np.isfinite(y_lo), np.minimum(y_lo, y_hi - math.log(2.0)), math.log(1e-300))
 
     def f(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
         x = np.exp(y)
-        r = rho[act]
-        return r * x * x + np.log1p(x) - big_l[act], x * (2.0 * r * x + 1.0 / (1.0 + x))
+        rx2 = np.exp(log_rho[act] + 2.0 * y)  # ρx², finite where x² alone is not
+        return rx2 + np.log1p(x) - big_l[act], 2.0 * rx2 + x / (1.0 + x)
 
     lo, hi = bracket(f, y_lo, y_hi, increasing=True, rtol=1e-15, atol=1e-15, x0=0.5 * (y_lo + y_hi), newton=True)
     return np.exp(0.5 * (lo + hi))
@@ -104,6 +106,7 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
 
 
 @v.named_shapes
+@v.documented_inf
 def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """The order α at which :func:`eps_from_rho` is attained: the root of ρ(α − 1)² + log α + log δ = 0 (inf for
     ρ = 0; 1 where the Bretagnolle–Huber bound gives ε = 0)."""

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from dpcalc import _validate as v
 from dpcalc.errors import UnknownNameError
 
 if sys.version_info >= (3, 11):
@@ -385,7 +386,7 @@ def get(formula_id: str) -> Formula:
     when unknown."""
     cat = load()
     if not isinstance(formula_id, str):
-        raise UnknownNameError(f"formula_id must be a string (got {formula_id!r:.60})")
+        raise UnknownNameError(f"formula_id must be a string (got {v.brief(formula_id)})")
     if formula_id not in cat:
         import difflib
 

@@ -100,6 +100,7 @@ def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, 
     return np.atleast_1d(np.asarray(layer_rate(layer_weights(layer_norms), r_max, r_min, rounding=rounding)))
 
 
+@v.named_shapes
 def layer_weights(layer_norms: ArrayLike) -> v.FloatArray:
     """Algorithm 2's weights ‖ω_l‖/‖ω‖, ‖ω‖ = √(Σ_l ‖ω_l‖²) (at most 1). Scale-free, so computed on the norms
     divided by the largest (norms near 1e308 would overflow ‖ω‖)."""
@@ -240,7 +241,7 @@ def _numeric_matrix(name: str, value: ArrayLike) -> np.ndarray:
     except (TypeError, ValueError):
         arr = None
     if arr is None or arr.dtype.kind not in "iufc":
-        raise DomainError(f"{name} must be a numeric matrix (got {value!r:.60})")
+        raise DomainError(f"{name} must be a numeric matrix (got {v.brief(value)})")
     return arr
 
 

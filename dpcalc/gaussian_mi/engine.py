@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._limits import check_memory
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi._common import Units, check_units
@@ -197,6 +198,7 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
     nn = int(v.scalar("n", v.integer_at_least("n", n, 2)))
     a = v.scalar("var", v.as_array("var", var))
     b = v.scalar("cov", v.as_array("cov", cov))
+    check_memory(f"n = {nn:.6g}", 8.0 * float(nn) * nn, "an n x n matrix of doubles")
     m = np.full((nn, nn), b)
     np.fill_diagonal(m, a)
     return m

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcalc import _limits
+from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
 _TEXT_SUFFIXES = (".csv", ".txt", ".tsv", ".dat", "")
@@ -161,7 +162,7 @@ def read_table(option: str, path: str | Path) -> tuple[list[str], NDArray[np.flo
 def read_columns(option: str, path: str | Path, names: tuple[str, ...]) -> dict[str, NDArray[np.float64]]:
     """Named columns of a text table whose header line holds (at least) ``names``."""
     if isinstance(names, str) or not isinstance(names, tuple | list) or not all(isinstance(n, str) for n in names):
-        raise DomainError(f"names must be a tuple of column names (got {names!r:.60})")
+        raise DomainError(f"names must be a tuple of column names (got {v.brief(names)})")
     header, data = read_table(option, path)
     missing = [n for n in names if n not in header]
     if missing or data.ndim != 2 or len(header) != data.shape[1]:

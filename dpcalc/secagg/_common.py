@@ -58,13 +58,13 @@ def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | Non
 
 
 @v.named_shapes
-def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
+def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> v.FloatArray:
     """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5."""
     return convert(x, normalization=normalization, target="sec4", B=B, name=name)
 
 
 @v.named_shapes
-def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "eigenvalues") -> v.FloatArray:
+def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> v.FloatArray:
     """Eigenvalues (or covariances) in the Sec.-5 normalisation: ``x/B`` if sec4, ``x`` if sec5."""
     return convert(x, normalization=normalization, target="sec5", B=B, name=name)
 

@@ -63,6 +63,7 @@ def theorem2_alpha_max(eig_min_sum: ArrayLike, C: ArrayLike, D: ArrayLike, *, no
 
 
 @v.named_shapes
+@v.documented_inf
 def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
                  normalization: str, form: Form = "simplified") -> FloatOrArray:
     """Theorem 2 (eq. 19): RDP ε(α) of the aggregate under Gaussian sampling, from S = Σ_i λ_{i,min}.
@@ -90,6 +91,7 @@ def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: Arra
 
 
 @v.named_shapes
+@v.documented_inf
 def theorem3_rdp(alpha: ArrayLike, eig_star_min_sum: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
                  normalization: str, form: Form = "simplified") -> FloatOrArray:
     """Theorem 3 (eq. 31): Theorem 2 with the minimum eigenvalues λ*_{i,min} of the projected covariances
@@ -101,6 +103,7 @@ def theorem3_rdp(alpha: ArrayLike, eig_star_min_sum: ArrayLike, B: ArrayLike, C:
 
 
 @v.named_shapes
+@v.documented_inf
 def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike, C: ArrayLike, D: ArrayLike, *,
                  as_published: bool = False) -> FloatOrArray:
     """Theorem 4 (eq. 35): RDP of Gaussian sampling + WF-NA with eigenvalue floor σ² (sec5 normalisation).
@@ -125,6 +128,7 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
 
 
 @v.named_shapes
+@v.documented_inf
 def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike, C: ArrayLike,
                D: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
     """The per-order RDP behind a row of Table 1 (isotropic rows: σ² = per-user noise variance per coordinate;
@@ -239,11 +243,11 @@ def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, 
     t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
     top = min(float(alpha_max), 1e7)
     if not top > 1.0:
-        raise InfeasibleError(f"the order range (1, {alpha_max:g}) is empty: the bound gives no guarantee")
+        raise InfeasibleError(f"the order range (1, alpha_max = {alpha_max:g}) is empty: the bound gives no guarantee")
     u = np.linspace(math.log(1e-4), math.log(top - 1.0), 400)[:-1] if top > 1.0 + 1e-4 else np.array([])
     grid = 1.0 + np.exp(u)
     if grid.size == 0:
-        raise InfeasibleError(f"the order range (1, {alpha_max:g}) is too narrow for a guarantee")
+        raise InfeasibleError(f"the order range (1, alpha_max = {alpha_max:g}) is too narrow for a guarantee")
 
     def f(al: v.FloatArray) -> v.FloatArray:
         return _convert(np.asarray(rdp_of_alpha(al), dtype=np.float64) * t, al, d, method)
@@ -344,7 +348,12 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
             def curve(al: v.FloatArray) -> ArrayLike:
                 return table1_rdp(row, al, n, s2, b, c, d, as_published=as_published)
 
-            g = optimal_dp(curve, dl, amax, method=method, rounds=t)
+            try:
+                g = optimal_dp(curve, dl, amax, method=method, rounds=t)
+            except InfeasibleError as exc:  # a row without a guarantee at these inputs, not a failed table
+                return Table1Entry(row, update, noise, False, None, None, None,
+                                   f"no guarantee at N = {n:g}, sigma2 = {s2:g}, B = {b:g}, C = {c:g}, D = {d:g}: "
+                                   f"{exc}")
     eps, eps_prime, note = g.eps, None, _TABLE1_NOTES[row]
     if row == "sgd_iid_iso":
         eps_prime = eps

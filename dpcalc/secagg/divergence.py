@@ -105,6 +105,7 @@ def _pack(a: v.FloatArray, scalar: bool, value: v.FloatArray, t1: v.FloatArray, 
 
 
 @v.named_shapes
+@v.documented_inf
 def renyi_gaussian_codiagonal(dmu: ArrayLike, lam1: ArrayLike, lam2: ArrayLike, alpha: ArrayLike,
                               basis: ArrayLike | None = None) -> Divergence:
     """Eq. (22) when Σ₁ and Σ₂ share an eigenbasis: diagonal covariances, or eigenvalues in a common basis.
@@ -150,6 +151,7 @@ def _logdet_chol(low: v.FloatArray) -> float:
 
 
 @v.named_shapes
+@v.documented_inf
 def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayLike, alpha: ArrayLike) -> Divergence:
     """Exact ``D_α(N(mu1, cov1) ‖ N(mu2, cov2))`` from full matrices (eq. 22), in nats.
 

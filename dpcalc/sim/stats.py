@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from dpcalc import _validate as v
 
 
+@v.scalar_params
 def normal_cdf(x: float) -> float:
     """Standard normal CDF Φ(x)."""
     return 0.5 * math.erfc(-v.scalar("x", v.as_array("x", x)) / math.sqrt(2.0))
 
 
+@v.scalar_params
 def normal_quantile(p: float) -> float:
     """Standard normal quantile Φ⁻¹(p) for 0 < p < 1 (Acklam's rational approximation refined by Newton steps)."""
     p = v.scalar("p", v.probability("p", p))
@@ -37,10 +39,28 @@ def normal_quantile(p: float) -> float:
         r = q * q
         x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / \
             (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+    if x < -37.0:  # φ(x) ~ e^{-685}: Newton on log Φ, where Φ(x) − p and e^{x²/2} leave the double range
+        for _ in range(3):
+            x -= (_log_normal_cdf_tail(x) - math.log(p)) / _mills_inverse(x)
+        return x
     for _ in range(2):  # Newton refinement to full double precision
         e = normal_cdf(x) - p
         x -= e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
     return x
+
+
+def _log_normal_cdf_tail(x: float) -> float:
+    """log Φ(x) for x < −37 by the asymptotic series Φ(x) = φ(x)/|x|·(1 − 1/x² + 3/x⁴ − 15/x⁶ + 105/x⁸ …)
+    (truncation error below 945/x¹⁰ < 1e-12 of the sum)."""
+    u = 1.0 / (x * x)
+    series = 1.0 - u * (1.0 - u * (3.0 - u * (15.0 - 105.0 * u)))
+    return -0.5 * x * x - math.log(-x) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
+
+
+def _mills_inverse(x: float) -> float:
+    """d log Φ/dx = φ(x)/Φ(x) for x < −37 (the same series): ≈ |x|."""
+    u = 1.0 / (x * x)
+    return -x / (1.0 - u * (1.0 - u * (3.0 - u * (15.0 - 105.0 * u))))
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,7 @@ class Estimate:
         return self.ci_low <= x <= self.ci_high
 
 
+@v.scalar_params
 def z_for(level: float) -> float:
     """Two-sided normal quantile for confidence ``level`` (0.999 → 3.2905)."""
     return normal_quantile(0.5 + v.scalar("level", v.probability("level", level)) / 2.0)
