@@ -67,3 +67,23 @@ def test_a_nan_result_and_a_python_overflow_are_one_line_errors() -> None:
     with pytest.raises(DomainError, match=r"^overflows: an intermediate result is not representable"):
         overflows(1e300)
     assert overflows(3.0) == 9.0
+
+
+def test_one_element_arrays_are_numbers_for_scalar_parameters() -> None:
+    """pld.delta_upper([1.1], …) and accountants.epsilon(accountant=['a', 1]) leaked TypeErrors (library fuzz)."""
+    from dpcalc.accounting import accountants, pld
+    assert pld.delta_upper([1.1], 0.01, np.array([1]), 1.1) == pld.delta_upper(1.1, 0.01, 1, 1.1)
+    with pytest.raises(DomainError, match=r"^accountant must be one of .* \(got \['a', 1\]\)$"):
+        accountants.epsilon(1.0, 0.01, 10, 1e-5, accountant=["a", 1])  # type: ignore[arg-type]
+
+
+def test_messages_are_one_line_and_name_the_parameter() -> None:
+    from dpcalc.gaussian_mi import engine
+    from dpcalc.sim import aggregation_distortion
+    with pytest.raises(DomainError, match=r"^sigma is too small for this sensitivity"):
+        gaussian_mechanism.eps_analytic(np.array([5.8e16, 8e-247]), 1e-9)
+    with pytest.raises(DomainError, match=r"^n = 193860 would need about 280 GiB of memory"):
+        engine.equicorrelated_matrix(193860, 1.0, 0.1)
+    with pytest.raises(DomainError) as info:
+        aggregation_distortion([0.5, 0.5], 4, seed=np.ones((2, 3), dtype=int))
+    assert "\n" not in str(info.value) and str(info.value).startswith("seed must be")

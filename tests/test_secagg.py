@@ -403,3 +403,13 @@ def test_table1_iid_row_no_overflow_at_large_eps_prime() -> None:
     want = float(f.evaluate_mp(vals, dps=50))
     assert want <= got <= want * (1 + f.rtol)
     assert got == pytest.approx(2084.2437420286907, rel=2e-13)  # two outward factors 1 + 5e-14 (ε' and ε)
+
+
+def test_table1_row_without_an_order_range_is_a_row_with_a_note() -> None:
+    """N = 10, σ² = 1e-3, B = 199, C = 310, D = 438: α_max < 1 for the GSGD rows; the table still has its six rows
+    (it raised 'the order range (1, 0.009) is empty', naming no parameter: library fuzz, issue 14)."""
+    rows = {e.row: e for e in secagg.table1(10, 1e-3, 1e-3, 199, 310, 438)}
+    assert len(rows) == 6 and rows["gd_iso"].eps is not None
+    for r in ("gsgd_iso", "gsgd_wfna"):
+        assert rows[r].eps is None and not rows[r].guarantee
+        assert "sigma2 = 0.001" in rows[r].note and "alpha_max" in rows[r].note

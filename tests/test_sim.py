@@ -271,3 +271,12 @@ def test_single_threaded_blas_restores_counts() -> None:
     with blas.single_threaded_blas():
         pass
     assert {p["filepath"]: p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"} == after
+
+
+def test_normal_quantile_below_1e_300() -> None:
+    """p = 5e-324 overflowed e^{x²/2} in the Newton step (OverflowError, library fuzz); SciPy's ndtri agrees."""
+    from scipy.special import ndtri
+
+    from dpcalc.sim.stats import normal_quantile
+    for p in (5e-324, 1e-310, 1e-300, 1e-200):
+        assert normal_quantile(p) == pytest.approx(float(ndtri(p)), rel=1e-15)

@@ -98,3 +98,11 @@ def test_delta_from_rho_subnormal_rho() -> None:
     assert exact <= got <= 2 * exact
     arr = zcdp.delta_from_rho(np.array([5e-324, 0.5]), np.array([2.6e10, 1.0]))
     assert arr[0] == 0.0 and arr[1] == pytest.approx(zcdp.delta_from_rho(0.5, 1.0), rel=1e-15)
+
+
+def test_subnormal_rho_is_solved_in_log_space() -> None:
+    """ρ = δ = 1e-320 gave NaN (√(L/ρ) overflowed); 60-digit bisection of the optimum: α* = 1.9117194003063519e161,
+    ε = 3.8181653417729617e-159 (library fuzz, issue 14)."""
+    eps = zcdp.eps_from_rho(1e-320, 1e-320)
+    assert 3.8181653417729617e-159 <= eps <= 3.8181653417729617e-159 * (1 + 1e-13)
+    assert zcdp.optimal_order(1e-320, 1e-320) == pytest.approx(1.9117194003063519e161, rel=1e-12)
