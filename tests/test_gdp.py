@@ -403,3 +403,14 @@ def test_conventions_order_and_legacy_names() -> None:
     assert gdp.log_delta(0.5, 1.0) == gdp.log_delta_from_eps(1.0, 0.5)
     assert gm.delta(2.0, 1.0, 1.0) == gm.delta_analytic(1.0, 2.0, 1.0) == gdp.delta(0.5, 1.0)
     assert gm.log_delta(2.0, 1.0) == gm.log_delta_analytic(1.0, 2.0)
+
+
+def test_eps_and_mu_on_the_safe_side_where_delta_cancels() -> None:
+    """μ = 0.2260475382135734, δ = 0.07817096199732743: δ = erfcx(u_a) − erfcx(u_b) cancels (κ = 11.7) and its
+    log erred by 4.1e-15 > LOG_DELTA_ERR; ε was 3.7e-15 relative below the exact 0.027028481888246213 (40-digit
+    oracle; the 10,000-point sweep, issue 15). Both inverses now take the cancellation into their margins."""
+    mu, delta, eps_exact = 0.2260475382135734, 0.07817096199732743, 0.027028481888246213
+    eps = gdp.eps_from_mu(mu, delta)
+    assert eps_exact <= eps <= eps_exact * (1 + 1e-12)
+    m = gdp.mu_from_eps(eps_exact, delta)
+    assert mu * (1 - 1e-12) <= m <= mu
