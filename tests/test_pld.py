@@ -272,3 +272,36 @@ def test_distinct_gaussians_merge_in_log_space() -> None:
     br = pld.epsilon([(0.5, 1.0, 10), (1.0, 1.0, 3)], 1e-5)
     exact = gdp.eps_from_mu(math.sqrt(10 / 0.25 + 3.0), 1e-5)
     assert br.eps_lower <= exact <= br.eps_upper
+
+
+def test_tiny_eps_uses_the_absolute_width_floor() -> None:
+    """σ = 1e3, q = 0.01, T = 10, δ = 1e-5 (ε ≈ 5.6e-6): a relative 1e-3 alone needed 3.2e7 lattice points and hit
+    the memory cap after 12 s; with the 1e-6 floor it settles with a bracket that contains dp-accounting's
+    pessimistic value at vdi 1e-6 (5.656006e-6)."""
+    br = pld.epsilon_subsampled_gaussian(1e3, 0.01, 10, 1e-5)
+    assert br.details["converged"] == 1.0
+    assert br.width <= 1e-3 * br.eps_upper + pld.ATOL
+    assert br.eps_lower <= 5.656006060811771e-06
+
+
+def test_large_tilt_for_tiny_losses_at_tiny_delta() -> None:
+    """σ = 899.4, q = 0.1, T = 10, δ = 1e-30 needs a tilt λ ≈ 2e4; with orders capped at 512 the upper bound stayed
+    at 0.067 and the lattice was refined into the memory cap; at q = 1 the exact GDP value is bracketed."""
+    br = pld.epsilon_subsampled_gaussian(899.4, 0.1, 10, 1e-30)
+    gauss = gdp.eps_from_mu(10**0.5 / 899.4, 1e-30)  # the un-subsampled composition dominates both directions
+    assert 0.0037 < br.eps_lower <= br.eps_upper <= gauss * (1 + 1e-12)
+    # the add direction (orders capped at 512 there) is settled only by that bound: a wide bracket, said so
+    assert br.details["converged"] == float(br.width <= 1e-3 * br.eps_upper + pld.ATOL)
+    exact = gdp.eps_from_mu(1e-4, 1e-20)  # q = 1, σ = 1e4, T = 1
+    br1 = pld.epsilon_subsampled_gaussian(1e4, 1.0, 1, 1e-20)
+    assert br1.eps_lower <= exact <= br1.eps_upper
+
+
+def test_delta_at_huge_sigma_is_bounded_by_the_dominating_gaussian() -> None:
+    """σ = 1e300 overflowed (an error naming no parameter); σ = 1e140 broke the lattice. The Gaussian composition
+    (μ² = Σ count/σ²) dominates every schedule: δ(0) <= erf(μ/(2√2))."""
+    for sigma in (1e20, 1e140, 1e300):
+        br = pld.delta_for_eps([(sigma, 0.01, 10)], 0.0)
+        assert br.delta_lower == 0.0
+        assert gdp.delta_from_eps(0.0, 10**0.5 / sigma) <= br.delta_upper <= 1.3e-300 * (1e300 / sigma)
+    assert pld.delta_for_eps([(1e300, 0.01, 10)], 1.0).delta_upper == 5e-324

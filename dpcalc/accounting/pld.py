@@ -27,8 +27,8 @@ Method (own implementation after reading Koskela et al. 2020/2021, Gopi et al. 2
   lower max(W − E, 0). Quadrature (Gauss–Legendre in x) and summation errors are covered by a relative margin
   ``_MARGIN`` (measured errors are ~1e-14; this part is a numerical, not a proved, guarantee).
 
-The bracket width is controlled by the lattice spacing h, adapted until ε_upper − ε_lower ≤ rtol·ε_upper
-(default rtol 1e-3). Memory: the FFT length is capped at ``MAX_FFT`` points (peak ≈ 64 bytes × MAX_FFT ≈ 540 MB);
+The bracket width is controlled by the lattice spacing h, adapted until ε_upper − ε_lower ≤ rtol·ε_upper + atol
+(defaults rtol 1e-3, atol 1e-6 nats). Memory: the FFT length is capped at ``MAX_FFT`` points (peak ≈ 64 bytes × MAX_FFT ≈ 540 MB);
 beyond it a :class:`~dpcalc.errors.DomainError` names the cause instead of allocating more.
 """
 
@@ -54,8 +54,11 @@ Direction = Literal["remove", "add"]
 MAX_FFT = 1 << 27
 #: Smallest δ the accountant certifies (below it the lattice needed exceeds the memory cap).
 DELTA_MIN = 1e-50
-#: Default relative bracket width: ε_upper − ε_lower ≤ RTOL·ε_upper.
+#: Default relative bracket width: ε_upper − ε_lower ≤ RTOL·ε_upper + ATOL.
 RTOL = 1e-3
+#: Default absolute floor of the bracket width (nats): a tiny ε (σ = 1e3, q = 0.01, T = 10: ε ≈ 4e-6) does not ask
+#: for a lattice finer than this (a relative 1e-3 of it needed 3e7 points and hit the memory cap after 12 s).
+ATOL = 1e-6
 _U = float(np.finfo(np.float64).eps) / 2.0
 _FFT_C = 10.0  # componentwise FFT error constant: |Δx̂_k| ≤ _FFT_C·u·log2(n)·‖x‖₁
 _MARGIN = 1e-9  # relative safety margin for quadrature / summation rounding
@@ -206,15 +209,15 @@ _DOT_MAX = 64  # widest dot spacing, in lattice steps
 
 
 @cache
-def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float) -> FloatArray:
-    """Approximate log E_P[e^{θL}] of one step on :data:`_THETAS` (trapezoid rule on 513 points in x, used only to
+def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float, top: float = 512.0) -> FloatArray:
+    """Approximate log E_P[e^{θL}] of one step on ``_thetas(top)`` (trapezoid rule on 513 points in x, used only to
     choose where atoms may be sparse, never in a bound)."""
     m = _Mech(sigma, q, direction)
     zt = _tail_z(max(tail, 1e-300))
     xs = np.linspace(-zt * sigma, 1.0 + zt * sigma, 513)
     lx = np.asarray(m.loss(xs), dtype=np.float64)
     lfp = _log_fp(xs, lx, np.float64(sigma), direction)
-    z = lfp[None, :] + _THETAS[:, None] * lx[None, :] + math.log(xs[1] - xs[0])
+    z = lfp[None, :] + _thetas(top)[:, None] * lx[None, :] + math.log(xs[1] - xs[0])
     mx = z.max(axis=1)
     return np.asarray(np.log(np.exp(z - mx[:, None]).sum(axis=1)) + mx)
 
@@ -223,19 +226,21 @@ def _saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
             eps: float | None = None) -> tuple[float, float]:
     """(θ*, ε*): the Chernoff-optimal order of the composition at δ and its Chernoff ε (both approximate; θ* weights
     the tails in :func:`_discretise_many`, ε* sizes the first lattice)."""
-    k = np.zeros(_THETAS.size)
+    top = _theta_top(steps, direction)
+    thetas = _thetas(top)
+    k = np.zeros(thetas.size)
     for st in steps:
-        k += st.count * _approx_log_mgf(st.sigma, st.q, direction, tail)
+        k += st.count * _approx_log_mgf(st.sigma, st.q, direction, tail, top)
     if eps is not None:  # the saddle point at a given ε
-        nn = _THETAS >= 0
-        return float(_THETAS[nn][int(np.nanargmin(k[nn] - _THETAS[nn] * eps))]), eps
-    pos = _THETAS > 0
+        nn = thetas >= 0
+        return float(thetas[nn][int(np.nanargmin(k[nn] - thetas[nn] * eps))]), eps
+    pos = thetas > 0
     with np.errstate(invalid="ignore"):
-        cher = (k[pos] - math.log(delta)) / _THETAS[pos]
+        cher = (k[pos] - math.log(delta)) / thetas[pos]
     if not np.isfinite(cher).any():
         return 0.0, math.inf
     i = int(np.nanargmin(cher))
-    return float(_THETAS[pos][i]), float(cher[i])
+    return float(thetas[pos][i]), float(cher[i])
 
 
 def _losses(x: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:
@@ -518,6 +523,33 @@ def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | N
 _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspace(1e-2, 512.0, 16)])
 
 
+@cache
+def _thetas(top: float) -> FloatArray:
+    """The orders θ of the Chernoff bounds and of the tilt: :data:`_THETAS`, continued geometrically (≈3.4 per
+    decade, as below 512) up to ``top`` for schedules whose privacy loss is tiny (large σ): there the tilt that
+    resolves δ = 1e-30 is ≈ ln(1/δ)/ε ~ 1e4–1e6 (σ = 899, q = 0.1, T = 10: ε ≈ 0.003), and with orders capped at
+    512 the FFT round-off floor kept ε_upper at 0.067 however fine the lattice."""
+    if top <= 512.0:
+        return _THETAS
+    n = int(math.ceil(3.4 * math.log10(top / 512.0))) + 1
+    return np.concatenate([_THETAS, np.geomspace(512.0, top, n)[1:]])
+
+
+def _theta_top(steps: Sequence[Step], direction: Direction) -> float:
+    """Largest order needed: ≈ 100/std of the composed loss (std² ≈ Σ count·q²·(e^{1/σ²} − 1)), at least 512,
+    rounded up to a power of 2 (few distinct grids, cached). Remove direction only: the add direction's loss is
+    bounded above by −log(1 − q), its Chernoff bound improves with θ without end, and a huge tilt there left the
+    window too narrow (an infinite ε_upper at σ = 1.03, q = 1.4e-3, T = 1)."""
+    if direction == "add":
+        return 512.0
+    var = math.fsum(st.count * st.q * st.q * math.expm1(700.0 if st.sigma < 0.04 else 1.0 / (st.sigma * st.sigma))
+                    for st in steps)
+    if not var > 0.0:
+        return 512.0
+    top = min(1e9, max(512.0, 100.0 / math.sqrt(var)))
+    return float(2.0 ** math.ceil(math.log2(top)))
+
+
 def _log_mgf(d: _Discrete, h: float, thetas: FloatArray, block: int = 1) -> FloatArray:
     """Upper bound on log E[e^{θL}] (finite atoms) for each θ: atoms binned by ``block``, extreme loss per bin."""
     n = d.p.size
@@ -711,6 +743,11 @@ def _discounted_suffix(w: FloatArray, log_a: float) -> FloatArray:
     return out
 
 
+def _exp_or_inf(x: float) -> float:
+    """``e^x``, +inf past the double range (a δ that large only ever fails a comparison with a target)."""
+    return math.exp(x) if x < 709.0 else math.inf
+
+
 @dataclass(frozen=True)
 class _Curve:
     """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m) + extra − alias·e^{−λε}."""
@@ -733,8 +770,11 @@ class _Curve:
         m = min(int((eps - self.x[0]) // (self.x[1] - self.x[0])), self.x.size - 1)
         t = eps - self.x[m]
         a, b = self.ab(m)
-        fin = math.exp(self.logk - self.lam * self.x[m]) * max(a - math.exp(t) * b, 0.0)
-        return fin + self.extra - self.alias * math.exp(-self.lam * eps)
+        diff = a - math.exp(t) * b
+        # in log space: at a large tilt (λ ~ 1e5 for a tiny loss) e^{logk − λx_m} alone overflows where δ is small
+        fin = _exp_or_inf(self.logk - self.lam * float(self.x[m]) + math.log(diff)) if diff > 0.0 else 0.0
+        alias = _exp_or_inf(math.log(self.alias) - self.lam * eps) if self.alias > 0.0 else 0.0
+        return fin + self.extra - alias
 
     def eps(self, delta: float) -> float:
         """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): lattice bisection, then
@@ -755,9 +795,12 @@ class _Curve:
         lo, hi = max(float(self.x[i_lo]), x0), float(self.x[i_hi])
         # inside the cell δ is explicit up to the (small) aliasing term: start the bisection at that root
         xm0 = float(self.x[i_lo])
-        rhs = (delta - self.extra + self.alias * math.exp(-self.lam * lo)) * math.exp(self.lam * xm0 - self.logk)
+        alias_lo = _exp_or_inf(math.log(self.alias) - self.lam * lo) if self.alias > 0.0 else 0.0
+        rhs_base = delta - self.extra + alias_lo
+        rhs = (_exp_or_inf(math.log(rhs_base) + self.lam * xm0 - self.logk) if rhs_base > 0.0 else
+               (0.0 if rhs_base == 0.0 else -math.inf))
         a_m, b_m = self.ab(i_lo)
-        if b_m > 0.0 and a_m > rhs:
+        if b_m > 0.0 and math.isfinite(rhs) and a_m > rhs:
             c = xm0 + math.log((a_m - rhs) / b_m)
             eta = 1e-12 * max(1.0, abs(c))
             if lo < c - eta and c + eta < hi and self.delta(c + eta) <= delta:
@@ -818,7 +861,7 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     for st, (u, lo_d) in zip(steps, _discretise_many(steps, direction, h, tail, theta), strict=True):
         ups.append((u, st.count))
         los.append((lo_d, st.count))
-    th = _THETAS
+    th = _thetas(_theta_top(steps, direction))
     k_up = _total_mgf(ups, h, th)
     k_lo = _total_mgf(los, h, th) if lower else k_up
     log_td = math.log(_TAU * delta)
@@ -958,11 +1001,12 @@ def _certainly_zero(steps: list[Step], delta: float) -> bool:
 
 @v.named_shapes
 def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *, rtol: float | None = None,
-            max_iter: int = 8, grid: float | None = None) -> EpsBracket:
+            max_iter: int = 8, grid: float | None = None, atol: float = ATOL) -> EpsBracket:
     """Certified bracket on ε(δ) of a schedule of ``(sigma, q, count)`` steps (see the module docstring).
 
     Both neighbour directions are bounded from above (the reported ε_upper is the larger); the lower bound is the
-    remove direction's. The lattice is refined until ``eps_upper − eps_lower ≤ rtol·eps_upper`` (default 1e-3);
+    remove direction's. The lattice is refined until ``eps_upper − eps_lower ≤ rtol·eps_upper + atol`` (defaults
+    1e-3 and 1e-6 nats);
     if that is not reached within ``max_iter`` refinements the (still valid) wider bracket is returned with
     ``details['converged'] = 0``. ``grid`` starts at that lattice spacing instead of a coarse one (a warm start,
     e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).
@@ -972,13 +1016,14 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     if d < DELTA_MIN:
         raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
     tol = _check_rtol(rtol)
+    a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
     if _certainly_zero(steps, d):
         return EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact_zero": 1.0})
     total = sum(st.count for st in steps)
     # first pass: width ≈ c·T·h² with c ≈ _WIDTH_C (measured 1–6), ε from the approximate Chernoff bound
     _, e_ch = _saddle(steps, "remove", d, _TAU * d / (4.0 * total))
     e_est = 0.8 * e_ch if math.isfinite(e_ch) and e_ch > 0 else 1.0
-    h_first = min(0.05, max(1e-6, math.sqrt(tol * max(e_est, 1e-2) / (_WIDTH_C * total))))
+    h_first = min(0.05, max(1e-6, math.sqrt((tol * max(e_est, 1e-2) + a_tol) / (_WIDTH_C * total))))
     h_coarse = min(0.05, 4.0 * h_first)
     h = float(v.positive("grid", grid)) if grid is not None else h_first
     guess: float | None = None
@@ -1003,15 +1048,18 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
                 _, a_up, na = _eps_pass(_dominating(steps), "add", max(h, h_coarse), d, 0.0, False)
                 if a_up <= e_lo:
                     add_open = False
-            if math.isfinite(e_up) and width <= tol * e_up:
+            target = tol * e_up + a_tol
+            if math.isfinite(e_up) and width <= target:
                 converged = True
                 break
             guess = max(0.0, 0.9 * e_lo - 4 * h) if math.isfinite(e_lo) else 0.0
             if not math.isfinite(e_up) or e_up <= 0.0 or width <= 0.0:
                 h /= 4.0
             else:
-                h *= max(0.05, min(0.9, 0.9 * math.sqrt(tol * e_up / width)))
+                h *= max(0.05, min(0.9, 0.9 * math.sqrt(target / width)))
     direction = "remove"
+    # the un-subsampled Gaussians dominate the schedule in both directions and compose exactly (μ² = Σ count/σ²)
+    e_gauss = _gaussian_eps_upper(steps, d)
     if add_open and a_up > e_up:
         # add neighbours: an upper bound at a finer lattice is needed unless it is below the remove case
         ha = h
@@ -1022,17 +1070,50 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             ha /= 2.0
         else:
             direction = "add"
-            e_up = a_up
+            e_up = min(a_up, e_gauss)
             n = max(n, na)
+            converged = e_up - e_lo <= tol * e_up + a_tol
     return EpsBracket(e_lo, e_up, d, direction, h, n, {"converged": float(converged), "iterations": float(it)})
+
+
+def _gaussian_eps_upper(steps: list[Step], delta: float) -> float:
+    """ε(δ) of the dominating Gaussian composition (μ² = Σ count/σ²), on the safe side (gdp.eps_from_mu)."""
+    from dpcalc.accounting.gdp import eps_from_mu
+
+    mu = math.exp(0.5 * _log_precision(steps)) * (1.0 + 1e-14)
+    try:
+        return float(eps_from_mu(mu, delta))
+    except DomainError:  # μ beyond 1e150: no useful bound
+        return math.inf
+
+
+def _gaussian_delta_upper(mu: float, eps: float) -> float:
+    """δ(ε) of μ-GDP rounded up (relative 1e-12; the smallest positive double where it underflows: a Gaussian's δ is
+    never 0, so 0.0 would sit below the truth)."""
+    from dpcalc.accounting.gdp import log_delta as gdp_log_delta
+
+    if mu == 0.0:
+        return 0.0
+    try:
+        ld = float(gdp_log_delta(mu, eps))
+    except DomainError:  # log δ below −1e308
+        return 5e-324
+    return min(1.0, max(math.exp(ld + 1e-12), 5e-324))
 
 
 @v.named_shapes
 def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: float, *,
                   grid: float | None = None) -> DeltaBracket:
-    """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (default from the schedule)."""
+    """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (default from the schedule); the upper
+    end is also capped by δ(ε) of the dominating Gaussian composition (μ² = Σ count/σ², exact when every q = 1)."""
     steps = _schedule(schedule)
     e = float(v.check_range("eps", eps, 0.0, math.inf))
+    # the schedule is dominated by its un-subsampled Gaussians, which compose into one Gaussian (μ² = Σ count/σ²;
+    # exact for q = 1): its δ(ε) bounds δ from above in both directions
+    mu_g = math.exp(0.5 * _log_precision(steps)) * (1.0 + 1e-14)
+    d_gauss = _gaussian_delta_upper(mu_g, e)
+    if mu_g < 1e-9:  # σ > ~1e9·√T: a loss range below the lattice's resolution; δ <= δ_G(ε) < 4e-10
+        return DeltaBracket(0.0, d_gauss, e, "remove", 0.0, 0)
     dirs = _directions(steps)
     h = float(v.positive("grid", grid)) if grid is not None else _h0(steps, RTOL, max(e, 0.1))
     lows, ups = [], []
@@ -1043,7 +1124,7 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
         lows.append(dl)
         ups.append((du, dr, ps.n))
     du, worst, n = max(ups)
-    return DeltaBracket(max(lows), du, e, worst, h, n)
+    return DeltaBracket(max(lows), min(du, d_gauss), e, worst, h, n)
 
 
 @v.scalar_params
