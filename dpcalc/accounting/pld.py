@@ -28,8 +28,8 @@ Method (own implementation after reading Koskela et al. 2020/2021, Gopi et al. 2
   ``_MARGIN`` (measured errors are ~1e-14; this part is a numerical, not a proved, guarantee).
 
 The bracket width is controlled by the lattice spacing h, adapted until ε_upper − ε_lower ≤ rtol·ε_upper + atol
-(defaults rtol 1e-3, atol 1e-6 nats). Memory: the FFT length is capped at ``MAX_FFT`` points (peak ≈ 64 bytes × MAX_FFT ≈ 540 MB);
-beyond it a :class:`~dpcalc.errors.DomainError` names the cause instead of allocating more.
+(defaults rtol 1e-3, atol 1e-6 nats). Memory: the FFT length is capped at ``MAX_FFT`` points (peak ≈ 64 bytes ×
+MAX_FFT ≈ 540 MB); beyond it a :class:`~dpcalc.errors.DomainError` names the cause instead of allocating more.
 """
 
 from __future__ import annotations
@@ -531,7 +531,7 @@ def _thetas(top: float) -> FloatArray:
     512 the FFT round-off floor kept ε_upper at 0.067 however fine the lattice."""
     if top <= 512.0:
         return _THETAS
-    n = int(math.ceil(3.4 * math.log10(top / 512.0))) + 1
+    n = math.ceil(3.4 * math.log10(top / 512.0)) + 1
     return np.concatenate([_THETAS, np.geomspace(512.0, top, n)[1:]])
 
 
