@@ -215,7 +215,10 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     except (OverflowError, ZeroDivisionError) as exc:
         raise DomainError(f"{name}: an intermediate result is not representable as a float at "
                           f"{_inputs(func, args, kwargs)} ({type(exc).__name__}: {exc})") from None
-    bad = _nonfinite(out)
+    except MemoryError:  # an allocation no estimate caught (the estimates raise before allocating)
+        raise DomainError(f"{name}: out of memory at {_inputs(func, args, kwargs)}; use smaller inputs") from None
+    with np.errstate(all="ignore"):  # the sum of huge finite values may overflow: not the caller's business
+        bad = _nonfinite(out)
     if bad == "nan":
         raise DomainError(f"{name} is undefined at {_inputs(func, args, kwargs)} (the computation gave NaN)")
     if bad == "inf" and not getattr(func, "_dpcalc_inf_ok", False):

@@ -305,3 +305,25 @@ def test_delta_at_huge_sigma_is_bounded_by_the_dominating_gaussian() -> None:
         assert br.delta_lower == 0.0
         assert gdp.delta_from_eps(0.0, 10**0.5 / sigma) <= br.delta_upper <= 1.3e-300 * (1e300 / sigma)
     assert pld.delta_for_eps([(1e300, 0.01, 10)], 1.0).delta_upper == 5e-324
+
+
+def test_refinement_stops_when_the_bracket_no_longer_narrows() -> None:
+    """rtol = 1e-6 at σ = 0.8, q = 0.01, T = 1 refined for 29 s into the memory cap (library fuzz): below a width of
+    ~3e-6 the round-off and truncation terms, which grow with the lattice, hold the width. Now the narrowest valid
+    bracket comes back at once, marked not converged."""
+    br = pld.epsilon_subsampled_gaussian(0.8, 0.01, 1, 1e-5, rtol=1e-6)
+    assert br.details["converged"] == 0.0 and br.width < 5e-6
+    coarse = pld.epsilon_subsampled_gaussian(0.8, 0.01, 1, 1e-5)
+    assert br.eps_lower <= coarse.eps_upper and coarse.eps_lower <= br.eps_upper
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: pld.epsilon_subsampled_gaussian(5e-324, 1.0, 100, 1e-5), r"^sigma is too small"),
+    (lambda: pld.delta_upper(object(), 0.01, 73, 1.0), r"^sigma must be a number"),
+    (lambda: pld.epsilon_subsampled_gaussian(517.9, 1 + 2j, 358, 1e-5), r"^q must be a number"),
+    (lambda: pld.sigma_for_eps(3.2e-28, 3.2e-28, 3.2e-28, 100), r"^eps = 3.2e-28 is unreachable"),
+])
+def test_fuzz_reproducers_are_one_line_errors(call: object, message: str) -> None:
+    """Library-fuzz findings: a math domain error, TypeErrors and an IndexError naming no parameter."""
+    with pytest.raises(ValueError, match=message):
+        call()  # type: ignore[operator]
