@@ -7,6 +7,7 @@ NaN or inf. Messages name the parameter and the allowed range, e.g.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -228,7 +229,11 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
 
 
 def _nonfinite(x: Any) -> str | None:
-    """``"nan"``, ``"inf"`` or None for a float, a float array, or a tuple of them (NaN wins)."""
+    """``"nan"``, ``"inf"`` or None for a float, a float array, or a tuple of them (NaN wins). In a result object
+    (a dataclass) only a NaN counts: its fields document their infinities (``attained``, ``reason``)."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        found = [_nonfinite(getattr(x, f.name)) for f in dataclasses.fields(x)]
+        return "nan" if "nan" in found else None
     if isinstance(x, tuple):
         found = [_nonfinite(item) for item in x]
         return "nan" if "nan" in found else ("inf" if "inf" in found else None)

@@ -87,3 +87,21 @@ def test_messages_are_one_line_and_name_the_parameter() -> None:
     with pytest.raises(DomainError) as info:
         aggregation_distortion([0.5, 0.5], 4, seed=np.ones((2, 3), dtype=int))
     assert "\n" not in str(info.value) and str(info.value).startswith("seed must be")
+
+
+def test_a_nan_inside_a_result_object_is_refused() -> None:
+    """Result dataclasses are checked for NaN too (their documented infinities stay: attained, reason)."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Res:
+        value: float
+        bound: float
+
+    @v.named_shapes
+    def gives(x: float) -> Res:
+        return Res(x - x if x == math.inf else x, math.inf)
+
+    assert gives(2.0) == Res(2.0, math.inf)
+    with pytest.raises(DomainError, match=r"^gives is undefined at x=inf"):
+        gives(math.inf)

@@ -413,3 +413,10 @@ def test_table1_row_without_an_order_range_is_a_row_with_a_note() -> None:
     for r in ("gsgd_iso", "gsgd_wfna"):
         assert rows[r].eps is None and not rows[r].guarantee
         assert "sigma2 = 0.001" in rows[r].note and "alpha_max" in rows[r].note
+
+
+def test_codiagonal_divergence_at_a_huge_order_with_equal_spectra() -> None:
+    """α = 1e300 with λ₂ = λ₁: the small-r series multiplied α^{n−1} (inf) by rⁿ (0): NaN (library fuzz). Term II
+    is exactly 0 there and Term I = αΔμ²/(2λ) = 5e299."""
+    d = secagg.renyi_gaussian_codiagonal([1.0, 0.0], [1.0, 2.0], [1.0, 2.0], 1e300)
+    assert d.logdet_term == 0.0 and d.value == 5e299

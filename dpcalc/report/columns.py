@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from dpcalc import _validate as v
-from dpcalc.errors import UnknownNameError
+from dpcalc.errors import DomainError, UnknownNameError
 from dpcalc.report.render import Column, latex_text
 
 _GREEK = {
@@ -101,5 +101,8 @@ def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Ma
         if entry is None:
             raise UnknownNameError(f"unknown formula id {formula_id!r}")
         names = [*(i["name"] for i in entry["inputs"] if i.get("kind", "scalar") == "scalar"), entry["output"]["name"]]
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise DomainError(f"names must be a list of quantity names (got {v.brief(names)})")
+    names = [v.text("names", n) for n in names]
     keys, units, labels = keys or {}, units or {}, labels or {}
     return [column(formula_id, n, key=keys.get(n), unit=units.get(n), label=labels.get(n, "")) for n in names]

@@ -60,12 +60,15 @@ def _log1p_diff_over(alpha: v.FloatArray, r: v.FloatArray) -> v.FloatArray:
     out = np.empty(alpha.shape)
     small = np.abs(r) * np.maximum(np.abs(alpha), 1.0) < 1e-3
     a, x = alpha[small], r[small]
-    geo = np.ones_like(a)  # 1 + α + … + α^{n−2}
-    power = x * x
+    # term n: α(1 + α + … + α^{n−2})xⁿ = (αx)·g_n·x with g_n = Σ_{j<=n−2} (αx)^j x^{n−2−j} (each factor <= 1e-3):
+    # no α^{n−1} overflowing against an underflowing xⁿ (α = 1e300 gave inf·0 = NaN)
+    ax = a * x
+    g = np.ones_like(a)  # g_2
+    power = x.copy()  # x^{n−1}
     total = np.zeros_like(a)
     for n in range(2, 12):
-        total += (-1.0 if n % 2 == 0 else 1.0) * a * geo * power / n  # (−1)^{n+1}
-        geo = geo * a + 1.0
+        total += (-1.0 if n % 2 == 0 else 1.0) * ax * g * x / n  # (−1)^{n+1}
+        g = g * ax + power
         power = power * x
     out[small] = total
     big = ~small
