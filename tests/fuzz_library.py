@@ -18,8 +18,8 @@ NaN, never a hang (``DPCALC_FUZZ_LIBRARY_SECONDS`` per call, default 10) and nev
 from __future__ import annotations
 
 import dataclasses
-import functools
 import enum
+import functools
 import importlib
 import inspect
 import math
@@ -181,10 +181,13 @@ TYPICAL: dict[str, list[Any]] = {
     "level": [0.999, 0.9], "x": [0.5, 1.0], "p": [0.5, 0.9], "pl": [0.5], "lipschitz": [1.0],
     "smoothness": [1.0], "dissimilarity": [1.0], "prox_mu": [1.0], "theta": [0.5], "c_scale": [1.0],
     "kappa1": [1.0], "rtol": [1e-6, None], "zeta": [1.0], "s_f": [1.0], "slope": [1.0], "dmu": [[1.0, 0.0]],
-    "lam1": [[1.0, 2.0]], "lam2": [[1.0, 2.0]], "basis": [None, [[1.0, 0.0], [0.0, 1.0]], [[0.6], [0.8]]], "formula_id": ["gdp.clt_mu", "bogus"],
+    "lam1": [[1.0, 2.0]], "lam2": [[1.0, 2.0]], "basis": [None, [[1.0, 0.0], [0.0, 1.0]], [[0.6], [0.8]]],
+    "formula_id": ["gdp.clt_mu", "bogus"],
     "option": ["--x"], "text": ["1,2", "1:3", "0.5"], "name": ["x", "rdp"], "paper": ["000", "002"],
     "paper_id": ["000", None], "method": ["dp-scaffold", "prifedsync"],
-    "normalization": ["sec4", "sec5"], "row": ["sgd_iid_iso", "gd_iso", "gsgd_iso", "gsgd_wfna", "gd_wfna"], "sampling": ["poisson", "uniform"], "noise": ["isotropic"],
+    "normalization": ["sec4", "sec5"],
+    "row": ["sgd_iid_iso", "gd_iso", "gsgd_iso", "gsgd_wfna", "gd_wfna"], "sampling": ["poisson", "uniform"],
+    "noise": ["isotropic"],
     "calibration": ["classic", "analytic"], "t_max": [100], "max_iter": [50], "grid": [None, 1e-3],
     "eig_min_sum": [1.0], "eig_star_min_sum": [1.0], "c_const": [1.0], "user": [0], "sample": [0],
     "blocks": [None, 1], "signal_std": [1.0], "signal_var": [1.0], "noise_var": [1.0], "server_sigma": [1.0],
