@@ -140,7 +140,7 @@ TYPICAL: dict[str, list[str]] = {
                                                                                                "both"],
     # plot sweep (a formula of two inputs, so that one --x with one --by or --set is a complete call), plot preset
     "formula": ["gdp.delta_from_eps"], "x": ["eps=0.5:3:0.5", "eps=1,2"], "by": ["mu=0.5,1"], "fixed": ["mu=1"],
-    "fmt": ["svg", "png"],
+    "fmt": ["svg", "png"], "g_new": ["0.3,0.4,0.1", "0.6,0.8", "1,0,0"],
     "name": ["001-fig5", "000-sigma-vs-eps", "002-fig4a"],
 }
 
@@ -177,6 +177,15 @@ class Files:
                           ("cube.npy", np.ones((2, 2, 2))), ("bool.npy", np.array([True, False]))):
             np.save(root / name, arr)
             self.paths[name] = str(root / name)
+        # per-sample gradients for secagg span-check/theorem2 (K = 3 rows, D = 20 columns of norm <= 1): the
+        # documented example's grads.npy, so that its success path is reached (7 of 1,000 vectors without it)
+        rng = np.random.default_rng(0)
+        grads = rng.normal(size=(2, 3, 20))
+        grads /= np.linalg.norm(grads, axis=1, keepdims=True).max()
+        np.save(root / "grads.npy", grads[0])
+        self.paths["grads.npy"] = str(root / "grads.npy")
+        np.save(root / "grads_users.npy", grads)
+        self.paths["grads_users.npy"] = str(root / "grads_users.npy")
         (root / "corrupt.npy").write_bytes(b"\x93NUMPY\x01\x00garbage")
         self.paths["corrupt.npy"] = str(root / "corrupt.npy")
         self.paths["dir"] = str(root)
@@ -205,9 +214,11 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
         return draw(st.sampled_from(["bogus", "", "SERVER", *param.choices] if hostile else list(param.choices)))
     if param.name in ("formula_id", "ids"):
         return draw(st.sampled_from(["bogus.id", "", "midp", "../x"] if hostile else _formula_ids()))
-    file_like = param.kind == "path" or param.name in ("weights", "variances", "norms", "mus", "file")
+    file_like = param.kind == "path" or param.name in ("weights", "variances", "norms", "mus", "file", "gradients")
     if file_like:
-        good = ([files.paths["matrix.csv"], files.paths["eye.npy"]] if param.name.startswith("sigma_")
+        good = ([files.paths["grads.npy"], files.paths["grads_users.npy"], "0.6,0.8;0.8,-0.6"]
+                if param.name == "gradients"
+                else [files.paths["matrix.csv"], files.paths["eye.npy"]] if param.name.startswith("sigma_")
                 else [files.paths["clients.csv"]] if param.name == "file"
                 else [files.paths["spec.toml"]] if param.name == "spec"
                 else [files.paths["col.csv"], files.paths["row.csv"], files.paths["vec.npy"], *typical])
@@ -226,7 +237,8 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
 def _mutated_example(draw: Any, command: Command, files: Files, out_dir: Path, rate: int) -> list[str]:
     """A documented example with one option's value redrawn (typical or hostile) or that option dropped; any
     ``--output`` goes to ``out_dir`` (an example never writes into the working tree)."""
-    argv = [str(REPO / a) if (REPO / a).is_file() and not Path(a).is_absolute() else a  # e.g. a docs/ SPEC
+    argv = [str(REPO / a) if (REPO / a).is_file() and not Path(a).is_absolute()  # e.g. a docs/ SPEC
+            else files.paths.get(a, a)  # a file the example only names (grads.npy): the prepared one
             for a in draw(st.sampled_from(command.examples))]
     by_opt = {o: p for p in command.params for o in p.opts}
     spots = [i for i in range(len(command.path), len(argv) - 1)

@@ -100,3 +100,17 @@ def test_cuag_compression_commands() -> None:
     coh = run_json("cuag", "coherence", "--rate", "0.5", "--a", "512")["rows"][0]
     assert coh["coherence"] == pytest.approx(2 ** 0.5, rel=1e-12) and coh["coherence_dct"] == pytest.approx(2.0,
                                                                                                              abs=1e-4)
+
+
+def test_span_check_users_with_different_k_is_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Inline 2 × 2 gradients beside a 3 × 20 file: a NumPy concatenation traceback (CLI fuzz, once the fuzz
+    reached span-check's success path with a prepared grads.npy)."""
+    path = tmp_path / "grads.npy"
+    np.save(path, np.eye(3, 20) * 0.5)
+    code, out, err = run("secagg", "span-check", "--gradients", "0.6,0.8;0.8,-0.6", "--gradients", str(path),
+                         "--g-new", "0.3,0.4,0.1")
+    assert code == 2 and out == ""
+    assert err.strip() == ("dpcalc: error: --gradients: user 2 has K = 3 rows but user 1 has K = 2 (each user's "
+                           "matrix is K × D_i with one K)")
+    code, out, _ = run("secagg", "span-check", "--gradients", str(path), "--g-new", "0.3,0.4,0.1")
+    assert code == 0 and "in span" in out

@@ -69,6 +69,11 @@ def _load_users(items: list[str]) -> list[np.ndarray]:
     users: list[np.ndarray] = []
     for item in items:
         users += secagg.load_gradients(item) if Path(item).exists() else [_matrix("--gradients", item)]
+    k = users[0].shape[0]
+    for i, u in enumerate(users[1:], 2):
+        if u.shape[0] != k:  # every user's gradients live in the same K-dimensional model
+            raise DomainError(f"--gradients: user {i} has K = {u.shape[0]} rows but user 1 has K = {k} (each "
+                              "user's matrix is K × D_i with one K)")
     return users
 
 
