@@ -263,7 +263,7 @@ def test_huge_noise_is_exactly_zero_eps(sigma: float, q: float) -> None:
 @pytest.mark.parametrize("sigma", [1e-10, 1e-100, 1e-300])
 def test_tiny_noise_is_a_memory_cap_error_before_allocating(sigma: float, q: float) -> None:
     # the per-step lattice size is checked in float (an int64 cast wrapped to negative sizes past 2**63)
-    with pytest.raises(pld.MemoryCapError, match=r"one step .* needs .* grid points"):
+    with pytest.raises(pld.MemoryCapError, match=r"(one step|the composed privacy loss) .* needs .* grid points"):
         pld.epsilon([(sigma, q, 10)], 1e-5)
 
 
@@ -327,3 +327,24 @@ def test_fuzz_reproducers_are_one_line_errors(call: object, message: str) -> Non
     """Library-fuzz findings: a math domain error, TypeErrors and an IndexError naming no parameter."""
     with pytest.raises(ValueError, match=message):
         call()  # type: ignore[operator]
+
+
+def test_a_window_beyond_the_cap_is_refused_before_discretising(monkeypatch: pytest.MonkeyPatch) -> None:
+    """T = 1e9 (and 2^53 + 1) at σ = 0.8, q = 0.01: the per-step lattice was discretised for 8–12 s before the
+    composed window's size was known (library fuzz: a hang); the loss's mean alone (≈ ½Σ q²(e^{1/σ²} − 1)) needs
+    1.9e11 points at the lattice spacing, refused before any discretisation."""
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("discretised although the composed window cannot fit")
+
+    monkeypatch.setattr(pld, "_discretise_many", never)
+    for steps in (10**9, 2**53 + 1):
+        with pytest.raises(pld.MemoryCapError, match=r"the composed privacy loss of the schedule .* needs"):
+            pld.delta_upper(0.8, 0.01, steps, 0.5)
+
+
+def test_q_next_to_one_needs_no_add_refinement() -> None:
+    """q = 1 − 1e-16: the dominating Gaussian (exact up to 1e-16) caps both directions, so the add direction needs
+    no finer lattices (they ran into the memory cap after 20 s and discarded the valid bracket: library fuzz)."""
+    br = pld.epsilon_subsampled_gaussian(1.5310275279745102, 0.9999999999999999, 8723, 9.528427590818217e-11)
+    exact = gdp.eps_from_mu(8723**0.5 / 1.5310275279745102, 9.528427590818217e-11)
+    assert br.eps_lower <= exact <= br.eps_upper <= exact * (1 + 1e-12)

@@ -539,6 +539,16 @@ def _thetas(top: float) -> FloatArray:
     return np.concatenate([_THETAS, np.geomspace(512.0, top, n)[1:]])
 
 
+def _loss_variance(steps: Sequence[Step]) -> float:
+    """Approximate variance of the composed privacy loss, Σ count·min(q²(e^{1/σ²} − 1), 1/σ²) (small-q expansion,
+    capped by the unsubsampled Gaussian's exact 1/σ²; the mean is about half of it)."""
+    out = []
+    for st in steps:
+        inv = math.exp(min(-2.0 * math.log(st.sigma), 700.0))  # 1/σ², without overflow
+        out.append(st.count * min(st.q * st.q * math.expm1(min(inv, 700.0)), inv))
+    return math.fsum(out)
+
+
 def _theta_top(steps: Sequence[Step], direction: Direction) -> float:
     """Largest order needed: ≈ 100/std of the composed loss (std² ≈ Σ count·q²·(e^{1/σ²} − 1)), at least 512,
     rounded up to a power of 2 (few distinct grids, cached). Remove direction only: the add direction's loss is
@@ -546,8 +556,7 @@ def _theta_top(steps: Sequence[Step], direction: Direction) -> float:
     window too narrow (an infinite ε_upper at σ = 1.03, q = 1.4e-3, T = 1)."""
     if direction == "add":
         return 512.0
-    var = math.fsum(st.count * st.q * st.q * math.expm1(700.0 if st.sigma < 0.04 else 1.0 / (st.sigma * st.sigma))
-                    for st in steps)
+    var = _loss_variance(steps)
     if not var > 0.0:
         return 512.0
     top = min(1e9, max(512.0, 100.0 / math.sqrt(var)))
@@ -856,6 +865,11 @@ class _Pass:
 def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_guess: float | None,
          eps_query: float | None, lower: bool = True) -> _Pass:
     total = sum(st.count for st in steps)
+    # the composed window holds at least the loss's mean (≈ half its variance): refuse before discretising a lattice
+    # that cannot fit (T = 1e9 discretised for 11 s before the composed size was known)
+    bulk = 0.5 * _loss_variance(steps) / h
+    if bulk > MAX_FFT:
+        _check_points(int(min(bulk, 1e18)), f"the composed privacy loss of the schedule (steps = {total})", h)
     tail = _TAU * delta / (4.0 * total)
     ups: list[tuple[_Discrete, int]] = []
     los: list[tuple[_Discrete, int]] = []
@@ -1079,15 +1093,20 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     # the un-subsampled Gaussians dominate the schedule in both directions and compose exactly (μ² = Σ count/σ²)
     e_gauss = _gaussian_eps_upper(steps, d, e_up)
     e_up = min(e_up, e_gauss)
-    if add_open and a_up > e_up:
-        # add neighbours: an upper bound at a finer lattice is needed unless it is below the remove case
+    if add_open and min(a_up, e_gauss) > e_up:
+        # add neighbours: an upper bound at a finer lattice is needed unless it is below the remove case (the
+        # dominating Gaussian bounds it too: q = 1 − 1e-16 needs no add refinement)
         ha = h
         for _ in range(3):
-            _, a_up, na = _eps_pass(steps, "add", ha * 2.0, d, 0.0, False)
+            try:
+                _, a_try, na = _eps_pass(steps, "add", ha * 2.0, d, 0.0, False)
+            except MemoryCapError:  # keep the last (coarser, valid) upper bound of the add direction
+                break
+            a_up = min(a_up, a_try)
             if a_up <= e_up:
                 break
             ha /= 2.0
-        else:
+        if a_up > e_up:
             direction = "add"
             e_up = min(a_up, e_gauss)
             n = max(n, na)
