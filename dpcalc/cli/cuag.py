@@ -94,21 +94,11 @@ def audit_command(
         raise DomainError("give all of --lam, --B, --data-size, --P (to recompose the actual schedule) or none")
     axes = {"mu": parse_values("--mu", mu), "T": parse_values("--rounds", rounds),
             "delta": parse_values("--delta", delta), **given}
-    rows: list[dict[str, Any]] = []
-    for values in product(axes):  # every value of every option (lists of --lam etc. included)
-        point = dict(zip(axes, values, strict=True))
-        m, tt, d = point.pop("mu"), point.pop("T"), point.pop("delta")
-        a = cuag.audit(m, tt, d, **point)  # type: ignore[arg-type]
-        row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
-                               "eps_claimed": a.eps_claimed, "mu_eff": a.mu_effective,
-                               "eps": a.eps_effective, "ratio": a.ratio, **point}
-        if a.mu_from_schedule is not None:
-            row["mu_schedule"] = a.mu_from_schedule
-            row["eps_pld_lower"], row["eps_pld_upper"] = _tight_eps(m, point["lam"], int(point["B"]),
-                                                                    int(point["D"]), int(tt), int(point["P"]), d)
-        if as_published:
-            row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
-        rows.append(row)
+    rows: Any
+    if not given:  # the closed forms, vectorised over the grid (a scalar call per row took 34 s for 1e4 rows)
+        rows = _audit_grid(grid(axes), as_published)
+    else:
+        rows = _audit_rows(axes, as_published)
     eps = "gdp.delta_from_eps"  # declares ε and δ of μ-GDP
     cols = [column("cuag.effective_mu", "mu", label="μ (claimed)"), column("cuag.effective_mu", "T"),
             column(eps, "delta"), column(eps, "eps", key="eps_claimed", label="ε claimed"),
@@ -130,6 +120,45 @@ def audit_command(
                           "guarantee." if given else
                           "Give --lam --B --data-size --P for the tight ε (pld) of the actual schedule."),
                   formula=["cuag.effective_mu", eps])
+
+
+def _audit_grid(g: dict[str, np.ndarray], as_published: bool) -> Any:
+    """The audit's closed forms at every grid point at once: μ√H_T and ε(μ, δ), ε(μ√H_T, δ) (cuag.audit's values)."""
+    from dpcalc import _validate as v
+    from dpcalc.accounting import gdp
+    from dpcalc.errors import EstimateWarning
+
+    mu_eff = np.asarray(cuag.effective_mu(g["mu"], g["T"]))
+    eps_claimed = np.asarray(gdp.eps_from_mu(g["mu"], g["delta"]))
+    eps_eff = np.asarray(gdp.eps_from_mu(mu_eff, g["delta"]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(eps_claimed > 0, eps_eff / eps_claimed, np.nan)  # no ratio where the claimed ε is 0
+    results = {"log_delta": np.log(g["delta"]), "eps_claimed": eps_claimed, "mu_eff": mu_eff, "eps": eps_eff,
+               "ratio": ratio}
+    if as_published:
+        results["mu_published"] = np.asarray(cuag.effective_mu(g["mu"], g["T"], as_published=True))
+    v.warn(gdp.CLT_WARNING, EstimateWarning)
+    return flatten(g, results, missing=["ratio"])
+
+
+def _audit_rows(axes: dict[str, list[float]], as_published: bool) -> list[dict[str, Any]]:
+    """Row by row with the actual schedule (--lam --B --data-size --P): its heterogeneous CLT μ and tight PLD ε."""
+    rows: list[dict[str, Any]] = []
+    for values in product(axes):  # every value of every option (lists of --lam etc. included)
+        point = dict(zip(axes, values, strict=True))
+        m, tt, d = point.pop("mu"), point.pop("T"), point.pop("delta")
+        a = cuag.audit(m, tt, d, **point)  # type: ignore[arg-type]
+        row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
+                               "eps_claimed": a.eps_claimed, "mu_eff": a.mu_effective,
+                               "eps": a.eps_effective, "ratio": a.ratio, **point}
+        if a.mu_from_schedule is not None:
+            row["mu_schedule"] = a.mu_from_schedule
+            row["eps_pld_lower"], row["eps_pld_upper"] = _tight_eps(m, point["lam"], int(point["B"]),
+                                                                    int(point["D"]), int(tt), int(point["P"]), d)
+        if as_published:
+            row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
+        rows.append(row)
+    return rows
 
 
 class Method(str, Enum):
