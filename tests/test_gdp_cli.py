@@ -102,3 +102,10 @@ def test_log_delta_option() -> None:
     assert code == 2 and "exactly one" in err
     code, _, err = run("gdp", "eps", "--mu", "1", "--delta", "1e-5", "--log-delta", "-3")
     assert code == 2 and "exactly one" in err
+
+
+def test_the_library_sigma_is_named_as_the_noise_multiplier_option() -> None:
+    """gdp clt -z 1e-300: 'sigma is too small' named no option of the command (CLI fuzz, 8 vectors)."""
+    code, out, err = run("gdp", "clt", "--q", "0.01", "-z", "1e-300", "--steps", "100")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.rstrip().endswith("(sigma: the noise multiplier, --noise-multiplier/-z)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import sys
 import typing
 import warnings
@@ -75,7 +76,10 @@ def handle_errors(func: F) -> F:
                 check_output(Path(kwargs["output"]), bool(kwargs.get("force")))
             return func(*args, **kwargs)
         except DpcalcError as exc:
-            raise fail(str(exc)) from None
+            message = str(exc)
+            if "noise_multiplier" in kwargs and re.search(r"\bsigma\b", message) and "noise" not in message:
+                message += " (sigma: the noise multiplier, --noise-multiplier/-z)"  # the library's name for it
+            raise fail(message) from None
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             raise fail(f"{exc.strerror}: {exc.filename}") from None
 
