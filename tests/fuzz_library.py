@@ -326,7 +326,9 @@ def _nonfinite(value: Any, depth: int = 0) -> str | None:
         return None
     if isinstance(value, bool | str | bytes) or value is None:
         return None
-    if isinstance(value, float | int | np.floating | np.integer):
+    if isinstance(value, int | np.integer):  # integers are finite (a Python int may exceed the float range)
+        return None
+    if isinstance(value, float | np.floating):
         f = float(value)
         return None if math.isfinite(f) else ("nan" if math.isnan(f) else "inf")
     if isinstance(value, np.ndarray):

@@ -304,7 +304,8 @@ def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[i
         from dpcalc.report import files
 
         layer_sizes = files.read_vector("layer_sizes", layer_sizes)
-    sizes = v.check_range("layer_sizes", layer_sizes, 1.0, integer=True)
+    # parameter counts: integers exact in float64 (a layer of 2^53 parameters is already 36 PB of float32)
+    sizes = v.check_range("layer_sizes", layer_sizes, 1.0, 2.0**53, integer=True)
     if sizes.ndim != 1:
         raise DomainError(f"layer_sizes must be a 1-D list (got shape {sizes.shape})")
     return tuple(int(x) for x in sizes)
