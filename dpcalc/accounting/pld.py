@@ -301,7 +301,7 @@ _CHUNK_POINTS = 1 << 15  # steps are discretised together in chunks of about thi
 
 
 def _discretise_many(steps: list[Step], direction: Direction, h: float, tail: float,
-                     lam: float = 0.0) -> list[tuple[_Discrete, _Discrete]]:
+                     lam: float = 0.0, lower: bool = True) -> list[tuple[_Discrete, _Discrete]]:
     """Upper (dominating) and lower (dominated) lattice PLDs of each step; ``tail`` = neglected P-mass per side;
     ``lam`` the tilt the composition will use (it only decides where atoms may be sparse).
 
@@ -326,14 +326,15 @@ def _discretise_many(steps: list[Step], direction: Direction, h: float, tail: fl
     for r in range(len(steps)):  # chunks of consecutive steps (big lattices alone: cache-friendly arrays)
         acc += int(nat[r])
         if acc >= _CHUNK_POINTS or r == len(steps) - 1:
-            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam))
+            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam, lower))
             start, acc = r + 1, 0
     return out
 
 
 def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
-                      lam: float) -> list[tuple[_Discrete, _Discrete]]:
-    """:func:`_discretise_many` for the steps (sig, qq): flat arrays, segment r is step r."""
+                      lam: float, lower: bool = True) -> list[tuple[_Discrete, _Discrete]]:
+    """:func:`_discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
+    only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size
     x_lo, x_hi, l_min, l_max, cc, k0, k1 = _lattices(sig, qq, direction, h, zt)
     nat = k1 - k0 + 1
@@ -430,6 +431,20 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
     # neighbouring label into each label so that its loss is (just above) g_j: from the label above when the
     # loss is below g_j, from the label below when it is above; finally every atom down to its lattice point
+    p_up_all = np.zeros(ntot)
+    p_up_all[dpos] = qs_d * (1.0 + _MARGIN)
+
+    def upper_of(r: int) -> tuple[_Discrete, float]:
+        """Step r's upper pair (connect the dots: P-mass e^{g_j} Q_j; tails to +∞ / to the lowest atom) and the
+        P-mass of its high tail."""
+        below, above = tails[r]
+        low_tail, high_tail = (below, above) if direction == "remove" else (above, below)
+        p_up = p_up_all[ls[r]:ls[r] + nat[r]]
+        p_up[0] += low_tail
+        return _Discrete(int(k0[r]), p_up, min(1.0, high_tail * (1.0 + _MARGIN)), float(cc[r])), high_tail
+
+    if not lower:
+        return [(u, u) for u, _ in map(upper_of, range(ns))]
     p2, qs2 = _relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, first_d, last_d)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio_ok = p2 >= (1.0 + _MARGIN) * qs2
@@ -443,16 +458,9 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     lo_size = np.maximum(np.maximum.reduceat(lab_s, ds), top) + 1
     lo_st = _seg_starts(lo_size)
     p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - _MARGIN), int(lo_size.sum())), dtype=np.float64)
-    p_up_all = np.zeros(ntot)
-    p_up_all[dpos] = qs_d * (1.0 + _MARGIN)
     out: list[tuple[_Discrete, _Discrete]] = []
     for r in range(ns):
-        below, above = tails[r]
-        low_tail, high_tail = (below, above) if direction == "remove" else (above, below)
-        # upper pair: connect the dots (P-mass e^{g_j} Q_j), tails to +∞ / to the lowest atom
-        p_up = p_up_all[ls[r]:ls[r] + nat[r]]
-        p_up[0] += low_tail
-        upper = _Discrete(int(k0[r]), p_up, min(1.0, high_tail * (1.0 + _MARGIN)), float(cc[r]))
+        upper, high_tail = upper_of(r)
         p_lo = p_lo_all[lo_st[r]:lo_st[r] + lo_size[r]]
         p_lo[top[r]] += high_tail * (1.0 - _MARGIN)
         out.append((upper, _Discrete(int(k0[r] - lo_shift[r]), p_lo, 0.0, float(cc[r]))))
@@ -874,7 +882,7 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     ups: list[tuple[_Discrete, int]] = []
     los: list[tuple[_Discrete, int]] = []
     theta, _ = _saddle(steps, direction, delta, tail, eps_query)
-    for st, (u, lo_d) in zip(steps, _discretise_many(steps, direction, h, tail, theta), strict=True):
+    for st, (u, lo_d) in zip(steps, _discretise_many(steps, direction, h, tail, theta, lower), strict=True):
         ups.append((u, st.count))
         los.append((lo_d, st.count))
     th = _thetas(_theta_top(steps, direction))
