@@ -230,3 +230,9 @@ def test_personalized_utility_5_24() -> None:
     assert midp.personalized_utility([1.0, 0.0], [1e-150, 1.0], 1) == pytest.approx(1e300, rel=1e-15)
     with pytest.raises(DomainError, match="too small"):
         midp.personalized_utility([1.0, 0.0], [1e-200, 1.0], 1)
+
+
+def test_ragged_per_client_bounds_are_one_line() -> None:
+    """C = [[1, 2], [3]] reached np.ndim first: NumPy's 'inhomogeneous shape' naming no parameter (library fuzz)."""
+    with pytest.raises(DomainError, match=r"^C must be a number \(got \[\[1, 2\], \[3\]\]\)$"):
+        midp.baseline_client_sigma([45.3], [[1, 2], [3]], 100.0)

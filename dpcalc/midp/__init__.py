@@ -297,7 +297,7 @@ def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) ->
 
 def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArray, v.FloatArray]:
     e = v.vector("eps", eps, 0.0, lo_open=True)
-    if np.ndim(C) == 0:
+    if v.as_array("C", C).ndim == 0:  # as_array first: np.ndim of a ragged list is NumPy's own error
         c = np.broadcast_to(v.check_range("C", C, 0.0, lo_open=True), e.shape)
     else:
         c = v.vector("C", C, 0.0, lo_open=True)
