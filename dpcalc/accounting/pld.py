@@ -724,7 +724,9 @@ def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int
             logk += c * math.fsum(lz)
             dropped += c * math.fsum(dr)
             f = np.fft.rfft(arr, axis=1)
-            b = np.abs(f) * (1.0 + 2.0 * _U) + dl
+            b = np.abs(f)  # in place below: three passes over rows × n without temporaries
+            b *= 1.0 + 2.0 * _U
+            b += dl
             # Π_i f_i^c = (Π_i f_i)^c: multiply the rows (one reduction, in row order), then one power
             fr, br = np.multiply.reduce(f, axis=0), np.multiply.reduce(b, axis=0)
             fp, bp = _ipow(fr, c), _ipow(br, c)
