@@ -51,3 +51,15 @@ def test_command_helper_rejects_its_own_option_names() -> None:
 
     with pytest.raises(TypeError, match="shared output options"):
         command(app, "bad")(bad)
+
+
+def test_output_in_a_missing_directory_names_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The message quoted only the directory, not the path the caller gave (library fuzz: names no parameter)."""
+    from dpcalc.errors import DomainError
+    from dpcalc.report.files import check_output
+
+    target = tmp_path / "no" / "such" / "dir.csv"
+    with pytest.raises(DomainError) as info:
+        check_output(target, True)
+    assert str(info.value) == (f"--output: cannot write {str(target)!r}: directory {str(target.parent)!r} does not "
+                               "exist")

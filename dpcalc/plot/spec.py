@@ -194,7 +194,7 @@ def preset(name: str) -> FigureSpec:
 
         close = difflib.get_close_matches(name, list(known), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(known)}"
-        raise DomainError(f"unknown figure preset {name!r}{hint}")
+        raise DomainError(f"name: unknown figure preset {name!r}{hint}")
     return known[name]
 
 

@@ -218,7 +218,7 @@ def check_output(path: Path, force: bool, option: str = "--output") -> None:
             raise DomainError(f"{option}: {_show(path)} exists; pass --force to overwrite")
         directory = target.parent
         if not directory.is_dir():
-            raise DomainError(f"{option}: directory {_show(directory)} does not exist")
+            raise DomainError(f"{option}: cannot write {_show(path)}: directory {_show(directory)} does not exist")
         name_max = os.pathconf(directory, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
         if len(os.fsencode(target.name)) > name_max:
             raise DomainError(f"{option}: file name too long ({len(os.fsencode(target.name))} bytes, at most "
