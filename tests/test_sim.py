@@ -280,3 +280,15 @@ def test_normal_quantile_below_1e_300() -> None:
     from dpcalc.sim.stats import normal_quantile
     for p in (5e-324, 1e-310, 1e-300, 1e-200):
         assert normal_quantile(p) == pytest.approx(float(ndtri(p)), rel=1e-15)
+
+
+def test_z_for_a_level_next_to_one() -> None:
+    """level = 1 − 1e-16: 0.5 + level/2 rounded to 1 and the error named p, not level (library fuzz); now
+    z = −Φ⁻¹((1 − level)/2)."""
+    from scipy.special import ndtri
+
+    from dpcalc.sim.stats import z_for
+    assert z_for(0.9999999999999999) == pytest.approx(-float(ndtri(0.5 * (1 - 0.9999999999999999))), rel=1e-15)
+    assert z_for(0.999) == pytest.approx(3.2905267314918945, rel=1e-15)
+    with pytest.raises(ValueError, match=r"^level must be a finite number in \(0, 1\)"):
+        z_for(1.0)

@@ -134,7 +134,8 @@ def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: f
     """Theorem 2 from per-user gradient matrices (each K × D, same K and D, columns clipped to C).
 
     λ_{i,min} of Σ_i = G_iG_iᵀ/D (sec4) per user, S = Σ_i λ_{i,min}, then eq. (19) (or (30)). The λ_min of the
-    neighbouring data set is not known here; Theorem 2 needs S to bound both (erratum E12).
+    neighbouring data set is not known here; Theorem 2 needs S to bound both (erratum E12). ``rdp`` is +inf (no
+    guarantee) at orders α >= ``alpha_max``, as in :func:`theorem2_rdp`.
     """
     mats = gradient_list("G_users", G_users)
     if not mats:

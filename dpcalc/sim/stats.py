@@ -80,7 +80,8 @@ class Estimate:
 @v.scalar_params
 def z_for(level: float) -> float:
     """Two-sided normal quantile for confidence ``level`` (0.999 → 3.2905)."""
-    return normal_quantile(0.5 + v.scalar("level", v.probability("level", level)) / 2.0)
+    # −Φ⁻¹((1 − level)/2): 0.5 + level/2 rounds to 1 for level = 1 − 1e-16 (an error about p, not level)
+    return -normal_quantile(0.5 * (1.0 - v.scalar("level", v.probability("level", level))))
 
 
 def from_moments(total: float, total_sq: float, n: int, level: float = 0.999) -> Estimate:
