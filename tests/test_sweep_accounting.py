@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from gdp_oracle import backward
+from backward_terms import backward, zcdp_eps
 from sweep import sweep_catalog
 
 from dpcalc import catalog
@@ -16,7 +16,8 @@ PAPERS = ("dong2022", "balle2018", "dwork2014", "bun2016", "mironov2019", "balle
 IDS = sorted(fid for fid, f in catalog.load().items() if f.paper.id in PAPERS)
 #: the documented backward term of the two GDP inverses (their catalog notes): rtol plus LOG_DELTA_ERR over the slope
 ATOL = {"gdp.eps_from_mu": lambda p, want: backward(p["mu"], p["delta"], want),
-        "gaussian.eps_analytic": lambda p, want: backward(p["sensitivity"] / p["sigma"], p["delta"], want)}
+        "gaussian.eps_analytic": lambda p, want: backward(p["sensitivity"] / p["sigma"], p["delta"], want),
+        "zcdp.eps_from_rho": lambda p, want: zcdp_eps(p["rho"], p["delta"], want)}
 SAFE = {"gdp.eps_from_mu": "above", "gaussian.eps_analytic": "above", "gaussian.sigma_analytic": "above",
         "gdp.mu_from_eps": "below", "zcdp.eps_from_rho": "above"}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import mpmath
-from gdp_oracle import backward
+from backward_terms import backward
 from sweep import Axis, sweep
 
 from dpcalc import catalog

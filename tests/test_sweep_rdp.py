@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from backward_terms import zcdp_eps
 from sweep import Axis, sweep
 
 from dpcalc import catalog
@@ -42,13 +43,15 @@ def test_subsampled_gaussian_integer_sweep() -> None:
 
 
 def test_zcdp_eps_from_rho_sweep() -> None:
-    """ε(ρ, δ) at ρ in [1e-30, 1e4], δ in [1e-300, 0.5]: 1e-12 relative, never below the exact optimum by more
-    than the tolerance; incl. the issue-15 reproducer (1e-30, 1e-300) -> 5.107e-14."""
+    """ε(ρ, δ) at ρ in [1e-30, 1e4], δ in [1e-300, 0.5]: 1e-12 relative plus the documented absolute term, never
+    below the exact optimum; incl. the issue-15 reproducer (1e-30, 1e-300) -> 5.107e-14 and the deep sweep's unsafe
+    point (ρ = 3.19e-5, δ = 4.85e-3, where ε ≪ ρx)."""
     sweep("zcdp.eps_from_rho", [Axis("rho", 1e-30, 1e4), Axis("delta", 1e-300, 0.5)],
           fn=lambda p: zcdp.eps_from_rho(p["rho"], p["delta"]),
           ref=lambda p: oracles.zcdp_eps(p["rho"], math.log(p["delta"])), rtol=catalog.get("zcdp.eps_from_rho").rtol,
-          n=40,
-          extra=[{"rho": 1e-30, "delta": 1e-300}, {"rho": 1e-12, "delta": 1e-5}])
+          atol=lambda p, want: zcdp_eps(p["rho"], p["delta"], want), safe="above", n=40,
+          extra=[{"rho": 1e-30, "delta": 1e-300}, {"rho": 1e-12, "delta": 1e-5},
+                 {"rho": 3.1926971659644114e-05, "delta": 0.004846611525818637}])
 
 
 def test_zcdp_optimal_order_sweep() -> None:

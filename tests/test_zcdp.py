@@ -106,3 +106,12 @@ def test_subnormal_rho_is_solved_in_log_space() -> None:
     eps = zcdp.eps_from_rho(1e-320, 1e-320)
     assert 3.8181653417729617e-159 <= eps <= 3.8181653417729617e-159 * (1 + 1e-13)
     assert zcdp.optimal_order(1e-320, 1e-320) == pytest.approx(1.9117194003063519e161, rel=1e-12)
+
+
+def test_eps_near_the_bretagnolle_huber_boundary_is_safe() -> None:
+    """ρ = 3.1926971659644114e-05, δ = 0.004846611525818637: ε = 1.12660202973322e-7 (50-digit bisection of the
+    optimum) from terms of ~0.04; the relative margin alone left it 2.6e-11 below (the 10,000-point sweep: unsafe).
+    Now above, within the documented absolute term."""
+    exact = 1.1266020297332211799e-7
+    eps = zcdp.eps_from_rho(3.1926971659644114e-05, 0.004846611525818637)
+    assert exact <= eps <= exact * (1 + 1e-9)

@@ -1,4 +1,6 @@
-"""The documented backward term of the GDP inverses, shared by the GDP and accounting sweeps."""
+"""The documented absolute (backward) error terms of the inverses whose relative error is ill-conditioned near a
+boundary, shared by the family sweeps and the catalog sweeps: the GDP inverses near δ(0; μ), zCDP near the
+Bretagnolle–Huber boundary."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from typing import Any
 
 import mpmath
 
-from dpcalc.accounting import gdp
+from dpcalc.accounting import gdp, zcdp
 
 
 def backward(mu: Any, delta: float, eps: float) -> float:
@@ -19,3 +21,15 @@ def backward(mu: Any, delta: float, eps: float) -> float:
     mu = mpmath.mpf(mu)
     slope = mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2) / mpmath.mpf(delta)
     return 0.0 if slope == 0 else float(err / slope)
+
+
+def zcdp_eps(rho: float, delta: float, eps: float) -> float:
+    """ε(ρ, δ)'s documented absolute term: 4u·zcdp.conversion_scale at the implementation's optimal order."""
+    import math
+
+    import numpy as np
+
+    x = float(zcdp.optimal_order(rho, delta)) - 1.0
+    if not x > 0.0 or not math.isfinite(x):
+        return 0.0
+    return 4.0 * 2.0**-53 * float(zcdp.conversion_scale(rho, math.log(delta), np.float64(x)))
