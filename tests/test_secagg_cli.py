@@ -114,3 +114,10 @@ def test_span_check_users_with_different_k_is_one_line(tmp_path) -> None:  # typ
                            "matrix is K × D_i with one K)")
     code, out, _ = run("secagg", "span-check", "--gradients", str(path), "--g-new", "0.3,0.4,0.1")
     assert code == 0 and "in span" in out
+
+
+def test_a_gradient_file_name_too_long_is_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Path.exists raised OSError (ENAMETOOLONG) before the file reader could say so: a traceback (CLI fuzz)."""
+    code, out, err = run("secagg", "span-check", "--gradients", str(tmp_path / ("x" * 300 + ".csv")), "--g-new", "1,0")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("dpcalc: error: --gradients: cannot read ") and err.rstrip().endswith("file name too long")

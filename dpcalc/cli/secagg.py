@@ -8,7 +8,6 @@ aggregate divided by B) and ``sec5`` for Σ_i = G_iG_iᵀ/(B·D) (WF-NA, Theorem
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from dpcalc import secagg
 from dpcalc.cli._common import AsPublishedOpt, command
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import flatten, grid, parse_values, parse_vector
+from dpcalc.report.grid import flatten, grid, parse_values, parse_vector, path_exists
 from dpcalc.report.render import Column, Result
 
 secagg_app = typer.Typer(help="Secure aggregation without added noise (seed 004): exact Rényi divergence, RDP "
@@ -60,7 +59,7 @@ def _matrix(option: str, text: str) -> np.ndarray:
     """A matrix from a file (.npy or text table), or inline rows separated by ';' (e.g. '1,0.3;0.3,0.5')."""
     from dpcalc.report import files
 
-    if Path(text).exists() or ("," not in text and ";" not in text):
+    if path_exists(text) or ("," not in text and ";" not in text):
         return files.read_matrix(option, text)
     return np.array([parse_values(option, row) for row in text.split(";")], dtype=np.float64)
 
@@ -68,7 +67,7 @@ def _matrix(option: str, text: str) -> np.ndarray:
 def _load_users(items: list[str]) -> list[np.ndarray]:
     users: list[np.ndarray] = []
     for item in items:
-        users += secagg.load_gradients(item) if Path(item).exists() else [_matrix("--gradients", item)]
+        users += secagg.load_gradients(item) if path_exists(item) else [_matrix("--gradients", item)]
     k = users[0].shape[0]
     for i, u in enumerate(users[1:], 2):
         if u.shape[0] != k:  # every user's gradients live in the same K-dimensional model

@@ -72,7 +72,8 @@ def parse_values(option: str, text: str | float | int) -> list[float]:
     return out
 
 
-def _exists(text: str) -> bool:
+def path_exists(text: str) -> bool:
+    """``Path(text).exists()``, False for a name the OS refuses (too long, an embedded NUL) instead of OSError."""
     try:
         return Path(text).exists()
     except (OSError, ValueError):  # name too long, embedded NUL: not an existing file
@@ -91,7 +92,7 @@ def parse_vector(option: str, text: str) -> list[float]:
     from dpcalc.report import files
 
     text = str(text)
-    if _exists(text):
+    if path_exists(text):
         return [float(x) for x in files.read_vector(option, text)]
     try:
         return parse_values(option, text)
