@@ -77,11 +77,11 @@ def _conversion(rho: v.FloatArray, log_delta: v.FloatArray, x: v.FloatArray,
     With ``with_scale``, also the sum of the terms' magnitudes (its rounding error is a few ulps of that sum)."""
     value = rho * (1.0 + x) - np.log1p(1.0 / x) - (log_delta + np.log1p(x)) / x
     if with_scale:
-        return value, conversion_scale(rho, log_delta, x)
+        return value, _conversion_scale(rho, log_delta, x)
     return value
 
 
-def conversion_scale(rho: ArrayLike, log_delta: ArrayLike, x: ArrayLike) -> v.FloatArray:
+def _conversion_scale(rho: ArrayLike, log_delta: ArrayLike, x: ArrayLike) -> v.FloatArray:
     """``ρ(1 + x) + log1p(1/x) + (|log δ| + log1p(x))/x``: the magnitudes that cancel in :func:`_conversion`.
     ε(ρ, δ) carries 4u times it as an absolute outward margin and tolerance: ln δ alone is rounded by u·|ln δ|,
     and dε/d ln δ = −1/x at the optimum, so near the Bretagnolle–Huber boundary (ε ≪ ρx) the relative error is
@@ -114,7 +114,7 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
 
     The optimum solves ρ(α − 1)² + log α + log δ = 0 (vectorised Newton, shared bracketing root finder, no cap on
     α); ε is the conversion evaluated there, valid at any α, moved outward by its rounding bound (1e-14 relative plus
-    4u·:func:`conversion_scale`), so never below the exact optimum. Always <= :func:`eps_bun_steinke`; 1e-12 relative
+    4u·``_conversion_scale``), so never below the exact optimum. Always <= :func:`eps_bun_steinke`; 1e-12 relative
     plus that absolute term, which matters only near the Bretagnolle–Huber boundary where ε ≪ ρ(α − 1) (swept
     against a 40-digit oracle down to ρ = 1e-30, δ = 1e-300).
     """
