@@ -68,3 +68,9 @@ def test_audit_grid_is_vectorised_and_equals_the_scalar_audit() -> None:
             a = cuag.audit(row["mu"], int(row["T"]), row["delta"])
         assert (row["mu_eff"], row["eps_claimed"], row["eps"]) == (a.mu_effective, a.eps_claimed, a.eps_effective)
         assert row["ratio"] == a.ratio  # None where the claimed ε is 0 (δ = 0.5 at μ = 0.25)
+
+
+def test_uplink_layer_size_beyond_2_53_names_model() -> None:
+    """--model 10,10,10,1e300: the library's 2^53 cap on layer sizes spoke of layer_sizes, not --model (CLI fuzz)."""
+    code, out, err = run("cuag", "uplink", "--model", "10,10,10,1e300", "--rate", "0.5,0.4,0.3")
+    assert code == 2 and out == "" and err.startswith("dpcalc: error: model must be an integer in [1, 9.0072e+15]")

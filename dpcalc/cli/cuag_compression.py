@@ -34,7 +34,8 @@ def uplink_command(
     Example: dpcalc cuag uplink --model vgg16-cifar10 --rate 0.5,0.4,0.3
     """
     sizes = comp.parse_layer_sizes(model) if model in comp.MODELS else \
-        comp.parse_layer_sizes(v.check_range("model", parse_vector("--model", model), 1.0, integer=True))
+        comp.parse_layer_sizes(v.check_range("model", parse_vector("--model", model), 1.0, comp.MAX_LAYER_SIZE,
+                                             integer=True))
     rows = []
     for t in v.integer_at_least("rounds", parse_values("--rounds", rounds), 1):
         for r in parse_values("--rate", rate):

@@ -291,6 +291,10 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
 
 # --- uplink cost (Tables 2 and 6) ---------------------------------------------------------------------------------
 
+#: Largest layer size: parameter counts are integers exact in float64 (2^53 parameters are already 36 PB of float32).
+MAX_LAYER_SIZE = 2.0**53
+
+
 @v.named_shapes
 def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
     """Layer sizes from a model name (:data:`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
@@ -304,8 +308,7 @@ def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[i
         from dpcalc.report import files
 
         layer_sizes = files.read_vector("layer_sizes", layer_sizes)
-    # parameter counts: integers exact in float64 (a layer of 2^53 parameters is already 36 PB of float32)
-    sizes = v.check_range("layer_sizes", layer_sizes, 1.0, 2.0**53, integer=True)
+    sizes = v.check_range("layer_sizes", layer_sizes, 1.0, MAX_LAYER_SIZE, integer=True)
     if sizes.ndim != 1:
         raise DomainError(f"layer_sizes must be a 1-D list (got shape {sizes.shape})")
     return tuple(int(x) for x in sizes)
