@@ -149,3 +149,16 @@ def test_aggregate_noise_std_with_k_of_n_sampling_monte_carlo() -> None:
     want = float(aggregate_noise_std(sigma_u, K=k)) ** 2
     assert abs(var - want) < 5 * se
     assert d == 1
+
+
+def test_a_run_beyond_the_work_cap_is_refused_before_computing() -> None:
+    """--repeats 1e7 (3 ε, T <= 30) would run for hours (CLI fuzz: 5 vectors past 60 s); the estimated work is
+    refused in one line naming the parameters, before any simulation."""
+    from dpcalc.errors import DomainError
+    from dpcalc.nbafl.simulate import MAX_WORK, SimulationConfig
+
+    cfg = SimulationConfig(eps=(2.0, 0.5, 2.0), repeats=10_000_000)
+    assert cfg.work == 3 * 10_000_000 * 465 * 50 * 5 * 100 * 10 > MAX_WORK
+    with pytest.raises(DomainError, match=r"^repeats, t_max, N, m, d, local_steps: the simulation's work"):
+        cfg.validated()
+    assert SimulationConfig().work < MAX_WORK / 100  # the default run is far below the cap

@@ -39,6 +39,11 @@ class BoundConstants:
     theta: float = 2.3
 
 
+#: Most work units (:attr:`SimulationConfig.work`) one simulation may take: measured 0.65–2.6e9 units per CPU second,
+#: so about 1.3–5 minutes.
+MAX_WORK = 2e11
+
+
 @dataclass(frozen=True)
 class SimulationConfig:
     """Settings of :func:`simulate` (defaults: a run of a few seconds showing an interior best T)."""
@@ -78,7 +83,17 @@ class SimulationConfig:
         if self.t_min > self.t_max:
             raise DomainError(f"t_max must be >= {self.t_min} here (the smallest T with K > N(1 - e^(-eps/T)) for "
                               f"every eps, eq. 7's domain; got t_max = {self.t_max})")
+        if self.work > MAX_WORK:  # refused before computing (--repeats 1e7 ran for hours: CLI fuzz)
+            raise DomainError(f"repeats, t_max, N, m, d, local_steps: the simulation's work len(eps)·repeats·ΣT·N·"
+                              f"local_steps·m·d = {self.work:.3g} exceeds {MAX_WORK:.0e} (about 5 minutes); use fewer "
+                              "repeats or a smaller t_max, N, m, d or local_steps")
         return self
+
+    @property
+    def work(self) -> float:
+        """Gradient-coordinate updates of the whole run: len(ε)·repeats·Σ_T T·N·local_steps·m·d."""
+        rounds = float(sum(range(self.t_min, self.t_max + 1)))
+        return (float(len(self.eps)) * self.repeats * rounds * self.N * self.local_steps * self.m * self.d)
 
     @property
     def t_min(self) -> int:
