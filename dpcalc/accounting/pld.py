@@ -875,11 +875,14 @@ class _Pass:
 def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_guess: float | None,
          eps_query: float | None, lower: bool = True) -> _Pass:
     total = sum(st.count for st in steps)
-    # the composed window holds at least the loss's mean (≈ half its variance): refuse before discretising a lattice
-    # that cannot fit (T = 1e9 discretised for 11 s before the composed size was known)
-    bulk = 0.5 * _loss_variance(steps) / h
-    if bulk > MAX_FFT:
-        _check_points(int(min(bulk, 1e18)), f"the composed privacy loss of the schedule (steps = {total})", h)
+    if eps_query is not None:
+        # δ at ε needs the window from ε up past the loss's mean (≈ half its variance; the Chernoff top is >= the
+        # mean): refuse before discretising a lattice that cannot fit (T = 1e9 discretised for 11 s first). A
+        # quarter of the estimate, as the small-q mean may overstate the true one; an ε query's window sits around
+        # ε instead and is sized after the discretisation
+        span = max(0.5 * _loss_variance(steps) - eps_query, 0.0)
+        _check_points(int(min(0.25 * span / h, 1e18)), f"the composed privacy loss of the schedule (steps = {total})",
+                      h)
     tail = _TAU * delta / (4.0 * total)
     ups: list[tuple[_Discrete, int]] = []
     los: list[tuple[_Discrete, int]] = []
@@ -1124,13 +1127,18 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     return EpsBracket(e_lo, e_up, d, direction, h, n, {"converged": float(converged), "iterations": float(it)})
 
 
+def _dominating_mu(steps: list[Step]) -> float:
+    """μ of the un-subsampled Gaussian composition that dominates the schedule, μ² = Σ count/σ², rounded up."""
+    return math.exp(0.5 * _log_precision(steps)) * (1.0 + 1e-14)
+
+
 def _gaussian_eps_upper(steps: list[Step], delta: float, below: float = math.inf) -> float:
     """ε(δ) of the dominating Gaussian composition (μ² = Σ count/σ²), on the safe side (gdp.eps_from_mu); inf
     without computing it when it cannot be below ``below``: for μ >= 3 and δ < 0.37 < δ_G(μ²/2) it exceeds μ²/2
     (1 ms saved on the common small-q schedules, where μ is large)."""
     from dpcalc.accounting.gdp import eps_from_mu
 
-    mu = math.exp(0.5 * _log_precision(steps)) * (1.0 + 1e-14)
+    mu = _dominating_mu(steps)
     if mu >= 3.0 and delta < 0.37 and below <= 0.5 * mu * mu:
         return math.inf
     try:
@@ -1162,7 +1170,7 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     e = float(v.check_range("eps", eps, 0.0, math.inf))
     # the schedule is dominated by its un-subsampled Gaussians, which compose into one Gaussian (μ² = Σ count/σ²;
     # exact for q = 1): its δ(ε) bounds δ from above in both directions
-    mu_g = math.exp(0.5 * _log_precision(steps)) * (1.0 + 1e-14)
+    mu_g = _dominating_mu(steps)
     d_gauss = _gaussian_delta_upper(mu_g, e)
     if mu_g < 1e-9:  # σ > ~1e9·√T: a loss range below the lattice's resolution; δ <= δ_G(ε) < 4e-10
         return DeltaBracket(0.0, d_gauss, e, "remove", 0.0, 0)
