@@ -49,18 +49,21 @@ def normal_quantile(p: float) -> float:
     return x
 
 
-def _log_normal_cdf_tail(x: float) -> float:
-    """log Φ(x) for x < −37 by the asymptotic series Φ(x) = φ(x)/|x|·(1 − 1/x² + 3/x⁴ − 15/x⁶ + 105/x⁸ …)
-    (truncation error below 945/x¹⁰ < 1e-12 of the sum)."""
+def _tail_series(x: float) -> float:
+    """Φ(x)·|x|/φ(x) for x < −37: the asymptotic series 1 − 1/x² + 3/x⁴ − 15/x⁶ + 105/x⁸ (truncation error below
+    945/x¹⁰ < 1e-12 of the sum)."""
     u = 1.0 / (x * x)
-    series = 1.0 - u * (1.0 - u * (3.0 - u * (15.0 - 105.0 * u)))
-    return -0.5 * x * x - math.log(-x) - 0.5 * math.log(2.0 * math.pi) + math.log(series)
+    return 1.0 - u * (1.0 - u * (3.0 - u * (15.0 - 105.0 * u)))
+
+
+def _log_normal_cdf_tail(x: float) -> float:
+    """log Φ(x) for x < −37 (:func:`_tail_series`)."""
+    return -0.5 * x * x - math.log(-x) - 0.5 * math.log(2.0 * math.pi) + math.log(_tail_series(x))
 
 
 def _mills_inverse(x: float) -> float:
     """d log Φ/dx = φ(x)/Φ(x) for x < −37 (the same series): ≈ |x|."""
-    u = 1.0 / (x * x)
-    return -x / (1.0 - u * (1.0 - u * (3.0 - u * (15.0 - 105.0 * u))))
+    return -x / _tail_series(x)
 
 
 @dataclass(frozen=True)
