@@ -510,11 +510,10 @@ def _relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | N
         phi = np.where((need > 0) & (spare_up > 0), np.minimum(need / spare_up, 1.0), 0.0)
         lack_dn = m2 * qs_dn - down(p)  # label below lacks mass against this label's target
         excess = -need
-        psi1 = np.where((excess > 0) & (lack_dn > 0), excess / lack_dn, 0.0)
-        phi, psi1 = np.nan_to_num(phi), np.nan_to_num(psi1)
+        psi1 = np.where((excess > 0) & (lack_dn > 0), excess / lack_dn, 0.0)  # may be +inf (lack_dn tiny)
         lent1 = down(phi) + up(np.minimum(psi1, 1.0))
         k_min = np.clip(1.0 - lent1, 0.0, 1.0)
-        psi = np.nan_to_num(np.where(psi1 > 0, np.minimum(k_min * psi1, 1.0), 0.0))
+        psi = np.where((psi1 > 0) & (k_min > 0), np.minimum(k_min * psi1, 1.0), 0.0)  # k_min = 0: nothing (no 0·inf)
         lent = down(phi) + up(psi)
         over = np.maximum(lent, 1.0)  # a label cannot lend more than all of itself
         over_up = np.append(over[1:], 1.0)
@@ -589,7 +588,15 @@ def _log_mgf(d: _Discrete, h: float, thetas: FloatArray, block: int = 1) -> Floa
     else:
         z = lm[None, :] + thetas[:, None] * np.where(thetas[:, None] >= 0, ghi[None, :], glo[None, :])
     mx = z.max(axis=1)
-    return np.log(np.exp(z - mx[:, None]).sum(axis=1)) + mx
+    return np.log(_exp_rel(z, mx[:, None]).sum(axis=1)) + mx
+
+
+def _exp_rel(z: FloatArray, top: FloatArray) -> FloatArray:
+    """e^{z − top} in place of z, each term raised to at least e^{−700}: an upper bound of the sum off by < n·1e-304
+    relative, without the slow subnormal range of exp (−745 < z − top < −708 cost 2× on the log-MGFs)."""
+    z -= top
+    np.maximum(z, -700.0, out=z)
+    return np.exp(z, out=z)
 
 
 def _total_mgf(parts: list[tuple[_Discrete, int]], h: float, thetas: FloatArray) -> FloatArray:
@@ -609,7 +616,7 @@ def _total_mgf(parts: list[tuple[_Discrete, int]], h: float, thetas: FloatArray)
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         z = lm[None, :] + thetas[:, None] * g[None, :]
         mx = np.maximum.reduceat(z, starts, axis=1)
-        sm = np.add.reduceat(np.exp(z - np.repeat(mx, sizes, axis=1)), starts, axis=1)
+        sm = np.add.reduceat(_exp_rel(z, np.repeat(mx, sizes, axis=1)), starts, axis=1)
         out[:] += (np.log(sm) + mx) @ np.array([float(c[2]) for c in chunk])
         chunk.clear()
         size = 0
