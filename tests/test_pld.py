@@ -348,3 +348,22 @@ def test_q_next_to_one_needs_no_add_refinement() -> None:
     br = pld.epsilon_subsampled_gaussian(1.5310275279745102, 0.9999999999999999, 8723, 9.528427590818217e-11)
     exact = gdp.eps_from_mu(8723**0.5 / 1.5310275279745102, 9.528427590818217e-11)
     assert br.eps_lower <= exact <= br.eps_upper <= exact * (1 + 1e-12)
+
+
+def test_upper_curve_below_a_heavy_atom_stays_above_the_exact_delta() -> None:
+    """Deep PLD sweep (issue 15): σ = 7.2628, q = 1, T = 4, δ = 1.7e-27. At the lattice 0.0251 one heavy atom (the tilted
+    mass of a sparse-dot cell) sat at loss 2.7105; just below it A_m − e^t·B_m cancelled to ≤ 0 and the upper δ came
+    out as the tail term alone (4.2e-35), so the pass returned ε_upper = 2.7105 below the exact 2.9178 (the lower
+    bound, 2.8997, was above it: an internal error). The curve now carries the rounding of that difference."""
+    sigma, steps, delta = 7.262778036466415, 4, 1.698912030930936e-27
+    exact = float(gdp.eps_from_mu(math.sqrt(steps) / sigma, delta))
+    sched = pld._schedule([(sigma, 1.0, steps)])
+    e_lo, e_up, _ = pld._eps_pass(sched, "remove", 0.02509756165113851, delta, None, True)
+    assert e_lo <= exact <= e_up
+    br = pld.epsilon([(sigma, 1.0, steps)], delta)
+    assert br.eps_lower <= exact <= br.eps_upper
+    # the upper curve itself, on every lattice point of the window: never below the exact δ
+    ps = pld._run(sched, "remove", 0.02509756165113851, delta, 0.19325122471376655, None, True)
+    mu = math.sqrt(steps) / sigma
+    for x in ps.up.x[(ps.up.x > 0.5) & (ps.up.x < 3.4)]:
+        assert ps.up.delta(float(x)) >= math.exp(float(gdp.log_delta(mu, float(x)))) * (1 - 1e-9)

@@ -778,7 +778,13 @@ def _exp_or_inf(x: float) -> float:
 
 @dataclass(frozen=True)
 class _Curve:
-    """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m) + extra − alias·e^{−λε}."""
+    """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m ± R_m) + extra − alias·e^{−λε}.
+
+    R_m bounds the rounding of the difference: A_m and B_m are sums of up to n − m positive terms (relative error
+    ≤ (n − m + 4)·u each, ×8 for the blocked form), and A_m − e^t·B_m cancels where one heavy atom sits just above
+    ε (its two terms agree to rounding as t → h). ``upper`` adds R_m, the lower curve subtracts it. Without it the
+    upper δ just below a heavy atom came out as 0 (σ = 3.63, q = 1, δ = 1.7e-27: ε_upper 2.7105 below the exact
+    2.9178, found by the deep PLD sweep)."""
 
     x: FloatArray
     a: FloatArray
@@ -787,6 +793,7 @@ class _Curve:
     logk: float
     extra: float
     alias: float
+    upper: bool = True
 
     def ab(self, m: int) -> tuple[float, float]:
         """(A_m, B_m) = Σ_{k>m} W_k·(e^{−λh(k−m)}, e^{−(λ+1)h(k−m)})."""
@@ -798,7 +805,9 @@ class _Curve:
         m = min(int((eps - self.x[0]) // (self.x[1] - self.x[0])), self.x.size - 1)
         t = eps - self.x[m]
         a, b = self.ab(m)
-        diff = a - math.exp(t) * b
+        etb = math.exp(t) * b
+        rounding = 8.0 * (self.x.size - m + 4) * _U * (a + etb)
+        diff = a - etb + (rounding if self.upper else -rounding)
         # in log space: at a large tilt (λ ~ 1e5 for a tiny loss) e^{logk − λx_m} alone overflows where δ is small
         fin = _exp_or_inf(self.logk - self.lam * float(self.x[m]) + math.log(diff)) if diff > 0.0 else 0.0
         alias = _exp_or_inf(math.log(self.alias) - self.lam * eps) if self.alias > 0.0 else 0.0
@@ -847,14 +856,14 @@ class _Curve:
 
 
 def _curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
-           alias: float) -> _Curve:
+           alias: float, upper: bool) -> _Curve:
     j = np.arange(w.size, dtype=np.float64)
     x = (k_lo + j) * h + off
     if (lam + 1.0) * h * w.size < 700.0:  # the powers do not underflow: one reversed cumulative sum each
         a, b = _suffix_direct(w, np.exp(-lam * h * j)), _suffix_direct(w, np.exp(-(lam + 1.0) * h * j))
     else:
         a, b = _discounted_suffix(w, -lam * h), _discounted_suffix(w, -(lam + 1.0) * h)
-    return _Curve(x, a, b, lam, logk, extra, alias)
+    return _Curve(x, a, b, lam, logk, extra, alias, upper)
 
 
 def _suffix_direct(w: FloatArray, pw: FloatArray) -> FloatArray:
@@ -945,11 +954,11 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     x_lo = kk_lo * h + off
     al_hi = math.exp(min(700.0, _min_over(k_lo[gt] - (th[gt] - lam) * (x_hi + eg - x_lo))))
     al_lo = math.exp(min(700.0, _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
-    up = _curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + _MARGIN), 0.0)
+    up = _curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + _MARGIN), 0.0, True)
     if not lower:
         return _Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = _compose(los, h, lam, kk_lo, n, upper=False)
-    lo = _curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, (al_hi + al_lo) * (1 + _MARGIN))
+    lo = _curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, (al_hi + al_lo) * (1 + _MARGIN), False)
     return _Pass(up, lo, n, eg)
 
 
