@@ -351,10 +351,10 @@ def test_q_next_to_one_needs_no_add_refinement() -> None:
 
 
 def test_upper_curve_below_a_heavy_atom_stays_above_the_exact_delta() -> None:
-    """Deep PLD sweep (issue 15): σ = 7.2628, q = 1, T = 4, δ = 1.7e-27. At the lattice 0.0251 one heavy atom (the tilted
-    mass of a sparse-dot cell) sat at loss 2.7105; just below it A_m − e^t·B_m cancelled to ≤ 0 and the upper δ came
-    out as the tail term alone (4.2e-35), so the pass returned ε_upper = 2.7105 below the exact 2.9178 (the lower
-    bound, 2.8997, was above it: an internal error). The curve now carries the rounding of that difference."""
+    """Deep PLD sweep (issue 15): σ = 7.2628, q = 1, T = 4, δ = 1.7e-27. At the lattice 0.0251 one heavy atom (the
+    tilted mass of a sparse-dot cell) sat at loss 2.7105; just below it A_m − e^t·B_m cancelled to ≤ 0 and the upper
+    δ came out as the tail term alone (4.2e-35), so the pass returned ε_upper = 2.7105 below the exact 2.9178 (the
+    lower bound, 2.8997, was above it: an internal error). The curve now carries the rounding of that difference."""
     sigma, steps, delta = 7.262778036466415, 4, 1.698912030930936e-27
     exact = float(gdp.eps_from_mu(math.sqrt(steps) / sigma, delta))
     sched = pld._schedule([(sigma, 1.0, steps)])
