@@ -367,3 +367,28 @@ def test_upper_curve_below_a_heavy_atom_stays_above_the_exact_delta() -> None:
     mu = math.sqrt(steps) / sigma
     for x in ps.up.x[(ps.up.x > 0.5) & (ps.up.x < 3.4)]:
         assert ps.up.delta(float(x)) >= math.exp(float(gdp.log_delta(mu, float(x)))) * (1 - 1e-9)
+
+
+def test_atoms_left_out_of_the_tilt_are_charged_through_the_tilt_not_at_infinity() -> None:
+    """Sweep against dp-accounting (q < 1): σ = 0.5, q = 0.001, T = 1, δ = 1e-12 returned [6.6274, 15.641] (the
+    dominating Gaussian's ε, direction 'add', converged 0). The add direction's atoms at very negative losses have
+    tilted weights below 1e-323 at λ = 248; their whole P-mass (1.3e-7 ≫ δ) was charged at +∞. Their effect on δ(ε)
+    is at most e^{logk + log R − λε} (R: their tilted mass), which the upper curve now carries instead. The true ε
+    lies in [6.6283338, 6.6283388] (dp-accounting at lattice 1e-5, optimistic and pessimistic)."""
+    br = pld.epsilon_subsampled_gaussian(0.5, 0.001, 1, 1e-12)
+    _check(br)
+    assert br.eps_lower <= 6.6283338 and 6.6283388 <= br.eps_upper
+    assert br.direction == "remove"
+
+
+def test_curve_sums_term_by_term_where_the_discounted_suffix_underflows() -> None:
+    """σ = 1e4, q = 1, δ = 1e-20: at the first, coarse lattice (3 atoms, λ = 2^20, λh = 1739) the discounted terms
+    e^{−λh} of A_m underflow, the atom above ε vanished from δ(ε), and the pass returned ε_upper = 4.4e-5 below the
+    exact 7.97e-4 (exposed once the atoms with underflowing tilted weights stopped being charged at +∞). Where A_m is
+    below 1e-280 the curve now sums P_k(1 − e^{ε − x_k}) term by term in log space."""
+    exact = float(gdp.eps_from_mu(1e-4, 1e-20))
+    sched = pld._schedule([(1e4, 1.0, 1)])
+    for h in (0.0016583123951777001, 0.00023021948928419393, 5e-5):
+        e_lo, e_up, _ = pld._eps_pass(sched, "remove", h, 1e-20, None, True)
+        assert e_lo <= exact <= e_up
+

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from sweep import Axis, Point, sweep
 
 from dpcalc.accounting import gdp, pld
@@ -48,3 +49,40 @@ def test_pld_full_batch_sweep_contains_exact_gaussian() -> None:
                                         Axis("delta", 1e-30, 0.1)],
                 fn=fn, ref=exact, rtol=pld.RTOL / (1.0 - pld.RTOL), safe=certified, where=_inside, n=12)
     assert res.n >= 6
+
+
+def _dp_accounting_eps(sigma: float, q: float, steps: int, delta: float, pessimistic: bool) -> float:
+    from dp_accounting.pld import privacy_loss_distribution as dpa_pld
+
+    one = dpa_pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pessimistic, value_discretization_interval=1e-3,
+                                          sampling_prob=q, use_connect_dots=pessimistic)  # optimistic: buckets
+    return float(one.self_compose(steps).get_epsilon_for_delta(delta))
+
+
+def test_pld_subsampled_sweep_against_dp_accounting_both_estimates() -> None:
+    """q < 1 (the FFT composition itself: q = 1 steps merge into one Gaussian): no exact ε, so the certified bracket
+    is checked against the peer's two estimates, both of which it must straddle — dp-accounting's pessimistic ε
+    (>= the true ε) must be >= our ε_lower, and its optimistic ε (<= the true ε up to its FFT round-off, negligible
+    for δ >= 1e-12) must be <= our ε_upper (slack 1e-9 relative). Its lattice is 1e-3 (speed), which only widens
+    its pair. The reported "error" is ε_upper against the pessimistic value (not a tolerance of ours: rtol 1)."""
+    pytest.importorskip("dp_accounting")
+    pairs: dict[tuple[float, ...], tuple[float, float, float, float]] = {}
+
+    def key(p: Point) -> tuple[float, ...]:
+        return (p["sigma"], p["q"], p["T"], p["delta"])
+
+    def fn(p: Point) -> float:
+        br = pld.epsilon_subsampled_gaussian(p["sigma"], p["q"], int(p["T"]), p["delta"])
+        pess = _dp_accounting_eps(p["sigma"], p["q"], int(p["T"]), p["delta"], True)
+        opt = _dp_accounting_eps(p["sigma"], p["q"], int(p["T"]), p["delta"], False)
+        pairs[key(p)] = (br.eps_lower, br.eps_upper, pess, opt)
+        return br.eps_upper
+
+    def straddles(p: Point, got: float) -> bool:
+        lo, up, pess, opt = pairs[key(p)]
+        return lo <= pess * (1 + 1e-9) + 1e-12 and opt <= up * (1 + 1e-9) + 1e-12 and lo <= up
+
+    res = sweep("pld.epsilon (q < 1) vs dp-accounting", [Axis("sigma", 0.5, 10.0), Axis("q", 1e-3, 0.9),
+                                                          Axis("T", 1, 2000, "logint"), Axis("delta", 1e-12, 1e-3)],
+                fn=fn, ref=lambda p: pairs[key(p)][2], rtol=1.0, safe=straddles, n=3)
+    assert res.n >= 3

@@ -681,19 +681,6 @@ def _fft_len(n: int) -> int:
     return best
 
 
-@dataclass
-class _Composed:
-    """Composed lattice PLD in tilted, normalised form: p(x_m) = W_m·exp(logk − λ·x_m), x_m = (k_lo + m)·h."""
-
-    w: FloatArray
-    k_lo: int
-    h: float
-    lam: float
-    logk: float
-    extra: float  # upper: mass at +∞, dropped mass, tail above the window; lower: 0
-    alias: float  # lower: coefficient c of the aliased-mass bound c·e^{−λε}; upper: 0
-
-
 def _ipow(x: np.ndarray, c: int) -> np.ndarray:
     """x**c elementwise by repeated squaring (c >= 1); at most 2·log2(c) multiplications."""
     result: np.ndarray | None = None
@@ -714,7 +701,8 @@ _ROWS_BYTES = 1 << 25  # spectra transformed together (rows × n) stay below ~32
 def _tilted_rows(ds: list[_Discrete], h: float, lam: float, n: int) -> tuple[FloatArray, FloatArray, FloatArray,
                                                                                FloatArray]:
     """Tilted atoms of several steps on the circle of length n, one row each: row r holds w_j = p_j e^{λ g_j}/z_r
-    (Σw = 1) at position k mod n. Returns (rows, log z_r, the P-mass of atoms whose tilted weight underflows, Σw)."""
+    (Σw = 1) at position k mod n. Returns (rows, log z_r, log of the tilted mass of the atoms whose w_j underflows to
+    0 (−inf: none), Σw)."""
     nzs = [np.flatnonzero(d.p > 0) for d in ds]
     sizes = np.array([nz.size for nz in nzs])
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -727,13 +715,24 @@ def _tilted_rows(ds: list[_Discrete], h: float, lam: float, n: int) -> tuple[Flo
     w = np.exp(lw - np.repeat(lz, sizes))
     rows = np.repeat(np.arange(len(ds)), sizes)
     arr = np.asarray(np.bincount(rows * n + k % n, w, len(ds) * n), dtype=np.float64).reshape(len(ds), n)
-    dropped = np.add.reduceat(np.where(w == 0, p, 0.0), starts)
-    return arr, np.asarray(lz), np.asarray(dropped), np.asarray(np.add.reduceat(w, starts))
+    gone = w == 0.0
+    log_dropped = np.full(len(ds), -math.inf)
+    if gone.any():  # their tilted weights e^{lw − lz} < 1e-323, summed in log space
+        zd = np.where(gone, lw - np.repeat(lz, sizes), -math.inf)
+        top = np.maximum.reduceat(zd, starts)
+        with np.errstate(invalid="ignore"):
+            sm = np.add.reduceat(np.exp(zd - np.repeat(np.where(np.isfinite(top), top, 0.0), sizes)), starts)
+        with np.errstate(divide="ignore"):
+            log_dropped = np.where(np.isfinite(top), top + np.log(sm), -math.inf)
+    return arr, np.asarray(lz), np.asarray(log_dropped), np.asarray(np.add.reduceat(w, starts))
 
 
 def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int, n: int,
              upper: bool) -> tuple[FloatArray, float, float, float]:
-    """Tilted circular composition; returns (W clipped ± E, logk, dropped P-mass (upper), E).
+    """Tilted circular composition; returns (W clipped ± E, logk, log R, E) with R = Σ count·(tilted mass of the atoms
+    whose tilted weight underflowed and were left out). Those atoms change δ(ε) of the composition by at most
+    e^{logk + log R − λε} (their share of the composed tilted mass is <= R, and a composed atom at s > ε weighs
+    e^{logk − λs}·(its tilted mass)): the upper curve adds that term; the lower one may ignore them.
 
     Steps with the same count are transformed together (one batched real FFT) and raised to their count by repeated
     squaring, so only multiplications touch the spectra. Round-off: with f̃ the computed spectra, |f̃ − f| ≤ Δ
@@ -744,7 +743,7 @@ def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int
     spec: np.ndarray | None = None  # product of the powers (complex)
     up: np.ndarray | None = None  # product of (|f̃| + Δ)^c (real, an upper bound of the moduli)
     logk = 0.0
-    dropped = 0.0
+    log_drops: list[float] = []
     lg2 = math.log2(n)
     total = 0
     by_count: dict[int, list[_Discrete]] = {}
@@ -758,7 +757,7 @@ def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int
             arr, lz, dr, wsum = _tilted_rows(chunk, h, lam, n)
             dl = (_FFT_C * _U * lg2 * wsum)[:, None]
             logk += c * math.fsum(lz)
-            dropped += c * math.fsum(dr)
+            log_drops.extend((math.log(c) + dr[np.isfinite(dr)]).tolist())
             f = np.fft.rfft(arr, axis=1)
             b = np.abs(f)  # in place below: three passes over rows × n without temporaries
             b *= 1.0 + 2.0 * _U
@@ -781,7 +780,9 @@ def _compose(parts: list[tuple[_Discrete, int]], h: float, lam: float, k_lo: int
     # circular position (k mod n) -> window index
     out = np.roll(out, -(k_lo % n))
     out = np.maximum(out, 0.0) + e_bound if upper else np.maximum(out - e_bound, 0.0)
-    return out, logk, dropped, e_bound
+    top = max(log_drops, default=-math.inf)
+    log_r = top + math.log(math.fsum(math.exp(x - top) for x in log_drops)) if log_drops else -math.inf
+    return out, logk, log_r, e_bound
 
 
 def _discounted_suffix(w: FloatArray, log_a: float) -> FloatArray:
@@ -800,6 +801,10 @@ def _discounted_suffix(w: FloatArray, log_a: float) -> FloatArray:
     return out
 
 
+#: below this A_m (the tilted suffix sum) the δ-curve is summed term by term in log space (:meth:`_Curve._direct`)
+_A_DIRECT = 1e-280
+
+
 def _exp_or_inf(x: float) -> float:
     """``e^x``, +inf past the double range (a δ that large only ever fails a comparison with a target)."""
     return math.exp(x) if x < 709.0 else math.inf
@@ -807,7 +812,10 @@ def _exp_or_inf(x: float) -> float:
 
 @dataclass(frozen=True)
 class _Curve:
-    """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m ± R_m) + extra − alias·e^{−λε}.
+    """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m ± R_m) + extra ± e^{log_tilt − λε}.
+
+    The last term is signed like the curve: the upper curve's bound on the atoms left out of the composition (their
+    tilted weights underflowed, :func:`_compose`), the lower curve's bound on the aliased mass (subtracted).
 
     R_m bounds the rounding of the difference: A_m and B_m are sums of up to n − m positive terms (relative error
     ≤ (n − m + 4)·u each, ×8 for the blocked form), and A_m − e^t·B_m cancels where one heavy atom sits just above
@@ -821,8 +829,17 @@ class _Curve:
     lam: float
     logk: float
     extra: float
-    alias: float
+    log_tilt: float  # −inf: no such term
     upper: bool = True
+    w: FloatArray | None = None  # the composed tilted masses (for the direct sum where A_m underflows)
+    _log_w: list[FloatArray] = field(default_factory=list, compare=False)  # cache of log w
+
+    def tilt_term(self, eps: float) -> float:
+        """The signed e^{log_tilt − λε} term at ε."""
+        if self.log_tilt == -math.inf:
+            return 0.0
+        val = _exp_or_inf(self.log_tilt - self.lam * eps)
+        return val if self.upper else -val
 
     def ab(self, m: int) -> tuple[float, float]:
         """(A_m, B_m) = Σ_{k>m} W_k·(e^{−λh(k−m)}, e^{−(λ+1)h(k−m)})."""
@@ -834,13 +851,35 @@ class _Curve:
         m = min(int((eps - self.x[0]) // (self.x[1] - self.x[0])), self.x.size - 1)
         t = eps - self.x[m]
         a, b = self.ab(m)
+        if a < _A_DIRECT and m + 1 < self.x.size and self.w is not None:
+            return self._direct(m, eps) + self.extra + self.tilt_term(eps)
         etb = math.exp(t) * b
         rounding = 8.0 * (self.x.size - m + 4) * _U * (a + etb)
         diff = a - etb + (rounding if self.upper else -rounding)
         # in log space: at a large tilt (λ ~ 1e5 for a tiny loss) e^{logk − λx_m} alone overflows where δ is small
         fin = _exp_or_inf(self.logk - self.lam * float(self.x[m]) + math.log(diff)) if diff > 0.0 else 0.0
-        alias = _exp_or_inf(math.log(self.alias) - self.lam * eps) if self.alias > 0.0 else 0.0
-        return fin + self.extra - alias
+        return fin + self.extra + self.tilt_term(eps)
+
+    def _direct(self, m: int, eps: float) -> float:
+        """Σ_{k>m} P_k·(1 − e^{ε − x_k}) with log P_k = log W_k + logk − λx_k, term by term (positive terms: no
+        cancellation). Used where A_m is below :data:`_A_DIRECT`: its discounted terms e^{−λh(k−m)} underflow at a
+        large λh (a few atoms far above ε then vanish from A_m and δ came out as 0: σ = 1e4, q = 1, δ = 1e-20 at a
+        coarse lattice gave ε_upper 4.4e-5 below the exact 8.0e-4)."""
+        assert self.w is not None
+        if not self._log_w:
+            with np.errstate(divide="ignore"):
+                self._log_w.append(np.log(self.w))
+        xs = self.x[m + 1:]
+        with np.errstate(divide="ignore", under="ignore"):
+            v = self._log_w[0][m + 1:] + self.logk - self.lam * xs + np.log(-np.expm1(eps - xs))
+            v = v[v > -math.inf]
+            total = float(np.exp(np.minimum(v, 709.0)).sum()) if v.size else 0.0
+        if v.size and float(v.max()) >= 709.0:
+            return math.inf if self.upper else total
+        n = xs.size
+        if self.upper:  # summation error, and terms below the normal range (at most 2.3e-308 each)
+            return total * (1.0 + 8.0 * (n + 4) * _U) + n * 2.3e-308
+        return max(0.0, total * (1.0 - 8.0 * (n + 4) * _U))
 
     def eps(self, delta: float) -> float:
         """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): lattice bisection, then
@@ -859,10 +898,9 @@ class _Curve:
             else:
                 i_lo = mid
         lo, hi = max(float(self.x[i_lo]), x0), float(self.x[i_hi])
-        # inside the cell δ is explicit up to the (small) aliasing term: start the bisection at that root
+        # inside the cell δ is explicit up to the (small) e^{−λε} term: start the bisection at that root
         xm0 = float(self.x[i_lo])
-        alias_lo = _exp_or_inf(math.log(self.alias) - self.lam * lo) if self.alias > 0.0 else 0.0
-        rhs_base = delta - self.extra + alias_lo
+        rhs_base = delta - self.extra - self.tilt_term(lo)
         rhs = (_exp_or_inf(math.log(rhs_base) + self.lam * xm0 - self.logk) if rhs_base > 0.0 else
                (0.0 if rhs_base == 0.0 else -math.inf))
         a_m, b_m = self.ab(i_lo)
@@ -885,14 +923,14 @@ class _Curve:
 
 
 def _curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
-           alias: float, upper: bool) -> _Curve:
+           log_tilt: float, upper: bool) -> _Curve:
     j = np.arange(w.size, dtype=np.float64)
     x = (k_lo + j) * h + off
     if (lam + 1.0) * h * w.size < 700.0:  # the powers do not underflow: one reversed cumulative sum each
         a, b = _suffix_direct(w, np.exp(-lam * h * j)), _suffix_direct(w, np.exp(-(lam + 1.0) * h * j))
     else:
         a, b = _discounted_suffix(w, -lam * h), _discounted_suffix(w, -(lam + 1.0) * h)
-    return _Curve(x, a, b, lam, logk, extra, alias, upper)
+    return _Curve(x, a, b, lam, logk, extra, log_tilt, upper, w)
 
 
 def _suffix_direct(w: FloatArray, pw: FloatArray) -> FloatArray:
@@ -977,17 +1015,18 @@ def _run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gu
     # upper: composed mass at +∞ and P(S > window) by Chernoff
     p_inf = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in ups))
     tail_up = math.exp(min(0.0, _min_over(k_up[pos] - th[pos] * x_hi)))
-    w_up, lk_up, dropped, _ = _compose(ups, h, lam, kk_lo, n, upper=True)
-    extra = min(1.0, p_inf + dropped + tail_up)
+    w_up, lk_up, log_r, _ = _compose(ups, h, lam, kk_lo, n, upper=True)
+    extra = min(1.0, p_inf + tail_up)
     # lower: aliasing bounds (coefficient of e^{−λε})
     x_lo = kk_lo * h + off
-    al_hi = math.exp(min(700.0, _min_over(k_lo[gt] - (th[gt] - lam) * (x_hi + eg - x_lo))))
-    al_lo = math.exp(min(700.0, _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
-    up = _curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + _MARGIN), 0.0, True)
+    # in log space (an e^700 cap on the coefficients would understate a larger bound: the lower curve too high)
+    log_alias = float(np.logaddexp(_min_over(k_lo[gt] - (th[gt] - lam) * (x_hi + eg - x_lo)),
+                                   _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
+    up = _curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + _MARGIN), lk_up + log_r + _MARGIN, True)
     if not lower:
         return _Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = _compose(los, h, lam, kk_lo, n, upper=False)
-    lo = _curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, (al_hi + al_lo) * (1 + _MARGIN), False)
+    lo = _curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, log_alias + _MARGIN, False)
     return _Pass(up, lo, n, eg)
 
 
