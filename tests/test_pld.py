@@ -406,3 +406,13 @@ def test_one_wider_coarse_lattice_is_not_a_stall(sigma: float, steps: int, delta
     br = pld.epsilon([(sigma, 1.0, steps)], delta)
     _check(br)
     assert br.eps_lower <= exact <= br.eps_upper
+
+
+def test_eps_below_the_first_lattice_point_is_searched() -> None:
+    """Sweep against dp-accounting (q < 1): σ = 4.537, q = 0.00444, T = 2, δ = 4.53e-4 has ε = 2.3389e-4 (direct
+    quadrature of the 2-fold composition on 160,001 points), below the first lattice point ≥ 0 of the first pass
+    (7.86e-4). The search started at that point, so both bounds came back as 7.86e-4 — the lower one above ε. It
+    now starts in the cell containing 0."""
+    br = pld.epsilon_subsampled_gaussian(4.53727667774888, 0.004441402810409826, 2, 0.000453015264174791)
+    assert br.details["converged"] == 1.0 and br.width <= pld.RTOL * br.eps_upper + pld.ATOL  # the absolute floor
+    assert br.eps_lower <= 2.338922432e-4 <= br.eps_upper

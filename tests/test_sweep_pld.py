@@ -51,20 +51,30 @@ def test_pld_full_batch_sweep_contains_exact_gaussian() -> None:
     assert res.n >= 6
 
 
+#: dp-accounting's PLD is a reference only where its own numerics hold: its δ-curve carries FFT round-off of about
+#: 2e-13 absolute (σ = 0.975, q = 0.0012, T = 1408, δ = 7.8e-12: its pessimistic ε jumps between 0.98868 and 0.99084
+#: as the lattice goes from 2e-4 to 1e-5, below and above our certified [0.98926, 0.98943]), so it is read at δ ∓ η;
+#: and above ε ≈ 709 its conversion overflows (σ = 0.5, q = 0.9, δ = 1e-5: inf at T = 333–337, then ≈ 0.95 too high
+#: for T >= 350, while it agrees with ours to 1e-7 up to T = 332).
+_DPA_ETA = 1e-12
+_DPA_EPS_MAX = 700.0
+
+
 def _dp_accounting_eps(sigma: float, q: float, steps: int, delta: float, pessimistic: bool) -> float:
     from dp_accounting.pld import privacy_loss_distribution as dpa_pld
 
     one = dpa_pld.from_gaussian_mechanism(sigma, pessimistic_estimate=pessimistic, value_discretization_interval=1e-3,
                                           sampling_prob=q, use_connect_dots=pessimistic)  # optimistic: buckets
-    return float(one.self_compose(steps).get_epsilon_for_delta(delta))
+    return float(one.self_compose(steps).get_epsilon_for_delta(delta - _DPA_ETA if pessimistic else delta + _DPA_ETA))
 
 
 def test_pld_subsampled_sweep_against_dp_accounting_both_estimates() -> None:
     """q < 1 (the FFT composition itself: q = 1 steps merge into one Gaussian): no exact ε, so the certified bracket
-    is checked against the peer's two estimates, both of which it must straddle — dp-accounting's pessimistic ε
-    (>= the true ε) must be >= our ε_lower, and its optimistic ε (<= the true ε up to its FFT round-off, negligible
-    for δ >= 1e-12) must be <= our ε_upper (slack 1e-9 relative). Its lattice is 1e-3 (speed), which only widens
-    its pair. The reported "error" is ε_upper against the pessimistic value (not a tolerance of ours: rtol 1)."""
+    is checked against the peer's two estimates, which it must straddle — dp-accounting's pessimistic ε at δ − η
+    (>= the true ε) must be >= our ε_lower, and its optimistic ε at δ + η (<= the true ε) <= our ε_upper (slack 1e-9
+    relative), η = 1e-12 its round-off (see _DPA_ETA). Points where its pessimistic ε exceeds 700 are skipped (its
+    overflow). Its lattice is 1e-3 (speed), which only widens its pair. The reported "error" is ε_upper against the
+    pessimistic value (at its coarse lattice it can be 10× ours at ε ≈ 2e-3: not a tolerance of ours, rtol 1e3)."""
     pytest.importorskip("dp_accounting")
     pairs: dict[tuple[float, ...], tuple[float, float, float, float]] = {}
 
@@ -78,14 +88,18 @@ def test_pld_subsampled_sweep_against_dp_accounting_both_estimates() -> None:
         pairs[key(p)] = (br.eps_lower, br.eps_upper, pess, opt)
         return br.eps_upper
 
+    def ref(p: Point) -> float | None:
+        pess = pairs[key(p)][2]
+        return pess if pess <= _DPA_EPS_MAX else None  # beyond the peer's reach: counted as skipped
+
     def straddles(p: Point, got: float) -> bool:
         lo, up, pess, opt = pairs[key(p)]
         return lo <= pess * (1 + 1e-9) + 1e-12 and opt <= up * (1 + 1e-9) + 1e-12 and lo <= up
 
     res = sweep("pld.epsilon (q < 1) vs dp-accounting", [Axis("sigma", 0.5, 10.0), Axis("q", 1e-3, 0.9),
-                                                          Axis("T", 1, 2000, "logint"), Axis("delta", 1e-12, 1e-3)],
-                fn=fn, ref=lambda p: pairs[key(p)][2], rtol=1.0, safe=straddles, n=3)
-    assert res.n >= 3
+                                                          Axis("T", 1, 2000, "logint"), Axis("delta", 1e-9, 1e-3)],
+                fn=fn, ref=ref, rtol=1e3, safe=straddles, n=3, allow_reject=0.5)
+    assert res.n >= 2
 
 
 def test_pld_calibration_sweep_q1_against_the_exact_sigma() -> None:
