@@ -603,23 +603,10 @@ def _theta_top(steps: Sequence[Step], direction: Direction) -> float:
     return float(2.0 ** math.ceil(math.log2(top)))
 
 
-def _log_mgf(d: _Discrete, h: float, thetas: FloatArray, block: int = 1) -> FloatArray:
-    """Upper bound on log E[e^{θL}] (finite atoms) for each θ: atoms binned by ``block``, extreme loss per bin."""
-    n = d.p.size
-    nb = -(-n // block)
-    pp = np.zeros(nb * block)
-    pp[:n] = d.p
-    mass = pp.reshape(nb, block).sum(axis=1)
-    glo = (d.k0 + np.arange(nb) * block) * h + d.c
-    ghi = glo + (block - 1) * h
-    with np.errstate(divide="ignore"):
-        lm = np.log(mass)
-    keep = mass > 0
-    lm, glo, ghi = lm[keep], glo[keep], ghi[keep]
-    if block == 1:
-        z = lm[None, :] + thetas[:, None] * glo[None, :]
-    else:
-        z = lm[None, :] + thetas[:, None] * np.where(thetas[:, None] >= 0, ghi[None, :], glo[None, :])
+def _log_mgf(d: _Discrete, h: float, thetas: FloatArray) -> FloatArray:
+    """Upper bound on log E[e^{θL}] (finite atoms) for each θ (see :func:`_exp_rel`)."""
+    nz = np.flatnonzero(d.p > 0)
+    z = np.log(d.p[nz])[None, :] + thetas[:, None] * ((d.k0 + nz) * h + d.c)[None, :]
     mx = z.max(axis=1)
     return np.log(_exp_rel(z, mx[:, None]).sum(axis=1)) + mx
 
