@@ -66,6 +66,7 @@ NOT_A_FORM = {
     "dpcalc.cuag.baselines": "dataclass of the baseline curves",
     "dpcalc.cuag.rounds_to_eps": "integer search over baseline_eps (tests/test_cuag.py)",
     "dpcalc.cuag.audit": "report over the cuag entries and the PLD accountant",
+    "dpcalc.cuag.audit_eps": "gdp.eps_from_mu at μ and at cuag.effective_mu (both catalogued and swept)",
     "dpcalc.nbafl.compare_accountants": "report over the accountants (each swept)",
     "dpcalc.secagg.table1": "table over the secagg.table1_* entries",
     "dpcalc.secagg.table1_entry": "dispatch to the secagg.table1_* entries",

@@ -175,6 +175,18 @@ class Audit:
         return self.eps_effective / self.eps_claimed if self.eps_claimed > 0 else None
 
 
+@v.named_shapes
+def audit_eps(mu: ArrayLike, T: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> tuple[FloatOrArray, FloatOrArray,
+                                                                                       FloatOrArray]:
+    """The closed forms of :func:`audit`, broadcast over arrays: (μ√H_T, ε(μ, δ), ε(μ√H_T, δ)) — the composed CLT μ
+    of schedule (16) after T rounds, the ε the paper claims and the ε of the composition (seed 002 erratum E15).
+    CLT-based: an estimate (:class:`~dpcalc.errors.EstimateWarning`)."""
+    mu_eff = effective_mu(mu, T)
+    eps_claimed, eps_eff = gdp.eps_from_mu(mu, delta), gdp.eps_from_mu(mu_eff, delta)
+    v.warn(gdp.CLT_WARNING, EstimateWarning)
+    return mu_eff, eps_claimed, eps_eff
+
+
 @v.scalar_params
 def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = None, B: int | None = None,
           D: int | None = None, P: int | None = None) -> Audit:
@@ -186,7 +198,6 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
     m = v.scalar("mu", v.positive("mu", mu))
     tt = int(v.scalar("T", v.integer_at_least("T", T, 1)))
     d = v.scalar("delta", v.probability("delta", delta))
-    mu_eff = float(effective_mu(m, tt))
     sched = None
     if None not in (lam, B, D, P):
         with warnings.catch_warnings():
@@ -196,9 +207,9 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
             sched = gdp.clt_mu_schedule(rho, sig, P)  # type: ignore[arg-type]
     elif any(x is not None for x in (lam, B, D, P)):
         raise DomainError("give all of lam, B, D, P (to recompose the actual schedule) or none")
-    v.warn(gdp.CLT_WARNING, EstimateWarning)
-    return Audit(mu=m, T=tt, delta=d, mu_effective=mu_eff, eps_claimed=float(gdp.eps_from_mu(m, d)),
-                 eps_effective=float(gdp.eps_from_mu(mu_eff, d)), mu_from_schedule=sched)
+    mu_eff, eps_claimed, eps_eff = (float(x) for x in audit_eps(m, tt, d))
+    return Audit(mu=m, T=tt, delta=d, mu_effective=mu_eff, eps_claimed=eps_claimed, eps_effective=eps_eff,
+                 mu_from_schedule=sched)
 
 
 # --- eq. (3) and the baselines ---------------------------------------------------------------------
