@@ -62,6 +62,21 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(EXIT_BAD_INPUT)
 
 
+#: Library parameter names that a command's option spells differently: option keyword -> (library name, gloss, a
+#: word that shows the message already speaks of the option). A library message naming the parameter gets the gloss
+#: appended, so the user sees which option it means.
+_LIBRARY_NAMES = {"noise_multiplier": ("sigma", "the noise multiplier, --noise-multiplier/-z", "noise")}
+
+
+def _with_option_names(message: str, kwargs: dict[str, Any]) -> str:
+    """``message`` with "(sigma: the noise multiplier, --noise-multiplier/-z)" appended where a library parameter
+    it names is an option of another name in this command (and the message does not already say so)."""
+    for option, (name, gloss, said) in _LIBRARY_NAMES.items():
+        if option in kwargs and re.search(rf"\b{name}\b", message) and said not in message:
+            message += f" ({name}: {gloss})"
+    return message
+
+
 def handle_errors(func: F) -> F:
     """Turn dpcalc input errors (``ValueError`` subclasses) into one stderr line and exit code 2.
 
@@ -76,10 +91,7 @@ def handle_errors(func: F) -> F:
                 check_output(Path(kwargs["output"]), bool(kwargs.get("force")))
             return func(*args, **kwargs)
         except DpcalcError as exc:
-            message = str(exc)
-            if "noise_multiplier" in kwargs and re.search(r"\bsigma\b", message) and "noise" not in message:
-                message += " (sigma: the noise multiplier, --noise-multiplier/-z)"  # the library's name for it
-            raise fail(message) from None
+            raise fail(_with_option_names(str(exc), kwargs)) from None
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             raise fail(f"{exc.strerror}: {exc.filename}") from None
 
