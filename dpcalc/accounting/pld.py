@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Literal
 
 import numpy as np
@@ -823,7 +823,13 @@ class _Curve:
     log_tilt: float  # −inf: no such term
     upper: bool = True
     w: FloatArray | None = None  # the composed tilted masses (for the direct sum where A_m underflows)
-    _log_w: list[FloatArray] = field(default_factory=list, compare=False)  # cache of log w
+
+    @cached_property
+    def _log_w(self) -> FloatArray:
+        """log W (−inf where W = 0), computed once, on the first direct sum."""
+        assert self.w is not None
+        with np.errstate(divide="ignore"):
+            return np.asarray(np.log(self.w))
 
     def tilt_term(self, eps: float) -> float:
         """The signed e^{log_tilt − λε} term at ε."""
@@ -856,13 +862,9 @@ class _Curve:
         cancellation). Used where A_m is below :data:`_A_DIRECT`: its discounted terms e^{−λh(k−m)} underflow at a
         large λh (a few atoms far above ε then vanish from A_m and δ came out as 0: σ = 1e4, q = 1, δ = 1e-20 at a
         coarse lattice gave ε_upper 4.4e-5 below the exact 8.0e-4)."""
-        assert self.w is not None
-        if not self._log_w:
-            with np.errstate(divide="ignore"):
-                self._log_w.append(np.log(self.w))
         xs = self.x[m + 1:]
         with np.errstate(divide="ignore", under="ignore"):
-            v = self._log_w[0][m + 1:] + self.logk - self.lam * xs + np.log(-np.expm1(eps - xs))
+            v = self._log_w[m + 1:] + self.logk - self.lam * xs + np.log(-np.expm1(eps - xs))
             v = v[v > -math.inf]
             total = float(np.exp(np.minimum(v, 709.0)).sum()) if v.size else 0.0
         if v.size and float(v.max()) >= 709.0:
