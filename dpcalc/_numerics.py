@@ -18,7 +18,7 @@ LN2 = math.log(2.0)
 #: Outward factors for closed-form bounds (convention 5: never on the unsafe side). A float64 closed form lands
 #: within a few ulps of the exact value on either side; multiplying a noise level (σ, σ²) by ``SAFE_UP`` or a
 #: guaranteed leakage ε by ``SAFE_UP_LOG`` (log-space forms carry ~|log x|·ulp) puts it on the safe side. The
-#: domain sweeps (tests/test_sweep_seeds.py) assert the side at every point.
+#: domain sweeps (tests/families/test_sweep_seeds.py) assert the side at every point.
 SAFE_UP = 1.0 + 5e-14  # deep sweep (10,000 points): 2e-15 left σ up to 1.9e-14 below the exact minimum
 SAFE_UP_LOG = 1.0 + 1e-13
 

@@ -1,7 +1,7 @@
 """Regenerate the outputs of the example table specs: ``python docs/examples/regenerate.py``.
 
 For every ``docs/examples/*.toml`` it writes ``NAME.md`` (Markdown) and ``NAME.tex`` (LaTeX table float) next to
-the spec. ``tests/test_table.py`` checks that the committed outputs equal what this produces.
+the spec. ``tests/report/test_table.py`` checks that the committed outputs equal what this produces.
 """
 
 from __future__ import annotations

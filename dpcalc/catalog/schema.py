@@ -329,7 +329,7 @@ def _parse_formula(raw: Mapping[str, Any], paper: Paper, where: str,
 def load_file(path: Path) -> list[Formula]:
     """Load and validate one catalog file (read by the one file reader: missing, binary or non-UTF-8 files are one
     line naming the path)."""
-    from dpcalc.report.files import read_text
+    from dpcalc.files import read_text
 
     return _load_text(read_text("path", path), Path(path).name)
 

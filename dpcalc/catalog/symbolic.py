@@ -67,7 +67,7 @@ def parse(text: str, inputs: Mapping[str, str], length: str = "N", where: str = 
     import sympy
     from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
 
-    from dpcalc._sympy_solve import solve_for
+    from dpcalc.catalog.solve_for import solve_for
 
     local: dict[str, Any] = {"MaxOver": _max_over(), "MinOver": _max_over(minimum=True), "SolveFor": solve_for()}
     for name, kind in inputs.items():

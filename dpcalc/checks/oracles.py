@@ -12,7 +12,7 @@ bracketed mpmath root of the oracle forward map (certified by a sign change), ne
 * :func:`rdp_log_a` — log A_α of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019): the exact
   binomial sum at integer α, mpmath quadrature of the defining integral at fractional α;
 * :func:`rdp_eps` — ε at δ of T compositions at one RDP order (improved conversion, Balle et al. 2020 Thm 21);
-* :func:`root` — the bracketed mpmath root finder the inverses use.
+* :func:`root` — the bracketed mpmath root finder the inverses use (:mod:`dpcalc._roots_mp`).
 
 mpmath is imported inside the functions; precision is set with ``mpmath.workdps`` (no global state).
 """
@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-DPS = 40
+from dpcalc._roots_mp import DPS, root
 
 
 def _mp() -> Any:
@@ -64,48 +64,6 @@ def gaussian_delta(eps: float, mu: float, dps: int = DPS) -> Any:
     mp = _mp()
     with mp.workdps(dps):
         return mp.exp(gaussian_log_delta(eps, mu, dps))
-
-
-def root(f: Callable[[Any], Any], lo: Any, hi: Any, *, dps: int = DPS, log: bool = True) -> Any:
-    """A root of ``f`` on ``[lo, hi]`` where ``f(lo)``, ``f(hi)`` differ in sign (mpmath bisection then Illinois,
-    in log x when ``log`` and lo > 0), to ``dps`` digits. Raises ``ValueError`` if the bracket is not one."""
-    mp = _mp()
-    with mp.workdps(dps + 5):
-        lo, hi = mp.mpf(lo), mp.mpf(hi)
-        use_log = log and lo > 0
-        to_x = (lambda t: mp.exp(t)) if use_log else (lambda t: t)
-        a, b = (mp.log(lo), mp.log(hi)) if use_log else (lo, hi)
-        fa, fb = f(to_x(a)), f(to_x(b))
-        if fa == 0:
-            return to_x(a)
-        if fb == 0:
-            return to_x(b)
-        if (fa > 0) == (fb > 0):
-            raise ValueError("root: f(lo) and f(hi) have the same sign")
-        tol = mp.mpf(10) ** (-dps)
-        side = 0
-        for _ in range(400):
-            # Illinois (regula falsi with halving), falling back to bisection when it stalls
-            c = (a * fb - b * fa) / (fb - fa)
-            if not (min(a, b) < c < max(a, b)):
-                c = (a + b) / 2
-            fc = f(to_x(c))
-            if fc == 0:
-                return to_x(c)
-            if (fc > 0) == (fb > 0):
-                b, fb = c, fc
-                if side == -1:
-                    fa /= 2
-                side = -1
-            else:
-                a, fa = c, fc
-                if side == 1:
-                    fb /= 2
-                side = 1
-            scale = 1 if use_log else max(abs(a), abs(b), mp.mpf(10) ** (-300))
-            if abs(b - a) <= tol * scale:
-                break
-        return to_x((a + b) / 2)
 
 
 def _expand(f: Callable[[Any], Any], x0: float, want_positive_at_hi: bool) -> tuple[float, float]:

@@ -4,7 +4,7 @@ Monte Carlo of the privacy-loss random variable itself: for T steps of the Poiss
 neighbours, x ~ P = (1−q)N(0,σ²) + qN(1,σ²) per step) the summed loss L = Σ log((1−q) + q e^{(2x−1)/(2σ²)}) is
 sampled directly and δ(ε) = E_P[(1 − e^{ε−L})₊] estimated with a normal interval. The check passes when that
 interval contains the certified upper bound δ_upper (whose bracket is far narrower than the interval); the lower end
-of the bracket is checked the same way in tests/test_pld.py.
+of the bracket is checked the same way in tests/accounting/test_pld.py.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from dpcalc.errors import DpcalcError
-from dpcalc.report.files import check_output
+from dpcalc.files import check_output
 from dpcalc.report.render import Format, Result, emit
 
 F = TypeVar("F", bound=Callable[..., Any])

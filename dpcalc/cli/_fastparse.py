@@ -8,7 +8,7 @@ built (Typer-vendored) Click command; anything else keeps Typer's own coercion.
 
 This touches two private Typer names (``_TyperParameter._runtime_param`` and ``_coercion.RuntimeParam``).
 If a Typer release renames them, :func:`install` does nothing and dpcalc runs unchanged, only slower
-(``tests/test_cli_fastparse.py`` then fails, so the regression is noticed).
+(``tests/cli/test_cli_fastparse.py`` then fails, so the regression is noticed).
 """
 
 from __future__ import annotations

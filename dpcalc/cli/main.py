@@ -1,7 +1,7 @@
 """The ``dpcalc`` command: a Typer app whose commands live in one module per family.
 
 Each family module defines ``register(app)``; list the top-level names it registers in ``COMMANDS``
-(``tests/test_cli_fastparse.py`` checks the map against what the modules register). The console script imports
+(``tests/cli/test_cli_fastparse.py`` checks the map against what the modules register). The console script imports
 only the family module that owns the command it runs, so one family's imports never slow another's start-up.
 Family modules must not import SciPy or SymPy at import time (import them inside the command).
 """

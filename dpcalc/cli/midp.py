@@ -174,7 +174,7 @@ def utility_command(
 
 
 def _read_clients_csv(path: Path) -> tuple[list[float], list[float]]:
-    from dpcalc.report.files import read_columns
+    from dpcalc.files import read_columns
 
     cols = read_columns("--file", path, ("eps", "C"))
     return [float(x) for x in cols["eps"]], [float(x) for x in cols["C"]]

@@ -57,7 +57,7 @@ GradientsOpt = Annotated[list[str] | None, typer.Option("--gradients", help=GRAD
 
 def _matrix(option: str, text: str) -> np.ndarray:
     """A matrix from a file (.npy or text table), or inline rows separated by ';' (e.g. '1,0.3;0.3,0.5')."""
-    from dpcalc.report import files
+    from dpcalc import files
 
     if path_exists(text) or ("," not in text and ";" not in text):
         return files.read_matrix(option, text)

@@ -298,14 +298,14 @@ MAX_LAYER_SIZE = 2.0**53
 @v.named_shapes
 def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
     """Layer sizes from a model name (:data:`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
-    :func:`dpcalc.report.files.read_vector`)."""
+    :func:`dpcalc.files.read_vector`)."""
     if isinstance(layer_sizes, str):
         if layer_sizes in MODELS:
             return MODELS[layer_sizes]
         if not Path(layer_sizes).is_file():
             raise DomainError(f"layer sizes must be a model name ({', '.join(MODELS)}), a list or a file "
                               f"(got {layer_sizes!r})")
-        from dpcalc.report import files
+        from dpcalc import files
 
         layer_sizes = files.read_vector("layer_sizes", layer_sizes)
     sizes = v.check_range("layer_sizes", layer_sizes, 1.0, MAX_LAYER_SIZE, integer=True)

@@ -206,7 +206,7 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
 
 def load_covariance(path: str | Path, name: str) -> v.FloatArray:
     """Read a covariance matrix from ``.npy`` or ``.csv`` (comma or whitespace separated, ``#`` comments)."""
-    from dpcalc.report.files import read_matrix
+    from dpcalc.files import read_matrix
 
     data = read_matrix(name, path)
     return as_covariance(name, data)

@@ -138,7 +138,7 @@ def _outward(T: v.FloatArray, log_p: v.FloatArray) -> v.FloatArray:
     """Outward factor of a convergence bound (an upper bound: convention 5): 1 + 16u(4 + T|log P|), u the unit
     roundoff — a first-order bound on the float64 error (log P = log1p(P − 1) and 1 − P to a few u, P^T to
     ~T|log P|·u), with a factor 16 for the remaining operations. Measured without it: up to 2.1e-14 below the
-    50-digit SymPy form (300 points, tests/test_sweep_seeds.py)."""
+    50-digit SymPy form (300 points, tests/families/test_sweep_seeds.py)."""
     u = np.finfo(np.float64).eps / 2.0
     return np.asarray(1.0 + 16.0 * u * (4.0 + T * np.abs(log_p)), dtype=np.float64)
 

@@ -139,7 +139,7 @@ def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Fl
     carries the relative error 4u·|arg|/((1 + arg)·g) + 4u (u the unit roundoff). At K = N, g = ε/T is left as it
     is: T/b = ε/(ε/T) is then T to an ulp, and σ_D's √(T² − L²K) must stay exactly 0 at T = L√K.
     Measured without it: Theorem 3's bound 2.1e-13 below the exact value at N/K = 13, 1 + arg = 4e-4
-    (tests/test_sweep_seeds.py, 10,000 points)."""
+    (tests/families/test_sweep_seeds.py, 10,000 points)."""
     u = np.finfo(np.float64).eps / 2.0
     log_value = _sampling_log(eps, T, N, K)
     arg = (N / K) * np.expm1(-eps / T)

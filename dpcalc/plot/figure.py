@@ -122,7 +122,7 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
 
 def save(fig_spec: FigureSpec, path: Path, *, fmt: str | None = None, force: bool = False) -> Drawn:
     """Draw ``fig_spec`` and write it to ``path`` atomically (refusing to overwrite without ``force``)."""
-    from dpcalc.report.files import check_output, write_atomic
+    from dpcalc.files import check_output, write_atomic
 
     chosen = format_of(path, fmt)
     check_output(path, force)  # before drawing: a refused --output costs nothing

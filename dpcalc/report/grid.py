@@ -87,9 +87,9 @@ def _looks_like_path(text: str) -> bool:
 def parse_vector(option: str, text: str) -> list[float]:
     """A per-client vector: values/ranges as in :func:`parse_values`, or the path of a file of numbers.
 
-    Files are read by :func:`dpcalc.report.files.read_vector` (text/CSV one row or column, or ``.npy``).
+    Files are read by :func:`dpcalc.files.read_vector` (text/CSV one row or column, or ``.npy``).
     """
-    from dpcalc.report import files
+    from dpcalc import files
 
     text = str(text)
     if path_exists(text):

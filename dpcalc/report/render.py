@@ -28,9 +28,9 @@ from numpy.typing import NDArray
 from dpcalc import __version__
 from dpcalc._progress import progress
 from dpcalc.errors import DomainError
+from dpcalc.files import write_atomic
 from dpcalc.report import cells
 from dpcalc.report.cells import Kind
-from dpcalc.report.files import write_atomic
 
 __all__ = ["Column", "Format", "Result", "emit", "render", "write_atomic"]
 

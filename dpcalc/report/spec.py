@@ -63,9 +63,9 @@ class Spec:
 
     @classmethod
     def read(cls, path: str | Path) -> Spec:
-        """Read and parse ``path`` through the one file reader (:func:`dpcalc.report.files.read_text`): missing,
+        """Read and parse ``path`` through the one file reader (:func:`dpcalc.files.read_text`): missing,
         unreadable, non-UTF-8 files and TOML syntax errors are one-line :class:`SpecError`."""
-        from dpcalc.report.files import read_text
+        from dpcalc.files import read_text
 
         p = Path(path)
         try:

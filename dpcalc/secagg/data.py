@@ -49,8 +49,8 @@ def gradient_list(name: str, value: object) -> list[v.FloatArray]:
 def load_gradients(path: str | Path) -> list[v.FloatArray]:
     """Per-sample gradients from a file (``.npy`` or a text table): K × D (one user) or N × K × D (N users, .npy).
 
-    Read by the shared reader :func:`dpcalc.report.files.read_numbers` (no pickles; one-line errors)."""
-    from dpcalc.report import files
+    Read by the shared reader :func:`dpcalc.files.read_numbers` (no pickles; one-line errors)."""
+    from dpcalc import files
 
     arr = files.read_numbers("gradients", path)
     if arr.ndim == 2:

@@ -1,0 +1,87 @@
+"""Fuzz every ``dpcalc`` command through the console entry point and hold the bad-input contract.
+
+Budget: ``DPCALC_FUZZ_EXAMPLES`` vectors per command (default 12, about a minute in all on two cores); a deep
+run is ``DPCALC_FUZZ_EXAMPLES=1000 python -m pytest -n 2 tests/cli/test_fuzz_cli.py``. The default run is
+derandomized (the same vectors every time); set ``DPCALC_FUZZ_RANDOM=1`` for fresh ones. ``DPCALC_FUZZ_SECONDS``
+(default 60) is the time a single vector may take; ``DPCALC_FUZZ_SHRINK=1`` shrinks a failing vector to a
+minimal one (off by default: each rerun of a slow vector costs its full time). Contract: see
+``tests/support/fuzz_cli.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.support.fuzz_cli import Files, argv_for, commands, invoke, output_of, violations
+
+EXAMPLES = int(os.environ.get("DPCALC_FUZZ_EXAMPLES", "12"))
+RANDOM = os.environ.get("DPCALC_FUZZ_RANDOM", "") == "1"
+SHRINK = os.environ.get("DPCALC_FUZZ_SHRINK", "") == "1"  # minimal reproducers, at the cost of many reruns
+COMMANDS = commands()
+
+_files_root = Path(tempfile.mkdtemp(prefix="dpcalc-fuzz-"))
+FILES = Files(_files_root / "in")
+
+
+def test_every_command_is_discovered() -> None:
+    ids = {c.id for c in COMMANDS}
+    assert {"sigma", "account", "calibrate", "verify", "gdp eps", "cuag audit", "formulas show"} <= ids
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[c.id for c in COMMANDS])
+def test_contract_holds(command: object) -> None:
+    out_root = Path(tempfile.mkdtemp(prefix="out-", dir=_files_root))
+
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=not RANDOM,
+              suppress_health_check=list(HealthCheck),
+              phases=[Phase.explicit, Phase.generate, *([Phase.shrink] if SHRINK else [])])
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        case_dir = Path(tempfile.mkdtemp(dir=out_root))
+        argv = data.draw(argv_for(command, FILES, case_dir), label="argv")  # type: ignore[arg-type]
+        output = output_of(argv)
+        existed = output is not None and output.exists()
+        outcome = invoke(argv, case_dir)
+        problems = violations(command, outcome, output, existed)  # type: ignore[arg-type]
+        shutil.rmtree(case_dir, ignore_errors=True)
+        assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"
+
+    check()
+
+
+# Vectors the deep runs found (each a class fixed at its root); they run on every suite run.
+REGRESSIONS: list[list[str]] = [
+    ["cuag", "uplink", "--model", "0.5"],  # the error named the library's layer_sizes, not --model
+    ["gdp", "clt", "--q", "0.01", "-z", "-1,1.1", "--steps", "10"],  # named sigma, not --noise-multiplier
+    ["secagg", "divergence", "--dmu", "10", "--lam1", "10", "--lam2", "1", "--json"],  # JSON inf without reason
+    ["cuag", "uplink", "--rounds", "0.5"],  # named the library's T, not --rounds
+    ["gauss", "figure", "4", "--seed", "-2679"],  # traceback: SeedSequence's ValueError
+    ["account", "-z", "1,5e-324,1", "--q", "0.1", "--steps", "1", "--delta", "1e-10", "-a", "rdp"],  # ZeroDivision
+    ["cuag", "matrix", "--layer-size", "1.7976931348623157e308,0.5,10,1"],  # OverflowError allocating the blocks
+    ["nbafl", "accounting", "--eps", "1e-300", "--delta", "0.5", "--data-size", "1"],  # PLD's OverflowError
+    ["table", ""],  # named ".", not the SPEC argument
+    # minutes of swapping: the K scan over 3e8 clients is capped before allocating
+    ["nbafl", "optimal-k", "--eps", "1,1:3", "--n", "3e8", "--c-scale", "1", "--pl", "0.5", "--lipschitz", "0.5"],
+    ["nbafl", "optimal-t", "--eps", "1", "--t-max", "1000000000"],  # 8 GB scan: capped before allocating
+    ["nbafl", "accounting", "--eps", "1:1e6:1", "--data-size", "1"],  # hours: a million accountant comparisons
+    ["nbafl", "accounting", "--eps", "1:3", "--C", "1.7976931348623157e308", "--json"],  # inf sigma_U, NaN saved
+    ["table", "\x00"],  # a NUL byte in SPEC: ValueError traceback from pathlib
+]
+_BY_ID = {c.id: c for c in COMMANDS}
+
+
+@pytest.mark.parametrize("argv", REGRESSIONS, ids=[" ".join(a) for a in REGRESSIONS])
+def test_regression_vectors(argv: list[str]) -> None:
+    command = next(_BY_ID[" ".join(argv[:n])] for n in (2, 1) if " ".join(argv[:n]) in _BY_ID)
+    output = output_of(argv)
+    existed = output is not None and output.exists()
+    outcome = invoke(argv, Path(tempfile.mkdtemp(dir=_files_root)))
+    problems = violations(command, outcome, output, existed)
+    assert not problems, f"dpcalc {' '.join(map(repr, argv))}: {problems}; stderr={outcome.err[:300]!r}"
