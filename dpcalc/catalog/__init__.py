@@ -1,13 +1,15 @@
 """The formula catalog: one TOML file per paper in ``formulas/`` (schema: ``docs/catalog.md``).
 
-* :mod:`dpcalc.catalog.schema` — the entry dataclasses, validation, loading and lookup (standard library only);
+* :mod:`dpcalc.catalog.types` — the entry's parts (frozen dataclasses) and :class:`CatalogError` (a leaf module);
+* :mod:`dpcalc.catalog.formula` — one entry, :class:`Formula`: its implementation, SymPy form and sampler;
+* :mod:`dpcalc.catalog.schema` — validation, loading and lookup;
 * :mod:`dpcalc.catalog.symbolic` — the SymPy form (parsed in a restricted namespace, no ``eval``) and its mpmath
   evaluation at any precision;
 * :mod:`dpcalc.catalog.sampling` — random in-domain points and the ``sample_where`` conditions;
 * :mod:`dpcalc.catalog.evaluate` — an entry over a grid of inputs (``dpcalc eval``);
 * :mod:`dpcalc.catalog.raw` — one entry as plain TOML data (the CLI's start-up path for column labels).
 
-The names below are imported from :mod:`~dpcalc.catalog.schema` on first use (PEP 562), so that importing
+The names below are imported from their modules on first use (PEP 562), so that importing
 :mod:`dpcalc.catalog.raw` does not build the schema's dataclasses.
 """
 
@@ -16,24 +18,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dpcalc.catalog.schema import (
-        INPUT_KINDS,
-        STATUSES,
-        CatalogError,
-        Domain,
-        Erratum,
-        Example,
-        Formula,
-        Input,
-        Output,
-        Paper,
-        by_paper,
-        catalog_dir,
-        find,
-        get,
-        load,
-        load_file,
-    )
+    from dpcalc.catalog.formula import Formula
+    from dpcalc.catalog.schema import by_paper, catalog_dir, find, get, load, load_file
+    from dpcalc.catalog.types import INPUT_KINDS, STATUSES, CatalogError, Domain, Erratum, Example, Input, Output, Paper
 
 __all__ = [
     "INPUT_KINDS", "STATUSES", "CatalogError", "Domain", "Erratum", "Example", "Formula", "Input", "Output", "Paper",
@@ -41,9 +28,13 @@ __all__ = [
 ]
 
 
+_HOME = {"Formula": "formula", "by_paper": "schema", "catalog_dir": "schema", "find": "schema", "get": "schema",
+         "load": "schema", "load_file": "schema"}
+
+
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from dpcalc.catalog import schema
+        import importlib
 
-        return getattr(schema, name)
+        return getattr(importlib.import_module(f"dpcalc.catalog.{_HOME.get(name, 'types')}"), name)
     raise AttributeError(f"module 'dpcalc.catalog' has no attribute {name!r}")

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dpcalc.catalog.schema import Formula
+from dpcalc.catalog.formula import Formula
 from dpcalc.errors import DomainError
 
 

@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from dpcalc.catalog.types import CatalogError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -25,8 +27,6 @@ def catalog_dir() -> Path:
     for candidate in (package / "_catalog_data", package.parent / "formulas"):
         if candidate.is_dir():
             return candidate
-    from dpcalc.catalog.schema import CatalogError
-
     raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
 
 

@@ -15,8 +15,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from dpcalc.catalog.types import CatalogError
+
 if TYPE_CHECKING:
-    from dpcalc.catalog.schema import Formula
+    from dpcalc.catalog.formula import Formula
 
 _SAMPLE_RE = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
 
@@ -103,8 +105,6 @@ def draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
     """One value (or a vector of ``size``) from a ``sample`` spec."""
     import numpy as np
 
-    from dpcalc.catalog.schema import CatalogError
-
     m = _SAMPLE_RE.match(spec)
     if not m:
         raise CatalogError(f"{where}: bad sample spec {spec!r}")
@@ -128,8 +128,6 @@ def draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
 
 def sample_inputs(formula: Formula, rng: Any, max_tries: int = 200) -> dict[str, Any]:
     """One random in-domain point from the inputs' ``sample`` specs, honouring ``sample_where``."""
-    from dpcalc.catalog.schema import CatalogError
-
     n = int(rng.integers(formula.sample_length[0], formula.sample_length[1] + 1))
     for _ in range(max_tries):
         values: dict[str, Any] = {}

@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from dpcalc.catalog.types import CatalogError
+
 if TYPE_CHECKING:
-    from dpcalc.catalog.schema import Formula
+    from dpcalc.catalog.formula import Formula
 
 #: SymPy names a catalog expression may use (besides its inputs and summation indices).
 ALLOWED = ("sqrt", "exp", "log", "erf", "erfc", "erfinv", "Sum", "Product", "Max", "Min", "Abs", "Rational",
@@ -81,15 +83,11 @@ def parse(text: str, inputs: Mapping[str, str], length: str = "N", where: str = 
                      **allowed}
         return parse_expr(text, local_dict=local, global_dict=namespace, transformations=(auto_symbol, auto_number))
     except (SymbolicError, sympy.SympifyError, SyntaxError, TypeError, NameError) as exc:
-        from dpcalc.catalog.schema import CatalogError
-
         raise CatalogError(f"{where}: SymPy form {text!r} does not parse: {exc}") from exc
 
 
 def expression(formula: Formula, published: bool = False) -> Any:
     """The entry's SymPy form (the published one if asked) as an expression."""
-    from dpcalc.catalog.schema import CatalogError
-
     text = formula.sympy
     if published:
         if formula.erratum is None or not formula.erratum.published_sympy:

@@ -189,6 +189,8 @@ def baseline_command(
 
 def register(app: typer.Typer) -> None:
     """Attach the ``cuag`` group to the root app (with the compression commands of ``cuag_compression``)."""
-    from dpcalc.cli import cuag_compression  # noqa: F401  (registers uplink|rates|matrix|coherence on cuag_app)
+    from dpcalc.cli import cuag_compression
+
+    cuag_compression.register(cuag_app)
 
     app.add_typer(cuag_app, name="cuag")

@@ -3,6 +3,7 @@ Tables 2 and 6). Imported by :func:`dpcalc.cli.cuag.register`, which adds these 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated
 
@@ -11,7 +12,6 @@ import typer
 
 from dpcalc import _validate as v
 from dpcalc.cli._common import command
-from dpcalc.cli.cuag import cuag_app
 from dpcalc.cuag import compression as comp
 from dpcalc.report.columns import column, columns_for
 from dpcalc.report.grid import parse_values, parse_vector
@@ -19,8 +19,27 @@ from dpcalc.report.render import Column, Result
 
 RateOpt = Annotated[str, typer.Option("--rate", help="Compression rate r in (0, 1] (value, list or range).")]
 
+_COMMANDS: list[tuple[str, Callable[..., Result]]] = []
 
-@command(cuag_app, "uplink")
+
+def _compression_command(name: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+    """Collect a compression command; :func:`register` adds them to the ``cuag`` group."""
+
+    def decorator(func: Callable[..., Result]) -> Callable[..., Result]:
+        _COMMANDS.append((name, func))
+        return func
+
+    return decorator
+
+
+def register(group: typer.Typer) -> None:
+    """Add ``uplink``, ``rates``, ``matrix`` and ``coherence`` to the ``cuag`` group."""
+    for name, func in _COMMANDS:
+        command(group, name)(func)
+
+
+
+@_compression_command("uplink")
 def uplink_command(
     model: Annotated[str, typer.Option("--model", help=f"Layer sizes: a model ({', '.join(comp.MODELS)}), a list "
                                                        "'4864,102464,…' or a file of numbers.")] = "cnn-cifar10",
@@ -56,7 +75,7 @@ class Rounding(str, Enum):
     numpy = "numpy"
 
 
-@command(cuag_app, "rates")
+@_compression_command("rates")
 def rates_command(
     layer_norms: Annotated[str, typer.Option("--layer-norms", help="‖ω_l‖ of each layer (list or file).")],
     r_max: Annotated[float, typer.Option("--r-max", help="Largest rate r_max.")] = 0.5,
@@ -81,7 +100,7 @@ def rates_command(
                   formula="cuag.layer_rate")
 
 
-@command(cuag_app, "matrix")
+@_compression_command("matrix")
 def matrix_command(
     rate: RateOpt = "0.3",
     layer_size: Annotated[str, typer.Option("--layer-size", help="Layer length I (value, list or range).")] = "64",
@@ -110,7 +129,7 @@ class Basis(str, Enum):
     both = "both"
 
 
-@command(cuag_app, "coherence")
+@_compression_command("coherence")
 def coherence_command(
     rate: RateOpt = "0.1,0.2,0.3,0.4,0.5",
     a: Annotated[str, typer.Option("--a", help="Signal length a (Fig. 3 uses 512).")] = "512",
