@@ -16,7 +16,6 @@ per-row Python objects beyond the strings. Anything else (text, ``None``, ints, 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -146,6 +145,8 @@ def json_value(value: Any, integer: bool = False) -> Any:
 
 def json_cell(value: Any, integer: bool = False) -> str:
     """A JSON cell's text, as ``json.dumps(…, allow_nan=False)`` writes it (NaN raises ValueError: JSON has none)."""
+    import json
+
     v = json_value(value, integer)
     if type(v) is float and math.isnan(v):
         raise ValueError("Out of range float values are not JSON compliant: nan")

@@ -102,6 +102,20 @@ def parse_vector(option: str, text: str) -> list[float]:
         raise
 
 
+def parse_matrix(option: str, text: str) -> NDArray[np.float64]:
+    """A matrix: a file (.npy or a text table, :func:`dpcalc.files.read_matrix`) or inline rows separated by ';'
+    (``1,0.3;0.3,0.5``; each row parsed as :func:`parse_values`)."""
+    from dpcalc import files
+
+    text = str(text)
+    if path_exists(text) or ("," not in text and ";" not in text):
+        return files.read_matrix(option, text)
+    rows = [parse_values(option, row) for row in text.split(";")]
+    if len({len(r) for r in rows}) != 1:
+        raise DomainError(f"{option}: the rows of {text!r} have different lengths {[len(r) for r in rows]}")
+    return np.array(rows, dtype=np.float64)
+
+
 def _size(values: Sequence[float] | np.ndarray) -> int:
     return int(np.size(values))
 
