@@ -13,8 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dpcalc.catalog.types import CatalogError
-
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -27,6 +25,8 @@ def catalog_dir() -> Path:
     for candidate in (package / "_catalog_data", package.parent / "formulas"):
         if candidate.is_dir():
             return candidate
+    from dpcalc.catalog.types import CatalogError  # here: the start-up path builds none of the types' dataclasses
+
     raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
 
 

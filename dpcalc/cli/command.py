@@ -21,13 +21,12 @@ See docs/conventions.md ("How to add a command").
 from __future__ import annotations
 
 import inspect
-import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import typer
 
@@ -42,27 +41,26 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VERIFY_FAILED", "Args", "Command",
 EXIT_OK, EXIT_VERIFY_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
-class Command(NamedTuple):
+class Command:
     """A declared command: ``dpcalc [group] name`` with ``options``, evaluated by ``body``."""
 
-    name: str
-    body: Callable[[Args], Any]
-    options: tuple[Opt, ...] = ()
-    formula: str = ""  # the catalog entry the options' inputs come from (unless an option names its own)
-    output: str = "table"  # table | figure | document
-    extra_args: bool = False  # --<input> VALUES pairs beyond the declared options (dpcalc eval)
+    def __init__(self, name: str, body: Callable[[Args], Any], options: tuple[Opt, ...] = (), formula: str = "",
+                 output: str = "table", extra_args: bool = False) -> None:
+        self.name, self.body, self.options = name, body, options
+        self.formula = formula  # the catalog entry the options' inputs come from (unless an option names its own)
+        self.output = output  # table | figure | document
+        self.extra_args = extra_args  # --<input> VALUES pairs beyond the declared options (dpcalc eval)
 
     @property
     def help(self) -> str:
         return inspect.getdoc(self.body) or ""
 
 
-class Group(NamedTuple):
+class Group:
     """A command group (``dpcalc midp …``)."""
 
-    name: str
-    help: str
-    commands: tuple[Command, ...]
+    def __init__(self, name: str, help: str, commands: tuple[Command, ...]) -> None:
+        self.name, self.help, self.commands = name, help, commands
 
 
 def command(name: str, *options: Opt, formula: str = "", output: str = "table",
@@ -115,14 +113,14 @@ class Args:
         return grid(self.given(*chosen))
 
 
-def resolved(cmd: Command) -> list[Resolved]:
+def resolved(cmd: Command, with_help: bool = True) -> list[Resolved]:
     """The command's options completed from the catalog and the library (see :func:`dpcalc.cli.options.resolve`)."""
-    return [resolve(o, cmd.formula) for o in cmd.options]
+    return [resolve(o, cmd.formula, with_help) for o in cmd.options]
 
 
-def callback(cmd: Command) -> Callable[..., None]:
+def callback(cmd: Command, with_help: bool = True) -> Callable[..., None]:
     """The Typer callback of ``cmd``: its options, then the output options of its kind."""
-    options = resolved(cmd)
+    options = resolved(cmd, with_help)
     shared = [p.name for p in output.parameters(cmd.output)]
     names = [r.name for r in options] + shared
     clash = sorted({n for n in names if names.count(n) > 1})
@@ -148,10 +146,10 @@ def callback(cmd: Command) -> Callable[..., None]:
 
 def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], extra: list[str]) -> int:
     """Parse, run the body, render; a dpcalc input error is one stderr line and exit code 2."""
-    from dpcalc.files import check_output
-
     try:
         if given.get("output") is not None:  # exists without --force, a directory, …: before any computation
+            from dpcalc.files import check_output
+
             check_output(Path(given["output"]), bool(given.get("force")))
         chosen = (output.table_format(given["fmt"], given["json_"], given["output"]) if cmd.output == "table"
                   else None)
@@ -160,6 +158,8 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
             value = cmd.body(args)
         return output.write(cmd.output, value, given, chosen, warns)
     except DpcalcError as exc:
+        from dpcalc.cli.messages import with_option_names
+
         raise fail(with_option_names(str(exc), options.values())) from None
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise fail(f"{exc.strerror}: {exc.filename}") from None
@@ -169,19 +169,6 @@ def fail(message: str) -> typer.Exit:
     """Print one line to stderr and return the Exit(2) to raise."""
     print(f"dpcalc: error: {' '.join(message.split())}", file=sys.stderr)
     return typer.Exit(EXIT_BAD_INPUT)
-
-
-def with_option_names(message: str, options: Any) -> str:
-    """``message`` with "(m: --data-size; N: --n)" appended for each library name it uses whose option is named
-    otherwise in this command (and which the message does not name already)."""
-    found = []
-    for r in options:
-        flags = "/".join(x for x in (r.option, r.opt.short) if x)
-        library = r.input["name"] if r.input is not None else r.name
-        if (r.option.startswith("--") and r.option != f"--{library}" and r.option not in message
-                and re.search(rf"(?<![\w-]){re.escape(library)}\b", message)):
-            found.append(f"{library}: {flags}")
-    return f"{message} ({'; '.join(found)})" if found else message
 
 
 @contextmanager

@@ -28,7 +28,7 @@ def uplink_command(a: Args) -> Result:
 
     Example: dpcalc cuag uplink --model vgg16-cifar10 --rate 0.5,0.4,0.3
     """
-    from dpcalc.report.grid import parse_vector
+    from dpcalc.report.vectors import parse_vector
 
     model = a.layer_sizes
     sizes = comp.parse_layer_sizes(model) if model in comp.MODELS else comp.parse_layer_sizes(

@@ -13,8 +13,9 @@ from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import AS_PUBLISHED, argument, integer
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
-from dpcalc.report.grid import parse_values, parse_vector
+from dpcalc.report.grid import parse_values
 from dpcalc.report.render import Column, Result
+from dpcalc.report.vectors import parse_vector
 
 __all__ = ["ENTRIES"]
 

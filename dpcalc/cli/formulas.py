@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dpcalc.cli.artifacts import Document
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import argument, text
-from dpcalc.cli.output import Document
 from dpcalc.errors import DomainError
 from dpcalc.report.render import Column, Result
 

@@ -20,13 +20,13 @@ import typer.main
 
 from dpcalc import __version__
 from dpcalc.cli import _fastparse
-from dpcalc.cli.command import Command, Group, callback, resolved
+from dpcalc.cli.command import Command, Group, callback
 
-__all__ = ["COMMANDS", "FAMILIES", "app_with", "build_command", "entries", "find", "main", "register", "run"]
+__all__ = ["COMMANDS", "FAMILIES", "app_with", "build_command", "entries", "main", "one_line", "register", "run"]
 
 #: Top-level command or group name -> the family module (``dpcalc.cli.<module>``) that declares it.
 COMMANDS: dict[str, str] = {
-    "sigma": "midp", "midp": "midp", "formulas": "formulas", "verify": "verify", "account": "account",
+    "sigma": "sigma", "midp": "midp", "formulas": "formulas", "verify": "verify", "account": "account",
     "calibrate": "account", "gdp": "gdp", "cuag": "cuag", "gauss": "gauss", "nbafl": "nbafl", "secagg": "secagg",
     "plot": "plot", "table": "table", "eval": "evaluate",
 }
@@ -78,24 +78,25 @@ def entries(module: str) -> tuple[Command | Group, ...]:
     return found
 
 
-def register(app: typer.Typer, entry: Command | Group, only: str | None = None) -> None:
-    """Add a declared command, or a group with its commands (just ``only`` if given), to ``app``."""
+def register(app: typer.Typer, entry: Command | Group, only: str | None = None, with_help: bool = True) -> None:
+    """Add a declared command, or a group with its commands (just ``only`` if given), to ``app``; the options' help
+    texts only ``with_help``."""
     if isinstance(entry, Group):
         group = typer.Typer(help=entry.help, no_args_is_help=True, rich_markup_mode=None)
         for cmd in entry.commands:
             if only is None or cmd.name == only:
-                register(group, cmd)
+                register(group, cmd, with_help=with_help)
         app.add_typer(group, name=entry.name)
         return
     settings = {"allow_extra_args": True, "ignore_unknown_options": True} if entry.extra_args else None
-    app.command(entry.name, context_settings=settings)(callback(entry))
+    app.command(entry.name, context_settings=settings)(callback(entry, with_help))
 
 
-def _app(chosen: tuple[tuple[Command | Group, str | None], ...]) -> typer.Typer:
+def _app(chosen: tuple[tuple[Command | Group, str | None], ...], with_help: bool = True) -> typer.Typer:
     app = copy.copy(_root_app)
     app.registered_commands, app.registered_groups = [], []
     for entry, only in chosen:
-        register(app, entry, only)
+        register(app, entry, only, with_help)
     return app
 
 
@@ -110,16 +111,6 @@ def __getattr__(name: str) -> Any:
     if name == "app":
         return app_with()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def find(path: list[str] | tuple[str, ...]) -> Command | None:
-    """The declared command at ``path`` (``["midp", "leakage"]``), or None."""
-    if not path or path[0] not in COMMANDS:
-        return None
-    entry = next((e for e in entries(COMMANDS[path[0]]) if e.name == path[0]), None)
-    if isinstance(entry, Group):
-        return next((c for c in entry.commands if len(path) > 1 and c.name == path[1]), None)
-    return entry
 
 
 def _only(argv: list[str]) -> typer.Typer | None:
@@ -137,7 +128,7 @@ def _only(argv: list[str]) -> typer.Typer | None:
     only = words[1] if isinstance(entry, Group) and len(words) > 1 else None
     if isinstance(entry, Group) and only not in {c.name for c in entry.commands}:
         only = None
-    return _app(((entry, only),))
+    return _app(((entry, only),), with_help="--help" in argv)
 
 
 def build_command(argv: list[str] | None = None) -> Any:
@@ -159,25 +150,8 @@ _USAGE_ERROR = _ancestor("UsageError")
 _CLICK_ERROR = _ancestor("ClickException")
 
 
-def _one_line(message: str) -> str:
+def one_line(message: str) -> str:
     return " ".join(str(message).split())
-
-
-def _usage_message(exc: Any) -> str:
-    """Click's usage error as one line, naming the command when it has a context (``sigma: Missing option …``);
-    an unknown option that is a synonym of one of the command's options says which (``--sigma`` → ``--noise-…``)."""
-    ctx = getattr(exc, "ctx", None)
-    path = ctx.command_path.removeprefix("dpcalc").strip() if ctx is not None else ""
-    message = _one_line(exc.format_message())
-    unknown = str(getattr(exc, "option_name", "") or "")
-    cmd = find(path.split()) if unknown else None
-    if cmd is not None:
-        from dpcalc.cli.synonyms import suggest
-
-        hits = suggest(unknown, resolved(cmd))
-        if hits:
-            message = f"No such option: {unknown}; did you mean {' or '.join(hits)}?"
-    return f"{path}: {message}" if path else message
 
 
 def run(argv: list[str]) -> int:
@@ -195,10 +169,12 @@ def run(argv: list[str]) -> int:
         if type(exc).__name__ == "NoArgsIsHelpError":  # `dpcalc` or `dpcalc gdp` alone: the help, as before
             exc.show()  # type: ignore[attr-defined]
             return 2
-        print(f"dpcalc: error: {_usage_message(exc)}", file=sys.stderr)
+        from dpcalc.cli.messages import usage_message
+
+        print(f"dpcalc: error: {usage_message(exc)}", file=sys.stderr)
         return 2
     except _CLICK_ERROR as exc:
-        print(f"dpcalc: error: {_one_line(exc.format_message())}", file=sys.stderr)  # type: ignore[attr-defined]
+        print(f"dpcalc: error: {one_line(exc.format_message())}", file=sys.stderr)  # type: ignore[attr-defined]
         return 2
     except typer.Abort:
         print("dpcalc: error: aborted", file=sys.stderr)

@@ -1,93 +1,20 @@
-"""``dpcalc sigma`` and ``dpcalc midp leakage|utility|personalized|plan|clip`` (ε-MI-DP, He & He 2023)."""
+"""``dpcalc midp leakage|utility|personalized|plan|clip`` (ε-MI-DP, He & He 2023); ``dpcalc sigma`` is
+:mod:`dpcalc.cli.sigma`."""
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Any
-
 from dpcalc import midp
 from dpcalc.cli.command import Args, Group, command
-from dpcalc.cli.options import axis, choice, one, path, real, units, vector
+from dpcalc.cli.options import axis, one, path, real, vector
+from dpcalc.cli.sigma import AGGREGATION, EQUAL, SIDE_LABEL, UNITS, WEIGHTS, N, Side, aggregation, key, per_side, sides
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import flatten, grid
+from dpcalc.report.grid import flatten
 from dpcalc.report.render import Column, Result
 
 __all__ = ["ENTRIES"]
 
-
-class Side(str, Enum):
-    server = "server"
-    client = "client"
-    both = "both"
-
-
-_SIDE_LABEL = {"server": "server side", "client": "client side", "both": "server and client side"}
-_SIGMA = {"server": "midp.server_sigma", "client": "midp.client_sigma"}
 _LEAKAGE = {"server": "midp.server_leakage", "client": "midp.client_leakage"}
-_EQUAL = "midp.server_sigma_equal"  # declares eps, d, C, N
-
-SIDE = choice("side", Side, default=Side.server, help="Where the Gaussian noise is added")
-N = axis("N", formula=_EQUAL, default=None, note="Default: 1 (equal weights 1/N), or the length of --weights")
-WEIGHTS = vector("weights", formula="midp.personalized_leakage", default=None,
-                 note="Instead of equal weights; --n is then their number")
-UNITS = units(midp.server_sigma)
-AGGREGATION = (axis("d"), SIDE, N, axis("C"), WEIGHTS, UNITS)
-
-_GUARANTEE = ("Guarantee: client-level ε-MI-DP, sup I(w_i; w̄ | w^(-i)) <= ε {units}, for any data with "
-              "‖w_i‖ <= C, via the Gaussian max-entropy upper bound (He & He 2023, eqs. 1.40/2.47): the σ is "
-              "sufficient, not proven minimal. Per round, no composition across rounds.")
-
-
-def _sides(side: Side) -> list[str]:
-    return ["server", "client"] if side is Side.both else [side.value]
-
-
-def _key(name: str, side: Side, which: str) -> str:
-    """Output key: ``sigma`` for one side, ``sigma_server``/``sigma_client`` for both."""
-    return f"{name}_{which}" if side is Side.both else name
-
-
-def _aggregation(a: Args, first: str) -> tuple[dict[str, Any], Any, Any, dict[str, Any]]:
-    """The grid (first option, d, N, C), the weights' (max p, Σ p²) and meta describing the weights."""
-    if a.weights is None:
-        n_values = a.N if a.N is not None else [a.source_default("N")]
-        fixed: dict[str, Any] = {}
-    else:
-        p_max, sum_p2 = midp.weight_stats(a.weights)
-        if a.N is not None and a.N != [float(len(a.weights))]:
-            raise DomainError(f"--n must equal the number of --weights ({len(a.weights)}) when both are given")
-        n_values, fixed = [float(len(a.weights))], {"p_max": p_max, "sum_p2": sum_p2}
-    axes = grid({first: a[first], "d": a.d, "N": n_values, "C": a.C})
-    if fixed:
-        return axes, fixed["p_max"], fixed["sum_p2"], fixed
-    return axes, *midp.equal_weight_stats(axes["N"]), fixed
-
-
-def _per_side(side: Side, name: str, server: Any, client: Any) -> dict[str, Any]:
-    """The outputs of the chosen side(s): ``server()``/``client()`` evaluate one side each."""
-    return {_key(name, side, s): (server if s == "server" else client)() for s in _sides(side)}
-
-
-@command("sigma", axis("eps"), *AGGREGATION, formula=_EQUAL)
-def sigma_command(a: Args) -> Result:
-    """Minimum Gaussian noise std σ for client-level ε-MI-DP (eqs. 4.7-4.11).
-
-    Example: dpcalc sigma --eps 5 --d 1000   (σ = 0.3154375268…, server side, N = 1, C = 1)
-    """
-    axes, p_max, sum_p2, fixed = _aggregation(a, "eps")
-    kw = {"C": axes["C"], "p_max": p_max, "units": a.units}
-    out = _per_side(a.side, "sigma", lambda: midp.server_sigma(axes["eps"], axes["d"], **kw),
-                    lambda: midp.client_sigma(axes["eps"], axes["d"], sum_p2=sum_p2, **kw))
-    return Result(
-        columns=columns_for(_EQUAL, ["eps", "d", "N", "C"], units={"eps": a.units})
-        + [column(_SIGMA[s], "sigma", key=_key("sigma", a.side, s)) for s in _sides(a.side)],
-        rows=flatten(axes, out),
-        title=f"Minimum Gaussian noise std for ε-MI-DP ({_SIDE_LABEL[a.side.value]})",
-        note=_GUARANTEE.format(units=a.units),
-        formula=_SIGMA[a.side.value] if a.side is not Side.both else list(_SIGMA.values()),
-        meta={"side": a.side.value, "weights": "equal (1/N)" if not fixed else fixed},
-    )
 
 
 @command("leakage", axis("sigma"), *AGGREGATION, formula="midp.server_leakage")
@@ -96,16 +23,16 @@ def leakage_command(a: Args) -> Result:
 
     Example: dpcalc midp leakage --sigma 0.3154 --d 1000
     """
-    axes, p_max, sum_p2, _ = _aggregation(a, "sigma")
+    axes, p_max, sum_p2, _ = aggregation(a, "sigma")
     kw = {"C": axes["C"], "p_max": p_max, "units": a.units}
-    out = _per_side(a.side, "eps", lambda: midp.server_leakage(axes["sigma"], axes["d"], **kw),
+    out = per_side(a.side, "eps", lambda: midp.server_leakage(axes["sigma"], axes["d"], **kw),
                     lambda: midp.client_leakage(axes["sigma"], axes["d"], sum_p2=sum_p2, **kw))
     first = _LEAKAGE["server" if a.side is Side.both else a.side.value]
     return Result(
-        columns=[column(first, "sigma", label="σ"), *columns_for(_EQUAL, ["d", "N", "C"])]
-        + [column(_LEAKAGE[s], "eps", key=_key("eps", a.side, s), unit=a.units) for s in _sides(a.side)],
+        columns=[column(first, "sigma", label="σ"), *columns_for(EQUAL, ["d", "N", "C"])]
+        + [column(_LEAKAGE[s], "eps", key=key("eps", a.side, s), unit=a.units) for s in sides(a.side)],
         rows=flatten(axes, out),
-        title=f"ε-MI-DP leakage bound of Gaussian noise ({_SIDE_LABEL[a.side.value]})",
+        title=f"ε-MI-DP leakage bound of Gaussian noise ({SIDE_LABEL[a.side.value]})",
         note=f"Upper bound on sup I(w_i; w̄ | w^(-i)) in {a.units} (He & He 2023, eqs. 1.40/2.47); the true leakage "
              "under ‖w_i‖ <= C is at most this.",
         formula=list(_LEAKAGE.values()) if a.side is Side.both else _LEAKAGE[a.side.value],
@@ -113,20 +40,20 @@ def leakage_command(a: Args) -> Result:
     )
 
 
-@command("utility", axis("eps"), axis("d"), N, axis("C"), WEIGHTS, UNITS, formula=_EQUAL)
+@command("utility", axis("eps"), axis("d"), N, axis("C"), WEIGHTS, UNITS, formula=EQUAL)
 def utility_command(a: Args) -> Result:
     """Utility U = 1/E‖w̄ − w̄_dp‖² at the minimum noise, server vs client side (eqs. 4.12-4.16, Thm 2).
 
     Example: dpcalc midp utility --eps 5 --d 100 --n 100 --C 10   (U = 10.517…)
     """
-    axes, p_max, sum_p2, _ = _aggregation(a, "eps")
+    axes, p_max, sum_p2, _ = aggregation(a, "eps")
     kw = {"C": axes["C"], "p_max": p_max, "units": a.units}
     s_server = midp.server_sigma(axes["eps"], axes["d"], **kw)
     s_client = midp.client_sigma(axes["eps"], axes["d"], sum_p2=sum_p2, **kw)
     out = {"sigma_server": s_server, "sigma_client": s_client, "u_server": midp.utility_server(s_server, axes["d"]),
            "u_client": midp.utility_client(s_client, axes["d"], sum_p2)}
     return Result(
-        columns=[*columns_for(_EQUAL, ["eps", "d", "N", "C"], units={"eps": a.units}),
+        columns=[*columns_for(EQUAL, ["eps", "d", "N", "C"], units={"eps": a.units}),
                  column("midp.server_sigma", "sigma", key="sigma_server"),
                  column("midp.client_sigma", "sigma", key="sigma_client"),
                  column("midp.utility_server", "utility", key="u_server"),
@@ -238,6 +165,5 @@ def clip_command(a: Args) -> Result:
     )
 
 
-ENTRIES = (sigma_command, Group("midp", "ε-MI-DP in federated learning (He & He, IEEE Access 2023).",
-                                (leakage_command, utility_command, personalized_command, plan_command,
-                                 clip_command)))
+ENTRIES = (Group("midp", "ε-MI-DP in federated learning (He & He, IEEE Access 2023).",
+                 (leakage_command, utility_command, personalized_command, plan_command, clip_command)),)

@@ -19,10 +19,10 @@ from __future__ import annotations
 import enum
 import importlib
 import inspect
-import re
 from dataclasses import MISSING, fields, is_dataclass
+from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import typer
 
@@ -39,8 +39,6 @@ __all__ = ["AS_PUBLISHED", "KINDS", "Opt", "Resolved", "argument", "axis", "choi
 KINDS = ("axis", "vector", "one", "matrix", "units", "int", "float", "choice", "flag", "text", "path", "many",
          "argument", "arguments")
 _NUMERIC = ("axis", "vector", "one")
-_SYNTAX = {"axis": "A value, a list a,b or a range a:b:step", "vector": "A comma list or a file of numbers",
-           "one": "One value", "matrix": "A file (.npy, .csv) or inline rows 'a,b;c,d'"}
 
 
 class _FromSource:
@@ -53,98 +51,78 @@ class _FromSource:
 FROM_SOURCE: Any = _FromSource()
 
 
-class Opt(NamedTuple):
-    """One option (or argument) of a command, declared once (a named tuple: cheap to define at start-up)."""
+class Opt:
+    """One option (or argument) of a command, declared once. The fields and their defaults are the class
+    attributes below; ``Opt(name, kind, **fields)`` sets the ones that differ (a plain class: cheap at start-up)."""
 
-    name: str  # the library's name: keyword of the body's arguments, row key, catalog input name
-    kind: str = "axis"  # one of KINDS
-    option: str = ""  # "--data-size"; default: the catalog input's option, else --{name}
-    short: str = ""  # "-z"
-    help: str = ""  # default: the catalog input's description
-    note: str = ""  # appended to the help
+    kind = "axis"  # one of KINDS
+    option = ""  # "--data-size"; default: the catalog input's option, else --{name}
+    short = ""  # "-z"
+    help = ""  # default: the catalog input's description
+    note = ""  # appended to the help
     default: Any = FROM_SOURCE  # the catalog's or default_from's; a value; None: optional and absent
-    sweep: str = ""  # a default of several values (a list or a range) the command sweeps
-    formula: str = ""  # the catalog entry declaring the input (default: the command's formula); "-": none
+    sweep = ""  # a default of several values (a list or a range) the command sweeps
+    formula = ""  # the catalog entry declaring the input (default: the command's formula); "-": none
     default_from: Any = None  # a library function or dataclass (or "module:name") whose parameter ``name`` holds it
-    param: str = ""  # the parameter or field of default_from, if not ``name``
+    param = ""  # the parameter or field of default_from, if not ``name``
     choices: type[enum.Enum] | None = None
-    required: bool = False  # required even though the source has a default
-    positional: bool = False  # an argument (kinds argument and arguments are always positional)
+    required = False  # required even though the source has a default
+    positional = False  # an argument (kinds argument and arguments are always positional)
+
+    def __init__(self, name: str, kind: str = "axis", **fields: Any) -> None:
+        unknown = [k for k in fields if not hasattr(Opt, k) or callable(getattr(Opt, k))]
+        if kind not in KINDS or unknown:
+            raise TypeError(f"Opt {name!r}: kind must be one of {KINDS} (got {kind!r}); unknown fields {unknown}")
+        self.name, self.kind = name, kind  # name: the library's name (the body's keyword, row key, catalog input)
+        self.__dict__.update(fields)
+
+    def _replace(self, **changes: Any) -> Opt:
+        fields = {**self.__dict__, **changes}
+        return Opt(fields.pop("name"), fields.pop("kind"), **fields)
+
+    def __repr__(self) -> str:
+        return f"Opt({self.name!r}, {self.kind!r}, {', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
 
-def axis(name: str, **kw: Any) -> Opt:
-    """A sweep axis: a value, a list a,b or a range a:b:step."""
-    return Opt(name, "axis", **kw)
+axis = partial(Opt, kind="axis")  # a sweep axis: a value, a list a,b or a range a:b:step
+vector = partial(Opt, kind="vector")  # a per-client (per-layer, …) list: a comma list or a file of numbers
+one = partial(Opt, kind="one")  # exactly one number (value syntax of axis)
+matrix = partial(Opt, kind="matrix")  # a file (.npy, text table) or inline rows a,b;c,d
+integer = partial(Opt, kind="int")
+real = partial(Opt, kind="float")
+flag = partial(Opt, kind="flag")  # default: the source's, else False
+text = partial(Opt, kind="text")
+path = partial(Opt, kind="path")
+many = partial(Opt, kind="many", default=None)
+argument = partial(Opt, kind="argument")
 
 
-def vector(name: str, **kw: Any) -> Opt:
-    """A per-client (per-layer, …) list: a comma list or a file of numbers."""
-    return Opt(name, "vector", **kw)
+def choice(name: str, choices: type[enum.Enum], **fields: Any) -> Opt:
+    return Opt(name, "choice", choices=choices, **fields)
 
 
-def one(name: str, **kw: Any) -> Opt:
-    """Exactly one number (value syntax of :func:`grid`)."""
-    return Opt(name, "one", **kw)
-
-
-def matrix(name: str, **kw: Any) -> Opt:
-    """A matrix: a file (.npy, text table) or inline rows ``a,b;c,d``."""
-    return Opt(name, "matrix", **kw)
-
-
-def units(default_from: Any, **kw: Any) -> Opt:
+def units(default_from: Any, **fields: Any) -> Opt:
     """``--units nats|bits``, its default the library function's."""
     return Opt("units", "units", formula="-", default_from=default_from,
-               **{"help": "Information units of ε and of the results: nats or bits", **kw})
-
-
-def integer(name: str, **kw: Any) -> Opt:
-    return Opt(name, "int", **kw)
-
-
-def real(name: str, **kw: Any) -> Opt:
-    return Opt(name, "float", **kw)
-
-
-def choice(name: str, choices: type[enum.Enum], **kw: Any) -> Opt:
-    return Opt(name, "choice", choices=choices, **kw)
-
-
-def flag(name: str, **kw: Any) -> Opt:
-    return Opt(name, "flag", **{"default": False, **kw})
-
-
-def text(name: str, **kw: Any) -> Opt:
-    return Opt(name, "text", **kw)
-
-
-def path(name: str, **kw: Any) -> Opt:
-    return Opt(name, "path", **kw)
-
-
-def many(name: str, **kw: Any) -> Opt:
-    return Opt(name, "many", **{"default": None, **kw})
-
-
-def argument(name: str, **kw: Any) -> Opt:
-    return Opt(name, "argument", **kw)
+               **{"help": "Information units of ε and of the results: nats or bits", **fields})
 
 
 #: ``--as-published``: the switch of docs/conventions.md §3, the same in every command that has it.
-AS_PUBLISHED = Opt("as_published", "flag", default=False, help="Also show the paper's published (erroneous) form")
+AS_PUBLISHED = Opt("as_published", "flag", formula="-", help="Also show the paper's published (erroneous) form")
 
 
 # ------------------------------------------------------------------------------------------ resolution
 
 
-class Resolved(NamedTuple):
+class Resolved:
     """An option completed from its sources: what Typer declares and how its text is parsed."""
 
-    opt: Opt
-    option: str  # "--data-size" (the argument's metavar for positional ones)
-    help: str
-    default: Any  # inspect.Parameter.empty: required
-    input: dict[str, Any] | None  # the catalog input it is bound to
+    def __init__(self, opt: Opt, option: str, help: str, default: Any, input: dict[str, Any] | None) -> None:
+        self.opt = opt
+        self.option = option  # "--data-size" (the argument's metavar for positional ones)
+        self.help = help
+        self.default = default  # inspect.Parameter.empty: required
+        self.input = input  # the catalog input it is bound to
 
     @property
     def name(self) -> str:
@@ -188,14 +166,18 @@ class Resolved(NamedTuple):
         if kind == "axis":
             return g.parse_values(self.option, value)
         if kind == "vector":
-            return g.parse_vector(self.option, value)
+            from dpcalc.report.vectors import parse_vector
+
+            return parse_vector(self.option, value)
         if kind == "one":
             values = g.parse_values(self.option, value)
             if len(values) != 1:
                 raise DomainError(f"{self.option} takes one value here (got {len(values)})")
             return values[0]
         if kind == "matrix":
-            return g.parse_matrix(self.option, value)
+            from dpcalc.report.vectors import parse_matrix
+
+            return parse_matrix(self.option, value)
         if kind == "units":
             from dpcalc.units import check
 
@@ -203,8 +185,9 @@ class Resolved(NamedTuple):
         return value
 
 
-def resolve(opt: Opt, formula: str) -> Resolved:
-    """Complete ``opt`` from the catalog input of ``formula`` (or ``opt.formula``) and ``opt.default_from``."""
+def resolve(opt: Opt, formula: str, with_help: bool = True) -> Resolved:
+    """Complete ``opt`` from the catalog input of ``formula`` (or ``opt.formula``) and ``opt.default_from``; its help
+    text only ``with_help`` (the console script builds it only when ``--help`` is asked for)."""
     if opt.kind not in KINDS:
         raise ValueError(f"{opt.name}: kind must be one of {KINDS} (got {opt.kind!r})")
     owner = opt.formula or formula
@@ -213,8 +196,11 @@ def resolve(opt: Opt, formula: str) -> Resolved:
         option = opt.option or opt.name.upper()
     else:
         option = opt.option or f"--{(inp or {}).get('option') or opt.name.replace('_', '-')}"
-    default = _default(opt, inp)
-    return Resolved(opt, option, _help(opt, inp, default), default, inp)
+    if not with_help:
+        return Resolved(opt, option, "", _default(opt, inp), inp)
+    from dpcalc.cli.help import help_text
+
+    return Resolved(opt, option, help_text(opt, inp), _default(opt, inp), inp)
 
 
 def _catalog_input(formula: str, name: str) -> dict[str, Any] | None:
@@ -257,6 +243,8 @@ def _default(opt: Opt, inp: dict[str, Any] | None) -> Any:
     if opt.sweep:
         return opt.sweep
     value = source_default(opt, inp) if opt.default is FROM_SOURCE else opt.default
+    if opt.kind == "flag" and value is inspect.Parameter.empty:
+        return False
     if opt.required or value is inspect.Parameter.empty:
         return inspect.Parameter.empty
     if value is None:
@@ -274,41 +262,3 @@ def show_number(x: float) -> str:
     """A default as the user would type it: ``20``, ``0.01``, ``1e-05``."""
     x = float(x)
     return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
-
-
-# ------------------------------------------------------------------------------------------ help text
-
-_DOMAIN = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])\s*(integer)?\s*$")
-_PLAIN_UNITS = ("", "dimensionless", "probability")
-
-
-def _help(opt: Opt, inp: dict[str, Any] | None, default: Any) -> str:
-    """``{description}: {symbol} {domain} ({unit}). {syntax}. {note}.`` (the catalog's parts where there is one)."""
-    parts = [opt.help or (inp or {}).get("description", "")]
-    if inp is not None:
-        from dpcalc.report.columns import unicode_symbol
-
-        symbol, unit = unicode_symbol(inp["symbol"]), inp.get("unit", "").split(" (")[0]
-        quantity = " ".join(x for x in (symbol, domain_text(inp.get("domain", ""))) if x)
-        if unit not in _PLAIN_UNITS:
-            quantity += f" ({unit})"
-        parts[0] = f"{parts[0]}: {quantity}" if parts[0] else quantity
-    if opt.kind in _SYNTAX:
-        parts.append(_SYNTAX[opt.kind] + ("; default: all of " + opt.sweep if opt.sweep else ""))
-    if opt.note:
-        parts.append(opt.note)
-    text = ". ".join(p.strip().rstrip(".") for p in parts if p.strip())
-    return text[:1].upper() + text[1:] + "."
-
-
-def domain_text(domain: str) -> str:
-    """``(0, inf)`` → ``> 0``; ``[1, inf) integer`` → ``>= 1, an integer``; ``(0, 1]`` → ``in (0, 1]``."""
-    m = _DOMAIN.match(domain)
-    if not m:
-        return ""
-    lo_open, lo, hi, integer = m.group(1) == "(", m.group(2), m.group(3), m.group(5)
-    if hi == "inf":
-        text = f"{'>' if lo_open else '>='} {lo}" if lo != "-inf" else ""
-    else:
-        text = f"in {m.group(1)}{lo}, {hi}{m.group(4)}"
-    return f"{text}, an integer" if integer and text else ("an integer" if integer else text)

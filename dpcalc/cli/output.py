@@ -5,43 +5,28 @@ Three kinds of command output, each with its own option set (added once, by :mod
 * ``table`` — a :class:`~dpcalc.report.render.Result`: ``--format/-f``, ``--json``, ``--output/-o``, ``--force``.
   The format is ``--json``, else ``--format``, else the ``--output`` file's suffix (:data:`SUFFIX_FORMATS`), else
   the table; a box-drawn table never lands in a ``.csv`` file.
-* ``figure`` — a :class:`Figure` (``dpcalc plot``): ``--output/-o`` (.png, .svg, .pdf), ``--format/-f``, ``--force``.
-* ``document`` — a :class:`Document` (``dpcalc formulas show``): its text, or its JSON with ``--json``;
-  ``--output/-o``, ``--force``.
+* ``figure`` — a :class:`~dpcalc.cli.artifacts.Figure` (``dpcalc plot``): ``--output/-o`` (.png, .svg,
+  .pdf), ``--format/-f``, ``--force``.
+* ``document`` — a :class:`~dpcalc.cli.artifacts.Document` (``dpcalc formulas show``): its text, or its
+  JSON with ``--json``; ``--output/-o``, ``--force``.
 """
 
 from __future__ import annotations
 
 import inspect
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import typer
 
 from dpcalc.errors import DomainError
 from dpcalc.report.render import Format, Result, emit
 
-__all__ = ["OUTPUT_KINDS", "SUFFIX_FORMATS", "Document", "Figure", "parameters", "table_format", "write"]
+__all__ = ["OUTPUT_KINDS", "SUFFIX_FORMATS", "parameters", "table_format", "write"]
 
 OUTPUT_KINDS = ("table", "figure", "document")
 SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdown, ".markdown": Format.markdown,
                   ".tex": Format.latex}
-
-
-class Figure(NamedTuple):
-    """A figure to draw: its spec (:class:`dpcalc.plot.spec.FigureSpec`) and the file stem used without --output."""
-
-    spec: Any
-    name: str
-
-
-class Document(NamedTuple):
-    """One structured document: JSON with ``--json``, else its text."""
-
-    data: dict[str, Any]
-    text: Callable[[], str]
 
 
 _FORMAT = Annotated[Format | None, typer.Option("--format", "-f", case_sensitive=False, help=(
@@ -87,42 +72,12 @@ def table_format(fmt: Format | None, json_flag: bool, output: Path | None) -> Fo
 
 def write(kind: str, value: Any, given: dict[str, Any], chosen: Format | None, warns: list[str]) -> int:
     """Render a command's ``value`` as its output ``kind`` asks; return the exit code (a Result may set one)."""
-    if kind == "figure":
-        return _figure(value, given, warns)
-    if kind == "document":
-        return _document(value, given, warns)
+    if kind in ("figure", "document"):
+        from dpcalc.cli.artifacts import WRITERS
+
+        return WRITERS[kind](value, given, warns)
     if not isinstance(value, Result):
         raise TypeError(f"a table command returns a Result (got {type(value).__name__})")
     value.warnings = [*warns, *(w for w in value.warnings if w not in warns)]
     emit(value, chosen or Format.table, given["output"], given["force"])
     return value.exit_code
-
-
-def _warn(messages: list[str]) -> None:
-    for w in messages:
-        print(f"warning: {w}", file=sys.stderr)
-
-
-def _figure(fig: Figure, given: dict[str, Any], warns: list[str]) -> int:
-    from dpcalc.plot import figure as draw
-
-    chosen = draw.format_of(given["output"], given["fmt"])
-    target = given["output"] or Path(f"{fig.name}.{chosen}")
-    drawn = draw.save(fig.spec, target, fmt=chosen, force=given["force"])
-    _warn([*warns, *(w for w in drawn.warnings if w not in warns)])
-    print(f"wrote {target} ({len(drawn.lines)} lines, {len(drawn.data)} bytes)")
-    return 0
-
-
-def _document(doc: Document, given: dict[str, Any], warns: list[str]) -> int:
-    import json
-
-    from dpcalc.files import write_atomic
-
-    content = json.dumps(doc.data, indent=2) + "\n" if given["json_"] else doc.text()
-    if given["output"] is not None:
-        write_atomic(given["output"], content, given["force"])
-    else:
-        sys.stdout.write(content)
-    _warn(warns)
-    return 0

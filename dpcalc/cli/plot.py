@@ -5,9 +5,9 @@ Nothing heavy is imported at start-up: the plotting modules load inside the comm
 
 from __future__ import annotations
 
+from dpcalc.cli.artifacts import Figure
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import Opt, argument, flag, many, text
-from dpcalc.cli.output import Figure
 from dpcalc.errors import DomainError
 from dpcalc.report.render import Column, Result
 

@@ -16,8 +16,9 @@ from dpcalc import secagg
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import AS_PUBLISHED, axis, choice, integer, many, matrix, one, text, vector
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import flatten, parse_matrix, path_exists
+from dpcalc.report.grid import flatten
 from dpcalc.report.render import Column, Result
+from dpcalc.report.vectors import parse_matrix, path_exists
 from dpcalc.secagg import analysis
 
 __all__ = ["ENTRIES"]

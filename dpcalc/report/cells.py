@@ -17,7 +17,6 @@ per-row Python objects beyond the strings. Anything else (text, ``None``, ints, 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Literal
@@ -27,7 +26,7 @@ from numpy.typing import NDArray
 
 from dpcalc.errors import DomainError
 
-__all__ = ["Kind", "cell", "column_cells", "latex_text"]
+__all__ = ["Kind", "cell", "column_cells"]
 
 Kind = Literal["text", "latex", "csv", "json"]
 
@@ -68,112 +67,6 @@ def text_cell(value: Any, integer: bool = False, number: str = "") -> str:
     return str(value)
 
 
-def latex_number(value: Any, integer: bool = False, number: str = "") -> str:
-    """A number in math mode: ``$1.5 \\times 10^{-5}$``, ``$-\\infty$``; ``--`` for no value or NaN."""
-    s = text_cell(value, integer, number)
-    if s == NONE_TEXT:
-        return "--"
-    if s in ("inf", "-inf"):
-        return f"${'-' if s[0] == '-' else ''}\\infty$"
-    if s in ("nan", "-nan"):
-        return "--"
-    if "e" in s:
-        mant, exp = s.split("e")
-        return f"${mant} \\times 10^{{{int(exp)}}}$"
-    return f"${s}$"
-
-
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
-_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma sigma tau "
-          "upsilon phi chi psi omega").split()
-_LATEX_UNICODE: dict[str, str] = {
-    **{chr(0x3B1 + i): f"$\\{name}$" for i, name in enumerate(_GREEK) if name != "omicron"},
-    "ο": "o", "ς": r"$\varsigma$", "ϵ": r"$\epsilon$", "ε": r"$\varepsilon$",
-    "Γ": r"$\Gamma$", "Δ": r"$\Delta$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Ξ": r"$\Xi$", "Π": r"$\Pi$",
-    "Σ": r"$\Sigma$", "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Ω": r"$\Omega$", "Υ": r"$\Upsilon$",
-    **{ch: f"\\textsuperscript{{{d}}}" for d, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
-    **{ch: f"\\textsubscript{{{d}}}" for d, ch in enumerate("₀₁₂₃₄₅₆₇₈₉")},
-    "⁻": r"\textsuperscript{-}", "ᵀ": r"\textsuperscript{T}", "*": "*",
-    "√": r"$\surd$", "‖": r"$\|$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$", "·": r"$\cdot$",
-    "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "→": r"$\to$", "←": r"$\leftarrow$", "∞": r"$\infty$",
-    "∑": r"$\sum$", "≈": r"$\approx$", "±": r"$\pm$", "≠": r"$\neq$", "∈": r"$\in$", "′": "'", "°": r"$^\circ$",
-    "‰": r"\textperthousand{}", "µ": r"$\mu$", "ℓ": r"$\ell$", "∂": r"$\partial$", "∇": r"$\nabla$",
-    "⌈": r"$\lceil$", "⌉": r"$\rceil$", "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "̂": "", "̄": "",
-    "̃": "", "̇": "",
-}
-
-
-def latex_text(text: str) -> str:
-    """Plain (possibly Unicode) text as LaTeX that compiles with pdflatex: specials escaped, Greek letters,
-    super/subscript digits and common symbols converted; anything else reduced to ASCII (accents dropped) or ``?``.
-    """
-    import unicodedata
-
-    out = []
-    for ch in str(text).replace("\r", " ").replace("\n", " "):
-        if ch in _LATEX_SPECIAL:
-            out.append(_LATEX_SPECIAL[ch])
-        elif ord(ch) < 128:
-            out.append(ch if ch.isprintable() else " ")
-        elif ch in _LATEX_UNICODE:
-            out.append(_LATEX_UNICODE[ch])
-        else:
-            ascii_ = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-            out.append("".join(_LATEX_SPECIAL.get(c, c) for c in ascii_ if c.isprintable()) or "?")
-    return "".join(out)
-
-
-def latex_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A LaTeX body cell: numbers in math mode (:func:`latex_number`), text escaped by :func:`latex_text`."""
-    v = clean(value, integer)
-    if v is None:
-        return "--"
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        return latex_number(v, integer, number)
-    return latex_text(str(v))
-
-
-def json_value(value: Any, integer: bool = False) -> Any:
-    """A cell for JSON: a documented ±inf (stated in "warnings") is written as the string "inf"/"-inf"."""
-    v = clean(value, integer)
-    if isinstance(v, float) and math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def json_cell(value: Any, integer: bool = False) -> str:
-    """A JSON cell's text, as ``json.dumps(…, allow_nan=False)`` writes it (NaN raises ValueError: JSON has none)."""
-    import json
-
-    v = json_value(value, integer)
-    if type(v) is float and math.isnan(v):
-        raise ValueError("Out of range float values are not JSON compliant: nan")
-    if type(v) is float:
-        return repr(v)
-    try:
-        return json.dumps(v, allow_nan=False)
-    except TypeError:  # a complex number, an arbitrary object
-        raise DomainError(f"value must be a number, a text, a list or None in JSON (got {type(v).__name__})") from None
-
-
-def csv_value(value: Any, integer: bool = False) -> Any:
-    """What the CSV writer gets for a cell: ``repr`` of a float (every digit), else the value (None → empty)."""
-    v = clean(value, integer)
-    return repr(v) if isinstance(v, float) else v
-
-
-def csv_cell(value: Any, integer: bool = False) -> str:
-    """A CSV cell as the ``csv`` module writes it in a row of several fields (quoted when it must be)."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([csv_value(value, integer), ""])
-    return buf.getvalue()[:-2]
-
-
 def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str:
     """The reference text of one cell in a format of ``kind`` (``number`` applies to text and LaTeX only)."""
     _check_number(number)
@@ -193,17 +86,18 @@ def _cell(value: Any, kind: Kind, integer: bool, number: str) -> str:
     if kind == "text":
         return text_cell(value, integer, number)
     if kind == "latex":
+        from dpcalc.report.latex import latex_cell
+
         return latex_cell(value, integer, number)
-    if kind == "json":
-        return json_cell(value, integer)
-    return csv_cell(value, integer)
+    from dpcalc.report import formats
+
+    return formats.json_cell(value, integer) if kind == "json" else formats.csv_cell(value, integer)
 
 
 # ------------------------------------------------------------------------------------ a column chunk
 
 _DEDUP_MIN = 256  # below this many cells, formatting every cell costs less than finding the distinct ones
 _INT64_SAFE = 2.0**63  # |x| below this converts to int64 exactly (integer-valued floats)
-_LATEX_EXP = re.compile(r"e(?:\+|(-))0*(\d+)")  # "e-05" → "-5", "e+20" → "20", "e+00" → "0" (= int(exp))
 
 
 def _whole_strings(a: NDArray[np.float64], number: str) -> list[str]:
@@ -244,25 +138,17 @@ def _distinct_strings(a: NDArray[np.float64], kind: Kind, integer: bool, number:
             for i in np.flatnonzero(inf).tolist():
                 strs[i] = '"inf"' if a[i] > 0 else '"-inf"'
     elif kind == "latex":
-        strs = _latex_numbers(strs, a)
+        from dpcalc.report.latex import latex_numbers
+
+        strs = latex_numbers(strs, a)
     return strs
-
-
-def _latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
-    """Text-format numbers in math mode (as :func:`latex_number`), one regular expression over the chunk."""
-    if not strs:
-        return []
-    joined = "$" + "$\n$".join(strs) + "$"
-    out = _LATEX_EXP.sub(r" \\times 10^{\1\2}", joined).split("\n")
-    odd = ~np.isfinite(a)
-    for i in np.flatnonzero(odd).tolist():
-        out[i] = "--" if math.isnan(a[i]) else ("$\\infty$" if a[i] > 0 else "$-\\infty$")
-    return out
 
 
 def float_cells(a: NDArray[np.float64], kind: Kind, integer: bool = False, number: str = "") -> list[str]:
     """The cells of a 1-D float64 array: each distinct value (by bit pattern, so -0.0 ≠ 0.0) formatted once."""
     if kind == "json" and np.isnan(a).any():
+        from dpcalc.report.formats import json_cell
+
         return [json_cell(x, integer) for x in a.tolist()]  # raises: JSON has no NaN
     if a.size >= _DEDUP_MIN:
         bits, inverse = np.unique(a.view(np.uint64), return_inverse=True)

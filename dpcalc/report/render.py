@@ -1,4 +1,5 @@
-"""Rendering of a command's result: rich table, JSON, CSV, Markdown or LaTeX, to stdout or a file.
+"""Rendering of a command's result: the table here; JSON, CSV, Markdown, LaTeX and the terminal-fitted (rich)
+table in :mod:`dpcalc.report.formats`, imported only for those formats; to stdout or a file.
 
 JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
 "meta": {"formula": id, "units": {column: unit, …}, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
@@ -8,7 +9,6 @@ updated by :attr:`Result.units`.
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import re
@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcalc import __version__
 from dpcalc.errors import DomainError
 from dpcalc.report import cells
 from dpcalc.report.cells import Kind
@@ -90,16 +89,6 @@ class Result:
 
 _clean = cells.clean
 _fmt = cells.text_cell
-_latex_cell = cells.latex_cell
-_json_value = cells.json_value
-latex_text = cells.latex_text
-
-
-def units_of(result: Result) -> dict[str, str]:
-    """``meta.units``: every column's unit, then the result's own entries (always a dict)."""
-    if not isinstance(result.units, dict):
-        raise TypeError(f"Result.units must be a dict (got {type(result.units).__name__})")
-    return {**{c.key: c.unit for c in result.columns if c.unit}, **result.units}
 
 
 _CHUNK = 65_536  # rows formatted at a time: output streams, memory stays ~ tens of MB beyond the columns
@@ -134,7 +123,9 @@ class _Cells:
         if self.grid is not None and column.key in self.grid.constants:
             value = self.grid.constants[column.key]
             if kind == "csv":  # quoted here, once, if it must be
-                text = self._empty if value is None or value == "" else cells.csv_cell(value, column.integer)
+                from dpcalc.report.formats import csv_cell
+
+                text = self._empty if value is None or value == "" else csv_cell(value, column.integer)
                 self._fixed = [text], True
             else:
                 plain = cells.is_plain([value])
@@ -147,7 +138,9 @@ class _Cells:
         if plain:
             return cells.float_cells(np.asarray(values, dtype=np.float64).ravel(), self.kind, c.integer, c.number)
         if self.kind == "csv":
-            return [cells.csv_value(x, c.integer) for x in values]  # the csv module quotes them
+            from dpcalc.report.formats import csv_value
+
+            return [csv_value(x, c.integer) for x in values]  # the csv module quotes them
         return cells.cells_of(values, self.kind, c.integer, c.number)
 
     def _values(self, start: int, stop: int) -> list[Any]:
@@ -213,18 +206,6 @@ class _Cells:
         return max(map(len, self._distinct_cells), default=0)
 
 
-def _chunks(result: Result, kind: Kind, advance: Callable[..., None] = _noop
-            ) -> Iterator[tuple[int, list[list[Any]], list[bool]]]:
-    """(first row, cells column by column, plain flags) for every chunk of rows."""
-    sources = [_Cells(result, c, kind) for c in result.columns]
-    n = len(result.rows)
-    for start in range(0, n, _CHUNK):
-        stop = min(start + _CHUNK, n)
-        parts = [s.chunk(start, stop) for s in sources]
-        yield start, [p[0] for p in parts], [p[1] for p in parts]
-        advance(stop - start)
-
-
 def _join_rows(columns: Sequence[list[str]], lits: Sequence[str], between: str = "") -> str:
     """Rows ``lits[0] + c0 + lits[1] + … + c[k-1] + lits[k]`` joined by ``between``, in one ``str.join``.
 
@@ -242,104 +223,6 @@ def _join_rows(columns: Sequence[list[str]], lits: Sequence[str], between: str =
     parts[2 * k - 1::2 * k] = [lits[k] + between + lits[0]] * n
     parts[-1] = lits[k]
     return lits[0] + "".join(parts)
-
-
-def iter_json(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    """The JSON document in chunks, laid out exactly as ``json.dumps(doc, indent=2)``."""
-    import json
-
-    meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
-    tail: dict[str, Any] = {"warnings": result.warnings, "meta": meta}
-    if result.summary is not None:
-        tail["summary"] = {k: _json_value(v) for k, v in result.summary.items()}
-    if not result.rows:
-        yield json.dumps({"rows": [], **tail}, indent=2, allow_nan=False) + "\n"
-        return
-    keys = [json.dumps(c.key) for c in result.columns]
-    lits = ["    {\n      " + keys[0] + ": "] if keys else []
-    lits += [f",\n      {k}: " for k in keys[1:]] + ["\n    }"]
-    yield '{\n  "rows": [\n'
-    for start, cols, _ in _chunks(result, "json", advance):
-        yield ("" if start == 0 else ",\n") + _join_rows(cols, lits, ",\n")
-    rest = json.dumps(tail, indent=2, allow_nan=False)
-    yield "\n  ],\n" + rest[2:] + "\n"
-
-
-def to_json(result: Result) -> str:
-    return "".join(iter_json(result))
-
-
-def iter_csv(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    import csv
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c.key for c in result.columns])
-    yield buf.getvalue()
-    lits = ["", *[","] * (len(result.columns) - 1), "\n"]
-    for _, cols, plain in _chunks(result, "csv", advance):
-        if all(plain):  # numbers only: nothing to quote
-            yield _join_rows(cols, lits)
-            continue
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerows(zip(*cols, strict=True))
-        yield buf.getvalue()
-
-
-def to_csv(result: Result) -> str:
-    return "".join(iter_csv(result))
-
-
-def iter_markdown(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
-           + "|" + "|".join("---:" for _ in result.columns) + "|\n")
-    lits = ["| ", *[" | "] * (len(result.columns) - 1), " |\n"]
-    for _, cols, _ in _chunks(result, "text", advance):
-        yield _join_rows(cols, lits)
-    tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
-    if tail:
-        yield "\n".join(tail) + "\n"
-
-
-def to_markdown(result: Result) -> str:
-    return "".join(iter_markdown(result))
-
-
-def iter_latex(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    if result.latex_float:
-        yield _latex_float(result)
-        return
-    cols = "".join("l" if c.text else "r" for c in result.columns)
-    head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
-    caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
-    formula = " ".join(str(result.formula).split())
-    yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
-           f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n")
-    lits = ["  ", *[" & "] * (len(result.columns) - 1), " \\\\\n"]
-    for _, body, _ in _chunks(result, "latex", advance):
-        yield _join_rows(body, lits)
-    yield "\\bottomrule\n\\end{tabular}\n"
-
-
-def to_latex(result: Result) -> str:
-    return "".join(iter_latex(result))
-
-
-def _latex_float(result: Result) -> str:
-    """The LaTeX of ``result`` in a ``table`` float with ``\\caption`` and ``\\label`` (booktabs tabular)."""
-    tabular = to_latex(result.replace(note="", title="", latex_float=False))
-    lines = [line for line in tabular.splitlines() if not line.startswith("%")]
-    out = [f"% dpcalc table: {result.meta.get('spec', '')}", r"\begin{table}[htbp]", r"\centering"]
-    if result.title:
-        out.append(rf"\caption{{{latex_text(result.title)}}}")
-    if result.meta.get("label"):
-        out.append(rf"\label{{{result.meta['label']}}}")
-    out += lines
-    if result.note:
-        out.append(rf"\par\smallskip{{\footnotesize {latex_text(result.note)}\par}}")
-    out.append(r"\end{table}")
-    return "\n".join(out) + "\n"
 
 
 def _text_width(text: str) -> int:
@@ -437,24 +320,6 @@ def _plain_table(result: Result, styled: bool = False) -> str:
     return "".join(iter_plain_table(result, styled))
 
 
-def _rich_table(result: Result, file: Any) -> None:
-    """The table for a terminal: rich, fitted to the terminal width."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(file=file, highlight=False, soft_wrap=True)
-    table = Table(title=result.title or None, title_justify="left")
-    for c in result.columns:
-        table.add_column(c.header, justify="left" if c.text else "right", no_wrap=not c.text)
-    for r in result.rows:
-        table.add_row(*[_fmt(r.get(c.key), c.integer, c.number) for c in result.columns])
-    console.print(table)
-    for k, v in (result.summary or {}).items():
-        console.print(f"{k}: {_fmt(v)}")
-    if result.note:
-        console.print(result.note)
-
-
 _RICH_MAX_ROWS = 2_000  # rich lays out the whole table in memory: only for tables a terminal can show
 
 
@@ -479,7 +344,9 @@ def _table(result: Result, file: Any, advance: Callable[..., None] = _noop) -> N
     if plain_width <= shutil.get_terminal_size().columns:
         file.write(text)
     else:
-        _rich_table(result, file)
+        from dpcalc.report.formats import rich_table
+
+        rich_table(result, file)
 
 
 def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = _noop) -> Iterator[str]:
@@ -487,15 +354,11 @@ def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = _noo
 
     ``advance(rows)`` is called after each chunk of rows (twice per row for the table: widths, then lines).
     """
-    if fmt is Format.json:
-        return iter_json(result, advance)
-    if fmt is Format.csv:
-        return iter_csv(result, advance)
-    if fmt is Format.markdown:
-        return iter_markdown(result, advance)
-    if fmt is Format.latex:
-        return iter_latex(result, advance)
-    return iter_plain_table(result, advance=advance)
+    if fmt is Format.table:
+        return iter_plain_table(result, advance=advance)
+    from dpcalc.report import formats
+
+    return formats.WRITERS[fmt.value](result, advance)
 
 
 def render(result: Result, fmt: Format) -> str:
@@ -512,16 +375,19 @@ def check_finite(result: Result) -> None:
 
     The one-line message names the column and the row's other numeric values (the inputs that led there).
     """
-    # a stated reason: a warning (NumPy's "overflow encountered in …" states none), or a note that explains the inf
-    reasons = [w for w in result.warnings if " encountered in " not in w]
-    if re.search(r"(?<![A-Za-z])inf(?![A-Za-z])|∞|infinite", result.note):
-        reasons.append(result.note)
     from dpcalc.report.grid import Rows
 
     rows: Sequence[dict[str, Any]] = result.rows
     if isinstance(rows, Rows):  # column-wise: one vectorised test per column, then only the first bad row
         arrays = [np.nan_to_num(a, nan=0.0, posinf=np.inf, neginf=-np.inf) if k in rows.missing else a
                   for k, a in rows.data.items()]  # a missing key's NaN is "no value", not a failure
+        if all(np.isfinite(a).all() for a in arrays):
+            return
+    # a stated reason: a warning (NumPy's "overflow encountered in …" states none), or a note that explains the inf
+    reasons = [w for w in result.warnings if " encountered in " not in w]
+    if re.search(r"(?<![A-Za-z])inf(?![A-Za-z])|∞|infinite", result.note):
+        reasons.append(result.note)
+    if isinstance(rows, Rows):
         bad = [int(np.flatnonzero(np.isnan(a) if reasons else ~np.isfinite(a))[0]) for a in arrays
                if not (np.isfinite(a).all() or (reasons and not np.isnan(a).any()))]
         rows = [rows[min(bad)]] if bad else []
@@ -550,22 +416,31 @@ def _progress_total(result: Result, fmt: Format, output: Path | None) -> int:
     return 2 * n if fmt is Format.table else n
 
 
+def _write(result: Result, fmt: Format, output: Path | None, force: bool, advance: Callable[..., None]) -> None:
+    if output is not None:
+        from dpcalc.files import write_atomic
+
+        write_atomic(output, iter_render(result, fmt, advance), force)
+    elif fmt is Format.table:
+        _table(result, sys.stdout, advance)
+    else:
+        sys.stdout.writelines(iter_render(result, fmt, advance))
+
+
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
     """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise.
 
     Checked first by :func:`check_finite` (no silent NaN/inf in any format).
     """
-    from dpcalc._progress import progress
-    from dpcalc.files import write_atomic
-
     check_finite(result)
-    with progress(_progress_total(result, fmt, output), f"writing {len(result.rows):,} rows") as advance:
-        if output is not None:
-            write_atomic(output, iter_render(result, fmt, advance), force)
-        elif fmt is Format.table:
-            _table(result, sys.stdout, advance)
-        else:
-            sys.stdout.writelines(iter_render(result, fmt, advance))
+    total = _progress_total(result, fmt, output)
+    if total:  # a large sweep: the progress bar (imported only then)
+        from dpcalc._progress import progress
+
+        with progress(total, f"writing {len(result.rows):,} rows") as advance:
+            _write(result, fmt, output, force, advance)
+    else:
+        _write(result, fmt, output, force, _noop)
     if fmt in (Format.table, Format.markdown, Format.latex, Format.csv) or output is not None:
         for w in result.warnings:
             print(f"warning: {w}", file=sys.stderr)

@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from dpcalc.report.render import Column, Result, latex_text, render
+from dpcalc.report.latex import latex_text
+from dpcalc.report.render import Column, Result, render
 from dpcalc.report.spec import KeyPath, Spec
 
 _TOP_KEYS = ("title", "label", "note", "digits", "notation", "grid", "inputs", "column")

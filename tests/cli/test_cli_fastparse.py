@@ -111,7 +111,7 @@ def test_sigma_imports_no_other_family() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     shared = ["dpcalc.cli._fastparse", "dpcalc.cli.command", "dpcalc.cli.main", "dpcalc.cli.options",
               "dpcalc.cli.output"]
-    assert out.strip().splitlines()[-1] == str(sorted([*shared, "dpcalc.cli.midp"]))
+    assert out.strip().splitlines()[-1] == str(sorted([*shared, "dpcalc.cli.sigma"]))
 
 
 def test_plain_table_layout() -> None:

@@ -73,7 +73,8 @@ def test_option_defaults_come_from_their_source(path: str, cmd: Command) -> None
             assert o.default in (None, False) or not bound, \
                 f"{path} {r.option}: a default of its own ({o.default!r}) beside a catalog or library default"
         elif source is inspect.Parameter.empty:
-            assert r.required, f"{path} {r.option}: no default in its source, so it is required"
+            wanted = False if o.kind == "flag" else None  # a flag no source declares is off; anything else required
+            assert shown is wanted and r.required == (wanted is None), f"{path} {r.option}: {shown!r}"
         elif source is None:
             assert shown is None, f"{path} {r.option}: optional in its source, optional here"
         elif o.kind in ("axis", "vector", "one"):

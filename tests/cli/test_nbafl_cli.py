@@ -3,8 +3,6 @@ exit 2, no traceback), progress bar only on a terminal, option names."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from dpcalc import catalog

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from dpcalc import __version__
 from dpcalc.report import render as R
-from dpcalc.report.cells import Kind, cell, column_cells, csv_value, json_value
+from dpcalc.report.cells import Kind, cell, column_cells
+from dpcalc.report.formats import csv_value, json_value, units_of
 from dpcalc.report.grid import Rows, flatten
 from dpcalc.report.render import Column, Format, Result, render
 
@@ -84,7 +85,7 @@ def _ref_csv(result: Result) -> str:
 
 
 def _ref_json(result: Result) -> str:
-    meta = {"formula": result.formula, "units": R.units_of(result), "dpcalc_version": __version__, **result.meta}
+    meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
     rows = [{c.key: json_value(r.get(c.key), c.integer) for c in result.columns} for r in result.rows]
     return json.dumps({"rows": rows, "warnings": result.warnings, "meta": meta}, indent=2, allow_nan=False) + "\n"
 

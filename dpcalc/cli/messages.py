@@ -1,4 +1,8 @@
-"""The right option for a mistyped one: ``--sigma`` where the option is ``--noise-multiplier``, ``--N`` for ``--n``.
+"""One-line error messages that name the command line's options (imported only when an error is reported).
+
+* :func:`usage_message` — Click's usage error on one line; an unknown option answered with the right one:
+  ``--sigma`` where the option is ``--noise-multiplier``, ``--N`` for ``--n`` (:func:`suggest`);
+* :func:`with_option_names` — a library message naming ``m`` glossed with the option, ``(m: --data-size)``.
 
 The names an option answers to are derived from its declaration, not listed by hand: its library name (``m`` for
 ``--data-size``, ``N`` for ``--n``, ``sigma`` for ``--noise-multiplier``), the Greek letters of its catalog symbol
@@ -11,10 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
+from dpcalc.cli.command import Command, Group, resolved
+from dpcalc.cli.main import COMMANDS, entries, one_line
 from dpcalc.cli.options import Resolved
 
-__all__ = ["WORDS", "aliases", "suggest"]
+__all__ = ["WORDS", "aliases", "find", "suggest", "usage_message", "with_option_names"]
 
 #: English words a user may type for a quantity, by its library name.
 WORDS: dict[str, tuple[str, ...]] = {
@@ -53,3 +60,41 @@ def suggest(unknown: str, options: Iterable[Resolved]) -> list[str]:
     if not hits and len(key) >= 1 and unknown.startswith("--"):
         hits = [r for r in named if r.option.startswith(unknown) and r.option != unknown]
     return ["/".join(x for x in (r.option, r.opt.short) if x) for r in hits]
+
+
+def find(path: list[str] | tuple[str, ...]) -> Command | None:
+    """The declared command at ``path`` (``["midp", "leakage"]``), or None."""
+    if not path or path[0] not in COMMANDS:
+        return None
+    entry = next((e for e in entries(COMMANDS[path[0]]) if e.name == path[0]), None)
+    if isinstance(entry, Group):
+        return next((c for c in entry.commands if len(path) > 1 and c.name == path[1]), None)
+    return entry
+
+
+def usage_message(exc: Any) -> str:
+    """Click's usage error as one line, naming the command when it has a context (``sigma: Missing option …``);
+    an unknown option that is a synonym of one of the command's options says which (``--sigma`` → ``--noise-…``)."""
+    ctx = getattr(exc, "ctx", None)
+    path = ctx.command_path.removeprefix("dpcalc").strip() if ctx is not None else ""
+    message = one_line(exc.format_message())
+    unknown = str(getattr(exc, "option_name", "") or "")
+    cmd = find(path.split()) if unknown else None
+    if cmd is not None:
+        hits = suggest(unknown, resolved(cmd))
+        if hits:
+            message = f"No such option: {unknown}; did you mean {' or '.join(hits)}?"
+    return f"{path}: {message}" if path else message
+
+
+def with_option_names(message: str, options: Any) -> str:
+    """``message`` with "(m: --data-size; N: --n)" appended for each library name it uses whose option is named
+    otherwise in this command (and which the message does not name already)."""
+    found = []
+    for r in options:
+        flags = "/".join(x for x in (r.option, r.opt.short) if x)
+        library = r.input["name"] if r.input is not None else r.name
+        if (r.option.startswith("--") and r.option != f"--{library}" and r.option not in message
+                and re.search(rf"(?<![\w-]){re.escape(library)}\b", message)):
+            found.append(f"{library}: {flags}")
+    return f"{message} ({'; '.join(found)})" if found else message
