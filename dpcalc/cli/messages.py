@@ -36,11 +36,13 @@ _LETTER = re.compile(r"^\s*([A-Za-z])\s*$")
 
 
 def _norm(name: str) -> str:
-    return name.lstrip("-").replace("_", "-").lower()
+    """``--data_size`` → ``data-size``; lower case except single letters (``d`` and ``D`` are two quantities)."""
+    word = name.lstrip("-").replace("_", "-")
+    return word if len(word) == 1 else word.lower()
 
 
 def aliases(r: Resolved) -> set[str]:
-    """The (normalised) names option ``r`` answers to besides its own."""
+    """The (normalised: lower case, ``-`` for ``_``) names option ``r`` answers to."""
     library = r.input["name"] if r.input is not None else r.name
     found = {_norm(library), _norm(r.name), *(_norm(w) for w in WORDS.get(library, ()))}
     if r.input is not None:
@@ -48,15 +50,15 @@ def aliases(r: Resolved) -> set[str]:
         found |= {g.replace("varepsilon", "epsilon") for g in _GREEK.findall(symbol)}
         letter = _LETTER.match(symbol)
         if letter:
-            found.add(letter.group(1).lower())
-    return found - {_norm(r.option)}
+            found.add(letter.group(1))
+    return found | {_norm(r.option)}  # "--N" for "--n": the same letters, another case
 
 
 def suggest(unknown: str, options: Iterable[Resolved]) -> list[str]:
     """The options (``--noise-multiplier/-z``) that ``unknown`` most likely means, best first; [] if none."""
     named = [r for r in options if r.option.startswith("--")]
     key = _norm(unknown)
-    hits = [r for r in named if key in aliases(r)]
+    hits = [r for r in named if key in aliases(r) and unknown != r.option]
     if not hits and len(key) >= 1 and unknown.startswith("--"):
         hits = [r for r in named if r.option.startswith(unknown) and r.option != unknown]
     return ["/".join(x for x in (r.option, r.opt.short) if x) for r in hits]
