@@ -126,14 +126,15 @@ def callback(cmd: Command, with_help: bool = True) -> Callable[..., None]:
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
         raise TypeError(f"{cmd.name}: options {clash} are declared twice or are the output options {shared}")
-    params = [r.parameter() for r in options]
-    if cmd.extra_args:
-        params.insert(0, inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context))
-    params += output.parameters(cmd.output)
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
+              *(r.parameter() for r in options), *output.parameters(cmd.output)]
     by_name = {r.name: r for r in options}
 
-    def run(ctx: typer.Context | None = None, **given: Any) -> None:
-        code = execute(cmd, by_name, given, list(ctx.args) if ctx is not None else [])
+    def run(ctx: typer.Context, **given: Any) -> None:
+        """Typer's callback: the click context says which options the command line gave."""
+        source = ctx.get_parameter_source("fmt")
+        given["fmt_given"] = cmd.output == "table" and source is not None and source.name != "DEFAULT"
+        code = execute(cmd, by_name, given, list(ctx.args))
         if code:
             raise typer.Exit(code)
 
@@ -151,8 +152,8 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
             from dpcalc.files import check_output
 
             check_output(Path(given["output"]), bool(given.get("force")))
-        chosen = (output.table_format(given["fmt"], given["json_"], given["output"]) if cmd.output == "table"
-                  else None)
+        chosen = (output.table_format(given["fmt"], given["json_"], given["output"], given.get("fmt_given", True))
+                  if cmd.output == "table" else None)
         with capture_warnings() as warns:
             args = Args({n: r.parse(given[n]) for n, r in options.items()}, options, chosen, extra)
             value = cmd.body(args)

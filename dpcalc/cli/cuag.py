@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -130,14 +129,9 @@ def _audit_rows(axes: dict[str, list[float]], as_published: bool) -> list[dict[s
     return rows
 
 
-class Method(str, Enum):
-    dp_scaffold = "dp-scaffold"
-    prifedsync = "prifedsync"
-    both = "both"
-
-
-@command("baseline", axis("t", sweep="1,300"), choice("method", Method, formula="-", default=Method.both,
-                                                       help="Which baseline curve"),
+@command("baseline", axis("t", sweep="1,300"),
+         choice("method", ("dp-scaffold", "prifedsync", "both"), formula="-", default="both",
+                help="Which baseline curve"),
          axis("delta", default_from=cuag.baselines), formula="cuag.dpscaffold_eps")
 def baseline_command(a: Args) -> Result:
     """ε after t rounds of the DP-SCAFFOLD (eq. 3) and PriFedSync (CLT) baselines of Fig. 4 / Table 1.
@@ -145,8 +139,8 @@ def baseline_command(a: Args) -> Result:
     Example: dpcalc cuag baseline --t 1,300   (DP-SCAFFOLD 1.517427, 26.282609; PriFedSync 0.406841, 10.235670)
     """
     axes = a.grid("t", "delta")
-    curves = cuag.baselines(axes["t"], axes["delta"], dp_scaffold=a.method is not Method.prifedsync,
-                            prifedsync=a.method is not Method.dp_scaffold)
+    curves = cuag.baselines(axes["t"], axes["delta"], dp_scaffold=a.method != "prifedsync",
+                            prifedsync=a.method != "dp-scaffold")
     out = {k: x for k, x in vars(curves).items() if x is not None}
     labels = {"eps_dp_scaffold": column("cuag.dpscaffold_eps", "eps", key="eps_dp_scaffold", label="ε DP-SCAFFOLD"),
               "mu_prifedsync": column("cuag.prifedsync_mu", "mu", key="mu_prifedsync", label="μ PriFedSync"),

@@ -3,8 +3,6 @@ Algorithms 2-3, eq. 14, Tables 2 and 6). :data:`COMMANDS` joins the ``cuag`` gro
 
 from __future__ import annotations
 
-from enum import Enum
-
 import numpy as np
 
 from dpcalc import _validate as v
@@ -45,13 +43,8 @@ def uplink_command(a: Args) -> Result:
                   formula=["cuag.uplink_gib", "cuag.uplink_reduction"])
 
 
-class Rounding(str, Enum):
-    python = "python"
-    numpy = "numpy"
-
-
 @command("rates", vector("layer_norms", formula="-", help="‖ω_l‖ of each layer"), real("r_max"), real("r_min"),
-         choice("rounding", Rounding, default_from=comp.layer_rates, formula="-",
+         choice("rounding", ("python", "numpy"), default_from=comp.layer_rates, formula="-",
                 help="python (built-in round, the pseudo-code's) or numpy (numpy.round)"),
          formula="cuag.layer_rate")
 def rates_command(a: Args) -> Result:
@@ -60,14 +53,14 @@ def rates_command(a: Args) -> Result:
     Example: dpcalc cuag rates --layer-norms 3,0.1,4,0.5
     """
     norms = np.asarray(a.layer_norms, dtype=np.float64)
-    rates = comp.layer_rates(norms, a.r_max, a.r_min, rounding=a.rounding.value)
+    rates = comp.layer_rates(norms, a.r_max, a.r_min, rounding=a.rounding)
     weights = comp.layer_weights(norms)
     rows = [{"layer": i + 1, "norm": float(n), "weight": float(w), "rate": float(r)}
             for i, (n, w, r) in enumerate(zip(norms, weights, rates, strict=True))]
     cols = [Column("layer", "layer", "$l$", integer=True), Column("norm", "‖ω_l‖", r"$\|\omega_l\|$"),
             *columns_for("cuag.layer_rate", ["weight", "rate"])]
     return Result(columns=cols, rows=rows, title="Algorithm 2 layer compression rates",
-                  note=f"r_max = {a.r_max:g}, r_min = {a.r_min:g}, rounding = {a.rounding.value}. Tiny layers get "
+                  note=f"r_max = {a.r_max:g}, r_min = {a.r_min:g}, rounding = {a.rounding}. Tiny layers get "
                        "r ≈ r_max and weights in [0.20, 0.25] get r_min, contrary to the claimed r ∈ (r_min, r_max] "
                        "(E9).",
                   formula="cuag.layer_rate")
@@ -93,21 +86,15 @@ def matrix_command(a: Args) -> Result:
                   formula=["cuag.measurement_rows", "cuag.measurement_count"])
 
 
-class Basis(str, Enum):
-    dft = "dft"
-    dct = "dct"
-    both = "both"
-
-
 @command("coherence", axis("r", sweep="0.1,0.2,0.3,0.4,0.5"), axis("a"),
-         choice("basis", Basis, formula="-", default=Basis.both, help="Sparsifying basis ψ"),
+         choice("basis", ("dft", "dct", "both"), formula="-", default="both", help="Sparsifying basis ψ"),
          formula="cuag.binary_coherence_dft")
 def coherence_command(a: Args) -> Result:
     """Eq. (14): mutual coherence of Algorithm 3's matrix with the DFT/DCT basis (range [1, √a]; Fig. 3).
 
     Example: dpcalc cuag coherence --rate 0.1,0.5 --a 512
     """
-    bases = [b for b in ("dft", "dct") if a.basis.value in (b, "both")]
+    bases = [b for b in ("dft", "dct") if a.basis in (b, "both")]
     keys = {"dft": "coherence", "dct": "coherence_dct"}
     rows = [{"r": r, "a": n, **{keys[b]: comp.binary_coherence(r, n, b) for b in bases}}  # type: ignore[arg-type]
             for n in a.a for r in a.r]

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from dpcalc.cli.options import Opt
+if TYPE_CHECKING:
+    from dpcalc.cli.options import Opt
 
 __all__ = ["domain_text", "help_text"]
 

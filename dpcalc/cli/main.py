@@ -20,9 +20,10 @@ import typer.main
 
 from dpcalc import __version__
 from dpcalc.cli import _fastparse
-from dpcalc.cli.command import Command, Group, callback
+from dpcalc.cli.command import Command, Group, callback, resolved
+from dpcalc.cli.options import Resolved
 
-__all__ = ["COMMANDS", "FAMILIES", "app_with", "build_command", "entries", "main", "one_line", "register", "run"]
+__all__ = ["COMMANDS", "FAMILIES", "app_with", "build_command", "entries", "find", "main", "register", "run"]
 
 #: Top-level command or group name -> the family module (``dpcalc.cli.<module>``) that declares it.
 COMMANDS: dict[str, str] = {
@@ -113,6 +114,21 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def find(path: list[str] | tuple[str, ...]) -> Command | None:
+    """The declared command at ``path`` (``["midp", "leakage"]``), or None."""
+    if not path or path[0] not in COMMANDS:
+        return None
+    entry = next((e for e in entries(COMMANDS[path[0]]) if e.name == path[0]), None)
+    if isinstance(entry, Group):
+        return next((c for c in entry.commands if len(path) > 1 and c.name == path[1]), None)
+    return entry
+
+
+def _options_at(path: list[str]) -> list[Resolved] | None:
+    cmd = find(path)
+    return None if cmd is None else resolved(cmd, with_help=False)
+
+
 def _only(argv: list[str]) -> typer.Typer | None:
     """An app holding just the command (or the group's one subcommand) ``argv`` names; None if it names none.
 
@@ -150,10 +166,6 @@ _USAGE_ERROR = _ancestor("UsageError")
 _CLICK_ERROR = _ancestor("ClickException")
 
 
-def one_line(message: str) -> str:
-    return " ".join(str(message).split())
-
-
 def run(argv: list[str]) -> int:
     """Run ``dpcalc *argv`` and return the exit code (0 ok, 1 failed verification, 2 bad input).
 
@@ -171,9 +183,11 @@ def run(argv: list[str]) -> int:
             return 2
         from dpcalc.cli.messages import usage_message
 
-        print(f"dpcalc: error: {usage_message(exc)}", file=sys.stderr)
+        print(f"dpcalc: error: {usage_message(exc, _options_at)}", file=sys.stderr)
         return 2
     except _CLICK_ERROR as exc:
+        from dpcalc.cli.messages import one_line
+
         print(f"dpcalc: error: {one_line(exc.format_message())}", file=sys.stderr)  # type: ignore[attr-defined]
         return 2
     except typer.Abort:

@@ -14,14 +14,13 @@ quantities that have them (:data:`WORDS`). An unknown option that is none of the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
-from dpcalc.cli.command import Command, Group, resolved
-from dpcalc.cli.main import COMMANDS, entries, one_line
-from dpcalc.cli.options import Resolved
+if TYPE_CHECKING:
+    from dpcalc.cli.options import Resolved
 
-__all__ = ["WORDS", "aliases", "find", "suggest", "usage_message", "with_option_names"]
+__all__ = ["WORDS", "aliases", "one_line", "suggest", "usage_message", "with_option_names"]
 
 #: English words a user may type for a quantity, by its library name.
 WORDS: dict[str, tuple[str, ...]] = {
@@ -64,26 +63,21 @@ def suggest(unknown: str, options: Iterable[Resolved]) -> list[str]:
     return ["/".join(x for x in (r.option, r.opt.short) if x) for r in hits]
 
 
-def find(path: list[str] | tuple[str, ...]) -> Command | None:
-    """The declared command at ``path`` (``["midp", "leakage"]``), or None."""
-    if not path or path[0] not in COMMANDS:
-        return None
-    entry = next((e for e in entries(COMMANDS[path[0]]) if e.name == path[0]), None)
-    if isinstance(entry, Group):
-        return next((c for c in entry.commands if len(path) > 1 and c.name == path[1]), None)
-    return entry
+def one_line(message: str) -> str:
+    return " ".join(str(message).split())
 
 
-def usage_message(exc: Any) -> str:
+def usage_message(exc: Any, options_at: Callable[[list[str]], list[Resolved] | None]) -> str:
     """Click's usage error as one line, naming the command when it has a context (``sigma: Missing option …``);
-    an unknown option that is a synonym of one of the command's options says which (``--sigma`` → ``--noise-…``)."""
+    an unknown option that is a synonym of one of the command's options (``options_at(path)``) says which
+    (``--sigma`` → ``--noise-multiplier/-z``)."""
     ctx = getattr(exc, "ctx", None)
     path = ctx.command_path.removeprefix("dpcalc").strip() if ctx is not None else ""
     message = one_line(exc.format_message())
     unknown = str(getattr(exc, "option_name", "") or "")
-    cmd = find(path.split()) if unknown else None
-    if cmd is not None:
-        hits = suggest(unknown, resolved(cmd))
+    options = options_at(path.split()) if unknown else None
+    if options is not None:
+        hits = suggest(unknown, options)
         if hits:
             message = f"No such option: {unknown}; did you mean {' or '.join(hits)}?"
     return f"{path}: {message}" if path else message

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dpcalc import midp
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import axis, one, path, real, vector
-from dpcalc.cli.sigma import AGGREGATION, EQUAL, SIDE_LABEL, UNITS, WEIGHTS, N, Side, aggregation, key, per_side, sides
+from dpcalc.cli.sigma import AGGREGATION, EQUAL, SIDE_LABEL, UNITS, WEIGHTS, N, aggregation, key, per_side, sides
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column, columns_for
 from dpcalc.report.grid import flatten
@@ -27,16 +27,16 @@ def leakage_command(a: Args) -> Result:
     kw = {"C": axes["C"], "p_max": p_max, "units": a.units}
     out = per_side(a.side, "eps", lambda: midp.server_leakage(axes["sigma"], axes["d"], **kw),
                     lambda: midp.client_leakage(axes["sigma"], axes["d"], sum_p2=sum_p2, **kw))
-    first = _LEAKAGE["server" if a.side is Side.both else a.side.value]
+    first = _LEAKAGE["server" if a.side == "both" else a.side]
     return Result(
         columns=[column(first, "sigma", label="σ"), *columns_for(EQUAL, ["d", "N", "C"])]
         + [column(_LEAKAGE[s], "eps", key=key("eps", a.side, s), unit=a.units) for s in sides(a.side)],
         rows=flatten(axes, out),
-        title=f"ε-MI-DP leakage bound of Gaussian noise ({SIDE_LABEL[a.side.value]})",
+        title=f"ε-MI-DP leakage bound of Gaussian noise ({SIDE_LABEL[a.side]})",
         note=f"Upper bound on sup I(w_i; w̄ | w^(-i)) in {a.units} (He & He 2023, eqs. 1.40/2.47); the true leakage "
              "under ‖w_i‖ <= C is at most this.",
-        formula=list(_LEAKAGE.values()) if a.side is Side.both else _LEAKAGE[a.side.value],
-        meta={"side": a.side.value},
+        formula=list(_LEAKAGE.values()) if a.side == "both" else _LEAKAGE[a.side],
+        meta={"side": a.side},
     )
 
 

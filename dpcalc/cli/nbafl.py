@@ -11,7 +11,6 @@ defaults from :class:`dpcalc.nbafl.simulate.SimulationConfig` (a synthetic setti
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -27,22 +26,11 @@ from dpcalc.report.render import Column, Format, Result
 __all__ = ["ACCOUNTING_POINTS", "ENTRIES"]
 
 
-class Calibration(str, Enum):
-    classic = "classic"
-    analytic = "analytic"
-    both = "both"
-
-
-class Lambda1(str, Enum):
-    published = "published"
-    comment = "comment"
-
-
 _BOUND = "nbafl.convergence_bound_sampled"  # declares every input of the bounds (K too)
 _CONSTANTS = ("pl", "lipschitz", "smoothness", "dissimilarity", "prox_mu", "theta")
 CONSTANTS = tuple(axis(n, formula=_BOUND) for n in _CONSTANTS)
 K = axis("K", formula="nbafl.server_sigma_sampled", default=None, note="Default: all N (eq. 5/Thm 2)")
-LAMBDA1 = choice("lambda1", Lambda1, formula="-", default=Lambda1.published,
+LAMBDA1 = choice("lambda1", ("published", "comment"), formula="-", default="published",
                  help="Theorem 2's λ1: published 1/μ + ρB/μ (disputed, the default) or the comment's 1 + ρB/μ")
 CURVE = flag("curve", formula="-", help="Print the bound curve instead of the optimum")
 
@@ -87,7 +75,7 @@ def _curve_rows(what: str, rows: float) -> None:
 
 
 @command("noise", axis("eps"), axis("delta"), axis("C"), axis("m"), axis("N"), axis("T"), axis("L"), axis("c_scale"),
-         K, choice("calibration", Calibration, formula="-", default=Calibration.classic,
+         K, choice("calibration", ("classic", "analytic", "both"), formula="-", default="classic",
                    help="classic (the paper), analytic (exact Gaussian) or both side by side"),
          formula="nbafl.server_sigma_sampled")
 def noise_command(a: Args) -> Result:
@@ -106,7 +94,7 @@ def noise_command(a: Args) -> Result:
         out["b"] = nbafl.sampling_b(axes["eps"], T=axes["T"], N=axes["N"], K=k_arg)
         out["gamma"] = nbafl.sampling_gamma(axes["eps"], L=axes["L"], N=axes["N"], K=k_arg)
         cols += [column("nbafl.sampling_b", "b"), column("nbafl.sampling_gamma", "gamma")]
-    cals = ["classic", "analytic"] if a.calibration is Calibration.both else [a.calibration.value]
+    cals = ["classic", "analytic"] if a.calibration == "both" else [a.calibration]
     for cal in cals:
         suffix, tag = ("", "") if len(cals) == 1 else (f"_{cal}", f" [{cal}]")
         common: dict[str, Any] = {"C": axes["C"], "m": axes["m"], "c_scale": axes["c_scale"], "calibration": cal}
@@ -126,7 +114,7 @@ def noise_command(a: Args) -> Result:
                   "under full participation).",
                   formula=["nbafl.client_sigma", "nbafl.server_required_sigma", fid_d]
                   + (["nbafl.sampling_b", "nbafl.sampling_gamma"] if k_arg is not None else []),
-                  meta={"calibration": a.calibration.value, "inputs": _fixed(axes, inputs, shown)})
+                  meta={"calibration": a.calibration, "inputs": _fixed(axes, inputs, shown)})
 
 
 @command("bound", axis("eps"), axis("T"), axis("delta"), axis("C"), axis("m"), axis("N"), axis("c_scale"),
@@ -140,8 +128,7 @@ def bound_command(a: Args) -> Result:
     kw = {k: axes[k] for k in ("T", "C", "m", "N", "c_scale", *_CONSTANTS)}
     if a.K is None:
         fid = "nbafl.convergence_bound"
-        value = nbafl.convergence_bound(axes["eps"], axes["delta"], as_published=a.lambda1 is Lambda1.published,
-                                        **kw)
+        value = nbafl.convergence_bound(axes["eps"], axes["delta"], as_published=a.lambda1 == "published", **kw)
     else:
         fid = _BOUND
         value = nbafl.convergence_bound_sampled(axes["eps"], axes["delta"], K=axes["K"], **kw)
@@ -150,8 +137,8 @@ def bound_command(a: Args) -> Result:
     return Result(columns=[*columns_for(fid, shown), column(fid, "bound", label="bound")],
                   rows=flatten(axes, {"bound": value}),
                   title=f"NbAFL convergence bound ({'Theorem 2, eq. 6' if a.K is None else 'Theorem 3, eq. 8'})",
-                  note=_bound_note(a.lambda1.value if a.K is None else None), formula=fid,
-                  meta={**_status(), "lambda1": a.lambda1.value if a.K is None else "n/a (Theorem 3)",
+                  note=_bound_note(a.lambda1 if a.K is None else None), formula=fid,
+                  meta={**_status(), "lambda1": a.lambda1 if a.K is None else "n/a (Theorem 3)",
                         "inputs": _fixed(axes, names, shown)})
 
 
@@ -176,7 +163,7 @@ def optimal_t_command(a: Args) -> Result:
         _curve_rows("--t-max with --curve (a row per T)", points * a.t_max)
     rows: list[dict[str, Any]] = []
     for point in _points(axes):
-        res = nbafl.optimal_t(point["eps"], point["delta"], t_max=a.t_max, as_published=a.lambda1 is Lambda1.published,
+        res = nbafl.optimal_t(point["eps"], point["delta"], t_max=a.t_max, as_published=a.lambda1 == "published",
                               **{k: point[k] for k in ("C", "m", "N", "c_scale", *_CONSTANTS)})
         if a.curve:
             rows += [{**point, "T": t, "bound": float(f)} for t, f in enumerate(res.curve, start=1)]
@@ -197,13 +184,13 @@ def optimal_t_command(a: Args) -> Result:
                  column("nbafl.t_star_lambert", "t_star", key="t_lambert", label="T* Lambert-W (κ0 = 0)"),
                  Column("at_t_max", "T* = t_max", "$T^* = T_{max}$", text=True)]
     multi = [r for r in rows if "," in str(r.get("local_minima", ""))]
-    note = (_bound_note(a.lambda1.value) + " T* is the integer argmin over 1 … t_max (no closed form when κ0 > 0; "
+    note = (_bound_note(a.lambda1) + " T* is the integer argmin over 1 … t_max (no closed form when κ0 > 0; "
             "the bound is not convex in T in general); '—' in the Lambert-W column: κ0 > 0.")
     if multi:
         note += f" More than one local minimum at {len(multi)} point(s): see 'local minima'."
     return Result(columns=cols, rows=rows, title="Optimal number of rounds T* of NbAFL (Theorem 2)", note=note,
                   formula=[fid, "nbafl.t_star_lambert"],
-                  meta={**_status(), "lambda1": a.lambda1.value, "t_max": a.t_max, "curve": a.curve,
+                  meta={**_status(), "lambda1": a.lambda1, "t_max": a.t_max, "curve": a.curve,
                         "inputs": _fixed(axes, names, shown)})
 
 

@@ -97,8 +97,10 @@ many = partial(Opt, kind="many", default=None)
 argument = partial(Opt, kind="argument")
 
 
-def choice(name: str, choices: type[enum.Enum], **fields: Any) -> Opt:
-    return Opt(name, "choice", choices=choices, **fields)
+def choice(name: str, values: tuple[str, ...], **fields: Any) -> Opt:
+    """One of ``values`` (the body receives the string); Typer lists them as the choices."""
+    members = enum.Enum(f"{name}_choice", [(v.replace("-", "_"), v) for v in values], type=str)  # type: ignore[misc]
+    return Opt(name, "choice", choices=members, **fields)
 
 
 def units(default_from: Any, **fields: Any) -> Opt:
@@ -178,6 +180,8 @@ class Resolved:
             from dpcalc.report.vectors import parse_matrix
 
             return parse_matrix(self.option, value)
+        if kind == "choice":
+            return value.value if isinstance(value, enum.Enum) else value
         if kind == "units":
             from dpcalc.units import check
 

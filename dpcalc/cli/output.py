@@ -29,8 +29,8 @@ SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdo
                   ".tex": Format.latex}
 
 
-_FORMAT = Annotated[Format | None, typer.Option("--format", "-f", case_sensitive=False, help=(
-    "Output format (default: the --output file's suffix .csv, .json, .md or .tex, else table)."))]
+_FORMAT = Annotated[Format, typer.Option("--format", "-f", case_sensitive=False, help=(
+    "Output format (not given: the --output file's suffix .csv, .json, .md or .tex, else table)."))]
 _JSON = Annotated[bool, typer.Option("--json", help="Shorthand for --format json.")]
 _OUTPUT = Annotated[Path | None, typer.Option("--output", "-o", dir_okay=False, help="Write to FILE (atomically).")]
 _FORCE = Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")]
@@ -45,8 +45,8 @@ def _keyword(name: str, default: Any, annotation: Any) -> inspect.Parameter:
 
 
 _PARAMETERS = {
-    "table": (_keyword("fmt", None, _FORMAT), _keyword("json_", False, _JSON), _keyword("output", None, _OUTPUT),
-              _keyword("force", False, _FORCE)),
+    "table": (_keyword("fmt", Format.table, _FORMAT), _keyword("json_", False, _JSON),
+              _keyword("output", None, _OUTPUT), _keyword("force", False, _FORCE)),
     "figure": (_keyword("output", None, _FIG_OUTPUT), _keyword("fmt", None, _FIG_FORMAT),
                _keyword("force", False, _FORCE)),
     "document": (_keyword("json_", False, _JSON), _keyword("output", None, _OUTPUT), _keyword("force", False, _FORCE)),
@@ -58,12 +58,13 @@ def parameters(kind: str) -> tuple[inspect.Parameter, ...]:
     return _PARAMETERS[kind]
 
 
-def table_format(fmt: Format | None, json_flag: bool, output: Path | None) -> Format:
-    """``--json``, else ``--format``, else the suffix of ``--output``, else the table."""
+def table_format(fmt: Format, json_flag: bool, output: Path | None, given: bool = True) -> Format:
+    """``--json``, else ``--format`` if ``given`` on the command line, else the suffix of ``--output``, else the
+    table (``fmt``'s default)."""
     if json_flag:
         return Format.json
     suffix = output.suffix.lower() if output is not None else ""
-    chosen = fmt if fmt is not None else SUFFIX_FORMATS.get(suffix, Format.table)
+    chosen = fmt if given else SUFFIX_FORMATS.get(suffix, fmt)
     if chosen is Format.table and suffix == ".csv":
         raise DomainError(f"--output {output}: a .csv file gets --format csv, not the box-drawn table (drop "
                           "--format table, or name the file .txt)")

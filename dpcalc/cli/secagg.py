@@ -7,7 +7,6 @@ aggregate divided by B) and ``sec5`` for Σ_i = G_iG_iᵀ/(B·D) (WF-NA, Theorem
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -24,27 +23,7 @@ from dpcalc.secagg import analysis
 __all__ = ["ENTRIES"]
 
 
-class Normalization(str, Enum):
-    sec4 = "sec4"
-    sec5 = "sec5"
-
-
-class Conversion(str, Enum):
-    lemma1 = "lemma1"
-    improved = "improved"
-
-
-class Form(str, Enum):
-    simplified = "simplified"
-    unsimplified = "unsimplified"
-
-
-class Sampling(str, Enum):
-    iid = "iid"
-    gaussian = "gaussian"
-
-
-NORMALIZATION = choice("normalization", Normalization, formula="-", default=None, help=(
+NORMALIZATION = choice("normalization", ("sec4", "sec5"), formula="-", default=None, help=(
     "Normalisation of the given eigenvalues/covariance: sec4 = G Gᵀ/D (Sec. 4, Theorems 2-3; aggregate divided by B) "
     "or sec5 = G Gᵀ/(B·D) (Sec. 5, WF-NA, Table 1). λ_sec4 = B·λ_sec5: a wrong choice is off by the factor B"))
 GRADIENTS_HELP = ("Per-sample clipped gradients: a file (.npy K × D for one user — repeat the option per user — or "
@@ -74,7 +53,7 @@ def _convert_columns(rounds: int) -> list[Column]:
                                                "--normalization (or give --gradients)"),
          NORMALIZATION, many("gradients", formula="-", help=GRADIENTS_HELP), one("B"), one("C"),
          one("D", default=None, note="With --eig-min-sum; taken from --gradients otherwise"), ROUNDS,
-         choice("form", Form, formula="-", default_from=secagg.theorem2_rdp,
+         choice("form", ("simplified", "unsimplified"), formula="-", default_from=secagg.theorem2_rdp,
                 help="simplified = eq. (19), unsimplified = eq. (30)"), formula=_T2)
 def rdp_command(a: Args) -> Result:
     """Theorem 2: ε_RDP(α) of the aggregate from the users' minimum eigenvalues, and the best (ε, δ).
@@ -82,9 +61,9 @@ def rdp_command(a: Args) -> Result:
     Example: dpcalc secagg rdp --eig-min-sum 5 --normalization sec4 --B 32 --C 10 --data-size 1200 --delta 1e-4
     """
     res = analysis.theorem2_analysis(
-        a.alpha, B=a.B, C=a.C, delta=a.delta, rounds=a.rounds, form=a.form.value,
+        a.alpha, B=a.B, C=a.C, delta=a.delta, rounds=a.rounds, form=a.form,
         gradients=_gradients(a.option("gradients"), a.gradients), eig_min_sum=a.eig_min_sum,
-        normalization=a.normalization.value if a.normalization is not None else None, D=a.D)
+        normalization=a.normalization, D=a.D)
     summary: dict[str, Any] = {"S_sec4": res.eig_min_sum_sec4, "S_sec5": res.eig_min_sum_sec4 / a.B,
                                "alpha_max": res.alpha_max}
     for m in analysis.CONVERSIONS:
@@ -94,7 +73,7 @@ def rdp_command(a: Args) -> Result:
     columns = {"rdp": res.rdp, **{f"eps_{m}": res.eps[m] for m in analysis.CONVERSIONS}}
     rows = [{"alpha": float(x), **{k: (float(c[i]) if np.isfinite(c[i]) else None) for k, c in columns.items()}}
             for i, x in enumerate(res.alpha)]  # None (—): no guarantee at this order
-    note = (f"Theorem 2 (eq. {'19' if a.form is Form.simplified else '30'}), S_sec4 = {res.eig_min_sum_sec4:.6g} "
+    note = (f"Theorem 2 (eq. {'19' if a.form == 'simplified' else '30'}), S_sec4 = {res.eig_min_sum_sec4:.6g} "
             f"(= B·S_sec5); orders α >= D·S/C² = {res.alpha_max:.6g} have no guarantee (—). δ = {a.delta:g}; RDP "
             f"composed over {a.rounds} round(s). S must bound the minimum eigenvalue for both neighbouring data sets "
             "(E12).")
@@ -105,7 +84,7 @@ def rdp_command(a: Args) -> Result:
 
 @command("table1", one("N"), one("sigma2"), one("B"), one("C"), one("D"), one("delta"),
          integer("rounds", formula="-", default_from=secagg.table1, help="Rounds composed (RDP adds up)"),
-         choice("method", Conversion, formula="-", default_from=secagg.table1,
+         choice("method", ("lemma1", "improved"), formula="-", default_from=secagg.table1,
                 help="RDP → DP conversion: lemma1 (the paper's) or improved (Balle et al. 2020)"), AS_PUBLISHED,
          formula="secagg.table1_gd_iso_eps")
 def table1_command(a: Args) -> Result:
@@ -115,7 +94,7 @@ def table1_command(a: Args) -> Result:
     """
     rows = [{"update": e.update, "noise": e.noise, "eps": e.eps, "alpha": e.alpha, "eps_prime": e.eps_prime,
              "note": e.note}
-            for e in secagg.table1(a.N, a.sigma2, a.delta, a.B, a.C, a.D, method=a.method.value, rounds=a.rounds,
+            for e in secagg.table1(a.N, a.sigma2, a.delta, a.B, a.C, a.D, method=a.method, rounds=a.rounds,
                                    as_published=a.as_published)]
     cols = [Column("update", "local update", "local update", text=True),
             Column("noise", "added noise", "added noise", text=True), column("secagg.table1_gd_iso_eps", "eps"),
@@ -123,7 +102,7 @@ def table1_command(a: Args) -> Result:
             Column("note", "", "", text=True)]
     return Result(columns=cols, rows=rows, title="Table 1 (Zhang et al. 2024): DP mechanisms in FedSGD",
                   note=f"N = {a.N:g}, σ² = {a.sigma2:g}, B = {a.B:g}, C = {a.C:g}, D = {a.D:g}, δ = {a.delta:g}, "
-                       f"{a.rounds} round(s), conversion {a.method.value}. WF-NA row = Theorem 4 (eq. 35); "
+                       f"{a.rounds} round(s), conversion {a.method}. WF-NA row = Theorem 4 (eq. 35); "
                        "--as-published shows the printed row (E1).",
                   formula=["secagg.table1_sgd_iid_iso_eps", "secagg.table1_gd_iso_eps", "secagg.table1_gsgd_iso_rdp",
                            "secagg.table1_gsgd_wfna_rdp"])
@@ -173,7 +152,7 @@ def waterfill_command(a: Args) -> Result:
     wf = analysis.water_filling_from(
         a.sigma2, B=a.B, gradients=_gradients(a.option("gradients"), [a.gradients] if a.gradients else None),
         cov=a.cov, eigenvalues=a.eigenvalues, blocks=a.blocks or 1,
-        normalization=a.normalization.value if a.normalization is not None else None)
+        normalization=a.normalization)
     rows = [{"k": k + 1, "eigenvalues": float(lam), "filled": float(f), "added": float(f - lam)}
             for k, (lam, f) in enumerate(zip(wf.eigenvalues, wf.filled, strict=True))]
     cols = [Column("k", "k", "$k$", integer=True), column("secagg.added_power", "eigenvalues", label="λ_k (sec5)"),
@@ -205,7 +184,7 @@ def mi_bound_command(a: Args) -> Result:
          vector("g_new", formula="-", help="The replacement gradient g' (list or file, length K)"),
          one("B", formula="secagg.theorem1_delta_threshold", default=None,
              note="Needed for --sampling iid (threshold B/D)"),
-         choice("sampling", Sampling, formula="-", default_from=analysis.span_analysis,
+         choice("sampling", ("iid", "gaussian"), formula="-", default_from=analysis.span_analysis,
                 help="iid (threshold B/D) or gaussian (1)"), formula="secagg.theorem1_delta_threshold")
 def span_check_command(a: Args) -> Result:
     """Theorem 1's necessary condition: is g' in the span of every user's per-sample gradients?
@@ -213,7 +192,7 @@ def span_check_command(a: Args) -> Result:
     Example: dpcalc secagg span-check --gradients grads.npy --g-new 0.3,0.4,0.1
     """
     res = analysis.span_analysis(_gradients(a.option("gradients"), a.gradients) or [], a.g_new,
-                                 sampling=a.sampling.value, B=a.B)
+                                 sampling=a.sampling, B=a.B)
     row = {"in_span": "yes" if res.check.in_span else "no", "relative_residual": res.check.relative_residual,
            "rank": res.check.rank, "K": res.check.K, "delta_threshold": res.delta_threshold}
     cols = [Column("in_span", "g' in span", "in span", text=True),

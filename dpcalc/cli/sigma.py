@@ -5,7 +5,6 @@ used command compiles only what it runs.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 from dpcalc import midp
@@ -24,7 +23,6 @@ __all__ = [
     "UNITS",
     "WEIGHTS",
     "N",
-    "Side",
     "aggregation",
     "key",
     "per_side",
@@ -32,18 +30,12 @@ __all__ = [
 ]
 
 
-class Side(str, Enum):
-    server = "server"
-    client = "client"
-    both = "both"
-
-
 SIDE_LABEL = {"server": "server side", "client": "client side", "both": "server and client side"}
 _SIGMA = {"server": "midp.server_sigma", "client": "midp.client_sigma"}
 _LEAKAGE = {"server": "midp.server_leakage", "client": "midp.client_leakage"}
 EQUAL = "midp.server_sigma_equal"  # declares eps, d, C, N
 
-SIDE = choice("side", Side, default=Side.server, help="Where the Gaussian noise is added")
+SIDE = choice("side", ("server", "client", "both"), default="server", help="Where the Gaussian noise is added")
 N = axis("N", formula=EQUAL, default=None, note="Default: 1 (equal weights 1/N), or the length of --weights")
 WEIGHTS = vector("weights", formula="-", default=None, help="Aggregation weights p_i, summing to 1",
                  note="Instead of equal weights; --n is then their number")
@@ -55,13 +47,13 @@ _GUARANTEE = ("Guarantee: client-level ε-MI-DP, sup I(w_i; w̄ | w^(-i)) <= ε 
               "sufficient, not proven minimal. Per round, no composition across rounds.")
 
 
-def sides(side: Side) -> list[str]:
-    return ["server", "client"] if side is Side.both else [side.value]
+def sides(side: str) -> list[str]:
+    return ["server", "client"] if side == "both" else [side]
 
 
-def key(name: str, side: Side, which: str) -> str:
+def key(name: str, side: str, which: str) -> str:
     """Output key: ``sigma`` for one side, ``sigma_server``/``sigma_client`` for both."""
-    return f"{name}_{which}" if side is Side.both else name
+    return f"{name}_{which}" if side == "both" else name
 
 
 def aggregation(a: Args, first: str) -> tuple[dict[str, Any], Any, Any, dict[str, Any]]:
@@ -80,7 +72,7 @@ def aggregation(a: Args, first: str) -> tuple[dict[str, Any], Any, Any, dict[str
     return axes, *midp.equal_weight_stats(axes["N"]), fixed
 
 
-def per_side(side: Side, name: str, server: Any, client: Any) -> dict[str, Any]:
+def per_side(side: str, name: str, server: Any, client: Any) -> dict[str, Any]:
     """The outputs of the chosen side(s): ``server()``/``client()`` evaluate one side each."""
     return {key(name, side, s): (server if s == "server" else client)() for s in sides(side)}
 
@@ -99,10 +91,10 @@ def sigma_command(a: Args) -> Result:
         columns=columns_for(EQUAL, ["eps", "d", "N", "C"], units={"eps": a.units})
         + [column(_SIGMA[s], "sigma", key=key("sigma", a.side, s)) for s in sides(a.side)],
         rows=flatten(axes, out),
-        title=f"Minimum Gaussian noise std for ε-MI-DP ({SIDE_LABEL[a.side.value]})",
+        title=f"Minimum Gaussian noise std for ε-MI-DP ({SIDE_LABEL[a.side]})",
         note=_GUARANTEE.format(units=a.units),
-        formula=_SIGMA[a.side.value] if a.side is not Side.both else list(_SIGMA.values()),
-        meta={"side": a.side.value, "weights": "equal (1/N)" if not fixed else fixed},
+        formula=_SIGMA[a.side] if a.side != "both" else list(_SIGMA.values()),
+        meta={"side": a.side, "weights": "equal (1/N)" if not fixed else fixed},
     )
 
 

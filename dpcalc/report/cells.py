@@ -16,7 +16,6 @@ per-row Python objects beyond the strings. Anything else (text, ``None``, ints, 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from itertools import repeat
 from typing import Any, Literal
@@ -25,51 +24,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcalc.errors import DomainError
+from dpcalc.report._text import check_number, text_cell
 
 __all__ = ["Kind", "cell", "column_cells"]
 
 Kind = Literal["text", "latex", "csv", "json"]
 
-NONE_TEXT = "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
-
-
 # ------------------------------------------------------------------------------------------ one cell
-
-def _check_number(number: str) -> None:
-    """A column's number format must format a float (``.4g``, ``.3e``, ``,.2f`` …): one-line error otherwise."""
-    if number:
-        try:
-            format(1.5, number)
-        except (ValueError, TypeError):
-            raise DomainError(f"number must be a float format spec such as '.4g'; got {number!r}") from None
-
-
-def clean(value: Any, integer: bool = False) -> Any:
-    """A NumPy scalar as a Python number; an integer-valued float of an integer column as an int."""
-    if isinstance(value, float) and integer and value.is_integer():
-        return int(value)
-    if hasattr(value, "item"):
-        return clean(value.item(), integer)
-    return value
-
-
-def text_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A cell of the table and of Markdown: ``number`` (default ``.10g``) for floats, ``—`` for no value."""
-    value = clean(value, integer)
-    if value is None:
-        return NONE_TEXT
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return format(value, number or ".10g")
-    if number and isinstance(value, int) and not isinstance(value, bool):
-        return format(value, number)
-    return str(value)
-
 
 def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str:
     """The reference text of one cell in a format of ``kind`` (``number`` applies to text and LaTeX only)."""
-    _check_number(number)
+    check_number(number)
     if isinstance(value, np.ndarray) and value.ndim:  # a list cell is text ("[0.5, 0.3]"); an array is a column
         raise DomainError(f"value must be one cell (a number, a text, a list or None); got an array of shape "
                           f"{value.shape} (column_cells formats a column)")
@@ -78,7 +43,7 @@ def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str
 
 def cells_of(values: Sequence[Any], kind: Kind, integer: bool = False, number: str = "") -> list[str]:
     """:func:`cell` of each value, the format spec checked once (the per-cell path of mixed columns)."""
-    _check_number(number)
+    check_number(number)
     return [_cell(x, kind, integer, number) for x in values]
 
 
@@ -89,9 +54,9 @@ def _cell(value: Any, kind: Kind, integer: bool, number: str) -> str:
         from dpcalc.report.latex import latex_cell
 
         return latex_cell(value, integer, number)
-    from dpcalc.report import formats
+    from dpcalc.report import _exact
 
-    return formats.json_cell(value, integer) if kind == "json" else formats.csv_cell(value, integer)
+    return _exact.json_cell(value, integer) if kind == "json" else _exact.csv_cell(value, integer)
 
 
 # ------------------------------------------------------------------------------------ a column chunk
@@ -147,7 +112,7 @@ def _distinct_strings(a: NDArray[np.float64], kind: Kind, integer: bool, number:
 def float_cells(a: NDArray[np.float64], kind: Kind, integer: bool = False, number: str = "") -> list[str]:
     """The cells of a 1-D float64 array: each distinct value (by bit pattern, so -0.0 ≠ 0.0) formatted once."""
     if kind == "json" and np.isnan(a).any():
-        from dpcalc.report.formats import json_cell
+        from dpcalc.report._exact import json_cell
 
         return [json_cell(x, integer) for x in a.tolist()]  # raises: JSON has no NaN
     if a.size >= _DEDUP_MIN:
@@ -164,7 +129,7 @@ def column_cells(values: Sequence[Any] | NDArray[np.float64], kind: Kind, intege
     anything else cell by cell (:func:`cell`). Equal, string for string, to ``[cell(x, …) for x in values]``."""
     if not isinstance(values, np.ndarray | Sequence) or isinstance(values, str | bytes):
         raise DomainError(f"values must be a column (a list or an array of cells); got {type(values).__name__}")
-    _check_number(number)
+    check_number(number)
     if isinstance(values, np.ndarray):
         return float_cells(np.ascontiguousarray(values, dtype=np.float64).ravel(), kind, integer, number)
     if is_plain(values):

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, UnknownNameError
-from dpcalc.report.render import Column
+from dpcalc.report.result import Column
 
 _GREEK = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",

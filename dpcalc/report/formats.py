@@ -1,23 +1,22 @@
 """The writers of the formats other than the plain table: JSON, CSV, Markdown, LaTeX, and the table fitted to a
-narrow terminal by rich. Each streams chunks of rows through :func:`dpcalc.report.render._chunks`; imported by
+narrow terminal by rich. Each streams chunks of rows through :func:`dpcalc.report._chunks.chunks`; imported by
 :func:`dpcalc.report.render.iter_render` only when one of them is asked for (the default table needs none of them).
 """
 
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from dpcalc import __version__
-from dpcalc.errors import DomainError
-from dpcalc.report.cells import Kind, clean
+from dpcalc.report._chunks import chunks, join_rows, noop
+from dpcalc.report._exact import json_value
+from dpcalc.report._text import text_cell
 from dpcalc.report.latex import latex_text
-from dpcalc.report.render import _CHUNK, Result, _Cells, _fmt, _join_rows, _noop
+from dpcalc.report.result import Result
 
-__all__ = ["WRITERS", "csv_cell", "csv_value", "iter_csv", "iter_json", "iter_latex", "iter_markdown", "json_cell",
-           "json_value", "rich_table", "units_of"]
+__all__ = ["WRITERS", "iter_csv", "iter_json", "iter_latex", "iter_markdown", "rich_table", "units_of"]
 
 
 def units_of(result: Result) -> dict[str, str]:
@@ -27,58 +26,7 @@ def units_of(result: Result) -> dict[str, str]:
     return {**{c.key: c.unit for c in result.columns if c.unit}, **result.units}
 
 
-def _chunks(result: Result, kind: Kind, advance: Callable[..., None] = _noop
-            ) -> Iterator[tuple[int, list[list[Any]], list[bool]]]:
-    """(first row, cells column by column, plain flags) for every chunk of rows."""
-    sources = [_Cells(result, c, kind) for c in result.columns]
-    n = len(result.rows)
-    for start in range(0, n, _CHUNK):
-        stop = min(start + _CHUNK, n)
-        parts = [s.chunk(start, stop) for s in sources]
-        yield start, [p[0] for p in parts], [p[1] for p in parts]
-        advance(stop - start)
-
-
-def json_value(value: Any, integer: bool = False) -> Any:
-    """A cell for JSON: a documented ±inf (stated in "warnings") is written as the string "inf"/"-inf"."""
-    v = clean(value, integer)
-    if isinstance(v, float) and math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return v
-
-
-def json_cell(value: Any, integer: bool = False) -> str:
-    """A JSON cell's text, as ``json.dumps(…, allow_nan=False)`` writes it (NaN raises ValueError: JSON has none)."""
-    import json
-
-    v = json_value(value, integer)
-    if type(v) is float and math.isnan(v):
-        raise ValueError("Out of range float values are not JSON compliant: nan")
-    if type(v) is float:
-        return repr(v)
-    try:
-        return json.dumps(v, allow_nan=False)
-    except TypeError:  # a complex number, an arbitrary object
-        raise DomainError(f"value must be a number, a text, a list or None in JSON (got {type(v).__name__})") from None
-
-
-def csv_value(value: Any, integer: bool = False) -> Any:
-    """What the CSV writer gets for a cell: ``repr`` of a float (every digit), else the value (None → empty)."""
-    v = clean(value, integer)
-    return repr(v) if isinstance(v, float) else v
-
-
-def csv_cell(value: Any, integer: bool = False) -> str:
-    """A CSV cell as the ``csv`` module writes it in a row of several fields (quoted when it must be)."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([csv_value(value, integer), ""])
-    return buf.getvalue()[:-2]
-
-
-def iter_json(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
+def iter_json(result: Result, advance: Callable[..., None] = noop) -> Iterator[str]:
     """The JSON document in chunks, laid out exactly as ``json.dumps(doc, indent=2)``."""
     import json
 
@@ -93,8 +41,8 @@ def iter_json(result: Result, advance: Callable[..., None] = _noop) -> Iterator[
     lits = ["    {\n      " + keys[0] + ": "] if keys else []
     lits += [f",\n      {k}: " for k in keys[1:]] + ["\n    }"]
     yield '{\n  "rows": [\n'
-    for start, cols, _ in _chunks(result, "json", advance):
-        yield ("" if start == 0 else ",\n") + _join_rows(cols, lits, ",\n")
+    for start, cols, _ in chunks(result, "json", advance):
+        yield ("" if start == 0 else ",\n") + join_rows(cols, lits, ",\n")
     rest = json.dumps(tail, indent=2, allow_nan=False)
     yield "\n  ],\n" + rest[2:] + "\n"
 
@@ -103,7 +51,7 @@ def to_json(result: Result) -> str:
     return "".join(iter_json(result))
 
 
-def iter_csv(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
+def iter_csv(result: Result, advance: Callable[..., None] = noop) -> Iterator[str]:
     import csv
 
     buf = io.StringIO()
@@ -111,9 +59,9 @@ def iter_csv(result: Result, advance: Callable[..., None] = _noop) -> Iterator[s
     w.writerow([c.key for c in result.columns])
     yield buf.getvalue()
     lits = ["", *[","] * (len(result.columns) - 1), "\n"]
-    for _, cols, plain in _chunks(result, "csv", advance):
+    for _, cols, plain in chunks(result, "csv", advance):
         if all(plain):  # numbers only: nothing to quote
-            yield _join_rows(cols, lits)
+            yield join_rows(cols, lits)
             continue
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -125,12 +73,12 @@ def to_csv(result: Result) -> str:
     return "".join(iter_csv(result))
 
 
-def iter_markdown(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
+def iter_markdown(result: Result, advance: Callable[..., None] = noop) -> Iterator[str]:
     yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
            + "|" + "|".join("---:" for _ in result.columns) + "|\n")
     lits = ["| ", *[" | "] * (len(result.columns) - 1), " |\n"]
-    for _, cols, _ in _chunks(result, "text", advance):
-        yield _join_rows(cols, lits)
+    for _, cols, _ in chunks(result, "text", advance):
+        yield join_rows(cols, lits)
     tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
     if tail:
         yield "\n".join(tail) + "\n"
@@ -140,7 +88,7 @@ def to_markdown(result: Result) -> str:
     return "".join(iter_markdown(result))
 
 
-def iter_latex(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
+def iter_latex(result: Result, advance: Callable[..., None] = noop) -> Iterator[str]:
     if result.latex_float:
         yield _latex_float(result)
         return
@@ -151,8 +99,8 @@ def iter_latex(result: Result, advance: Callable[..., None] = _noop) -> Iterator
     yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
            f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n")
     lits = ["  ", *[" & "] * (len(result.columns) - 1), " \\\\\n"]
-    for _, body, _ in _chunks(result, "latex", advance):
-        yield _join_rows(body, lits)
+    for _, body, _ in chunks(result, "latex", advance):
+        yield join_rows(body, lits)
     yield "\\bottomrule\n\\end{tabular}\n"
 
 
@@ -186,10 +134,10 @@ def rich_table(result: Result, file: Any) -> None:
     for c in result.columns:
         table.add_column(c.header, justify="left" if c.text else "right", no_wrap=not c.text)
     for r in result.rows:
-        table.add_row(*[_fmt(r.get(c.key), c.integer, c.number) for c in result.columns])
+        table.add_row(*[text_cell(r.get(c.key), c.integer, c.number) for c in result.columns])
     console.print(table)
     for k, v in (result.summary or {}).items():
-        console.print(f"{k}: {_fmt(v)}")
+        console.print(f"{k}: {text_cell(v)}")
     if result.note:
         console.print(result.note)
 

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpcalc.report.cells import NONE_TEXT, clean, text_cell
+from dpcalc.report._text import NONE_TEXT, clean, text_cell
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["latex_cell", "latex_number", "latex_numbers", "latex_text"]
+__all__ = ["latex_text"]
 
 def latex_number(value: Any, integer: bool = False, number: str = "") -> str:
     """A number in math mode: ``$1.5 \\times 10^{-5}$``, ``$-\\infty$``; ``--`` for no value or NaN."""

@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 from dpcalc.cli import _fastparse
 from dpcalc.cli.command import Group
 from dpcalc.cli.main import COMMANDS, FAMILIES, app, build_command, entries
-from dpcalc.report.render import Column, Result, _plain_table, _text_width
+from dpcalc.report._chunks import text_width
+from dpcalc.report.render import Column, Result, _plain_table
 from tests.support.cli_runner import run
 
 TYPER = CliRunner()
@@ -121,7 +122,7 @@ def test_plain_table_layout() -> None:
     assert lines[1] == "┏━━━━━━━━━━┳━━━┓"
     assert lines[2] == "┃ ε (nats) ┃ w̄ ┃"  # the combining bar takes no cell
     assert lines[4] == "│      1.5 │ 2 │"
-    assert len({_text_width(x) for x in lines[1:]}) == 1
+    assert len({text_width(x) for x in lines[1:]}) == 1
     assert "\x1b[1m" in _plain_table(result, styled=True)
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dpcalc.cli.command import resolved
-from dpcalc.cli.main import FAMILIES, entries
-from dpcalc.cli.messages import aliases, find, suggest
+from dpcalc.cli.main import FAMILIES, entries, find
+from dpcalc.cli.messages import aliases, suggest
 from tests.support.cli_runner import run
 
 SIGMA = ("sigma", "--eps", "1,5", "--d", "1000")
