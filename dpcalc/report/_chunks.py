@@ -4,13 +4,14 @@ the other formats (:mod:`dpcalc.report.formats`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpcalc.report import cells
+from dpcalc.report._text import display_width, join_rows, noop, pad, widest
 from dpcalc.report.cells import Kind
 
 if TYPE_CHECKING:
@@ -18,13 +19,9 @@ if TYPE_CHECKING:
 
     from dpcalc.report.result import Column, Result
 
-__all__ = ["CHUNK", "Cells", "chunks", "display_width", "join_rows", "noop", "pad", "text_width", "widest"]
+__all__ = ["CHUNK", "Cells", "chunks", "table_body"]
 
 CHUNK = 65_536  # rows formatted at a time: output streams, memory stays ~ tens of MB beyond the columns
-
-
-def noop(steps: int = 1, description: str = "") -> None:
-    return None
 
 
 class Cells:
@@ -132,51 +129,6 @@ class Cells:
         return max(map(len, self._distinct_cells), default=0)
 
 
-def join_rows(columns: Sequence[list[str]], lits: Sequence[str], between: str = "") -> str:
-    """Rows ``lits[0] + c0 + lits[1] + … + c[k-1] + lits[k]`` joined by ``between``, in one ``str.join``.
-
-    No per-row Python work: the cells and separators are laid out in one list by slice assignment.
-    """
-    k = len(columns)
-    n = len(columns[0]) if k else 0
-    if not n:
-        return ""
-    parts: list[str] = [""] * (2 * k * n)
-    for i, col in enumerate(columns):
-        parts[2 * i::2 * k] = col
-        if i < k - 1:
-            parts[2 * i + 1::2 * k] = [lits[i + 1]] * n
-    parts[2 * k - 1::2 * k] = [lits[k] + between + lits[0]] * n
-    parts[-1] = lits[k]
-    return lits[0] + "".join(parts)
-
-
-def text_width(text: str) -> int:
-    """Terminal cells taken by ``text``: combining marks take none, East-Asian wide characters two."""
-    import unicodedata
-
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-               for ch in text)
-
-
-def display_width(text: str) -> int:
-    """:func:`text_width`, with ASCII text measured by its length."""
-    return len(text) if text.isascii() else text_width(text)
-
-
-def widest(texts: list[str], plain: bool) -> int:
-    """The widest of a column's cells (number cells are ASCII: their length)."""
-    return max(map(len, texts) if plain else map(display_width, texts), default=0)
-
-
-def pad(texts: list[str], width: int, left: bool, plain: bool) -> list[str]:
-    """Cells padded to ``width`` terminal cells: text left-aligned, numbers right-aligned."""
-    if plain:
-        return list(map(str.ljust if left else str.rjust, texts, repeat(width)))
-    gaps = [" " * (width - display_width(x)) for x in texts]
-    return [x + g for x, g in zip(texts, gaps, strict=True)] if left else list(map(str.__add__, gaps, texts))
-
-
 def chunks(result: Result, kind: Kind, advance: Callable[..., None] = noop
             ) -> Iterator[tuple[int, list[list[Any]], list[bool]]]:
     """(first row, cells column by column, plain flags) for every chunk of rows."""
@@ -187,3 +139,54 @@ def chunks(result: Result, kind: Kind, advance: Callable[..., None] = noop
         parts = [s.chunk(start, stop) for s in sources]
         yield start, [p[0] for p in parts], [p[1] for p in parts]
         advance(stop - start)
+
+
+TABLE_KEEP = 64 * 1024**2  # characters of number cells kept between the table's two passes (else formatted again)
+
+
+def table_body(result: Result, head: list[str], advance: Callable[..., None] = noop
+               ) -> tuple[list[int], Iterator[str]]:
+    """The box table's column widths and its body lines in chunks, for a result of any size.
+
+    Two passes over the rows (widths, then lines), so a million rows stream in bounded memory; the widths of a
+    broadcast sweep input come from its distinct values alone. ``advance(rows)`` after each chunk of each pass.
+    """
+    widths = [display_width(h) for h in head]
+    sources = [Cells(result, c, "text") for c in result.columns]
+    known = [s.widest() for s in sources]
+    widths = [max(w, k) if k is not None else w for w, k in zip(widths, known, strict=True)]
+    rest = [i for i, k in enumerate(known) if k is None]
+    n = len(result.rows)
+    kept: dict[tuple[int, int], str] = {}  # number cells of the first pass, joined, while within TABLE_KEEP
+    room = TABLE_KEEP
+    if rest:
+        for start in range(0, n, CHUNK):
+            stop = min(start + CHUNK, n)
+            for i in rest:
+                texts, plain = sources[i].chunk(start, stop)
+                widths[i] = max(widths[i], widest(texts, plain))
+                if plain and room > 0:
+                    kept[start, i] = "\n".join(texts)
+                    room -= len(kept[start, i])
+            advance(stop - start)
+    else:
+        advance(n)
+    for s, w in zip(sources, widths, strict=True):
+        s.pad(w)
+
+    def lines() -> Iterator[str]:
+        lits = ["│ ", *[" │ "] * (len(result.columns) - 1), " │\n"]
+        for start in range(0, n, CHUNK):
+            stop = min(start + CHUNK, n)
+            padded = []
+            for i, (s, w, c) in enumerate(zip(sources, widths, result.columns, strict=True)):
+                if s.distinct is not None:
+                    padded.append(s.chunk(start, stop)[0])
+                    continue
+                joined = kept.pop((start, i), None)
+                texts, plain = (joined.split("\n"), True) if joined is not None else s.chunk(start, stop)
+                padded.append(pad(texts, w, c.text, plain))
+            yield join_rows(padded, lits)
+            advance(stop - start)
+
+    return widths, lines()

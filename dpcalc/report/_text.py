@@ -1,15 +1,19 @@
 """The text of one cell in the table and in Markdown: ``format(x, number or ".10g")``, ``inf``/``-inf``, ``—`` for
 no value; an integer column writes integer-valued floats as integers. The base of every other format's cells
-(:mod:`dpcalc.report.cells`, :mod:`dpcalc.report.latex`, :mod:`dpcalc.report._exact`)."""
+(:mod:`dpcalc.report.cells`, :mod:`dpcalc.report.latex`, :mod:`dpcalc.report._exact`). Also the widths of cells on a
+terminal and the joining of padded cells into rows."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 from dpcalc.errors import DomainError
 
-__all__ = ["NONE_TEXT", "check_number", "clean", "text_cell"]
+__all__ = ["NONE_TEXT", "check_number", "clean", "display_width", "join_rows", "noop", "pad", "text_cell", "text_width",
+           "widest"]
 
 NONE_TEXT = "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
 
@@ -44,3 +48,53 @@ def text_cell(value: Any, integer: bool = False, number: str = "") -> str:
     if number and isinstance(value, int) and not isinstance(value, bool):
         return format(value, number)
     return str(value)
+
+
+def join_rows(columns: Sequence[list[str]], lits: Sequence[str], between: str = "") -> str:
+    """Rows ``lits[0] + c0 + lits[1] + … + c[k-1] + lits[k]`` joined by ``between``, in one ``str.join``.
+
+    No per-row Python work: the cells and separators are laid out in one list by slice assignment.
+    """
+    k = len(columns)
+    n = len(columns[0]) if k else 0
+    if not n:
+        return ""
+    parts: list[str] = [""] * (2 * k * n)
+    for i, col in enumerate(columns):
+        parts[2 * i::2 * k] = col
+        if i < k - 1:
+            parts[2 * i + 1::2 * k] = [lits[i + 1]] * n
+    parts[2 * k - 1::2 * k] = [lits[k] + between + lits[0]] * n
+    parts[-1] = lits[k]
+    return lits[0] + "".join(parts)
+
+
+def text_width(text: str) -> int:
+    """Terminal cells taken by ``text``: combining marks take none, East-Asian wide characters two."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def display_width(text: str) -> int:
+    """:func:`text_width`, with ASCII text measured by its length."""
+    return len(text) if text.isascii() else text_width(text)
+
+
+def widest(texts: list[str], plain: bool) -> int:
+    """The widest of a column's cells (number cells are ASCII: their length)."""
+    return max(map(len, texts) if plain else map(display_width, texts), default=0)
+
+
+def pad(texts: list[str], width: int, left: bool, plain: bool) -> list[str]:
+    """Cells padded to ``width`` terminal cells: text left-aligned, numbers right-aligned."""
+    if plain:
+        return list(map(str.ljust if left else str.rjust, texts, repeat(width)))
+    gaps = [" " * (width - display_width(x)) for x in texts]
+    return [x + g for x, g in zip(texts, gaps, strict=True)] if left else list(map(str.__add__, gaps, texts))
+
+
+def noop(steps: int = 1, description: str = "") -> None:
+    """The progress callback that shows nothing (``advance(rows)`` of the writers)."""
+    return None

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from dpcalc import __version__
-from dpcalc.report._chunks import chunks, join_rows, noop
+from dpcalc.report._chunks import chunks
 from dpcalc.report._exact import json_value
-from dpcalc.report._text import text_cell
+from dpcalc.report._text import join_rows, noop, text_cell
 from dpcalc.report.latex import latex_text
 from dpcalc.report.result import Result
 

@@ -20,9 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpcalc.errors import DomainError
-from dpcalc.report import _chunks as chunks
-from dpcalc.report._chunks import Cells, display_width, join_rows, noop, pad, text_width, widest
-from dpcalc.report._text import text_cell
+from dpcalc.report._text import display_width, join_rows, noop, pad, text_cell, text_width
 from dpcalc.report.result import Column, Format, Result
 
 __all__ = ["Column", "Format", "Result", "emit", "render"]
@@ -30,39 +28,28 @@ __all__ = ["Column", "Format", "Result", "emit", "render"]
 
 
 
-_TABLE_KEEP = 64 * 1024**2  # characters of number cells kept between the table's two passes (else formatted again)
+_SMALL = 200  # rows a table formats cell by cell (text_cell); larger ones go through report._chunks
 
 
 def iter_plain_table(result: Result, styled: bool = False, advance: Callable[..., None] = noop) -> Iterator[str]:
     """The table in rich's default heavy-head box style, without rich's ~45 ms import, in chunks.
 
     Plain for pipes, files and tests; ``styled`` adds rich's italic title and bold headers (ANSI) for a terminal.
-    Two passes over the rows (widths, then lines), so a million rows stream in bounded memory; the widths of a
-    broadcast sweep input come from its distinct values alone.
+    A small result is formatted cell by cell here; a larger one streams through
+    :func:`dpcalc.report._chunks.table_body` (the same cells, in bounded memory).
     """
     head = [c.header for c in result.columns]
-    widths = [display_width(h) for h in head]
-    sources = [Cells(result, c, "text") for c in result.columns]
-    known = [s.widest() for s in sources]
-    widths = [max(w, k) if k is not None else w for w, k in zip(widths, known, strict=True)]
-    rest = [i for i, k in enumerate(known) if k is None]
-    n = len(result.rows)
-    kept: dict[tuple[int, int], str] = {}  # number cells of the first pass, joined, while within _TABLE_KEEP
-    room = _TABLE_KEEP
-    if rest:
-        for start in range(0, n, chunks.CHUNK):
-            stop = min(start + chunks.CHUNK, n)
-            for i in rest:
-                texts, plain = sources[i].chunk(start, stop)
-                widths[i] = max(widths[i], widest(texts, plain))
-                if plain and room > 0:
-                    kept[start, i] = "\n".join(texts)
-                    room -= len(kept[start, i])
-            advance(stop - start)
+    if len(result.rows) > _SMALL:
+        from dpcalc.report._chunks import table_body
+
+        widths, body = table_body(result, head, advance)
     else:
-        advance(n)
-    for s, w in zip(sources, widths, strict=True):
-        s.pad(w)
+        cols = [[text_cell(r.get(c.key), c.integer, c.number) for r in result.rows] for c in result.columns]
+        widths = [max(map(display_width, [h, *col])) for h, col in zip(head, cols, strict=True)]
+        lits = ["│ ", *[" │ "] * (len(result.columns) - 1), " │\n"]
+        padded = [pad(col, w, c.text, False) for col, w, c in zip(cols, widths, result.columns, strict=True)]
+        body = iter([join_rows(padded, lits)] if result.rows else [])
+        advance(2 * len(result.rows))
 
     bold, italic, reset = ("\x1b[1m", "\x1b[3m", "\x1b[0m") if styled else ("", "", "")
 
@@ -79,19 +66,7 @@ def iter_plain_table(result: Result, styled: bool = False, advance: Callable[...
     top = [f"{italic}{result.title}{reset}"] if result.title else []
     top += [rule("┏", "━", "┳", "┓"), line(head, "┃", bold), rule("┡", "━", "╇", "┩")]
     yield "\n".join(top) + "\n"
-    lits = ["│ ", *[" │ "] * (len(result.columns) - 1), " │\n"]
-    for start in range(0, n, chunks.CHUNK):
-        stop = min(start + chunks.CHUNK, n)
-        padded = []
-        for i, (s, w, c) in enumerate(zip(sources, widths, result.columns, strict=True)):
-            if s.distinct is not None:
-                padded.append(s.chunk(start, stop)[0])
-                continue
-            joined = kept.pop((start, i), None)
-            texts, plain = (joined.split("\n"), True) if joined is not None else s.chunk(start, stop)
-            padded.append(pad(texts, w, c.text, plain))
-        yield join_rows(padded, lits)
-        advance(stop - start)
+    yield from body
     out = [rule("└", "─", "┴", "┘")]
     out += [f"{k}: {text_cell(v)}" for k, v in (result.summary or {}).items()]
     if result.note:

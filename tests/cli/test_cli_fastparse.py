@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from dpcalc.cli import _fastparse
 from dpcalc.cli.command import Group
 from dpcalc.cli.main import COMMANDS, FAMILIES, app, build_command, entries
-from dpcalc.report._chunks import text_width
+from dpcalc.report._text import text_width
 from dpcalc.report.render import Column, Result, _plain_table
 from tests.support.cli_runner import run
 

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from dpcalc import __version__
 from dpcalc.report import _chunks as chunks
 from dpcalc.report import render as R
-from dpcalc.report._chunks import display_width
 from dpcalc.report._exact import csv_value, json_value
+from dpcalc.report._text import display_width
 from dpcalc.report.cells import Kind, cell, column_cells
 from dpcalc.report.formats import units_of
 from dpcalc.report.grid import Rows, flatten
@@ -130,6 +130,10 @@ def _check(result: Result) -> None:
     latex = render(result, Format.latex)
     assert latex.split("\\midrule\n", 1)[1] == _ref_latex_body(result) + "\\bottomrule\n\\end{tabular}\n"
     assert render(result, Format.table) == _ref_table(result)
+    for small in (0, 10**9):  # the table cell by cell (a small result) and in chunks (a large one): the same text
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(R, "_SMALL", small)
+            assert render(result, Format.table) == _ref_table(result)
 
 
 NUMBER_COLUMNS = [Column("a", "α (x)", r"$\alpha$"), Column("b", "b", integer=True), Column("c", "c", number=".4g"),
