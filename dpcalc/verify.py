@@ -30,6 +30,9 @@ from dpcalc.errors import DomainError, UnknownNameError
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__ = ["DEFAULT_LEVEL", "DEFAULT_SAMPLES", "MAX_SAMPLES", "MIN_SAMPLES", "VERDICTS", "CheckRow", "check_point",
+           "exit_code", "has_published_form", "run_check", "select", "summary", "verify"]
+
 DEFAULT_SAMPLES = 400_000
 MIN_SAMPLES = 2_000
 """Fewest Monte Carlo samples per check: below this the normal-approximation intervals undercover (at 100

@@ -12,6 +12,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+__all__ = ["solve_for"]
+
 
 @cache
 def solve_for() -> Any:

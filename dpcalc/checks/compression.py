@@ -25,6 +25,8 @@ from dpcalc.errors import DomainError
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 def _round_decimal(x: float, digits: int) -> float:
     return float(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN))

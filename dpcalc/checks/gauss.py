@@ -31,6 +31,8 @@ from dpcalc.sim.roots import bisect_log
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 LN2 = math.log(2.0)
 MAX_ENGINE_N = 400
 MAX_MC_N = 120

@@ -25,6 +25,8 @@ from dpcalc.sim.stats import Estimate, normal_quantile
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 @recipe("gdp_delta_mc")
 def _delta_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:

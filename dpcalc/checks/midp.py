@@ -22,6 +22,8 @@ from dpcalc.sim.scenarios import weights_with_max, weights_with_sum_sq
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 def _bound(d: float, ratio: float) -> float:
     """The leakage bound (d/2)·ln(1 + ratio), evaluated directly (not via the library's inverse)."""

@@ -39,6 +39,8 @@ from dpcalc.sim.stats import Estimate, from_moments
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 def _c(values: Mapping[str, Any]) -> float:
     return value_of(values, "c_scale", 1.0) * math.sqrt(2.0 * math.log(1.25 / value_of(values, "delta")))

@@ -39,6 +39,8 @@ from dpcalc.sim import estimators as est
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 # --- eq. (22) against integration -----------------------------------------------------------------------------------
 

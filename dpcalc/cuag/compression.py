@@ -21,6 +21,11 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, ErratumWarning
 
+__all__ = ["BYTES_PER_PARAM", "GIB", "MAX_LAYER_SIZE", "MODELS", "PAPER_ROUNDS", "MeasurementMatrix", "Rounding",
+           "binary_coherence", "coherence_bounds", "dct_basis", "dft_basis", "layer_rate", "layer_rates",
+           "layer_weights", "measurement_count", "measurement_matrix", "measurement_rows", "mutual_coherence",
+           "parse_layer_sizes", "uplink_gib", "uplink_reduction", "uploaded_params"]
+
 FloatOrArray = float | v.FloatArray
 Rounding = Literal["python", "numpy"]
 

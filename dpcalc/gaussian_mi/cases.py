@@ -22,6 +22,10 @@ from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, check_units, eps_nats, equicorrelated, log_c_eps, schur
 
+__all__ = ["case1_privacy", "case1_sigma2", "case1_u_max", "case1_utility", "case2_privacy", "case2_sigma2",
+           "case2_u_max", "case2_utility", "case3_determinant", "case3_privacy", "case3_utility",
+           "conditional_variance", "noise_conditional_variance"]
+
 
 def _first(x: ArrayLike) -> float:
     return float(np.asarray(x).flat[0])

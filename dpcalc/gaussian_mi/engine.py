@@ -31,6 +31,9 @@ from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi._common import Units, check_units
 
+__all__ = ["Exact", "as_covariance", "conditional_variances", "equicorrelated_matrix", "evaluate", "load_covariance",
+           "privacy", "utility"]
+
 _SYM_RTOL = 1e-10
 
 

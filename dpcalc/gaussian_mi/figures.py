@@ -20,6 +20,8 @@ from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi.cases import case1_sigma2, case1_u_max, case2_privacy, case2_sigma2, case2_u_max
 from dpcalc.gaussian_mi.waterfill import case3_optimum
 
+__all__ = ["DEFAULT_SEED", "EQUICORRELATED", "FIGURES", "N_CLIENTS", "FigureData", "figure_data", "figure_eps"]
+
 FIGURES = (4, 5, 6, 7)
 N_CLIENTS = 101
 #: (σ_m², σ_k²) of the equicorrelated figures.

@@ -24,6 +24,8 @@ from dpcalc._numerics import SAFE_UP_LOG
 from dpcalc.errors import InfeasibleError, OutOfDomainWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
 
+__all__ = ["Case3Optimum", "case3_optimum", "case3_sigma2", "case3_sigma_e2", "case3_u_max"]
+
 
 @dataclass(frozen=True)
 class Case3Optimum:

@@ -25,6 +25,12 @@ from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, half_d_log1p_ratio, log_snr_b
 from dpcalc.errors import DomainError
 from dpcalc.units import Units, from_nats, nats_per_unit
 
+__all__ = ["PersonalizedPlan", "alpha", "baseline_client_sigma", "baseline_server_sigma", "client_leakage",
+           "client_sigma", "client_sigma_equal", "clip_schedule", "clip_update", "corollary2_sigmas",
+           "equal_weight_stats", "optimal_utility", "optimal_utility_product_form", "optimal_weights",
+           "personalized", "personalized_leakage", "personalized_utility", "server_leakage", "server_sigma",
+           "server_sigma_equal", "utility_at_budget", "utility_client", "utility_server", "weight_stats"]
+
 FloatOrArray = float | v.FloatArray
 
 

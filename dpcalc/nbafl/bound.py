@@ -25,6 +25,9 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, ErratumWarning
 
+__all__ = ["STATUS_NOTE", "contraction_p", "contraction_q", "convergence_bound", "convergence_bound_sampled",
+           "curve_full", "kappas", "lambda1", "q_factor"]
+
 FloatOrArray = float | v.FloatArray
 
 STATUS_NOTE = ("Convergence bound status: disputed. lambda1 = 1/mu + rho*B/mu as published, 1 + rho*B/mu per the "

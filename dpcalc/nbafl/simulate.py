@@ -27,6 +27,8 @@ from dpcalc import _validate as v
 from dpcalc.errors import DomainError, OutOfDomainWarning
 from dpcalc.sim import fl
 
+__all__ = ["MAX_WORK", "BoundConstants", "SimulationConfig", "SimulationResult", "noise_schedule", "simulate"]
+
 
 @dataclass(frozen=True)
 class BoundConstants:

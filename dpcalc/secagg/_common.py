@@ -20,6 +20,9 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
+__all__ = ["EIG_RTOL", "NORMALIZATIONS", "NORMALIZATION_HELP", "SYM_RTOL", "Normalization", "batch",
+           "check_normalization", "convert", "eigenvalues_nonneg", "symmetric_matrix", "to_sec4", "to_sec5"]
+
 Normalization = Literal["sec4", "sec5"]
 NORMALIZATIONS: tuple[str, ...] = ("sec4", "sec5")
 NORMALIZATION_HELP = ("sec4 = G Gᵀ/D (Sec. 4, Theorems 2–3; aggregate divided by B) or sec5 = G Gᵀ/(B·D) (Sec. 5, "

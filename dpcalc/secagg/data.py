@@ -22,6 +22,10 @@ from dpcalc.secagg.bounds import FloatOrArray, Form, theorem2_alpha_max, theorem
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian
 from dpcalc.secagg.waterfill import water_filling
 
+__all__ = ["CLIP_RTOL", "AggregatePair", "GradientRDP", "SpanCheck", "aggregate_covariance", "check_clipped",
+           "eigenvalues", "exact_aggregate_divergence", "gradient_list", "gradient_subspace", "gradients",
+           "load_gradients", "projected_eigenvalues", "second_moment", "span_check", "theorem2_from_gradients"]
+
 #: Relative slack on ‖g‖ <= C (round-off of the clipping itself).
 CLIP_RTOL = 1e-9
 

@@ -22,6 +22,8 @@ from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 from dpcalc.secagg._common import symmetric_matrix
 
+__all__ = ["EIGH_ORDERS", "Divergence", "renyi_gaussian", "renyi_gaussian_codiagonal"]
+
 #: Above this many orders, the full-matrix divergence diagonalises E once instead of one Cholesky per order.
 EIGH_ORDERS = 8
 

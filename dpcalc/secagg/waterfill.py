@@ -20,6 +20,9 @@ from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
 
+__all__ = ["E7_TEXT", "E8_TEXT", "WaterFilling", "added_power", "isotropic_spectrum", "water_filling",
+           "wfna_covariance_change_bound", "wfna_spectrum"]
+
 E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (seed 004 erratum E8): the per-block fill ignores the "
            "cross-block covariance, so λ_min(Σ + ΔΣ) can stay below σ² (see min_eigenvalue_after)")
 

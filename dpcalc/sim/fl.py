@@ -22,6 +22,9 @@ import numpy as np
 
 from dpcalc.sim.scenarios import clip
 
+__all__ = ["FederatedData", "aggregate", "clip_models", "fedprox_local", "gaussian_noise", "logistic_data",
+           "logistic_loss", "sample_clients"]
+
 
 @dataclass(frozen=True)
 class FederatedData:

@@ -15,6 +15,9 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+__all__ = ["add_noise", "clip", "clipped_clients", "gaussian_clients", "gaussian_params", "poisson_subsample",
+           "weighted_sum", "weights_with_max", "weights_with_sum_sq"]
+
 
 def gaussian_params(rng: np.random.Generator, size: int, cov: ArrayLike, d: int | None = None) -> np.ndarray:
     """``size`` draws of w ~ N(0, Σ), shape (size, d). ``cov`` is a (d, d) matrix, a length-d variance vector,

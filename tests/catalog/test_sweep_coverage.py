@@ -42,15 +42,11 @@ SWEPT_ELSEWHERE = {
 #: public functions that are not a closed form of their own, with the reason (what covers the numbers they return)
 NOT_A_FORM = {
     # helpers and kernels: every value they produce reaches the user through a catalogued (swept) entry
-    "dpcalc.midp.half_d_log1p_ratio": "kernel of the midp leakage entries (swept through them)",
-    "dpcalc.midp.log_snr_budget": "kernel of the midp σ entries (swept through them)",
     "dpcalc.midp.weight_stats": "Σp², max p of an aggregation weight vector (inputs of the midp entries)",
     "dpcalc.midp.equal_weight_stats": "Σp² = 1/N, max p = 1/N (inputs of the midp entries)",
-    "dpcalc.midp.from_nats": "unit conversion (dpcalc.units)",
-    "dpcalc.midp.nats_per_unit": "unit conversion (dpcalc.units)",
     "dpcalc.midp.clip_schedule": "per-round clipping thresholds fed to midp.clip_update (catalogued)",
     "dpcalc.midp.personalized": "dataclass of the personalized_* entries (each catalogued)",
-    "dpcalc.cuag.log1p_exp": "log(1 + e^x) kernel (swept through the gdp entries)",
+    "dpcalc.accounting.gdp.log1p_exp": "log(1 + e^x) kernel (swept through the gdp entries)",
     "dpcalc.accounting.gdp.log_expm1": "log(e^x − 1) kernel (swept through the gdp entries)",
     "dpcalc.accounting.gdp.bracket": "root bracket of the gdp inverses (their sweeps assert the safe side)",
     "dpcalc.accounting.calibrate.scalar_root": "the safe-side root finder behind the calibration sweeps",
