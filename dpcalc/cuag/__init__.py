@@ -21,11 +21,12 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.accounting import gdp
+from dpcalc.cuag import compression
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 __all__ = ["DPSCAFFOLD_RHO", "DPSCAFFOLD_ZETA", "PAPER_DELTA", "PRIFEDSYNC_K", "PRIFEDSYNC_SIGMA", "Audit",
            "Baselines", "audit", "audit_eps", "baseline_eps", "baselines", "classic_eps", "classic_sigma",
-           "dpscaffold_eps", "effective_mu", "harmonic", "noise_variance",
+           "compression", "dpscaffold_eps", "effective_mu", "harmonic", "noise_variance",
            "noise_variance_from_sigma", "prifedsync_eps", "prifedsync_mu", "rounds_to_eps", "sampling_rate", "sigma",
            "sigma_schedule"]
 
