@@ -162,7 +162,7 @@ def formula_section(f: Any) -> str:
 def paper_page(formulas: list[Any], figures: list[Any]) -> str:
     p = formulas[0].paper
     out = [f"# {md_cell(paper_title(p))}\n", f"**{md_cell(p.title)}**\n"]
-    meta = [f"catalog file for paper id `{p.id}`", f"source `{md_cell(p.seed)}`"]
+    meta = [f"catalog file for paper id `{p.id}`"]
     if p.doi:
         meta.append(f"DOI [{p.doi}](https://doi.org/{p.doi})")
     if p.units:
