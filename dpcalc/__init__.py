@@ -1,6 +1,6 @@
 """dpcalc: privacy accounting and privacy-utility analysis for differentially private federated learning.
 
-Families (one module each): :mod:`dpcalc.midp` (seed 000, ε-MI-DP). Heavy dependencies (SciPy, SymPy)
+Families (one module each): :mod:`dpcalc.midp` (ε-MI-DP, He & He 2023). Heavy dependencies (SciPy, SymPy)
 are imported lazily, only by the functions that need them.
 """
 

@@ -178,8 +178,8 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
         return v.scalar_or_array(u)
     pub = u - 0.5 * np.log(s) / scale  # the extra −(1/2n)·log σ^{2n}
     v.warn(
-        f"Zeng et al. 2022 eq. (17) as published divides by sigma^(2n) twice (erratum gauss.case2_utility): U = {_first(pub):.6g}"
-        f" {units}; the true I(X;Y)/n = {_first(u):.6g} {units}", ErratumWarning)
+        f"Zeng et al. 2022 eq. (17) as published divides by sigma^(2n) twice (erratum gauss.case2_utility): "
+        f"U = {_first(pub):.6g} {units}; the true I(X;Y)/n = {_first(u):.6g} {units}", ErratumWarning)
     return v.scalar_or_array(pub)
 
 
@@ -205,7 +205,8 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
     u_pub = _u_equi(lam1, lam2, log_pub, log_pub, n_, scale)
     leak = _half_log1p_ratio(np.log(schur(a, b, n_)), log_pub, scale)
     v.warn(
-        f"U_max at the published sigma2 of eq. (14) (erratum gauss.case2_sigma2): U = {_first(u_pub):.6g} {units} at a true "
+        f"U_max at the published sigma2 of eq. (14) (erratum gauss.case2_sigma2): U = {_first(u_pub):.6g} {units} "
+        f"at a true "
         f"leakage of {_first(leak):.6g} {units}; the corrected sigma2 reaches U_max = {_first(u):.6g} {units}",
         ErratumWarning)
     return v.scalar_or_array(u_pub)
@@ -278,7 +279,8 @@ def _published_24(s: int, e: int, a: int, b: int, n: int) -> tuple[int, int]:
 @v.named_shapes
 def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits", as_published: bool = False) -> FloatOrArray:
-    """Case-3 privacy corrected (eqs. (22)/(24) are wrong for every n): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/V_z)``.
+    """Case-3 privacy corrected (eqs. (22)/(24) are wrong for every n):
+    ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/V_z)``.
 
     ``as_published=True`` evaluates (24) as printed (wrong for every n; at σ_e² = 0 it does not reduce to (13)).
     """
@@ -295,7 +297,8 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
     shape = np.broadcast_shapes(s.shape, e.shape, a.shape, b.shape, n_.shape)
     pub = np.asarray([0.5 * _log_ratio(abs(num), abs(den)) / scale for num, den in args]).reshape(shape)
     v.warn(
-        f"Zeng et al. 2022 eq. (24) as published is wrong (erratum gauss.case3_privacy): it gives {_first(pub):.6g} {units}; "
+        f"Zeng et al. 2022 eq. (24) as published is wrong (erratum gauss.case3_privacy): it gives {_first(pub):.6g} "
+        f"{units}; "
         f"the true leakage 1/2 log(1 + V_x/V_z) = {_first(true):.6g} {units}", ErratumWarning)
     return v.scalar_or_array(pub)
 
@@ -343,7 +346,8 @@ def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, co
     log_abs = np.asarray([_log_scaled(abs(x), 3 * k) if x != 0 else -np.inf for x, k in brackets]).reshape(shape)
     pub = _det_from_log(sign, log_abs + log_common)
     v.warn(
-        f"Zeng et al. 2022 eq. (22) as printed is wrong (erratum gauss.case3_determinant): it gives {_first(pub):.6g}; the true "
+        f"Zeng et al. 2022 eq. (22) as printed is wrong (erratum gauss.case3_determinant): it gives {_first(pub):.6g}; "
+        f"the true "
         f"determinant N*·[(var-cov)(sigma2-sigma_e2)]^(n-2) = {_first(true):.6g}", ErratumWarning)
     return v.scalar_or_array(pub)
 

@@ -35,8 +35,8 @@ FORBIDDEN: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("an issue number", re.compile(r"\b[Ii]ssue\s+#?\d+")),
     ("a cross-check row label", re.compile(r"(?<![\w.])00\d-\d+\b")),
     ("a paper by its working name", re.compile(
-        r"\b[Ss]eeds?[- ]?00\d(?!\.md)|\b[Ss]eed(?:'s|s')\s|\b[Ss]eed (?:Table|Fig|[Ee]q|Thm|Theorem|Lemma|Def|Cor|Alg|§)"
-        r"|\b[Ss]eed (?:paper|document|text)s?\b")),
+        r"\b[Ss]eeds?[- ]?00\d(?!\.md)|\b[Ss]eed(?:'s|s')\s"
+        r"|\b[Ss]eed (?:Table|Fig|[Ee]q|Thm|Theorem|Lemma|Def|Cor|Alg|§)|\b[Ss]eed (?:paper|document|text)s?\b")),
 )
 
 #: Files owned by the developers reshaping ``dpcalc/accounting`` and rewriting ``dpcalc/cli``/``dpcalc/report``
