@@ -1,4 +1,6 @@
-"""Regressions of issue 15 for seed 001 (defects 5, 6, 10) and the published forms at their edges.
+"""Regressions of a precision audit of the Gaussian-MI family (Zeng, Yang & Dai 2022) and the published forms at
+their edges: the engine's utility at low SNR (defect 5), tiny ε raising instead of returning inf (defect 6), the
+published (24) and U_max at extreme n and ε (defect 10).
 
 References are exact: mpmath log-determinants at 60 digits, exact rationals, closed forms in mpmath.
 """
