@@ -66,7 +66,7 @@ def anchor(formula_id: str) -> str:
 
 
 def papers() -> OrderedDict[str, list[Any]]:
-    """Catalog formulas grouped by paper id, in catalog order (seed papers first, then the references)."""
+    """Catalog formulas grouped by paper id, in catalog order (the numbered papers first, then the references)."""
     from dpcalc import catalog
 
     groups: OrderedDict[str, list[Any]] = OrderedDict()
@@ -76,7 +76,7 @@ def papers() -> OrderedDict[str, list[Any]]:
 
 
 def paper_title(paper: Any) -> str:
-    return f"Seed {paper.id}: {paper.short}" if paper.id.isdigit() else paper.short
+    return f"{paper.id} · {paper.short}" if paper.id.isdigit() else paper.short
 
 
 # ------------------------------------------------------------------------------------------ pages

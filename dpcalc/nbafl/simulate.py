@@ -183,7 +183,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
              progress: Callable[[int, int], None] | None = None) -> SimulationResult:
     """Run the simulation (module doc); ``progress(done, total)`` is called after each task in this process.
 
-    With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the seed) at the
+    With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the paper) at the
     simulation's C, m, N, δ, c_scale and μ is reported beside the empirical best T; it is None where the constants
     violate 0 < P < 1.
     """

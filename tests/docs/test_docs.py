@@ -103,7 +103,7 @@ def test_a_new_family_appears_from_data_alone(tmp_path: Path, monkeypatch: pytes
         assert "## `newfam.server_sigma`" in page and "(../figures/099-fig1.png)" in page
         config = {"nav": [{"Home": "index.md"}, {"Papers": "papers/index.md"}]}
         nav = hooks.on_config(config)["nav"][1]["Papers"]
-        assert {"Seed 099: He & He, IEEE Access 2023": "papers/099.md"} in nav
+        assert {"099 · He & He, IEEE Access 2023": "papers/099.md"} in nav
     finally:
         monkeypatch.undo()
         clear()
