@@ -87,7 +87,8 @@ NOT_A_FORM = {
     "dpcalc.nbafl.k_domain_min": "smallest integer K > N(1 − e^{−ε/T}) (integer search, tests/families/test_nbafl.py)",
     "dpcalc.secagg.dp_from_rdp": "min over an order grid of catalogued RDP→DP conversions",
     "dpcalc.secagg.optimal_dp": "min over α of a catalogued RDP→DP conversion (any α is valid: safe by construction)",
-    # matrix pipelines of paper 004: checked by exact numerics (eigendecompositions, quadrature) in their tests
+    # matrix pipelines of Zhang et al. 2024 (paper 004): checked by exact numerics (eigendecompositions, quadrature)
+    # in their tests
     "dpcalc.secagg.aggregate_covariance": "matrix builder (tests/families/test_secagg.py)",
     "dpcalc.secagg.eigenvalues": "eigendecomposition (NumPy)",
     "dpcalc.secagg.gradient_subspace": "matrix pipeline (tests/families/test_secagg.py)",

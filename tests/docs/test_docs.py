@@ -187,5 +187,5 @@ def test_pages_in_headless_chromium(site: Path) -> None:
             if frag and target in ids:
                 assert frag in ids[target], f"{where}: missing anchor {link}"
     by_page = {r["url"]: r for r in report}
-    assert by_page["papers/001.html"]["math"] > 30  # every formula of paper 001 is rendered
+    assert by_page["papers/001.html"]["math"] > 30  # every formula of paper 001 (Zeng, Yang & Dai 2022)
     assert len(by_page["papers/001.html"]["images"]) >= 6  # its figure presets
