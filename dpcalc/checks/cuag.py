@@ -1,4 +1,4 @@
-"""Verification recipes of the CUAG-PFL family (seed 002, ``formulas/002_cuag.toml``).
+"""Verification recipes of the CUAG-PFL family (Li, Xiao & Chen 2024, ``formulas/002_cuag.toml``).
 
 Monte Carlo: the sampling rate of a record under the paper's sampling model (client participates with prob. λ,
 two disjoint mini-batches of size B from |D| records); the variance of the noise actually drawn by the mechanism.

@@ -1,4 +1,4 @@
-"""Verification recipes of the NbAFL family (seed 003, ``formulas/003_nbafl.toml``).
+"""Verification recipes of the NbAFL family (Wei et al. 2020, ``formulas/003_nbafl.toml``).
 
 * ``nbafl_sensitivity_search`` (exact-numeric): the largest ‖s(D) − s(D')‖ over neighbouring data sets of clipped
   per-sample models (each sample of every client replaced by its worst neighbour), s = Σ_i p_i·mean_j(x_ij).
@@ -134,7 +134,7 @@ def _bisect(f: Any, lo: float, hi: float, iters: int = 400) -> float:
 
 
 def _amplified(eps0: float, q: float) -> float:
-    """One-sided amplification of seed 003: −ln(1 − q + q e^{−ε₀}), computed directly."""
+    """One-sided amplification of Wei et al. 2020, eq. (7): −ln(1 − q + q e^{−ε₀}), computed directly."""
     return -math.log(1.0 - q + q * math.exp(-eps0))
 
 

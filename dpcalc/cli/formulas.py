@@ -53,7 +53,7 @@ def show_command(
     except KeyError as exc:
         raise DomainError(str(exc.args[0])) from None
     doc = {
-        "id": f.id, "title": f.title, "paper": f.paper.short, "seed": f.paper.seed, "equation": f.equation,
+        "id": f.id, "title": f.title, "paper": f.paper.short, "doi": f.paper.doi, "equation": f.equation,
         "status": f.status, "latex": f.latex, "sympy": f.sympy, "implementation": f.implementation,
         "inputs": [{"name": i.name, "symbol": i.symbol, "unit": i.unit, "domain": str(i.domain), "kind": i.kind}
                    for i in f.inputs],
@@ -73,7 +73,7 @@ def show_command(
     con = Console(highlight=False, soft_wrap=True, markup=False)  # catalog text has brackets: print it verbatim
     con.print(f.id, style="bold", end="")
     con.print(f" — {f.title}")
-    con.print(f"source: {f.paper.short}, eq. {f.equation}  ({f.paper.seed})")
+    con.print(f"source: {f.paper.short}, eq. {f.equation}" + (f"  (doi:{f.paper.doi})" if f.paper.doi else ""))
     con.print(f"status: {f.status}")
     con.print(f"LaTeX:  {f.latex}")
     con.print("plain:  " + f"{f.output.name} = " + sympy.sstr(f.sympy_expr()))

@@ -1,6 +1,6 @@
 """Exact Gaussian engine: privacy max_i I(X_i; Y | X^{-i}) and utility I(X; Y)/n for any PD covariances.
 
-Model (Zeng, Yang & Dai, Entropy 2022, eqs. (2)-(4); seed 001): X ~ N(0, Σ_X), Z ~ N(0, Σ_Z) independent,
+Model (Zeng, Yang & Dai, Entropy 2022, eqs. (2)-(4)): X ~ N(0, Σ_X), Z ~ N(0, Σ_Z) independent,
 Y = X + Z. With ``V_{x,i} = Var(X_i | X^{-i}) = 1/(Σ_X^{-1})_{ii}`` (a Schur complement) the conditional law of
 Y given X^{-i} has covariance ``Σ_Z + V_{x,i} e_i e_iᵀ``, so by the matrix-determinant lemma
 
@@ -13,7 +13,7 @@ with a blocked Cholesky that keeps the identity apart (:func:`_log1p_det`), givi
 ``t_j`` computed to full relative precision whatever the SNR. Every inverse diagonal comes from a Cholesky factor
 (``potrf`` + ``trtri``), never a raw determinant, so nothing overflows.
 
-This is a *prior-specific* notion (crosscheck 001-1): X is fixed Gaussian, there is no sup over priors as in
+This is a *prior-specific* notion: X is fixed Gaussian, there is no sup over priors as in
 Cuff & Yu's MI-DP. Units: bits by default (the paper's 2^{2ε}); ``units="nats"`` on request.
 """
 

@@ -1,5 +1,5 @@
 """NbAFL — noising before aggregation FL (Wei et al., "Federated Learning With Differential Privacy: Algorithms and
-Performance Analysis", IEEE TIFS 2020; seed 003, catalog ``formulas/003_nbafl.toml``).
+Performance Analysis", IEEE TIFS 2020; paper 003, catalog ``formulas/003_nbafl.toml``).
 
 * :mod:`dpcalc.nbafl.noise` — c(δ), sensitivities, σ_U, σ_A, σ_D (eqs. 3–5, 7), b, γ.
 * :mod:`dpcalc.nbafl.bound` — Theorems 2 and 3 (eqs. 6, 8), P, Q, κ1, κ0 (status: disputed).
@@ -7,7 +7,7 @@ Performance Analysis", IEEE TIFS 2020; seed 003, catalog ``formulas/003_nbafl.to
 * :mod:`dpcalc.nbafl.accounting` — the paper's linear composition vs RDP, analytic Gaussian, GDP (, PLD).
 * :mod:`dpcalc.nbafl.simulate` — a NumPy simulation of NbAFL on synthetic logistic regression.
 
-Verified forms, disputes and reference values: ``../shared/notes/crosscheck.md`` §2.3, §3.2.
+How each form was verified, the disputes and the reference values are recorded in the catalog and in docs/nbafl.md.
 """
 
 from dpcalc.nbafl.accounting import AccountantRow, AccountingComparison, compare_accountants

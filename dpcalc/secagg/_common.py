@@ -1,6 +1,6 @@
 """What the secure-aggregation family shares: the two covariance normalisations and matrix validation.
 
-Seed 004 uses two normalisations of the (uncentred) per-user second-moment matrix of the clipped per-sample
+Zhang et al. 2024 use two normalisations of the (uncentred) per-user second-moment matrix of the clipped per-sample
 gradients ``G_i`` (K × D, one column per sample):
 
 * ``"sec4"`` (Sec. 4, Theorems 2–3, eq. 16): ``Σ_i = G_i G_iᵀ / D``; the aggregate covariance is ``Σ_j Σ_j / B``.

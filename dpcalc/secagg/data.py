@@ -1,4 +1,4 @@
-"""From per-sample gradients to ε (seed 004, eq. 16, Sec. 5.1, Theorem 1, Theorem 2).
+"""From per-sample gradients to ε (Zhang et al. 2024, eq. 16, Sec. 5.1, Theorem 1, Theorem 2).
 
 A user's per-sample clipped gradients form a K × D matrix ``G`` (one column per sample, ‖column‖ <= C).
 Second moment (uncentred, *not* ``np.cov``; erratum E14): ``G Gᵀ/D`` (sec4) or ``G Gᵀ/(BD)`` (sec5).

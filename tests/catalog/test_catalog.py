@@ -166,7 +166,7 @@ def test_domain_warning_declares_the_expected_warning() -> None:
 
 def test_inputs_declared_once_per_paper(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A file's [inputs.NAME] tables are referenced by name (or {ref = NAME, …overrides}) from its entries."""
-    text = """[paper]\nid = "x"\nseed = "s"\nshort = "s"\ntitle = "t"\n
+    text = """[paper]\nid = "x"\nshort = "s"\ntitle = "t"\n
 [inputs.eps]\nsymbol = '\\epsilon'\nunit = "nats"\ndomain = "(0, inf)"\nsample = "uniform(1, 2)"\n
 [[formula]]\nid = "x.a"\ntitle = "t"\nequation = "(1)"\nlatex = "e"\nsympy = "2*eps"
 implementation = "dpcalc.midp.server_sigma"\nstatus = "verified"\noutput = { name = "y", symbol = "y", unit = "u" }

@@ -1,5 +1,5 @@
-"""Every public function of the numerical modules is accounted for by the domain sweeps (issue 15 "Deliver": for
-every public numerical function, a sweep of its documented domain against an independent high-precision form).
+"""Every public function of the numerical modules is accounted for by the domain sweeps (the requirement: for every
+public numerical function, a sweep of its documented domain against an independent high-precision form).
 
 A function passes when it is the implementation of a catalog entry (swept against the entry's SymPy form by
 ``test_sweep_seeds.py`` / ``test_sweep_accounting.py``), when a named sweep test elsewhere covers it (mpmath oracles
@@ -83,7 +83,8 @@ NOT_A_FORM = {
     "dpcalc.nbafl.k_domain_min": "smallest integer K > N(1 − e^{−ε/T}) (integer search, tests/families/test_nbafl.py)",
     "dpcalc.secagg.dp_from_rdp": "min over an order grid of catalogued RDP→DP conversions",
     "dpcalc.secagg.optimal_dp": "min over α of a catalogued RDP→DP conversion (any α is valid: safe by construction)",
-    # matrix pipelines of seed 004: checked by exact numerics (eigendecompositions, quadrature) in their tests
+    # matrix pipelines of Zhang et al. 2024 (paper 004): checked by exact numerics (eigendecompositions, quadrature)
+    # in their tests
     "dpcalc.secagg.aggregate_covariance": "matrix builder (tests/families/test_secagg.py)",
     "dpcalc.secagg.eigenvalues": "eigendecomposition (NumPy)",
     "dpcalc.secagg.gradient_subspace": "matrix pipeline (tests/families/test_secagg.py)",

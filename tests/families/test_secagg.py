@@ -1,7 +1,8 @@
-"""Seed 004 (secure aggregation without added noise): vectors of seed004.md §3.2, exact divergence vs independent
-numerics, the two covariance normalisations, bounds vs exact divergences, WF-NA properties, errors.
+"""Zhang et al. 2024 (secure aggregation without added noise): the closed forms evaluated by hand at stated settings
+(Lemma 1, eqs. (9), (19), (30), (35), Table 1), exact divergence vs independent numerics, the two covariance
+normalisations, bounds vs exact divergences, WF-NA properties, errors.
 
-Tolerances: paper vectors at their printed digits (rtol 1e-9 … 1e-12); closed form vs full-matrix route 1e-10
+Tolerances: reference vectors at their written digits (rtol 1e-9 … 1e-12); closed form vs full-matrix route 1e-10
 relative; KL limit 1e-6 at α = 1 + 1e-7.
 """
 
@@ -18,7 +19,7 @@ from dpcalc.accounting import rdp as acc
 from dpcalc.checks.secagg import wfna_change
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 
-# --- paper vectors (seed004.md §3.2) ---------------------------------------------------------------------------
+# --- reference vectors (the closed forms by hand) --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("r", "a", "d", "want"), [(0.5, 10, 1e-5, 1.779213940552), (1.0, 2, 1e-5, 12.512925464970),
@@ -362,7 +363,7 @@ def test_e7_counterexample_and_published_inequality_fails() -> None:
     assert pub.verdict == "fail"
     rest = np.column_stack([[1.0, 0.0], [math.cos(math.pi / 6), 0.5]])
     g1 = np.array([math.cos(5 * math.pi / 12), math.sin(5 * math.pi / 12)])
-    _, excess = wfna_change(rest, g1, rest[:, 1], 0.25, 1.0)  # seed004.md E7: eq. (38) claims <= 0
+    _, excess = wfna_change(rest, g1, rest[:, 1], 0.25, 1.0)  # erratum E7: eq. (38) claims <= 0
     assert excess == pytest.approx(0.0907, abs=5e-5)
 
 
@@ -391,9 +392,9 @@ def test_fig4_spectra_wfna_floor_and_power() -> None:
 
 
 def test_table1_iid_row_no_overflow_at_large_eps_prime() -> None:
-    """Issue 15 (domain sweep of secagg.table1_sgd_iid_iso_eps, point 95 of its sample): ε' = 2090 overflowed
-    expm1 and the row returned a silent inf; log(1 + (B/D)(e^{ε'} − 1)) is now evaluated in log space. Against the
-    entry's SymPy form at 50 digits, on the safe side."""
+    """Regression found by the domain sweep of secagg.table1_sgd_iid_iso_eps (point 95 of its sample): ε' = 2090
+    overflowed expm1 and the row returned a silent inf; log(1 + (B/D)(e^{ε'} − 1)) is now evaluated in log space.
+    Against the entry's SymPy form at 50 digits, on the safe side."""
     from dpcalc import catalog
 
     vals = {"N": 17.0, "sigma2": 0.0034686494166911593, "B": 1.0, "C": 7.178447634741984, "D": 363.0,
@@ -407,7 +408,7 @@ def test_table1_iid_row_no_overflow_at_large_eps_prime() -> None:
 
 def test_table1_row_without_an_order_range_is_a_row_with_a_note() -> None:
     """N = 10, σ² = 1e-3, B = 199, C = 310, D = 438: α_max < 1 for the GSGD rows; the table still has its six rows
-    (it raised 'the order range (1, 0.009) is empty', naming no parameter: library fuzz, issue 14)."""
+    (it raised 'the order range (1, 0.009) is empty', naming no parameter; found by the library fuzz)."""
     rows = {e.row: e for e in secagg.table1(10, 1e-3, 1e-3, 199, 310, 438)}
     assert len(rows) == 6 and rows["gd_iso"].eps is not None
     for r in ("gsgd_iso", "gsgd_wfna"):

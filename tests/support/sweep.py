@@ -1,4 +1,4 @@
-"""Domain-sweep harness shared by every family's tests (issue 15 "Deliver").
+"""Domain-sweep harness shared by every family's tests.
 
 A sweep draws points over a function's documented domain — every corner of the box (the edges) plus seeded
 random points, log-uniform on ``"log"`` axes — evaluates the implementation and an independent reference at
