@@ -81,11 +81,7 @@ def _core_sigma(name: str, eps: float, steps: int, delta: float) -> float:
         from dpcalc.accounting import gdp
 
         return math.sqrt(steps) / float(gdp.mu_from_eps(eps, delta))
-    if name == "pld":
-        from dpcalc.accounting import pld
-
-        return float(pld.sigma_for_eps(eps, delta, 1.0, steps))
-    from dpcalc.accounting import calibrate
+    from dpcalc.accounting import calibrate  # the PLD's σ is certified (ε_upper <= ε), to its default 1e-3
 
     return float(calibrate.sigma_for_eps(eps, delta, 1.0, steps, accountant=name))
 

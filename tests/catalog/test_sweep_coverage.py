@@ -36,7 +36,6 @@ SWEPT_ELSEWHERE = {
     "dpcalc.accounting.pld.epsilon": "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
     "dpcalc.accounting.pld.epsilon_subsampled_gaussian":
         "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
-    "dpcalc.accounting.pld.sigma_for_eps": "test_sweep_calibrate.py::test_calibrate_analytic_sweep",
 }
 
 #: public functions that are not a closed form of their own, with the reason (what covers the numbers they return)
@@ -53,7 +52,8 @@ NOT_A_FORM = {
     "dpcalc.cuag.log1p_exp": "log(1 + e^x) kernel (swept through the gdp entries)",
     "dpcalc.accounting.gdp.log_expm1": "log(e^x − 1) kernel (swept through the gdp entries)",
     "dpcalc.accounting.gdp.bracket": "root bracket of the gdp inverses (their sweeps assert the safe side)",
-    "dpcalc.accounting.calibrate.scalar_root": "the safe-side root finder behind the calibration sweeps",
+    "dpcalc.accounting.calibrate.solve": "the one monotone-knob search behind sigma_for_eps (its sweeps; "
+                                         "tests/accounting/test_calibrate.py: an integer knob)",
     "dpcalc.cuag.harmonic": "H_T inside cuag.effective_mu (catalogued, μ√H_T)",
     "dpcalc.cuag.noise_variance_from_sigma": "ξ = (2Cσ/B)², the σ form of cuag.noise_variance (eq. 15, catalogued)",
     "dpcalc.cuag.sigma_schedule": "the vector σ_1..σ_T of cuag.sigma (catalogued)",
@@ -108,7 +108,6 @@ NOT_A_FORM = {
     "dpcalc.accounting.accountants.get": "registry lookup",
     "dpcalc.accounting.accountants.names": "registry listing",
     "dpcalc.accounting.accountants.pld_available": "registry query",
-    "dpcalc.accounting.pld.progress": "terminal progress context",
     "dpcalc.accounting.pld.delta_for_eps": "the PLD δ bracket (tests/accounting/test_pld.py: containment of the exact "
                                            "Gaussian δ at q = 1, monotonicity, dp-accounting peer)",
 }
