@@ -8,6 +8,8 @@ from functools import cached_property
 
 import numpy as np
 
+from dpcalc._repr import short_repr
+from dpcalc._roots import bisect, integer_search
 from dpcalc.accounting.pld.common import UNIT_ROUNDOFF as _U
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.errors import DomainError
@@ -40,6 +42,7 @@ def _exp_or_inf(x: float) -> float:
     return math.exp(x) if x < 709.0 else math.inf
 
 
+@short_repr
 @dataclass(frozen=True)
 class Curve:
     """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m ± R_m) + extra ± e^{log_tilt − λε}.
@@ -114,8 +117,8 @@ class Curve:
         return max(0.0, total * (1.0 - 8.0 * (n + 4) * _U))
 
     def eps(self, delta: float) -> float:
-        """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): lattice bisection, then
-        bisection inside the cell."""
+        """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): binary search over the lattice
+        points, then bisection inside the cell (:mod:`dpcalc._roots`), returning the end where δ ≤ delta."""
         x0 = max(0.0, float(self.x[0]))
         if self.delta(x0) <= delta:
             return x0
@@ -125,12 +128,8 @@ class Curve:
         i_hi = self.x.size - 1
         if self.delta(float(self.x[i_hi])) > delta:
             return math.inf
-        while i_hi - i_lo > 1:
-            mid = (i_lo + i_hi) // 2
-            if self.delta(float(self.x[mid])) <= delta:
-                i_hi = mid
-            else:
-                i_lo = mid
+        i_hi = integer_search(lambda i: self.delta(float(self.x[i])) <= delta, i_lo, i_hi)
+        i_lo = max(i_lo, i_hi - 1)
         lo, hi = max(float(self.x[i_lo]), x0), float(self.x[i_hi])
         # inside the cell δ is explicit up to the (small) e^{−λε} term: start the bisection at that root
         xm0 = float(self.x[i_lo])
@@ -145,14 +144,7 @@ class Curve:
                 hi = c + eta
                 if self.delta(c - eta) > delta:
                     lo = c - eta
-        for _ in range(100):
-            xm = 0.5 * (lo + hi)
-            if self.delta(xm) <= delta:
-                hi = xm
-            else:
-                lo = xm
-            if hi - lo <= 1e-15 * max(1.0, abs(hi)):
-                break
+        _, hi = bisect(lambda e: self.delta(e) <= delta, lo, hi, rtol=5e-16, atol=5e-16, max_iter=100)
         return hi
 
 
