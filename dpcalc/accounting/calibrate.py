@@ -34,6 +34,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
 from dpcalc._roots import Search, Side, integer_search, secant_search
 from dpcalc.accounting.accountants import Accountant, get
 from dpcalc.errors import DomainError, InfeasibleError
@@ -45,6 +46,7 @@ _PLD_SIGMA_MIN = 0.05  # below it the PLD's lattices outgrow the memory cap befo
 _PLD_COARSE = 2e-2  # relative bracket width of the PLD's first, coarse phase
 
 
+@short_repr
 @dataclass(frozen=True)
 class Knob:
     """The unknown of a calibration: a parameter of the schedule along which ε is monotone.
@@ -67,6 +69,7 @@ class Knob:
 NOISE_MULTIPLIER = Knob("sigma", SIGMA_MIN, SIGMA_MAX, eps_increases=False)
 
 
+@short_repr
 @dataclass(frozen=True)
 class Forward:
     """ε of an accountant as a function of the knob value.

@@ -30,6 +30,10 @@ from dpcalc._numerics import log1p_exp, log_expm1
 from dpcalc._roots import bracket
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
+__all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedule", "compose", "delta",
+           "delta_at_zero", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta", "mu_from_eps",
+           "sigma_from_clt_mu", "tradeoff"]
+
 FloatOrArray = float | v.FloatArray
 
 _SQRT2 = math.sqrt(2.0)
@@ -202,20 +206,6 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     ld, d = _log_delta(e, m)
     v.finite_result("log_delta", ld, "eps/mu is too large (log delta below -1e308)")
     return v.scalar_or_array(np.clip(d, 0.0, 1.0))
-
-
-@v.named_shapes
-def log_delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
-    """:func:`log_delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
-    meaning; new code calls ``log_delta(mu, eps)``)."""
-    return log_delta(mu, eps)
-
-
-@v.named_shapes
-def delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
-    """:func:`delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
-    meaning; new code calls ``delta(mu, eps)``)."""
-    return delta(mu, eps)
 
 
 @v.named_shapes

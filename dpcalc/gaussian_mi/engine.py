@@ -29,7 +29,7 @@ from dpcalc import _validate as v
 from dpcalc._limits import check_memory
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
-from dpcalc.gaussian_mi._common import Units, check_units
+from dpcalc.gaussian_mi._common import Units, nats_per_unit
 
 _SYM_RTOL = 1e-10
 
@@ -159,7 +159,7 @@ def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -
         sigma_z: covariance of the added Gaussian noise Z.
         units: ``"bits"`` (the paper's) or ``"nats"``.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     sx = as_covariance("sigma_x", sigma_x)
     sz = as_covariance("sigma_z", sigma_z)
     if sx.shape != sz.shape:

@@ -27,9 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError, DpcalcError, OutOfDomainWarning
 
+__all__ = ["AccountantRow", "AccountingComparison", "compare_accountants"]
 
+
+@short_repr
 @dataclass(frozen=True)
 class AccountantRow:
     """One accountant's view of the NbAFL client schedule."""
@@ -42,6 +46,7 @@ class AccountantRow:
     failure: str | None = None  # why this accountant gave no number (the other rows are still valid)
 
 
+@short_repr
 @dataclass(frozen=True)
 class AccountingComparison:
     """The paper's (ε, δ, L) schedule under every accountant (rows in display order)."""

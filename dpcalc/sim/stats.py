@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from dpcalc import _numerics
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
 
 __all__ = ["Estimate", "from_moments", "normal_cdf", "normal_quantile", "z_for"]
 
@@ -69,6 +70,7 @@ def _mills_inverse(x: float) -> float:
     return -x / _tail_series(x)
 
 
+@short_repr
 @dataclass(frozen=True)
 class Estimate:
     """A Monte Carlo estimate with its standard error and a two-sided confidence interval."""

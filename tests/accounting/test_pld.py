@@ -105,7 +105,7 @@ def test_tiny_delta_below_rdp() -> None:
 
 
 def test_delta_bracket_contains_exact() -> None:
-    exact = float(gdp.delta_from_eps(1.0, 1.0))  # anchors §9.5: 0.12693673750664392
+    exact = float(gdp.delta(1.0, 1.0))  # anchors §9.5: 0.12693673750664392
     br = pld.delta_for_eps([pld.Step(1.0, 1.0, 1)], 1.0)
     assert br.delta_lower <= exact <= br.delta_upper
     assert br.delta_upper - br.delta_lower <= 1e-3 * exact
@@ -304,7 +304,7 @@ def test_delta_at_huge_sigma_is_bounded_by_the_dominating_gaussian() -> None:
     for sigma in (1e20, 1e140, 1e300):
         br = pld.delta_for_eps([(sigma, 0.01, 10)], 0.0)
         assert br.delta_lower == 0.0
-        assert gdp.delta_from_eps(0.0, 10**0.5 / sigma) <= br.delta_upper <= 1.3e-300 * (1e300 / sigma)
+        assert gdp.delta(10**0.5 / sigma, 0.0) <= br.delta_upper <= 1.3e-300 * (1e300 / sigma)
     assert pld.delta_for_eps([(1e300, 0.01, 10)], 1.0).delta_upper == 5e-324
 
 

@@ -24,11 +24,6 @@ MODULES = ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "
 
 #: public functions swept by a dedicated test (file::test) against an mpmath oracle rather than a catalog form
 SWEPT_ELSEWHERE = {
-    "dpcalc.accounting.gdp.delta_from_eps": "test_sweep_gdp.py::test_delta_from_eps_sweep",
-    "dpcalc.accounting.gdp.log_delta_from_eps": "test_sweep_gdp.py::test_log_delta_from_eps_sweep",
-    "dpcalc.accounting.gaussian_mechanism.log_delta_analytic": "test_sweep_gdp.py::test_log_delta_analytic_sweep",
-    "dpcalc.accounting.gaussian_mechanism.delta_analytic": "test_sweep_gdp.py::test_log_delta_analytic_sweep",
-    "dpcalc.accounting.rdp.subsampled_gaussian": "test_sweep_rdp.py::test_subsampled_gaussian_fractional_sweep",
     "dpcalc.accounting.rdp.subsampled_gaussian_curve": "test_sweep_rdp.py::test_subsampled_gaussian_integer_sweep",
     "dpcalc.accounting.rdp.eps_subsampled_gaussian": "test_sweep_accountants.py::test_eps_rdp_sweep",
     "dpcalc.accounting.rdp.eps_from_curve": "test_sweep_accountants.py::test_eps_rdp_sweep",
@@ -50,8 +45,6 @@ NOT_A_FORM = {
     "dpcalc.midp.clip_schedule": "per-round clipping thresholds fed to midp.clip_update (catalogued)",
     "dpcalc.midp.personalized": "dataclass of the personalized_* entries (each catalogued)",
     "dpcalc.cuag.log1p_exp": "log(1 + e^x) kernel (swept through the gdp entries)",
-    "dpcalc.accounting.gdp.log_expm1": "log(e^x − 1) kernel (swept through the gdp entries)",
-    "dpcalc.accounting.gdp.bracket": "root bracket of the gdp inverses (their sweeps assert the safe side)",
     "dpcalc.accounting.calibrate.solve": "the one monotone-knob search behind sigma_for_eps (its sweeps; "
                                          "tests/accounting/test_calibrate.py: an integer knob)",
     "dpcalc.cuag.harmonic": "H_T inside cuag.effective_mu (catalogued, μ√H_T)",

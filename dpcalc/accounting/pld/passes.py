@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcalc._repr import short_repr
 from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgf
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
@@ -27,6 +28,7 @@ def _min_over(vals: FloatArray) -> float:
 
 
 
+@short_repr
 @dataclass
 class Pass:
     up: Curve

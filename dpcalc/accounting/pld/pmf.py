@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dpcalc._repr import short_repr
 from dpcalc.accounting.pld.common import FloatArray
 
 __all__ = ["LatticePmf"]
 
 
+@short_repr
 @dataclass
 class LatticePmf:
     """A discretised single-step PLD on the lattice g_j = (k0 + j)·h + c (finite atoms under P)."""
