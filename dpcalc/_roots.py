@@ -15,6 +15,7 @@ back to bisection whenever the step leaves the bracket or stalls. Scalars are 1-
 Scalar searches where one evaluation is either very cheap (NumPy's per-call overhead would dominate) or very
 expensive (an accountant: every evaluation counts), in plain Python:
 
+* :func:`expand` — a vectorised bracket search upwards in fixed steps (the GDP μ(ε, δ) bracket);
 * :func:`bisect` — bisection on a monotone predicate (the PLD's tail quantile and its δ-curve inverse in a cell);
 * :func:`integer_search` — the smallest integer where a monotone predicate holds (the PLD's lattice search; an
   integer knob of a calibration);
@@ -36,7 +37,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Fn", "Search", "Side", "bisect", "bracket", "integer_search", "safe_root", "scalar_root",
+__all__ = ["Fn", "Search", "Side", "bisect", "bracket", "expand", "integer_search", "safe_root", "scalar_root",
            "secant_search"]
 
 FloatArray = NDArray[np.float64]
@@ -99,6 +100,25 @@ def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: fl
         last[active] = np.where(right, -1, 1)
         known[active] = known[active] | np.isfinite(fc)
         known[active] &= np.isfinite(flo[active]) & np.isfinite(fhi[active])
+    return lo, hi
+
+
+def expand(f: Callable[[FloatArray, NDArray[np.intp]], FloatArray], lo: FloatArray, hi: FloatArray, *,
+           increasing: bool, step: float, max_iter: int = 2100) -> tuple[FloatArray, FloatArray]:
+    """Bracket search upwards, vectorised: while ``s·f(hi) < 0`` (the root lies above hi) move ``lo`` to ``hi`` and
+    ``hi`` up by ``step``, at most ``max_iter`` times; only the problems still short are evaluated. Returns the new
+    ``(lo, hi)`` (``f(x, idx)`` as in :func:`bracket`, without a slope)."""
+    lo = np.array(lo, dtype=np.float64, copy=True)
+    hi = np.array(hi, dtype=np.float64, copy=True)
+    sign = 1.0 if increasing else -1.0
+    active = np.arange(hi.size)
+    for _ in range(max_iter):
+        short = sign * np.asarray(f(hi[active], active), dtype=np.float64) < 0.0
+        active = active[short]
+        if active.size == 0:
+            break
+        lo[active] = hi[active]
+        hi[active] = hi[active] + step
     return lo, hi
 
 

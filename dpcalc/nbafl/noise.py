@@ -152,11 +152,17 @@ def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Fl
     return np.asarray(g * (1.0 - np.where(np.isfinite(rel), rel, 0.0)), dtype=np.float64)
 
 
+def _check_at_most(name: str, value: v.FloatArray, bound_name: str, bound: v.FloatArray) -> None:
+    """One-line DomainError where a count exceeds the count that bounds it (K <= N, L <= T)."""
+    if np.any(value > bound):
+        a, b = np.broadcast_arrays(value, bound)
+        i = np.flatnonzero((a > b).ravel())[0]
+        raise DomainError(f"{name} must be an integer in [1, {bound_name}] (got {name} = {a.ravel()[i]:g} > "
+                          f"{bound_name} = {b.ravel()[i]:g})")
+
+
 def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
-    if np.any(K > N):
-        kk, nn = np.broadcast_arrays(K, N)
-        i = np.flatnonzero((kk > nn).ravel())[0]
-        raise DomainError(f"K must be an integer in [1, N] (got K = {kk.ravel()[i]:g} > N = {nn.ravel()[i]:g})")
+    _check_at_most("K", K, "N", N)
 
 
 @v.named_shapes
@@ -185,10 +191,7 @@ def sampling_gamma(eps: ArrayLike, *, L: ArrayLike, N: ArrayLike, K: ArrayLike) 
 
 
 def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
-    if np.any(L > T):
-        ll, tt = np.broadcast_arrays(L, T)
-        i = np.flatnonzero((ll > tt).ravel())[0]
-        raise DomainError(f"L must be an integer in [1, T] (got L = {ll.ravel()[i]:g} > T = {tt.ravel()[i]:g})")
+    _check_at_most("L", L, "T", T)
 
 
 @v.named_shapes
