@@ -25,6 +25,11 @@ from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 from dpcalc.secagg._common import batch, to_sec4
 
+__all__ = ["E1_TEXT", "E2_TEXT", "NO_GUARANTEE", "TABLE1_LABELS", "TABLE1_ROWS", "DPGuarantee", "Form", "Method",
+           "Table1Entry", "Table1Row", "dp_from_rdp", "gaussian_closed_form_eps", "mi_leakage_bound", "optimal_dp",
+           "table1", "table1_alpha_max", "table1_entry", "table1_eps", "table1_rdp", "theorem1_delta_threshold",
+           "theorem2_alpha_max", "theorem2_rdp", "theorem3_rdp", "theorem4_rdp"]
+
 FloatOrArray = float | v.FloatArray
 Form = Literal["simplified", "unsimplified"]
 Table1Row = Literal["sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna"]
