@@ -161,7 +161,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
                 # the steps towards it (rtol 1e-6 at σ = 0.8 refined for 30 s into the memory cap)
                 h_final = min(h, 0.9 * h_old * math.sqrt(target / width))
                 check_points(int(n * h_old / h_final), f"a bracket width of rtol = {tol:g}, atol = {a_tol:g}",
-                              h_final)
+                             h_final)
     direction = "remove"
     # the un-subsampled Gaussians dominate the schedule in both directions and compose exactly (μ² = Σ count/σ²)
     e_gauss = gaussian_eps_upper(steps, d, e_up)

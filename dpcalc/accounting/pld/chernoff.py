@@ -113,7 +113,7 @@ def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float, t
 
 
 def saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
-            eps: float | None = None) -> tuple[float, float]:
+           eps: float | None = None) -> tuple[float, float]:
     """(θ*, ε*): the Chernoff-optimal order of the composition at δ and its Chernoff ε (both approximate; θ* weights
     the tails in :func:`discretise_many`, ε* sizes the first lattice)."""
     top = theta_top(steps, direction)

@@ -50,7 +50,7 @@ _ROWS_BYTES = 1 << 25  # spectra transformed together (rows × n) stay below ~32
 
 
 def _tilted_rows(ds: list[LatticePmf], h: float, lam: float, n: int) -> tuple[FloatArray, FloatArray, FloatArray,
-                                                                               FloatArray]:
+                                                                              FloatArray]:
     """Tilted atoms of several steps on the circle of length n, one row each: row r holds w_j = p_j e^{λ g_j}/z_r
     (Σw = 1) at position k mod n. Returns (rows, log z_r, log of the tilted mass of the atoms whose w_j underflows to
     0 (−inf: none), Σw)."""
@@ -79,7 +79,7 @@ def _tilted_rows(ds: list[LatticePmf], h: float, lam: float, n: int) -> tuple[Fl
 
 
 def compose(parts: list[tuple[LatticePmf, int]], h: float, lam: float, k_lo: int, n: int,
-             upper: bool) -> tuple[FloatArray, float, float, float]:
+            upper: bool) -> tuple[FloatArray, float, float, float]:
     """Tilted circular composition; returns (W clipped ± E, logk, log R, E) with R = Σ count·(tilted mass of the atoms
     whose tilted weight underflowed and were left out). Those atoms change δ(ε) of the composition by at most
     e^{logk + log R − λε} (their share of the composed tilted mass is <= R, and a composed atom at s > ε weighs

@@ -64,7 +64,7 @@ _CHUNK_POINTS = 1 << 15  # steps are discretised together in chunks of about thi
 
 
 def discretise_many(steps: list[Step], direction: Direction, h: float, tail: float,
-                     lam: float = 0.0, lower: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
+                    lam: float = 0.0, lower: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
     """Upper (dominating) and lower (dominated) lattice PLDs of each step; ``tail`` = neglected P-mass per side;
     ``lam`` the tilt the composition will use (it only decides where atoms may be sparse).
 

@@ -23,18 +23,16 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 @dataclass
 class Mechanism:
+    """One step: the Poisson-subsampled Gaussian with noise multiplier ``sigma`` and rate ``q``, one neighbour
+    direction."""
+
     sigma: float
     q: float
     direction: Direction
 
-    def lrem(self, x: FloatArray) -> FloatArray:
-        z = (2.0 * x - 1.0) / (2.0 * self.sigma ** 2)
-        if self.q == 1.0:
-            return z
-        return np.logaddexp(math.log1p(-self.q), math.log(self.q) + z)
-
     def loss(self, x: FloatArray) -> FloatArray:
-        return self.lrem(x) if self.direction == "remove" else -self.lrem(x)
+        """The privacy loss L(x) (:func:`losses`)."""
+        return losses(np.asarray(x, dtype=np.float64), np.float64(self.sigma), np.float64(self.q), self.direction)
 
     def p_mass_outside(self, x_lo: float, x_hi: float) -> tuple[float, float]:
         """P-mass below x_lo and above x_hi."""
@@ -53,7 +51,6 @@ def tail_z(p: float) -> float:
     """z with Φ(−z) <= p (z in [6, 40]): 60 halvings of [0, 40] on erfc (no SciPy import), the end where it holds."""
     _, hi = bisect(lambda z: normal_cdf(-z) <= p, 0.0, 40.0, max_iter=60)
     return min(40.0, max(6.0, hi))
-
 
 
 def losses(x: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:

@@ -27,10 +27,12 @@ def _min_over(vals: FloatArray) -> float:
     return float(vals.min()) if vals.size else math.inf
 
 
-
 @short_repr
 @dataclass
 class Pass:
+    """The δ-curves of one direction at one lattice spacing: the upper (dominating) curve, the lower one (None for an
+    upper-bound-only pass), the FFT length, and the ε from which the lower curve is valid."""
+
     up: Curve
     lo: Curve | None
     n: int
@@ -38,7 +40,10 @@ class Pass:
 
 
 def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_guess: float | None,
-         eps_query: float | None, lower: bool = True) -> Pass:
+        eps_query: float | None, lower: bool = True) -> Pass:
+    """One pass: discretise the steps at spacing ``h``, choose the tilt and the window from the Chernoff bounds (around
+    ``eps_query`` for a δ query, else from the ε at δ, ``eps_guess`` the lower curve's validity), compose both pairs
+    and build their curves (only the upper one when ``lower`` is False)."""
     total = sum(st.count for st in steps)
     if eps_query is not None:
         # δ at ε needs the window from ε up past the loss's mean (≈ half its variance; the Chernoff top is >= the
@@ -47,7 +52,7 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
         # ε instead and is sized after the discretisation
         span = max(0.5 * loss_variance(steps) - eps_query, 0.0)
         check_points(int(min(0.25 * span / h, 1e18)), f"the composed privacy loss of the schedule (steps = {total})",
-                      h)
+                     h)
     tail = TAU * delta / (4.0 * total)
     ups: list[tuple[LatticePmf, int]] = []
     los: list[tuple[LatticePmf, int]] = []
@@ -114,7 +119,7 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
 
 
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
-              lower: bool) -> tuple[float, float, int]:
+             lower: bool) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False."""
     g = guess
     for _ in range(4):

@@ -11,7 +11,7 @@ __all__ = ["relabel"]
 
 
 def relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | None = None,
-             last: np.ndarray | None = None) -> tuple[FloatArray, FloatArray]:
+            last: np.ndarray | None = None) -> tuple[FloatArray, FloatArray]:
     """Post-processing of the hat channel's labels: label j keeps a fraction k_j of its own (P, Q) mass and takes
     φ_j of label j+1 (when P_j/Q_j < e^{g_j}) or ψ_j of label j−1 (when P_j/Q_j > e^{g_j}) so that its ratio lands at
     e^{g_j}·(1 + 2·margin) or above. ψ is computed with the smallest own fraction k that the lending can leave, so
