@@ -259,13 +259,15 @@ def secant_search(f: Callable[[float], float], x0: float, *, increasing: bool, s
     steep enough (s·f' > 0.05). Steps are capped at ``step_cap``; an infinite f moves ``step_cap`` towards the root.
     ``overshoot`` pushes each step past the predicted root — by half of it into the ``safe`` side from an unsafe
     point, by a quarter out of it from a safe point — so the root gets bracketed from both sides; once bracketed, a
-    step leaving the bracket is replaced by bisection. Stops when ``done(f(x))`` (checked at finite f), when the
-    bracket is at most ``xtol`` wide, or when a step clamped to ``[x_min, x_max]`` cannot move."""
+    step leaving the bracket, or the fifth step in a row that has not halved it, is replaced by bisection. Stops
+    when ``done(f(x))`` (checked at finite f), when the bracket is at most ``xtol`` wide, or when a step clamped to
+    ``[x_min, x_max]`` cannot move."""
     sign = 1.0 if increasing else -1.0
     to_safe = 1.0 if safe == "hi" else -1.0
     lo, hi = -math.inf, math.inf
     prev: tuple[float, float] | None = None
     x = x0
+    halved_at, stale = math.inf, 0  # the bracket width last halved at; steps since that did not halve it
     for _ in range(max_iter):
         fx = f(x)
         below = sign * fx < 0.0  # the root is right of x
@@ -273,6 +275,11 @@ def secant_search(f: Callable[[float], float], x0: float, *, increasing: bool, s
             lo = max(lo, x)
         else:
             hi = min(hi, x)
+        if math.isfinite(hi - lo):
+            if hi - lo <= 0.5 * halved_at:
+                halved_at, stale = hi - lo, 0
+            else:
+                stale += 1
         if math.isfinite(fx):
             if prev is not None and prev[0] != x and sign * (fx - prev[1]) / (x - prev[0]) > 0.05:
                 slope = (fx - prev[1]) / (x - prev[0])
@@ -287,8 +294,11 @@ def secant_search(f: Callable[[float], float], x0: float, *, increasing: bool, s
         if hi - lo <= xtol:
             return Search(x, slope, lo, hi, "width")
         x_new = x + step
-        if math.isfinite(lo) and math.isfinite(hi) and not lo < x_new < hi:
+        # bisection when a step would leave the bracket, or after four steps that did not halve it (one-sided
+        # secant steps creep where f is flat or jumps, e.g. an RDP ε falling to 0 at the Bretagnolle–Huber boundary)
+        if math.isfinite(lo) and math.isfinite(hi) and (not lo < x_new < hi or stale >= 4):
             x_new = 0.5 * (lo + hi)
+            stale = 0
         x_new = min(x_max, max(x_min, x_new))
         if x_new == x:
             return Search(x, slope, lo, hi, "limit")

@@ -109,8 +109,10 @@ def solve(forward: Forward, target: float, knob: Knob, *, rtol: float, what: str
 
     def search(f: Callable[[float], float], x0: float, slope: float, xtol: float, done: Callable[[float], bool] | None,
                overshoot: float) -> Search:
+        # without an acceptance test the bracket must close to xtol: room for the bisections a jump in ε needs (an
+        # RDP ε falls to 0 where the Bretagnolle–Huber test starts to hold: ~160 steps from log 8 to 5e-10)
         found = secant_search(f, x0, increasing=knob.eps_increases, safe=safe, slope=slope, x_min=x_min, x_max=x_max,
-                              xtol=xtol, done=done, overshoot=overshoot)
+                              xtol=xtol, done=done, overshoot=overshoot, max_iter=60 if done is not None else 400)
         if found.status == "limit":
             _infeasible(target, knob, what, at_hi=found.x == x_max)
         return found
