@@ -27,6 +27,9 @@ from numpy.typing import ArrayLike, NDArray
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
+__all__ = ["BITS", "DEFAULTS", "LN2", "NATS", "UNITS", "Notion", "Units", "check", "default", "from_nats",
+           "nats_per_unit", "to_nats"]
+
 Units = Literal["nats", "bits"]
 Notion = Literal["dp", "mi-dp", "gaussian-mi"]
 

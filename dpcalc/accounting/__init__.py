@@ -5,9 +5,10 @@
 * :mod:`dpcalc.accounting.gdp` — μ-Gaussian DP (Dong, Roth & Su 2022): privacy profile, conversions, CLT.
 * :mod:`dpcalc.accounting.rdp` — Rényi DP of the (Poisson-subsampled) Gaussian (Mironov et al. 2019).
 * :mod:`dpcalc.accounting.zcdp` — zero-concentrated DP (Bun & Steinke 2016).
+* :mod:`dpcalc.accounting.conversion` — the one RDP → (ε, δ) conversion and its minimisers over orders.
+* :mod:`dpcalc.accounting.pld` — the PLD accountant with a certified bracket (a package, one concept per module).
 * :mod:`dpcalc.accounting.accountants` — ε of a DP-SGD schedule under every accountant.
-* :mod:`dpcalc.accounting.calibrate` — σ for a target ε under every accountant.
-* :mod:`dpcalc.accounting.pld` — dpcalc's PLD accountant with a certified bracket ε_lower ≤ ε ≤ ε_upper.
+* :mod:`dpcalc.accounting.calibrate` — σ (one monotone knob) for a target ε under every accountant.
 
 Every module imports SciPy lazily, inside the functions that need it; the modules are attributes of this package,
 imported on first access (``dpcalc.accounting.pld.epsilon(...)`` after ``import dpcalc``).
@@ -19,9 +20,9 @@ import importlib
 from typing import Any
 
 #: the modules reachable as attributes of ``dpcalc.accounting`` (imported on first access, PEP 562)
-MODULES = ("accountants", "calibrate", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp")
+MODULES = ("accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp")
 
-__all__ = ["accountants", "calibrate", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp"]
+__all__ = ["accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp"]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpcalc.accounting.gaussian_mechanism import classic_c
 from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.errors import ErratumWarning
@@ -43,7 +44,7 @@ __all__: list[str] = []  # verification recipes register themselves (checks.regi
 
 
 def _c(values: Mapping[str, Any]) -> float:
-    return value_of(values, "c_scale", 1.0) * math.sqrt(2.0 * math.log(1.25 / value_of(values, "delta")))
+    return value_of(values, "c_scale", 1.0) * float(classic_c(value_of(values, "delta")))
 
 
 @recipe("nbafl_sensitivity_search")
@@ -286,7 +287,7 @@ def _constants_from_bound(formula: Formula, values: Mapping[str, Any], ctx: Chec
         return exact_result(cf, k0, 1e-8, "κ0 from f(Θ = 0, T = 1) of eq. (6) at two ε")
     if name == "kappa1":
         return exact_result(cf, k1, 1e-8, "κ1 from f(Θ = 0, T = 1) of eq. (6) at two ε")
-    c = point["c_scale"] * math.sqrt(2.0 * math.log(1.25 / point["delta"]))
+    c = point["c_scale"] * float(classic_c(point["delta"]))
     lam1 = k1 * point["m"] * (1.0 - p) / (point["lipschitz"] * c * point["C"] * math.sqrt(2.0 / (point["N"] * math.pi)))
     return exact_result(cf, lam1, 1e-8, "λ1 = κ1·m(1 − P)/(βcC√(2/(Nπ))), κ1 from f(Θ = 0, T = 1) of eq. (6)")
 

@@ -67,7 +67,7 @@ def delta_command(mu: MuOpt, eps: EpsOpt) -> Result:
     Example: dpcalc gdp delta --mu 1 --eps 40   (δ = 3.908971e-343, ln δ = -788.4234127739917)
     """
     axes = grid({"mu": parse_values("--mu", mu), "eps": parse_values("--eps", eps)})
-    log_d = gdp.log_delta_from_eps(axes["eps"], axes["mu"])
+    log_d = gdp.log_delta(axes["mu"], axes["eps"])
     delta = np.exp(np.asarray(log_d, dtype=np.float64))
     rows = flatten(axes, {"delta": delta, "log_delta": log_d})  # column-stored
     warns: list[str] = []

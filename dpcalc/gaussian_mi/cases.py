@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
-from dpcalc.gaussian_mi._common import FloatOrArray, Units, check_units, eps_nats, equicorrelated, log_c_eps, schur
+from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps, nats_per_unit, schur
 
 __all__ = ["case1_privacy", "case1_sigma2", "case1_u_max", "case1_utility", "case2_privacy", "case2_sigma2",
            "case2_u_max", "case2_utility", "case3_determinant", "case3_privacy", "case3_utility",
@@ -76,7 +76,7 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
 @v.named_shapes
 def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> float:
     """Eq. (5): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + σ_max²/σ²)``."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.scalar("sigma2", v.positive("sigma2", sigma2))
     var = v.vector("variances", variances, 0.0, lo_open=True)
     return float(_half_log1p_ratio(np.log(np.max(var)), np.log(s), scale))
@@ -85,7 +85,7 @@ def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
 @v.named_shapes
 def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Eq. (7): ``U = (1/2n) Σ_i log2(1 + σ_i²/σ²)`` (vectorised over ``sigma2``)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
     var = v.vector("variances", variances, 0.0, lo_open=True)
     u = np.mean(log1p_exp(np.log(var) - np.log(s)[..., None]), axis=-1) * 0.5 / scale
@@ -95,7 +95,7 @@ def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
 @v.named_shapes
 def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Theorem 1, eq. (9): ``U_max = (1/2n) Σ_i log2(1 + σ_i²(2^{2ε} − 1)/σ_xmax²)`` (vectorised over ε)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     e = eps_nats(eps, units)
     var = v.vector("variances", variances, 0.0, lo_open=True)
     log_ratio = np.log(var / np.max(var))
@@ -132,7 +132,7 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     ``as_published=True`` returns (14) with its '+': ``σ_m²/c_ε + (n−1)σ_k⁴/(c_ε[σ_m² + (n−2)σ_k²])``, which is
     over-noised (feasible, not optimal); the ErratumWarning states its true leakage.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     e = eps_nats(eps, units)
     a, b, n_ = equicorrelated(var, cov, n)
     c_log = log_c_eps(e)
@@ -155,7 +155,7 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
 def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (13), simplified: ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/σ²)`` (exact for any σ² > 0)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
     a, b, n_ = equicorrelated(var, cov, n)
     return v.scalar_or_array(_leak(schur(a, b, n_), s, scale))
@@ -173,7 +173,7 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
                   as_published: bool = False) -> FloatOrArray:
     """Eq. (17) corrected: ``U = (1/2n)[log2(σ_m²+σ²+(n−1)σ_k²) + (n−1)log2(σ_m²+σ²−σ_k²)
     − n·log2 σ²]`` (σ^{2n} once). ``as_published=True`` divides by σ^{2n} twice, as printed in (17)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
     a, b, n_ = equicorrelated(var, cov, n)
     lam1, lam2 = a + (n_ - 1.0) * b, a - b
@@ -195,7 +195,7 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
 
     ``as_published=True``: (18) at the published σ² of (14) — the true utility of the paper's noise.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     e = eps_nats(eps, units)
     a, b, n_ = equicorrelated(var, cov, n)
     lam1, lam2 = a + (n_ - 1.0) * b, a - b
@@ -288,7 +288,7 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
 
     ``as_published=True`` evaluates (24) as printed (wrong for every n; at σ_e² = 0 it does not reduce to (13)).
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     a, b, n2 = equicorrelated(var, cov, n)
     true = _leak(schur(a, b, n2), schur(s, e, n_), scale)
@@ -312,7 +312,7 @@ def case3_utility(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (27): ``U = (1/2n)[log2(1 + λ₁/μ₁) + (n−1)·log2(1 + λ₂/μ₂)]`` with noise eigenvalues
     ``μ₁ = σ²+(n−1)σ_e²`` and ``μ₂ = σ²−σ_e²`` (the same number as printed, cancellation-free)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     a, b, n2 = equicorrelated(var, cov, n)
     return v.scalar_or_array(_u_equi(a + (n2 - 1.0) * b, a - b, np.log(s + (n_ - 1.0) * e), np.log(s - e), n_,

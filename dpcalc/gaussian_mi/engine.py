@@ -29,7 +29,7 @@ from dpcalc import _validate as v
 from dpcalc._limits import check_memory
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
-from dpcalc.gaussian_mi._common import Units, check_units
+from dpcalc.gaussian_mi._common import Units, nats_per_unit
 
 __all__ = ["Exact", "as_covariance", "conditional_variances", "equicorrelated_matrix", "evaluate", "load_covariance",
            "privacy", "utility"]
@@ -162,7 +162,7 @@ def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -
         sigma_z: covariance of the added Gaussian noise Z.
         units: ``"bits"`` (the paper's) or ``"nats"``.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     sx = as_covariance("sigma_x", sigma_x)
     sz = as_covariance("sigma_z", sigma_z)
     if sx.shape != sz.shape:

@@ -157,7 +157,7 @@ def test_analytic_calibration_is_exact_and_silent() -> None:
         su = nbafl.client_sigma(6, L=1, calibration="analytic", **TABLE1)
         sd = nbafl.server_sigma(6, T=25, L=1, N=50, calibration="analytic", **TABLE1)
     assert su == pytest.approx(float(gm.sigma_analytic(6, 0.01, 0.4)), rel=1e-14)
-    assert float(gm.delta_analytic(6, su, 0.4)) <= 0.01  # safe side
+    assert float(gm.delta(su, 6, 0.4)) <= 0.01  # safe side
     sa = float(gm.sigma_analytic(6 / 25, 0.01, 0.008))
     assert sd == pytest.approx(math.sqrt(sa ** 2 - su ** 2 / 50), rel=1e-12)
     with pytest.raises(DomainError, match="calibration must be"):
@@ -198,6 +198,18 @@ def test_t_star_continuous_set1() -> None:
             res = nbafl.optimal_t(eps, 0.01, **SET1)
         assert res.t_continuous == pytest.approx(want, abs=0.006)
         assert res.bound_continuous <= res.bound + 1e-15
+
+
+@pytest.mark.parametrize("y", [-800.0, -700.0, -30.0, -5.0, 0.0, 0.5, 1.0, 2.0, 3.3, 10.0, 50.0, 700.0, 1e3, 1e10,
+                               1e300])
+def test_lambert_w0_exp_against_mpmath(y: float) -> None:
+    """W₀(e^y) (the root of x + ln x = y, through the shared root finder) to 2 ulps of the 40-digit value; e^y itself
+    where it is below the double range's resolution of W₀ (y < −700; e^−800 underflows to 0)."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        exact = float(mpmath.lambertw(mpmath.exp(mpmath.mpf(y))).real)
+    assert nbafl.optimal.lambert_w0_exp(y) == pytest.approx(exact, rel=4.5e-16, abs=0.0)
 
 
 def test_lambert_equals_scan_when_kappa0_is_zero() -> None:
@@ -315,7 +327,7 @@ def test_accounting_comparison_table1() -> None:
     from dpcalc.accounting import gaussian_mechanism as gm
 
     z = ana.sigma_u / res.sensitivity  # safe side: the needed σ really gives ε <= 10 at δ
-    assert float(gm.delta_analytic(10, z / math.sqrt(25))) <= 0.01 * (1 + 1e-12)
+    assert float(gm.delta(z / math.sqrt(25), 10)) <= 0.01 * (1 + 1e-12)
     assert float(gm.eps_analytic(res.noise_multiplier / 5, 0.01)) == pytest.approx(ana.eps, rel=1e-12)
 
 

@@ -25,7 +25,7 @@ from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 @pytest.mark.parametrize(("r", "a", "d", "want"), [(0.5, 10, 1e-5, 1.779213940552), (1.0, 2, 1e-5, 12.512925464970),
                                                     (0.1, 32, 1e-4, 0.397107753935)])
 def test_lemma1_vectors(r: float, a: float, d: float, want: float) -> None:
-    g = secagg.dp_from_rdp([a], [r], d)
+    g = secagg.dp_from_rdp([a], [r], d, method="lemma1")
     assert g.eps == pytest.approx(want, rel=1e-11) and g.alpha == a
     assert float(acc.eps_lemma1(r, a, d)) == pytest.approx(want, rel=1e-11)
 
@@ -50,7 +50,7 @@ def test_theorem2_vectors(a: float, b: float, c: float, d: float, s: float, e19:
     if e30 is not None:
         assert secagg.theorem2_rdp(a, s, b, c, d, normalization="sec4", form="unsimplified") == pytest.approx(e30,
                                                                                                                rel=1e-10)
-    assert secagg.dp_from_rdp([a], [eps], 1e-5).eps == pytest.approx(dp, rel=1e-10)
+    assert secagg.dp_from_rdp([a], [eps], 1e-5, method="lemma1").eps == pytest.approx(dp, rel=1e-10)
     assert secagg.theorem2_alpha_max(s, c, d, normalization="sec4") == pytest.approx(d * s / c ** 2)
 
 
@@ -114,7 +114,7 @@ def test_table1_example_of_the_issue_and_published_row() -> None:
 def test_closed_form_alpha_matches_numeric_minimum() -> None:
     for slope in (1e-4, 0.01, 3.0):
         eps, al = secagg.gaussian_closed_form_eps(slope, 1e-6)
-        g = secagg.optimal_dp(lambda a, s=slope: s * a, 1e-6)
+        g = secagg.optimal_dp(lambda a, s=slope: s * a, 1e-6, method="lemma1")
         assert g.eps == pytest.approx(eps, rel=1e-10) and g.alpha == pytest.approx(al, rel=1e-4)
 
 
@@ -122,11 +122,12 @@ def test_improved_conversion_and_rounds() -> None:
     a = np.arange(2.0, 65.0)
     curve = secagg.theorem2_rdp(a, 5.0, 32, 10, 1200, normalization="sec4")
     assert np.isinf(curve[a >= 60]).all() and np.isfinite(curve[a < 60]).all()
-    lem = secagg.dp_from_rdp(a, curve, 1e-4)
-    imp = secagg.dp_from_rdp(a, curve, 1e-4, method="improved")
+    lem = secagg.dp_from_rdp(a, curve, 1e-4, method="lemma1")
+    imp = secagg.dp_from_rdp(a, curve, 1e-4)  # the library's default conversion
+    assert imp.method == "improved"
     assert imp.eps < lem.eps
     assert lem.eps == pytest.approx(float(np.min(curve[a < 60] - np.log(1e-4) / (a[a < 60] - 1))), rel=1e-14)
-    ten = secagg.dp_from_rdp(a, curve, 1e-4, rounds=10)
+    ten = secagg.dp_from_rdp(a, curve, 1e-4, method="lemma1", rounds=10)
     assert ten.rdp == pytest.approx(10 * curve[int(ten.alpha) - 2], rel=1e-14) and ten.eps > lem.eps
     with pytest.raises(InfeasibleError):
         secagg.dp_from_rdp([70.0], [math.inf], 1e-4)

@@ -20,7 +20,7 @@ Usage::
 
     def test_delta_sweep():
         sweep("gdp.delta_from_eps", [Axis("eps", 0, 30, "linear"), Axis("mu", 1e-3, 50)],
-              fn=lambda p: gdp.delta_from_eps(p["eps"], p["mu"]),
+              fn=lambda p: gdp.delta(p["mu"], p["eps"]),
               ref=lambda p: mp_delta(p["eps"], p["mu"]), rtol=1e-12)
 """
 
