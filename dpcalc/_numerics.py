@@ -11,8 +11,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["LN2", "SAFE_UP", "SAFE_UP_LOG", "FloatArray", "bits_to_nats", "half_d_log1p_ratio", "log1p_exp",
-           "log_expm1", "log_snr_budget", "nats_to_bits", "normal_cdf", "snr_budget"]
+__all__ = ["LN2", "SAFE_UP", "SAFE_UP_LOG", "FloatArray", "half_d_log1p_ratio", "log1p_exp",
+           "log_expm1", "log_snr_budget", "normal_cdf", "snr_budget"]
 
 FloatArray = NDArray[np.float64]
 
@@ -74,12 +74,3 @@ def half_d_log1p_ratio(d: ArrayLike, log_ratio2: ArrayLike) -> FloatArray:
     z = np.asarray(log_ratio2, dtype=np.float64) - np.log(d)
     return 0.5 * d * log1p_exp(z)
 
-
-def nats_to_bits(x: ArrayLike) -> FloatArray:
-    """Convert an information quantity from nats to bits (divide by ln 2)."""
-    return np.asarray(x, dtype=np.float64) / LN2
-
-
-def bits_to_nats(x: ArrayLike) -> FloatArray:
-    """Convert an information quantity from bits to nats (multiply by ln 2)."""
-    return np.asarray(x, dtype=np.float64) * LN2

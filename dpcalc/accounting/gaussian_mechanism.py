@@ -69,11 +69,13 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
 
 @v.named_shapes
 def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """Inverse of :func:`classic_sigma`: ``ε = c(δ)·Δ/σ``; warns when the result is >= 1 (outside Thm A.1)."""
+    """Inverse of :func:`classic_sigma`: ``ε = c(δ)·Δ/σ``, rounded outward by ``SAFE_UP`` like every guaranteed ε
+    (a few ulps above the exact value, never below); warns when the result is >= 1 (outside Thm A.1)."""
     s = v.positive("sigma", sigma)
     d = _delta_inputs(delta)
     sens = _sens(sensitivity)
-    eps = np.asarray(classic_c(d)) * sens / s
+    with np.errstate(over="ignore"):
+        eps = np.asarray(classic_c(d)) * sens / s * SAFE_UP
     if np.any(eps >= 1.0):
         v.warn("classic Gaussian eps = sqrt(2 ln(1.25/delta))/sigma is >= 1, where Dwork & Roth 2014 "
                "Thm A.1 is not proven; use the analytic Gaussian mechanism", OutOfDomainWarning)

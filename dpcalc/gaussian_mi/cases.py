@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc import units
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps, nats_per_unit, schur
@@ -370,11 +371,11 @@ def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
 
 @v.named_shapes
 def bits_to_nats(x: ArrayLike) -> FloatOrArray:
-    """An information quantity (or ε) in bits → nats: ``x·ln 2``."""
-    return v.scalar_or_array(v.nonnegative("x", x) * np.log(2.0))
+    """An information quantity (or ε) in bits → nats: ``x·ln 2`` (:func:`dpcalc.units.to_nats`), x >= 0."""
+    return v.scalar_or_array(units.to_nats(v.nonnegative("x", x), "bits"))
 
 
 @v.named_shapes
 def nats_to_bits(x: ArrayLike) -> FloatOrArray:
-    """An information quantity (or ε) in nats → bits: ``x/ln 2``."""
-    return v.scalar_or_array(v.nonnegative("x", x) / np.log(2.0))
+    """An information quantity (or ε) in nats → bits: ``x/ln 2`` (:func:`dpcalc.units.from_nats`), x >= 0."""
+    return v.scalar_or_array(units.from_nats(v.nonnegative("x", x), "bits"))
