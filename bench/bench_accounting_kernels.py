@@ -25,7 +25,7 @@ rho = np.exp(rng.uniform(np.log(1e-6), np.log(10), 200))
 CASES = {
     "gaussian.eps_analytic (2000 points)": lambda: g.eps_analytic(sigma, delta),
     "gaussian.sigma_analytic (2000 points)": lambda: g.sigma_analytic(eps, delta),
-    "gaussian.log_delta_analytic (2000 points)": lambda: g.log_delta_analytic(eps, sigma),
+    "gaussian.log_delta (2000 points)": lambda: g.log_delta(sigma, eps),
     "gdp.eps_from_mu (2000 points)": lambda: gdp.eps_from_mu(mu, delta),
     "gdp.mu_from_eps (2000 points)": lambda: gdp.mu_from_eps(eps, delta),
     "zcdp.eps_from_rho (200 points)": lambda: zcdp.eps_from_rho(rho, 1e-5),

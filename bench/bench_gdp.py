@@ -24,7 +24,7 @@ def main() -> None:
     gdp.eps_from_mu(0.5, 1e-5)  # warm-up: SciPy import
     t_eps = best_of(lambda: gdp.eps_from_mu(mu, 1e-5))
     eps = np.asarray(gdp.eps_from_mu(mu, 1e-5))
-    t_delta = best_of(lambda: gdp.delta_from_eps(eps, mu))
+    t_delta = best_of(lambda: gdp.delta(mu, eps))
     t_mu = best_of(lambda: gdp.mu_from_eps(eps, 1e-5), repeat=3)
     back = np.asarray(gdp.mu_from_eps(eps, 1e-5))
     print(f"dpcalc eps_from_mu   n={n}: {t_eps:.3f} s  ({t_eps / n * 1e6:.2f} us/value)  target <= 0.5 s")

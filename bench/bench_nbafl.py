@@ -1,11 +1,11 @@
-"""NbAFL (seed 003) timings and the "what a tight accountant saves" table.
+"""NbAFL (Wei et al. 2020) timings and the "what a tight accountant saves" table.
 
-1. CLI latency: median wall time of ``dpcalc nbafl optimal-t`` (the issue's example, T = 1 … 1000 scanned for three
+1. CLI latency: median wall time of ``dpcalc nbafl optimal-t`` (the documented example, T = 1 … 1000 scanned for three
    ε) against ``dpcalc sigma --eps 5 --d 1000``, measured alternately (both as ``python -m dpcalc.cli.main``).
 2. Library: ``optimal_t`` (one ε), ``optimal_k`` (one ε), ``compare_accountants`` (L = 25, all accountants).
 3. The default ``dpcalc nbafl simulate`` run (``simulate(SimulationConfig())``) with 1 and 2 workers, and a check
    that both give identical numbers.
-4. The noise a tight accountant saves at the seed's Table-1 settings (N = 50, T = 25, δ = 0.01, c = 1.25·√(2 ln 125),
+4. The noise a tight accountant saves at the paper's Table-1 settings (N = 50, T = 25, δ = 0.01, c = 1.25·√(2 ln 125),
    m = 100, C = 20) for L = 1 and L = T = 25.
 
 Run: python bench/bench_nbafl.py [--repeats 15] [--skip-sim]

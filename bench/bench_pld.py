@@ -20,7 +20,7 @@ from typing import Any
 
 from _timing import best_of
 
-from dpcalc.accounting import pld
+from dpcalc.accounting import calibrate, pld
 
 Schedule = list[tuple[float, float, int]]  # (sigma, q, count)
 
@@ -174,7 +174,7 @@ def main() -> None:
         print(f"| {name} | {t_us * 1e3:.0f} ms | {ours} | {t_dpa} | {dpa} | {t_prv} | {prv} |", flush=True)
     if have["dp_accounting"]:
         comparable_accuracy()
-    t_c, s = _timed(lambda: pld.sigma_for_eps(2.0, 1e-5, 0.01, 1000), 2)
+    t_c, s = _timed(lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld"), 2)
     print(f"calibrate (ε=2, δ=1e-5, q=0.01, T=1e3): σ = {s:.6f} in {t_c * 1e3:.0f} ms "
           f"(certified ε_upper = {pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper:.6f})")
     t_7, br7 = _timed(lambda: pld.epsilon([(1.0, 0.01, 10_000_000)], 1e-5), 1)

@@ -1,5 +1,5 @@
-"""Benchmark: seed 004 (secure aggregation) — Theorem 2 from a 1000 × 10,000 gradient matrix and the exact Rényi
-divergence (eq. 22) at K = 2000.
+"""Benchmark: Zhang et al. 2024 (secure aggregation) — Theorem 2 from a 1000 × 10,000 gradient matrix and the exact
+Rényi divergence (eq. 22) at K = 2000.
 
 Run: OPENBLAS_NUM_THREADS=1 python bench/bench_secagg.py   (not collected by pytest). Prints best-of-3 wall times:
 

@@ -1,4 +1,4 @@
-"""Large sweeps: 10^6 rows in every format, wall time and peak memory (issue 14: <= 5 s and <= 500 MB).
+"""Large sweeps: 10^6 rows in every format, wall time and peak memory (targets: <= 5 s and <= 500 MB).
 
 Run: ``python bench/bench_sweep.py [--repeat N] [--formats csv,json] [--sweep gauss]`` — each run is a fresh
 ``dpcalc`` process (start-up, the computation, the check for NaN/inf and the rendering); wall time is the best
@@ -44,8 +44,8 @@ suites), so absolute times are inflated ~3x; a quiet rerun is the lead's:
 
 In process at load ~3.5 (17:42, ``iter_render`` only, sigma sweep): table 12.2 → 1.3 s, json 9.1 → 1.8 s,
 csv 5.5 → 1.9 s, markdown 3.8 → 1.3 s, latex 4.3 → 1.5 s. The gauss sweep costs more per row only for its two
-17-digit output columns (2 x 10^6 ``repr`` calls). Earlier reports (the issue's 22-48 s and 1-1.8 GB, 35-149 s
-in later notes) were the row-dict renderers under heavy load.
+17-digit output columns (2 x 10^6 ``repr`` calls). Earlier measurements (22-48 s and 1-1.8 GB, later 35-149 s)
+were of the row-dict renderers under heavy load.
 """
 
 from __future__ import annotations

@@ -1,10 +1,32 @@
-"""dpcalc: privacy accounting and privacy-utility analysis for differentially private federated learning.
+"""dpcalc: privacy accounting and privacy–utility analysis for differentially private federated learning.
 
-Families (one module each): :mod:`dpcalc.midp` (seed 000, ε-MI-DP). Heavy dependencies (SciPy, SymPy)
-are imported lazily, only by the functions that need them.
+Import the package and reach every part of it as an attribute; each subpackage is loaded on first use, so
+``import dpcalc`` stays cheap (no SciPy, SymPy or matplotlib until a function needs them)::
+
+    import dpcalc
+
+    dpcalc.accounting.gaussian_mechanism.sigma_analytic(1.0, 1e-5)      # exact Gaussian noise (Balle & Wang 2018)
+    dpcalc.midp.server_sigma(5.0, 1000)                                 # ε-MI-DP noise (He & He 2023)
+
+Packages:
+
+* :mod:`dpcalc.accounting` — privacy notions and accountants: the Gaussian mechanism, μ-GDP, RDP, zCDP, the
+  certified PLD accountant, noise calibration;
+* the families, one per paper: :mod:`dpcalc.midp` (ε-MI-DP, He & He 2023), :mod:`dpcalc.gaussian_mi`
+  (mutual-information privacy of Gaussian parameters, Zeng, Yang & Dai 2022), :mod:`dpcalc.cuag` (CUAG-PFL,
+  Li, Xiao & Chen 2024), :mod:`dpcalc.nbafl` (NbAFL, Wei et al. 2020), :mod:`dpcalc.secagg` (DP of secure
+  aggregation, Zhang et al. 2024);
+* :mod:`dpcalc.catalog` (the formula catalog), :mod:`dpcalc.sim` (the Monte Carlo core), :mod:`dpcalc.verify`
+  (closed forms against simulation), :mod:`dpcalc.units`, :mod:`dpcalc.files`, :mod:`dpcalc.plot`.
+
+Every bad input raises :class:`DomainError` (a ``ValueError``) with a one-line message naming the parameter and its
+allowed range; results outside a formula's proven domain carry an :class:`OutOfDomainWarning`.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from dpcalc.errors import (
     DomainError,
@@ -15,14 +37,43 @@ from dpcalc.errors import (
     OutOfDomainWarning,
 )
 
+if TYPE_CHECKING:
+    from dpcalc import (
+        accounting,
+        catalog,
+        cuag,
+        files,
+        gaussian_mi,
+        midp,
+        nbafl,
+        plot,
+        secagg,
+        sim,
+        units,
+        verify,
+    )
+
 __version__ = "0.1.0"
 
+#: the subpackages and modules reachable as attributes of ``dpcalc`` (imported on first access)
+SUBPACKAGES = ("accounting", "midp", "gaussian_mi", "cuag", "nbafl", "secagg", "catalog", "sim", "verify", "units",
+               "files", "plot")
+
 __all__ = [
-    "DomainError",
-    "DpcalcError",
-    "ErratumWarning",
-    "EstimateWarning",
-    "InfeasibleError",
-    "OutOfDomainWarning",
+    "DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning", "InfeasibleError", "OutOfDomainWarning",
     "__version__",
+    # the subpackages (SUBPACKAGES), imported on first access
+    "accounting", "catalog", "cuag", "files", "gaussian_mi", "midp", "nbafl", "plot", "secagg", "sim", "units",
+    "verify",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``dpcalc.<subpackage>``: imported on first access (PEP 562)."""
+    if name in SUBPACKAGES:
+        return importlib.import_module(f"dpcalc.{name}")
+    raise AttributeError(f"module 'dpcalc' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *SUBPACKAGES})

@@ -15,6 +15,9 @@ import re
 
 from dpcalc.errors import DomainError
 
+__all__ = ["DEFAULT_MAX_MEMORY", "ENV_VAR", "MAX_ROWS", "check_memory", "check_points", "check_rows", "human",
+           "max_memory", "parse_size", "set_max_memory"]
+
 DEFAULT_MAX_MEMORY = 2 * 1024**3
 """Default cap on one computation's working memory: 2 GiB."""
 

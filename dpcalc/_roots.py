@@ -10,7 +10,18 @@ map, by construction — and re-checks it there.
 Steps: a Newton step when ``f`` also returns its slope (quadratic convergence; a converged iterate is certified by
 one evaluation just past it, which closes the bracket), otherwise Illinois false position (superlinear); both fall
 back to bisection whenever the step leaves the bracket or stalls. Scalars are 1-element problems
-(:func:`scalar_root`, used by the Monte Carlo checks and the accountant calibration).
+(:func:`scalar_root`, used by the Monte Carlo checks).
+
+Scalar searches where one evaluation is either very cheap (NumPy's per-call overhead would dominate) or very
+expensive (an accountant: every evaluation counts), in plain Python:
+
+* :func:`expand` — a vectorised bracket search upwards in fixed steps (the GDP μ(ε, δ) bracket);
+* :func:`bisect` — bisection on a monotone predicate (the PLD's tail quantile and its δ-curve inverse in a cell);
+* :func:`integer_search` — the smallest integer where a monotone predicate holds (the PLD's lattice search; an
+  integer knob of a calibration);
+* :func:`secant_search` — safeguarded secant steps from a start point with no bracket yet, steps capped, an
+  optional overshoot that brackets the root from both sides, and an optional early acceptance test (the
+  calibration of an accountant's monotone knob, :mod:`dpcalc.accounting.calibrate`).
 
 References: Dahlquist & Björck, *Numerical Methods* (1974) §6.2 (Illinois); Press et al., *Numerical Recipes*
 §9.4 (Newton safeguarded by bisection, ``rtsafe``).
@@ -20,10 +31,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+
+__all__ = ["Fn", "Search", "Side", "bisect", "bracket", "expand", "integer_search", "safe_root", "scalar_root",
+           "secant_search"]
 
 FloatArray = NDArray[np.float64]
 #: ``f(x, idx) -> f`` or ``(f, slope)`` evaluated at the active problems ``idx`` (indices into the flat problems).
@@ -85,6 +100,25 @@ def bracket(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, rtol: fl
         last[active] = np.where(right, -1, 1)
         known[active] = known[active] | np.isfinite(fc)
         known[active] &= np.isfinite(flo[active]) & np.isfinite(fhi[active])
+    return lo, hi
+
+
+def expand(f: Callable[[FloatArray, NDArray[np.intp]], FloatArray], lo: FloatArray, hi: FloatArray, *,
+           increasing: bool, step: float, max_iter: int = 2100) -> tuple[FloatArray, FloatArray]:
+    """Bracket search upwards, vectorised: while ``s·f(hi) < 0`` (the root lies above hi) move ``lo`` to ``hi`` and
+    ``hi`` up by ``step``, at most ``max_iter`` times; only the problems still short are evaluated. Returns the new
+    ``(lo, hi)`` (``f(x, idx)`` as in :func:`bracket`, without a slope)."""
+    lo = np.array(lo, dtype=np.float64, copy=True)
+    hi = np.array(hi, dtype=np.float64, copy=True)
+    sign = 1.0 if increasing else -1.0
+    active = np.arange(hi.size)
+    for _ in range(max_iter):
+        short = sign * np.asarray(f(hi[active], active), dtype=np.float64) < 0.0
+        active = active[short]
+        if active.size == 0:
+            break
+        lo[active] = hi[active]
+        hi[active] = hi[active] + step
     return lo, hi
 
 
@@ -169,3 +203,104 @@ def scalar_root(f: Callable[[float], float], lo: float, hi: float, *, increasing
                        atol=rtol if log else atol, max_iter=max_iter, f_lo=np.array([fa]), f_hi=np.array([fb]))
     end = {"lo": float(a_f[0]), "hi": float(b_f[0]), None: 0.5 * (float(a_f[0]) + float(b_f[0]))}[safe]
     return tr[1](end)
+
+
+def bisect(pred: Callable[[float], bool], lo: float, hi: float, *, rtol: float = 0.0, atol: float = 0.0,
+           max_iter: int = 200) -> tuple[float, float]:
+    """Bisection on a monotone predicate with ``pred(lo)`` false and ``pred(hi)`` true (not re-checked): halves
+    ``[lo, hi]`` until ``hi − lo <= rtol·max(|lo|, |hi|) + atol``, the midpoint is an end (adjacent doubles) or
+    ``max_iter`` halvings. Returns the final ``(lo, hi)``; ``pred(hi)`` holds (the safe end when ``pred`` is "the
+    target is met")."""
+    for _ in range(max_iter):
+        if hi - lo <= rtol * max(abs(lo), abs(hi)) + atol:
+            break
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
+def integer_search(pred: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The smallest integer n in ``(lo, hi]`` with ``pred(n)``, for a monotone predicate with ``pred(lo)`` false and
+    ``pred(hi)`` true (not re-checked): binary search, ⌈log2(hi − lo)⌉ evaluations."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@dataclass(frozen=True)
+class Search:
+    """Outcome of :func:`secant_search`: the last point ``x`` and slope estimate, the evaluated bracket ends ``lo``
+    (s·f < 0) and ``hi`` (s·f >= 0) — ±inf while a side is unknown — and why it stopped: ``"done"`` (the acceptance
+    test held at ``x``), ``"width"`` (hi − lo <= xtol), ``"limit"`` (a step was clamped to ``x_min``/``x_max`` and
+    did not move: ``x`` is that limit) or ``"max_iter"``."""
+
+    x: float
+    slope: float
+    lo: float
+    hi: float
+    status: Literal["done", "width", "limit", "max_iter"]
+
+
+def secant_search(f: Callable[[float], float], x0: float, *, increasing: bool, safe: Side, slope: float,
+                  x_min: float, x_max: float, xtol: float, done: Callable[[float], bool] | None = None,
+                  overshoot: float = 0.0, step_cap: float = math.log(8.0), max_iter: int = 60) -> Search:
+    """Root of a monotone scalar ``f`` (may be ±inf: far on that side) by safeguarded secant steps from ``x0``.
+
+    ``slope`` is the first guess of f' (its sign that of ``increasing``); later secants replace it while they are
+    steep enough (s·f' > 0.05). Steps are capped at ``step_cap``; an infinite f moves ``step_cap`` towards the root.
+    ``overshoot`` pushes each step past the predicted root — by half of it into the ``safe`` side from an unsafe
+    point, by a quarter out of it from a safe point — so the root gets bracketed from both sides; once bracketed, a
+    step leaving the bracket, or the fifth step in a row that has not halved it, is replaced by bisection. Stops
+    when ``done(f(x))`` (checked at finite f), when the bracket is at most ``xtol`` wide, or when a step clamped to
+    ``[x_min, x_max]`` cannot move."""
+    sign = 1.0 if increasing else -1.0
+    to_safe = 1.0 if safe == "hi" else -1.0
+    lo, hi = -math.inf, math.inf
+    prev: tuple[float, float] | None = None
+    x = x0
+    halved_at, stale = math.inf, 0  # the bracket width last halved at; steps since that did not halve it
+    for _ in range(max_iter):
+        fx = f(x)
+        below = sign * fx < 0.0  # the root is right of x
+        if below:
+            lo = max(lo, x)
+        else:
+            hi = min(hi, x)
+        if math.isfinite(hi - lo):
+            if hi - lo <= 0.5 * halved_at:
+                halved_at, stale = hi - lo, 0
+            else:
+                stale += 1
+        if math.isfinite(fx):
+            if prev is not None and prev[0] != x and sign * (fx - prev[1]) / (x - prev[0]) > 0.05:
+                slope = (fx - prev[1]) / (x - prev[0])
+            prev = (x, fx)
+            if done is not None and done(fx):
+                return Search(x, slope, lo, hi, "done")
+            is_safe = below == (safe == "lo")
+            step = max(-step_cap, min(step_cap, -fx / slope)) + (-to_safe * overshoot / 4.0 if is_safe
+                                                                  else to_safe * overshoot / 2.0)
+        else:
+            step = step_cap if below else -step_cap
+        if hi - lo <= xtol:
+            return Search(x, slope, lo, hi, "width")
+        x_new = x + step
+        # bisection when a step would leave the bracket, or after four steps that did not halve it (one-sided
+        # secant steps creep where f is flat or jumps, e.g. an RDP ε falling to 0 at the Bretagnolle–Huber boundary)
+        if math.isfinite(lo) and math.isfinite(hi) and (not lo < x_new < hi or stale >= 4):
+            x_new = 0.5 * (lo + hi)
+            stale = 0
+        x_new = min(x_max, max(x_min, x_new))
+        if x_new == x:
+            return Search(x, slope, lo, hi, "limit")
+        x = x_new
+    return Search(x, slope, lo, hi, "max_iter")

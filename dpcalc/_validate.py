@@ -21,6 +21,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcalc.errors import DomainError
 
+__all__ = ["FloatArray", "as_array", "brief", "broadcast", "check_range", "describe_range", "documented_inf",
+           "elementwise", "evaluate", "finite_result", "integer_at_least", "named_shapes", "nonnegative", "positive",
+           "probability", "scalar", "scalar_or_array", "scalar_params", "seed", "shape_clash", "text", "vector",
+           "warn", "weights"]
+
 FloatArray = NDArray[np.float64]
 
 _INF = math.inf

@@ -6,6 +6,9 @@ the parameter and its allowed range. The CLI turns it into exit code 2 without a
 
 from __future__ import annotations
 
+__all__ = ["DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning", "InfeasibleError",
+           "OutOfDomainWarning", "UnknownNameError"]
+
 
 class DpcalcError(ValueError):
     """Base class of dpcalc's input errors (a ``ValueError``)."""

@@ -24,6 +24,9 @@ from dpcalc import _limits
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
+__all__ = ["check_output", "read_columns", "read_matrix", "read_numbers", "read_table", "read_text", "read_vector",
+           "write_atomic"]
+
 _TEXT_SUFFIXES = (".csv", ".txt", ".tsv", ".dat", "")
 
 

@@ -18,14 +18,17 @@ a units string with the one-line message every family and the CLI use.
 
 from __future__ import annotations
 
-import math
 from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcalc import _validate as v
+from dpcalc._numerics import LN2
 from dpcalc.errors import DomainError
+
+__all__ = ["BITS", "DEFAULTS", "LN2", "NATS", "UNITS", "Notion", "Units", "check", "default", "from_nats",
+           "nats_per_unit", "to_nats"]
 
 Units = Literal["nats", "bits"]
 Notion = Literal["dp", "mi-dp", "gaussian-mi"]
@@ -37,7 +40,6 @@ DEFAULTS: dict[Notion, Units] = {"dp": "nats", "mi-dp": "nats", "gaussian-mi": "
 
 NATS: Units = "nats"
 BITS: Units = "bits"
-LN2 = math.log(2.0)
 
 
 def check(units: str, name: str = "units") -> Units:

@@ -24,11 +24,15 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from dpcalc import _validate as v
+from dpcalc import catalog
 from dpcalc.checks.registry import CheckContext, get_recipe
 from dpcalc.errors import DomainError, UnknownNameError
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
+
+__all__ = ["DEFAULT_LEVEL", "DEFAULT_SAMPLES", "MAX_SAMPLES", "MIN_SAMPLES", "VERDICTS", "CheckRow", "check_point",
+           "exit_code", "has_published_form", "run_check", "select", "summary", "verify"]
 
 DEFAULT_SAMPLES = 400_000
 MIN_SAMPLES = 2_000
@@ -72,8 +76,6 @@ class CheckRow:
 
 def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = False) -> list[Formula]:
     """The formulas to check: the given ids (KeyError with suggestions if unknown), a paper's, or all."""
-    from dpcalc import catalog
-
     if isinstance(ids, str) or not isinstance(ids, Iterable):
         raise DomainError(f"ids must be a list of formula ids (got {v.brief(ids)})")
     ids = list(ids)
@@ -149,30 +151,26 @@ def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0
 
 
 def _run_task(task: tuple[str, bool, int, int, float]) -> CheckRow:
-    from dpcalc import catalog
-
     fid, published, samples, seed, level = task
     return run_check(catalog.get(fid), samples=samples, seed=seed, workers=1, level=level, published=published)
 
 
-def verify(formulas: Iterable[Formula], *, samples: int = DEFAULT_SAMPLES, seed: int = 0, workers: int = 1,
+def verify(formulas: Iterable[Formula | str], *, samples: int = DEFAULT_SAMPLES, seed: int = 0, workers: int = 1,
            level: float = DEFAULT_LEVEL, as_published: bool = False,
            progress: Callable[[CheckRow], None] | None = None) -> list[CheckRow]:
-    """Check every formula (and, with ``as_published``, its published form if it has one); rows in catalog order.
+    """Check every formula — catalog entries or their ids — (and, with ``as_published``, its published form if it has
+    one); rows in the order given.
 
     ``workers > 1`` runs the checks in a process pool (each check with one worker); results do not depend on
     ``workers`` because each check's random stream is seeded by (seed, formula id).
     """
     if not MIN_SAMPLES <= samples <= MAX_SAMPLES:
-        from dpcalc.errors import DomainError
-
         raise DomainError(f"samples must be an integer in [{MIN_SAMPLES:,}, {MAX_SAMPLES:,}] (got {samples})")
     if not 0.5 <= level < 1:
-        from dpcalc.errors import DomainError
-
         raise DomainError(f"level must be in [0.5, 1) (got {level})")
     tasks: list[tuple[Formula, bool]] = []
-    for f in formulas:
+    for item in ([formulas] if isinstance(formulas, str) else formulas):
+        f = catalog.get(item) if isinstance(item, str) else item
         tasks.append((f, False))
         if as_published and (has_published_form(f) or (f.erratum is not None and f.erratum.published_sympy)):
             tasks.append((f, True))

@@ -66,7 +66,7 @@ def anchor(formula_id: str) -> str:
 
 
 def papers() -> OrderedDict[str, list[Any]]:
-    """Catalog formulas grouped by paper id, in catalog order (seed papers first, then the references)."""
+    """Catalog formulas grouped by paper id, in catalog order (the numbered papers first, then the references)."""
     from dpcalc import catalog
 
     groups: OrderedDict[str, list[Any]] = OrderedDict()
@@ -76,7 +76,7 @@ def papers() -> OrderedDict[str, list[Any]]:
 
 
 def paper_title(paper: Any) -> str:
-    return f"Seed {paper.id}: {paper.short}" if paper.id.isdigit() else paper.short
+    return f"{paper.id} · {paper.short}" if paper.id.isdigit() else paper.short
 
 
 # ------------------------------------------------------------------------------------------ pages
@@ -162,7 +162,7 @@ def formula_section(f: Any) -> str:
 def paper_page(formulas: list[Any], figures: list[Any]) -> str:
     p = formulas[0].paper
     out = [f"# {md_cell(paper_title(p))}\n", f"**{md_cell(p.title)}**\n"]
-    meta = [f"catalog file for paper id `{p.id}`", f"source `{md_cell(p.seed)}`"]
+    meta = [f"catalog file for paper id `{p.id}`"]
     if p.doi:
         meta.append(f"DOI [{p.doi}](https://doi.org/{p.doi})")
     if p.units:

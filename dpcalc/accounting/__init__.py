@@ -5,8 +5,31 @@
 * :mod:`dpcalc.accounting.gdp` — μ-Gaussian DP (Dong, Roth & Su 2022): privacy profile, conversions, CLT.
 * :mod:`dpcalc.accounting.rdp` — Rényi DP of the (Poisson-subsampled) Gaussian (Mironov et al. 2019).
 * :mod:`dpcalc.accounting.zcdp` — zero-concentrated DP (Bun & Steinke 2016).
+* :mod:`dpcalc.accounting.conversion` — the one RDP → (ε, δ) conversion and its minimisers over orders.
+* :mod:`dpcalc.accounting.pld` — the PLD accountant with a certified bracket (a package, one concept per module).
 * :mod:`dpcalc.accounting.accountants` — ε of a DP-SGD schedule under every accountant.
-* :mod:`dpcalc.accounting.calibrate` — σ for a target ε under every accountant.
+* :mod:`dpcalc.accounting.calibrate` — σ (one monotone knob) for a target ε under every accountant.
 
-Every module imports SciPy lazily, inside the functions that need it.
+Every module imports SciPy lazily, inside the functions that need it; the modules are attributes of this package,
+imported on first access (``dpcalc.accounting.pld.epsilon(...)`` after ``import dpcalc``).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: the modules reachable as attributes of ``dpcalc.accounting`` (imported on first access, PEP 562)
+MODULES = ("accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp")
+
+__all__ = ["accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in MODULES:
+        return importlib.import_module(f"dpcalc.accounting.{name}")
+    raise AttributeError(f"module 'dpcalc.accounting' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *MODULES})

@@ -30,12 +30,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError, DpcalcError
+
+__all__ = ["ACCOUNTANTS", "Accountant", "AccountantResult", "Bound", "epsilon", "evaluate", "get", "names",
+           "pld_available"]
 
 Bound = Literal["upper", "estimate", "lower"]
 EpsFn = Callable[..., tuple[float, dict[str, Any]]]
 
 
+@short_repr
 @dataclass(frozen=True)
 class Accountant:
     """An accountant: ``eps(sigma, q, steps, delta, **options) -> (eps, extra)``."""
@@ -43,7 +48,7 @@ class Accountant:
     name: str
     bound: Bound
     description: str
-    _eps: EpsFn
+    _eps: EpsFn = field(repr=False)
     full_batch_only: bool = False
 
     def applicable(self, q: float) -> str | None:
@@ -64,6 +69,7 @@ class Accountant:
         return self._eps(s, qq, t, d, **options)
 
 
+@short_repr
 @dataclass(frozen=True)
 class AccountantResult:
     """One accountant's answer at one point: ε and its extras, or the one-line reason it could not give one.

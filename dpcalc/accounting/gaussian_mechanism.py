@@ -22,11 +22,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
-FloatOrArray = float | v.FloatArray
+__all__ = ["classic_c", "classic_eps", "classic_sigma", "delta", "eps_analytic", "log_delta", "mu", "sigma_analytic"]
 
+FloatOrArray = float | v.FloatArray
 
 
 def _delta_inputs(delta: ArrayLike) -> v.FloatArray:
@@ -41,9 +43,10 @@ def _sens(sensitivity: ArrayLike) -> v.FloatArray:
 
 @v.named_shapes
 def classic_c(delta: ArrayLike) -> FloatOrArray:
-    """Dwork & Roth (2014) Thm A.1 constant ``c(δ) = √(2 ln(1.25/δ))`` (δ in (0, 1))."""
-    d = _delta_inputs(delta)
-    return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(d))))
+    """Dwork & Roth (2014) Thm A.1 constant ``c(δ) = √(2 ln(1.25/δ))`` (δ in (0, 1)): the one definition behind
+    every classic calibration (:func:`classic_sigma`, :func:`classic_eps`, NbAFL's Def. 2). The noise levels built
+    on it carry the outward factor SAFE_UP; the constant itself is the closed form (within an ulp or two)."""
+    return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(_delta_inputs(delta)))))
 
 
 @v.named_shapes
@@ -51,7 +54,8 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     """Classic Gaussian noise ``σ = c(δ)·Δ/ε`` (Dwork & Roth 2014, Thm A.1).
 
     Proven only for ε < 1: for ε >= 1 an :class:`OutOfDomainWarning` says the value is not a guarantee
-    (use :func:`sigma_analytic`, which is exact for every ε).
+    (use :func:`sigma_analytic`, which is exact for every ε). Moved outward by SAFE_UP (5e-14 relative), as every
+    classic σ of the library.
     """
     e = v.positive("eps", eps)
     d = _delta_inputs(delta)
@@ -60,16 +64,18 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
         v.warn("classic Gaussian sigma = sqrt(2 ln(1.25/delta))/eps is proven only for eps < 1 "
                "(Dwork & Roth 2014, Thm A.1); for eps >= 1 use the analytic Gaussian mechanism",
                OutOfDomainWarning)
-    return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(d))) * s / e)
+    return v.scalar_or_array(np.asarray(classic_c(d)) * s / e * SAFE_UP)  # outward: a noise level (convention 5)
 
 
 @v.named_shapes
 def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """Inverse of :func:`classic_sigma`: ``ε = c(δ)·Δ/σ``; warns when the result is >= 1 (outside Thm A.1)."""
+    """Inverse of :func:`classic_sigma`: ``ε = c(δ)·Δ/σ``, rounded outward by ``SAFE_UP`` like every guaranteed ε
+    (a few ulps above the exact value, never below); warns when the result is >= 1 (outside Thm A.1)."""
     s = v.positive("sigma", sigma)
     d = _delta_inputs(delta)
     sens = _sens(sensitivity)
-    eps = np.sqrt(2.0 * (math.log(1.25) - np.log(d))) * sens / s
+    with np.errstate(over="ignore"):
+        eps = np.asarray(classic_c(d)) * sens / s * SAFE_UP
     if np.any(eps >= 1.0):
         v.warn("classic Gaussian eps = sqrt(2 ln(1.25/delta))/sigma is >= 1, where Dwork & Roth 2014 "
                "Thm A.1 is not proven; use the analytic Gaussian mechanism", OutOfDomainWarning)
@@ -114,22 +120,8 @@ def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> Flo
 
 
 @v.named_shapes
-def log_delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """:func:`log_delta` with the pre-conventions order ``(eps, sigma, sensitivity)`` (positional calls keep their
-    meaning; new code calls ``log_delta(sigma, eps, sensitivity)``)."""
-    return log_delta(sigma, eps, sensitivity)
-
-
-@v.named_shapes
-def delta_analytic(eps: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """:func:`delta` with the pre-conventions order ``(eps, sigma, sensitivity)`` (positional calls keep their
-    meaning; new code calls ``delta(sigma, eps, sensitivity)``)."""
-    return delta(sigma, eps, sensitivity)
-
-
-@v.named_shapes
 def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """Exact (smallest) ε of the Gaussian mechanism at δ: the root of :func:`delta_analytic` (Balle & Wang 2018).
+    """Exact (smallest) ε of the Gaussian mechanism at δ: the root of :func:`delta` (Balle & Wang 2018).
 
     :func:`dpcalc.accounting.gdp.eps_from_mu` at μ = Δ/σ (vectorised Newton, safe side: δ(returned ε) <= δ,
     at most ``gdp.ROOT_RTOL`` above the exact root). Returns 0 when δ >= δ(0) = 2Φ(Δ/(2σ)) − 1.

@@ -27,8 +27,12 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
-from dpcalc._roots import bracket
+from dpcalc._roots import bracket, expand
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+
+__all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedule", "compose", "delta",
+           "delta_at_zero", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta", "mu_from_eps",
+           "sigma_from_clt_mu", "tradeoff"]
 
 FloatOrArray = float | v.FloatArray
 
@@ -205,20 +209,6 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
 
 @v.named_shapes
-def log_delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
-    """:func:`log_delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
-    meaning; new code calls ``log_delta(mu, eps)``)."""
-    return log_delta(mu, eps)
-
-
-@v.named_shapes
-def delta_from_eps(eps: ArrayLike, mu: ArrayLike) -> FloatOrArray:
-    """:func:`delta` with the pre-conventions argument order ``(eps, mu)`` (kept so positional calls keep their
-    meaning; new code calls ``delta(mu, eps)``)."""
-    return delta(mu, eps)
-
-
-@v.named_shapes
 def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0."""
     from scipy import special
@@ -326,14 +316,9 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
             mu0 = np.where(z0 < 0.0, 2.0 * ef / (root - z0), z0 + root)
         mu_lo = np.where(np.isfinite(mu0) & (mu0 > mu_lo), mu0, mu_lo)
         y_lo = np.log(mu_lo)
-        y_hi = y_lo + np.log(2.0)
-        for _ in range(2100):  # doubling until δ(ε; μ_hi) >= δ
-            ld, _ = _log_delta(ef, np.exp(y_hi))
-            short = ld < lt
-            if not np.any(short):
-                break
-            y_lo = np.where(short, y_hi, y_lo)
-            y_hi = np.where(short, y_hi + np.log(2.0), y_hi)
+        # doubling μ until δ(ε; μ_hi) >= δ
+        y_lo, y_hi = expand(lambda y, act: _log_delta(ef[act], np.exp(y))[0] - lt[act], y_lo, y_lo + np.log(2.0),
+                            increasing=True, step=float(np.log(2.0)))
 
         def f_and_slope(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
             mm = np.exp(y)

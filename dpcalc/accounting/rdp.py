@@ -12,12 +12,13 @@
     converges geometrically for this analytic integrand (Trefethen & Weideman 2014; strip half-width πσ²).
 
 * Conversions (ε at δ, minimised over an order grid; the optimal order is reported and an
-  :class:`~dpcalc.errors.OutOfDomainWarning` is raised when it lies at the edge of the grid):
+  :class:`~dpcalc.errors.OutOfDomainWarning` is raised when it lies at the edge of the grid), the one conversion of
+  :mod:`dpcalc.accounting.conversion`:
 
-  - ``"lemma1"``: Mironov 2017 Prop. 3 (seed 004's Lemma 1): ``ε = RDP(α) + log(1/δ)/(α − 1)``;
-  - ``"improved"``: Balle et al. 2020 Thm 21 / Canonne, Kamath & Steinke 2020 Prop. 12:
+  - ``"improved"`` (the default): Balle et al. 2020 Thm 21 / Canonne, Kamath & Steinke 2020 Prop. 12:
     ``ε = RDP(α) + log1p(−1/α) − (log δ + log α)/(α − 1)``, clamped at 0 and set to 0 when the
-    Bretagnolle–Huber bound ``δ >= √(1 − e^{−RDP(α)})`` already gives (0, δ)-DP.
+    Bretagnolle–Huber bound ``δ >= √(1 − e^{−RDP(α)})`` already gives (0, δ)-DP;
+  - ``"lemma1"``: Mironov 2017 Prop. 3: ``ε = RDP(α) + log(1/δ)/(α − 1)``.
 """
 
 from __future__ import annotations
@@ -25,17 +26,21 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Sequence
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc._numerics import SAFE_UP, log1p_exp, log_expm1
+from dpcalc._numerics import log1p_exp, log_expm1
+from dpcalc.accounting import conversion
+from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, OutOfDomainWarning
 
+__all__ = ["DEFAULT_ORDERS", "MAX_ORDER_TERMS", "OPACUS_ORDERS", "compose", "delta_from_curve", "eps_from_curve",
+           "eps_improved", "eps_lemma1", "eps_subsampled_gaussian", "gaussian", "orders_array", "sampled_gaussian",
+           "subsampled_gaussian_curve"]
+
 FloatOrArray = float | v.FloatArray
-Conversion = Literal["improved", "lemma1"]
 
 #: dp-accounting 0.6.0's default grid: 1.1, 1.2, …, 10.9, 11..63, 128, 256, 512, 1024.
 DEFAULT_ORDERS: tuple[float, ...] = tuple(
@@ -232,8 +237,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     For σ below ~0.03 (quadrature grid > 20k points) fractional orders return the chord upper bound of the
     log-convex log A_α between the neighbouring integers: valid (never below the true RDP), not exact.
 
-    Conventions order (mechanism q, σ, then the order α — as :func:`subsampled_gaussian_curve`); the
-    pre-conventions :func:`subsampled_gaussian` ``(alpha, q, sigma)`` is kept so positional calls keep their meaning.
+    Conventions order (mechanism q, σ, then the order α — as :func:`subsampled_gaussian_curve`).
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -247,14 +251,6 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
         sel = (flat_q == qv) & (flat_s == sv)
         flat_o[sel] = _subsampled_rdp(qv, sv, flat_a[sel])
     return v.scalar_or_array(v.finite_result("rdp", out, "sigma is too small for this order"))
-
-
-@v.scalar_params
-@v.named_shapes
-def subsampled_gaussian(alpha: ArrayLike, q: ArrayLike, sigma: ArrayLike) -> FloatOrArray:
-    """:func:`sampled_gaussian` with the pre-conventions order ``(alpha, q, sigma)`` (kept so positional calls keep
-    their meaning; new code calls ``sampled_gaussian(q, sigma, alpha)``)."""
-    return sampled_gaussian(q, sigma, alpha)
 
 
 @v.named_shapes
@@ -282,43 +278,38 @@ def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
     return np.asarray(np.sum(np.broadcast_arrays(*arrs), axis=0))
 
 
-# --- conversions -----------------------------------------------------------------------------------------------
+# --- conversions (the one kernel: dpcalc.accounting.conversion) ------------------------------------------------
 
 @v.named_shapes
 def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArray:
-    """(α, r)-RDP ⇒ (r + log(1/δ)/(α − 1), δ)-DP (Mironov 2017 Prop. 3; seed 004, Lemma 1). Elementwise."""
+    """(α, r)-RDP ⇒ (r + log(1/δ)/(α − 1), δ)-DP (Mironov 2017 Prop. 3). Elementwise; outward by the rounding bound
+    of its terms (:func:`dpcalc.accounting.conversion.eps_at_order`)."""
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     d = v.probability("delta", delta)
-    return v.scalar_or_array(r - np.log(d) / (a - 1.0))
+    return v.scalar_or_array(conversion.eps_at_order(r, a - 1.0, np.log(d), "lemma1"))
 
 
 @v.named_shapes
 def eps_improved(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """(α, r)-RDP ⇒ (ε, δ)-DP with ``ε = r + log1p(−1/α) − (log δ + log α)/(α − 1)`` (Balle et al. 2020, Thm 21;
     Canonne, Kamath & Steinke 2020, Prop. 12), clamped at 0; ε = 0 when δ >= √(1 − e^{−r}) (Bretagnolle–Huber,
-    since KL <= D_α). Elementwise.
+    since KL <= D_α). Elementwise; outward by the rounding bound of its terms.
     """
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     d = v.probability("delta", delta)
-    return v.scalar_or_array(_eps_improved(r, a, d))
-
-
-def _eps_improved(r: v.FloatArray, a: v.FloatArray, d: v.FloatArray) -> v.FloatArray:
-    eps = r + np.log1p(-1.0 / a) - (np.log(d) + np.log(a)) / (a - 1.0)
-    eps = np.maximum(eps, 0.0)
-    kl_ok = d * d + np.expm1(-r) >= 0.0
-    return np.where(kl_ok, 0.0, eps)
+    return v.scalar_or_array(conversion.eps_at_order(r, a - 1.0, np.log(d), "improved"))
 
 
 @v.scalar_params
 @v.named_shapes
-def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: Conversion = "improved",
+def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: Method = "improved",
                    warn: bool = True) -> tuple[float, float]:
     """Smallest ε over the order grid for an RDP curve: returns ``(eps, optimal order)``.
 
-    ``method="improved"`` (Balle et al. 2020) or ``"lemma1"`` (Mironov 2017 / seed 004). Warns
+    ``method="improved"`` (Balle et al. 2020) or ``"lemma1"`` (Mironov 2017); the best order's ε is moved outward by
+    SAFE_UP for the rounding of the curve (:func:`dpcalc.accounting.conversion.best_over_grid`). Warns
     (:class:`OutOfDomainWarning`) when the optimal order is the smallest or largest order of the grid: a wider grid
     could give a smaller ε.
     """
@@ -327,18 +318,10 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
     if r.shape != a.shape:
         raise DomainError(f"rdp must have one value per order ({a.size}), got {r.size}")
     d = v.probability("delta", delta)
-    if method == "improved":
-        eps = _eps_improved(r, a, d)
-    elif method == "lemma1":
-        eps = r - np.log(d) / (a - 1.0)
-    else:
-        raise DomainError(f"method must be 'improved' or 'lemma1' (got {method!r})")
-    if not np.any(np.isfinite(eps)):
+    best, i = conversion.best_over_grid(a, r, float(np.log(d)), conversion.check_method(method))
+    if i < 0:
         raise DomainError("eps is infinite at every order: sigma is too small for this grid")
-    i = int(np.nanargmin(np.where(np.isfinite(eps), eps, np.inf)))
-    # outward by a few ulps (convention 5): the float64 curve and conversion round either way, and a calibration
-    # on this ε sat 7.3e-16 relative above its target in exact arithmetic (issue 15 deep sweep, exact-order check)
-    best, order = float(eps[i]) * SAFE_UP, float(a[i])
+    order = float(a[i])
     if warn and best > 0.0 and a.size > 1 and (order == float(np.min(a)) or order == float(np.max(a))):
         side = "smallest" if order == float(np.min(a)) else "largest"
         v.warn(f"the optimal RDP order {order:g} is the {side} order of the grid; extend the grid "
@@ -349,7 +332,7 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: C
 @v.scalar_params
 @v.named_shapes
 def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, *,
-                            orders: ArrayLike | None = None, method: Conversion = "improved",
+                            orders: ArrayLike | None = None, method: Method = "improved",
                             warn: bool = True) -> tuple[float, float]:
     """ε of ``steps`` Poisson-subsampled Gaussian steps at δ via RDP: ``(eps, optimal order)``.
 
@@ -370,6 +353,6 @@ def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[flo
     if r.shape != a.shape:
         raise DomainError(f"rdp must have one value per order ({a.size}), got {r.size}")
     e = v.scalar("eps", v.nonnegative("eps", eps))
-    log_d = (a - 1.0) * (r - e) + a * np.log1p(-1.0 / a) - np.log(a - 1.0)
+    log_d = conversion.log_delta_at_order(r, a - 1.0, e)
     i = int(np.argmin(log_d))
     return float(min(1.0, math.exp(min(float(log_d[i]), 0.0)))), float(a[i])

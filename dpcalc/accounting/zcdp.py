@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc._roots import bracket
+from dpcalc.accounting import conversion
+
+__all__ = ["compose", "delta_from_rho", "eps_bun_steinke", "eps_from_rho", "gaussian_rho", "optimal_order"]
 
 FloatOrArray = float | v.FloatArray
-_SAFETY = 1e-14  # relative outward margin of ε(ρ, δ)
-_U = 2.0**-53  # unit roundoff
 _LOG_X_MAX = math.log(1e300)  # largest α − 1 delta_from_rho searches (log)
 
 
@@ -70,40 +71,20 @@ def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
     return np.exp(0.5 * (lo + hi))
 
 
-def _conversion(rho: v.FloatArray, log_delta: v.FloatArray, x: v.FloatArray,
-                with_scale: bool = False) -> Any:
-    """CKS 2020 Prop. 12 at α = 1 + x: ``ρα + log1p(−1/α) − (log δ + log α)/(α − 1)``, written
-    ``ρ(1 + x) − log1p(1/x) − (log δ + log1p(x))/x`` (no α − 1 rounding, no cancellation of log α terms).
-    With ``with_scale``, also the sum of the terms' magnitudes (its rounding error is a few ulps of that sum)."""
-    value = rho * (1.0 + x) - np.log1p(1.0 / x) - (log_delta + np.log1p(x)) / x
-    if with_scale:
-        return value, _conversion_scale(rho, log_delta, x)
-    return value
-
-
-def _conversion_scale(rho: ArrayLike, log_delta: ArrayLike, x: ArrayLike) -> v.FloatArray:
-    """``ρ(1 + x) + log1p(1/x) + (|log δ| + log1p(x))/x``: the magnitudes that cancel in :func:`_conversion`.
-    ε(ρ, δ) carries 4u times it as an absolute outward margin and tolerance: ln δ alone is rounded by u·|ln δ|,
-    and dε/d ln δ = −1/x at the optimum, so near the Bretagnolle–Huber boundary (ε ≪ ρx) the relative error is
-    intrinsic to double precision (ρ = 3.2e-5, δ = 4.8e-3: ε = 1.1e-7 from terms of ~0.04)."""
-    rho, log_delta, x = (np.asarray(a, dtype=np.float64) for a in (rho, log_delta, x))
-    return rho * (1.0 + x) + np.log1p(1.0 / x) + (np.abs(log_delta) + np.log1p(x)) / x
-
-
 def _eps_and_order(rho: v.FloatArray, log_delta: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
     rho, log_delta = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=rho, delta=log_delta))
     eps = np.zeros(rho.shape)
     order = np.where(rho == 0.0, np.inf, 1.0)
-    # Bretagnolle–Huber (KL <= D_α): δ >= √(1 − e^{−ρ}) already gives (0, δ)-DP
-    run = (rho > 0.0) & ~(np.exp(2.0 * log_delta) + np.expm1(-rho) >= 0.0)
+    # Bretagnolle–Huber with KL <= ρ (zCDP's D_α <= ρα for every α > 1): δ >= √(1 − e^{−ρ}) already gives (0, δ)-DP
+    run = (rho > 0.0) & ~conversion.bretagnolle_huber_zero(rho, log_delta)
     if np.any(run):
         r, ld = rho[run], log_delta[run]
         x = _optimal_x(r, ld)
-        # valid at any α > 1 (an x off by rounding stays safe). Margins: 1e-14 relative, plus the rounding of the
-        # conversion's three terms, which cancel where ε ≪ ρx (ρ = 3.2e-5, δ = 4.8e-3: terms ~8e-3 for ε = 1.1e-7,
-        # which the 10,000-point sweep found 2.6e-11 relative below the exact value: unsafe)
-        value, scale = _conversion(r, ld, x, with_scale=True)
-        eps[run] = np.maximum(value * (1.0 + _SAFETY) + 4.0 * _U * scale, 0.0)
+        # the one pointwise conversion at α = 1 + x (valid at any α > 1: an x off by rounding stays safe), with the
+        # rounding bound of its terms, which cancel where ε ≪ ρx (ρ = 3.2e-5, δ = 4.8e-3: terms ~8e-3 for
+        # ε = 1.1e-7, which a 10,000-point sweep once found 2.6e-11 relative below the exact value), then SAFE_UP like
+        # every minimiser over orders
+        eps[run] = conversion.eps_at_order(r * (1.0 + x), x, ld, "improved") * SAFE_UP
         order[run] = 1.0 + x
     return eps, order
 
@@ -113,8 +94,9 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """Tight-as-RDP ε of ρ-zCDP at δ: continuous-α minimum of the CKS 2020 conversion (see module docstring).
 
     The optimum solves ρ(α − 1)² + log α + log δ = 0 (vectorised Newton, shared bracketing root finder, no cap on
-    α); ε is the conversion evaluated there, valid at any α, moved outward by its rounding bound (1e-14 relative plus
-    4u·``_conversion_scale``), so never below the exact optimum. Always <= :func:`eps_bun_steinke`; 1e-12 relative
+    α); ε is the one pointwise conversion (:func:`dpcalc.accounting.conversion.eps_at_order`) evaluated there, valid
+    at any α, moved outward by the rounding bound of its terms (4u·``conversion.rounding_scale``) and by SAFE_UP
+    (5e-14 relative), so never below the exact optimum. Always <= :func:`eps_bun_steinke`; 1e-12 relative
     plus that absolute term, which matters only near the Bretagnolle–Huber boundary where ε ≪ ρ(α − 1) (swept
     against a 40-digit oracle down to ρ = 1e-30, δ = 1e-300).
     """
@@ -172,7 +154,6 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     # log δ(α) = (α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1), valid (an upper bound on δ) at any α; with x = α − 1,
     # α log1p(−1/α) − log x = −log1p(x) − x·log1p(1/x), which tends to 0 as x → 0 (δ → 1) instead of inf − inf
     # where x underflows (ρ, ε ~ 1e100: the optimum is below 1e-308)
-    x_log = np.where(x > 0.0, x * np.log1p(1.0 / np.where(x > 0.0, x, 1.0)), 0.0)
-    log_d = x * (rf * (1.0 + x) - ef) - np.log1p(x) - x_log
+    log_d = conversion.log_delta_at_order(rf * (1.0 + x), x, ef)
     arr = np.exp(np.minimum(log_d, 0.0)).reshape(rb.shape)
     return v.scalar_or_array(arr)

@@ -15,6 +15,8 @@ from typing import Any
 from dpcalc.catalog.formula import Formula
 from dpcalc.errors import DomainError
 
+__all__ = ["Evaluation", "evaluate", "missing_inputs"]
+
 
 @dataclass(frozen=True)
 class Evaluation:

@@ -18,6 +18,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+__all__ = ["catalog_dir", "entry", "fragment", "resolve_input"]
+
 
 def catalog_dir() -> Path:
     """Where the TOML files are: inside the installed wheel, else the source tree's ``formulas/``."""

@@ -20,6 +20,8 @@ from dpcalc.catalog.types import CatalogError
 if TYPE_CHECKING:
     from dpcalc.catalog.formula import Formula
 
+__all__ = ["check_condition", "condition", "draw", "sample_inputs"]
+
 _SAMPLE_RE = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {

@@ -1,6 +1,6 @@
 """Catalog loading: a TOML file validated into :class:`~dpcalc.catalog.formula.Formula` entries, and lookup by id.
 
-Each ``[[formula]]`` entry carries an id, its source (seed file, equation), LaTeX, a SymPy expression
+Each ``[[formula]]`` entry carries an id, its source (the paper's equation), LaTeX, a SymPy expression
 string over the input names, typed inputs with domains and units, the output, assumptions, a status
 (``verified`` / ``corrected`` / ``disputed``) with erratum text and evidence, the dotted path of the
 library implementation, and examples. Inputs shared by several entries of a paper are declared once in the
@@ -45,7 +45,7 @@ else:  # pragma: no cover
 
 __all__ = ["Formula", "by_paper", "catalog_dir", "find", "get", "load", "load_file"]
 
-_PAPER_KEYS = {"id", "seed", "short", "title", "doi", "family", "units", "notes"}
+_PAPER_KEYS = {"id", "short", "title", "doi", "family", "units", "notes"}
 _FILE_KEYS = {"paper", "formula", "inputs"}
 _FORMULA_REQUIRED = {"id", "title", "equation", "latex", "sympy", "implementation", "status", "output", "inputs"}
 _FORMULA_OPTIONAL = {"assumptions", "notes", "erratum", "examples", "check", "call_kwargs", "sample_length",
@@ -169,7 +169,7 @@ def _load_text(text: str, name: str) -> list[Formula]:
         raise CatalogError(f"{name}: not valid TOML: {exc}") from exc
     path = Path(name)
     _check_keys(path.name, data, _FILE_KEYS, {"paper", "formula"})
-    _check_keys(f"{path.name} [paper]", data["paper"], _PAPER_KEYS, {"id", "seed", "short", "title"})
+    _check_keys(f"{path.name} [paper]", data["paper"], _PAPER_KEYS, {"id", "short", "title"})
     paper = Paper(**data["paper"])
     shared = data.get("inputs", {})
     for name, raw_in in shared.items():

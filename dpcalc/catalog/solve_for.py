@@ -1,4 +1,4 @@
-"""``SolveFor(expr, x, lo, hi)``: the SymPy form of an inverse in the catalog (issue 9 item 4).
+"""``SolveFor(expr, x, lo, hi)``: the SymPy form of an inverse in the catalog.
 
 An inverse (ε(μ, δ), σ(ε, δ), the zCDP optimum, …) has no closed form; its catalog entry states it as the root
 ``x`` in ``(lo, hi)`` of ``expr = 0``, where ``expr`` is the forward formula minus its target. When every other
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from functools import cache
 from typing import Any
+
+__all__ = ["solve_for"]
 
 
 @cache

@@ -18,6 +18,8 @@ from dpcalc.catalog.types import CatalogError
 if TYPE_CHECKING:
     from dpcalc.catalog.formula import Formula
 
+__all__ = ["ALLOWED", "SymbolicError", "evaluate_mp", "expression", "parse"]
+
 #: SymPy names a catalog expression may use (besides its inputs and summation indices).
 ALLOWED = ("sqrt", "exp", "log", "erf", "erfc", "erfinv", "Sum", "Product", "Max", "Min", "Abs", "Rational",
            "binomial", "floor", "ceiling", "Piecewise", "pi", "E", "oo", "LambertW", "gamma", "loggamma", "sign",

@@ -110,7 +110,6 @@ class Example:
 @dataclass(frozen=True)
 class Paper:
     id: str
-    seed: str
     short: str
     title: str
     doi: str = ""

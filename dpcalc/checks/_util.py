@@ -9,6 +9,8 @@ from typing import Any
 from dpcalc.checks.registry import CheckResult
 from dpcalc.sim.stats import Estimate
 
+__all__ = ["exact_result", "failed", "mc_result", "value_of"]
+
 
 def mc_result(closed_form: Any, est: Estimate, detail: str, **extra: Any) -> CheckResult:
     """A Monte Carlo CheckResult from an Estimate of the same quantity as ``closed_form``."""

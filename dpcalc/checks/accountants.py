@@ -24,6 +24,8 @@ from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 def rdp_accountant_mp(sigma: float, q: float, steps: float, delta: float, orders: Any) -> Any:
     """ε of the RDP accountant at 40 digits: min over ``orders`` of Thm 21 applied to T·RDP(α) (mpmath)."""

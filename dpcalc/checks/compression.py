@@ -1,4 +1,4 @@
-"""Verification recipes of CUAG-PFL's compression (seed 002, ``formulas/002_cuag_compression.toml``).
+"""Verification recipes of CUAG-PFL's compression (Li, Xiao & Chen 2024, ``formulas/002_cuag_compression.toml``).
 
 * ``cuag_layer_rate_decimal`` — Algorithm 2 re-implemented with :mod:`decimal` (the exact binary value of each float,
   quantised half-even: what Python's ``round`` does) instead of ``round``.
@@ -24,6 +24,8 @@ from dpcalc.errors import DomainError
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
+
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
 
 
 def _round_decimal(x: float, digits: int) -> float:

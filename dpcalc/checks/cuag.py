@@ -1,4 +1,4 @@
-"""Verification recipes of the CUAG-PFL family (seed 002, ``formulas/002_cuag.toml``).
+"""Verification recipes of the CUAG-PFL family (Li, Xiao & Chen 2024, ``formulas/002_cuag.toml``).
 
 Monte Carlo: the sampling rate of a record under the paper's sampling model (client participates with prob. λ,
 two disjoint mini-batches of size B from |D| records); the variance of the noise actually drawn by the mechanism.
@@ -22,6 +22,8 @@ from dpcalc.sim import estimators as est
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
+
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
 
 
 def _inclusion_terms(rng: np.random.Generator, size: int, lam: float, two_b: int, d: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Verification recipes of the seed-001 family (Zeng, Yang & Dai 2022; ``formulas/001_gauss.toml``).
+"""Verification recipes of the Gaussian-MI family (Zeng, Yang & Dai 2022; ``formulas/001_gauss.toml``).
 
 * ``gauss_mi_monte_carlo`` — I(X_i; Y | X^{-i}) estimated by sampling X ~ N(0, Σ_X), Z ~ N(0, Σ_Z) and averaging
   the Gaussian log-density ratio ``log p(Y | X) − log p(Y | X^{-i})``, where p(Y | X^{-i}) comes from generic
@@ -30,6 +30,8 @@ from dpcalc.sim.roots import bisect_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
+
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
 
 LN2 = math.log(2.0)
 MAX_ENGINE_N = 400

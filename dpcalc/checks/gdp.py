@@ -1,4 +1,5 @@
-"""Verification recipes of the μ-GDP family (``formulas/dong2022_gdp.toml``; also used by seed-002 entries).
+"""Verification recipes of the μ-GDP family (``formulas/dong2022_gdp.toml``; also used by entries of Li, Xiao & Chen
+2024).
 
 Monte Carlo: δ(ε) of the Gaussian pair N(μ, 1) vs N(0, 1) by the hockey-stick divergence of the privacy-loss RV
 (dpcalc.sim, importance sampling); μ from the mean privacy loss E_P[L] = μ²/2 (Gaussian mechanism, composition);
@@ -24,6 +25,8 @@ from dpcalc.sim.stats import Estimate, normal_quantile
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
+
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
 
 
 @recipe("gdp_delta_mc")

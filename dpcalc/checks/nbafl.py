@@ -1,4 +1,4 @@
-"""Verification recipes of the NbAFL family (seed 003, ``formulas/003_nbafl.toml``).
+"""Verification recipes of the NbAFL family (Wei et al. 2020, ``formulas/003_nbafl.toml``).
 
 * ``nbafl_sensitivity_search`` (exact-numeric): the largest ‖s(D) − s(D')‖ over neighbouring data sets of clipped
   per-sample models (each sample of every client replaced by its worst neighbour), s = Σ_i p_i·mean_j(x_ij).
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpcalc.accounting.gaussian_mechanism import classic_c
 from dpcalc.checks._util import exact_result, failed, mc_result, value_of
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 from dpcalc.errors import ErratumWarning
@@ -39,9 +40,11 @@ from dpcalc.sim.stats import Estimate, from_moments
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 def _c(values: Mapping[str, Any]) -> float:
-    return value_of(values, "c_scale", 1.0) * math.sqrt(2.0 * math.log(1.25 / value_of(values, "delta")))
+    return value_of(values, "c_scale", 1.0) * float(classic_c(value_of(values, "delta")))
 
 
 @recipe("nbafl_sensitivity_search")
@@ -132,7 +135,7 @@ def _bisect(f: Any, lo: float, hi: float, iters: int = 400) -> float:
 
 
 def _amplified(eps0: float, q: float) -> float:
-    """One-sided amplification of seed 003: −ln(1 − q + q e^{−ε₀}), computed directly."""
+    """One-sided amplification of Wei et al. 2020, eq. (7): −ln(1 − q + q e^{−ε₀}), computed directly."""
     return -math.log(1.0 - q + q * math.exp(-eps0))
 
 
@@ -284,7 +287,7 @@ def _constants_from_bound(formula: Formula, values: Mapping[str, Any], ctx: Chec
         return exact_result(cf, k0, 1e-8, "κ0 from f(Θ = 0, T = 1) of eq. (6) at two ε")
     if name == "kappa1":
         return exact_result(cf, k1, 1e-8, "κ1 from f(Θ = 0, T = 1) of eq. (6) at two ε")
-    c = point["c_scale"] * math.sqrt(2.0 * math.log(1.25 / point["delta"]))
+    c = point["c_scale"] * float(classic_c(point["delta"]))
     lam1 = k1 * point["m"] * (1.0 - p) / (point["lipschitz"] * c * point["C"] * math.sqrt(2.0 / (point["N"] * math.pi)))
     return exact_result(cf, lam1, 1e-8, "λ1 = κ1·m(1 − P)/(βcC√(2/(Nπ))), κ1 from f(Θ = 0, T = 1) of eq. (6)")
 

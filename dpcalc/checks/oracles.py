@@ -25,6 +25,9 @@ from typing import Any
 
 from dpcalc._roots_mp import DPS, root
 
+__all__ = ["DPS", "gaussian_delta", "gaussian_eps", "gaussian_log_delta", "gaussian_mu", "rdp_eps", "rdp_log_a",
+           "root", "subsampled_rdp", "zcdp_eps", "zcdp_order", "zcdp_rho"]
+
 
 def _mp() -> Any:
     import mpmath

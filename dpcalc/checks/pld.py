@@ -21,13 +21,15 @@ from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+
 
 def mc_delta(sigma: float, q: float, steps: int, eps: float, n: int,
              rng: np.random.Generator) -> tuple[float, float]:
     """Monte Carlo δ(ε) and its standard error from n samples of the summed privacy loss (remove neighbours)."""
-    from dpcalc.accounting import pld
+    from dpcalc.accounting.pld.mechanism import Mechanism
 
-    m = pld._Mech(sigma, q, "remove")
+    m = Mechanism(sigma, q, "remove")
     total = np.zeros(n)
     for _ in range(steps):
         x = rng.normal(0.0, sigma, n) + (rng.random(n) < q)

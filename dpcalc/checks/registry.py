@@ -23,6 +23,8 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
+__all__ = ["CheckContext", "CheckResult", "Method", "Recipe", "discover", "get_recipe", "recipe", "recipes"]
+
 Method = Literal["monte-carlo", "exact-numeric"]
 Recipe = Callable[["Formula", Mapping[str, Any], "CheckContext"], "CheckResult"]
 

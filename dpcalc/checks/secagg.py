@@ -1,4 +1,4 @@
-"""Verification recipes of the secure-aggregation family (seed 004, ``formulas/004_secagg.toml``).
+"""Verification recipes of the secure-aggregation family (Zhang et al. 2024, ``formulas/004_secagg.toml``).
 
 * ``secagg_renyi_numeric`` — eq. (22): the co-diagonal closed form, rotated into full correlated matrices by a random
   orthogonal matrix, against 1-D quadrature and a 2-D tensor trapezoid grid on the first one/two coordinates (must
@@ -9,7 +9,7 @@
   search over the replacement gradient. Pass iff every exact/bound ratio is <= 1; ``estimate`` = max ratio × bound.
   The check point is chosen with ratio ≈ 0.9, so a bound scaled by 0.5 is flagged.
 * ``secagg_wfna_eq38`` — erratum E7: ‖Σ²₊ − Σ¹₊‖_F (attains √2·C²/(BD) for orthogonal g¹, g² above the floor) and the
-  largest eigenvalue of ``ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)`` (the counterexample of seed004.md: +0.0907; eq. 38 claims <= 0)
+  largest eigenvalue of ``ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)`` (the counterexample below: +0.0907; eq. 38 claims <= 0)
   against the bound √2·C²/(BD).
 * ``secagg_added_power_mc`` — WF-NA: E‖n‖² of noise drawn from N(0, ΔΣ) (NumPy's SVD sampler) = tr ΔΣ; also
   requires every eigenvalue of Σ + ΔΣ >= σ².
@@ -38,6 +38,8 @@ from dpcalc.sim import estimators as est
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
+
+__all__: list[str] = []  # verification recipes register themselves (checks.registry)
 
 
 # --- eq. (22) against integration -----------------------------------------------------------------------------------
@@ -331,7 +333,8 @@ def _wfna_eq38(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -
         return failed(cf, "exact-numeric", "the recipe needs D >= 3 (two other points of user i)")
     pad = [c * _unit(90.0 * (j % 2)) * 0.9 for j in range(d - 3)]  # extra points of user i for D > 3
     worst_f = worst_x = -math.inf
-    # E7 counterexample of seed004.md (D = 3: σ² = 0.25 at B = C = 1), and g¹ ⊥ g² above the floor (F-norm tight)
+    # E7 counterexample (K = 2, D = 3: other points at 0° and 30°, g¹ at 75°, g² at 30°, σ² = 0.25 at B = C = 1),
+    # and g¹ ⊥ g² above the floor (F-norm tight)
     for rest, g1, g2, s2 in ((c * np.column_stack([_unit(0), _unit(30), *pad]), c * _unit(75), c * _unit(30),
                               0.75 * unit),
                              (0.9 * c * np.column_stack([_unit(0), _unit(90), *pad]), c * _unit(0), c * _unit(90),

@@ -36,7 +36,8 @@ def _text(f: Any) -> str:
     """One entry as text: source, LaTeX, the SymPy form (plain and pretty), inputs, errata, examples."""
     import sympy
 
-    lines = [f"{f.id} — {f.title}", f"source: {f.paper.short}, eq. {f.equation}", f"status: {f.status}",
+    doi = f"  (doi:{f.paper.doi})" if f.paper.doi else ""
+    lines = [f"{f.id} — {f.title}", f"source: {f.paper.short}, eq. {f.equation}{doi}", f"status: {f.status}",
              f"LaTeX:  {f.latex}", f"plain:  {f.output.name} = {sympy.sstr(f.sympy_expr())}",
              sympy.pretty(f.sympy_expr(), use_unicode=True), f"implementation: {f.implementation}", "inputs:"]
     for i in f.inputs:
@@ -68,7 +69,7 @@ def show_command(a: Args) -> Document:
     except KeyError as exc:
         raise DomainError(str(exc.args[0])) from None
     doc = {
-        "id": f.id, "title": f.title, "paper": f.paper.short, "equation": f.equation,
+        "id": f.id, "title": f.title, "paper": f.paper.short, "doi": f.paper.doi, "equation": f.equation,
         "status": f.status, "latex": f.latex, "sympy": f.sympy, "implementation": f.implementation,
         "inputs": [{"name": i.name, "symbol": i.symbol, "unit": i.unit, "domain": str(i.domain), "kind": i.kind,
                     "default": i.default, "option": f"--{i.option or i.name}"} for i in f.inputs],

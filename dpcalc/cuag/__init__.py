@@ -1,12 +1,12 @@
-"""CUAG-PFL privacy analysis (seed 002): sampling rate, the σ_t schedule (16), noise variance (15), the
-audit of its "fixed privacy budget" claim, eq. (3) and the DP-SCAFFOLD / PriFedSync baseline curves.
+"""CUAG-PFL privacy analysis (Li, Xiao & Chen 2024; paper 002): sampling rate, the σ_t schedule (16), noise variance
+(15), the audit of its "fixed privacy budget" claim, eq. (3) and the DP-SCAFFOLD / PriFedSync baseline curves.
 
 Source: Li, Xiao & Chen, "Communication-efficient and Utility-Aware Adaptive Gaussian Differential Privacy for
-Personalized Federated Learning", Chinese Journal of Computers 2024 (``../shared/seeds/002_*.txt``);
-extraction, errata E1–E25 and test vectors in ``../shared/notes/seed002.md``.
+Personalized Federated Learning", Chinese Journal of Computers 2024. The errata
+labels E1–E25 used here are listed in ``docs/cuag.md``; the catalog is ``formulas/002_cuag.toml``.
 
 Accounting model of the paper (§6): client n's updates are Poisson-subsampled Gaussian steps with sampling rate
-ρ = 2λB/|D_n|, tP steps after round t, and μ-GDP via the CLT (seed 002 Theorem 4, corrected: erratum E1).
+ρ = 2λB/|D_n|, tP steps after round t, and μ-GDP via the CLT (Theorem 4, corrected: erratum E1).
 Rounds are counted from t = 1 (erratum E3: eq. (16) divides by zero at t = 0).
 """
 
@@ -21,14 +21,23 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.accounting import gdp
+from dpcalc.cuag import compression
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+
+__all__ = ["DPSCAFFOLD_RHO", "DPSCAFFOLD_ZETA", "PAPER_DELTA", "PRIFEDSYNC_K", "PRIFEDSYNC_SIGMA", "Audit",
+           "Baselines", "audit", "audit_eps", "baseline_eps", "baselines", "classic_eps", "classic_sigma",
+           "compression", "dpscaffold_eps", "effective_mu", "harmonic", "noise_variance",
+           "noise_variance_from_sigma", "prifedsync_eps", "prifedsync_mu", "rounds_to_eps", "sampling_rate", "sigma",
+           "sigma_schedule"]
 
 FloatOrArray = float | v.FloatArray
 
-#: PriFedSync curve constant K = ρ·√(local-step factor) (seed002.md §5.1: K in [0.009999, 0.010007]).
+#: PriFedSync curve constant K = ρ·√(local-step factor) (reverse-engineered: only K in [0.009999,
+#: 0.010007] reproduces the paper's two-decimal PriFedSync range [0.41, 10.24]).
 PRIFEDSYNC_K = 0.01
 PRIFEDSYNC_SIGMA = 0.45
-#: DP-SCAFFOLD curve: eq. (3) inverted with s_f = C = 1, ρ = λ = 0.1, ζ = 1.0 (seed002.md §5.1).
+#: DP-SCAFFOLD curve: eq. (3) inverted with s_f = C = 1, ρ = λ = 0.1, ζ = 1.0 (reverse-engineered: it reproduces
+#: the paper's range [1.52, 26.28] and its Table 1 values at integer t).
 DPSCAFFOLD_RHO = 0.1
 DPSCAFFOLD_ZETA = 1.0
 PAPER_DELTA = 1e-5
@@ -36,7 +45,7 @@ PAPER_DELTA = 1e-5
 
 @v.named_shapes
 def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
-    """ρ = 2λB/|D_n| (seed 002, proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1."""
+    """ρ = 2λB/|D_n| (proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1."""
     la = v.check_range("lam", lam, 0.0, 1.0, lo_open=True)
     b = v.integer_at_least("B", B, 1)
     d = v.integer_at_least("D", D, 1)
@@ -50,7 +59,7 @@ def _round_index(t: ArrayLike) -> v.FloatArray:
     tt = v.as_array("t", t)
     if np.any(tt == 0.0):
         raise DomainError("t must be an integer >= 1 (got 0): eq. (16) divides by zero at t = 0; rounds are "
-                          "counted from 1 (seed 002 erratum E3)")
+                          "counted from 1 (CUAG-PFL erratum E3)")
     return v.integer_at_least("t", tt, 1)
 
 
@@ -113,7 +122,7 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
 
 @v.named_shapes
 def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0) -> FloatOrArray:
-    """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (seed 002 §5.4)."""
+    """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (§5.4)."""
     s = v.positive("sigma", sigma)
     b = v.integer_at_least("B", B, 1)
     c = v.positive("C", C)
@@ -138,7 +147,7 @@ def harmonic(T: ArrayLike) -> FloatOrArray:
 
 @v.named_shapes
 def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
-    """μ_eff = μ·√H_T: the CLT μ of the whole schedule (16) over rounds 1..T (seed 002 erratum E15).
+    """μ_eff = μ·√H_T: the CLT μ of the whole schedule (16) over rounds 1..T (CUAG-PFL erratum E15).
 
     Round τ runs P steps at σ_τ with ρ²P(e^{1/σ_τ²} − 1) = μ²/τ, so μ_eff² = Σ_τ μ²/τ = μ²H_T, whatever
     |D|, λ, B and P are. The paper claims the budget stays μ: ``as_published=True`` returns that claim (μ,
@@ -151,7 +160,7 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
     claimed, composed = np.ravel(np.broadcast_to(m, np.shape(eff))), np.ravel(eff)
     worst = int(np.argmax(composed / claimed))  # the point where the claim is furthest off
     where = "" if composed.size == 1 else f" where it is furthest off ({composed.size} points)"
-    v.warn(f"erratum E15 (seed 002): returning the claimed fixed budget mu = {claimed[worst]:.6g}; "
+    v.warn(f"CUAG-PFL erratum E15: returning the claimed fixed budget mu = {claimed[worst]:.6g}; "
            f"the composed schedule (16) gives mu*sqrt(H_T) = {composed[worst]:.6g}{where}",
            ErratumWarning)
     return v.scalar_or_array(np.broadcast_to(m, np.shape(eff)).astype(np.float64))
@@ -159,7 +168,7 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
 
 @dataclass(frozen=True)
 class Audit:
-    """Audit of the "fixed privacy budget" claim of CUAG-PFL after T rounds (seed 002 erratum E15)."""
+    """Audit of the "fixed privacy budget" claim of CUAG-PFL after T rounds (erratum E15)."""
 
     mu: float
     T: int
@@ -179,7 +188,7 @@ class Audit:
 def audit_eps(mu: ArrayLike, T: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> tuple[FloatOrArray, FloatOrArray,
                                                                                        FloatOrArray]:
     """The closed forms of :func:`audit`, broadcast over arrays: (μ√H_T, ε(μ, δ), ε(μ√H_T, δ)) — the composed CLT μ
-    of schedule (16) after T rounds, the ε the paper claims and the ε of the composition (seed 002 erratum E15).
+    of schedule (16) after T rounds, the ε the paper claims and the ε of the composition (CUAG-PFL erratum E15).
     CLT-based: an estimate (:class:`~dpcalc.errors.EstimateWarning`)."""
     mu_eff = effective_mu(mu, T)
     eps_claimed, eps_eff = gdp.eps_from_mu(mu, delta), gdp.eps_from_mu(mu_eff, delta)
@@ -225,7 +234,7 @@ def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -
 @v.named_shapes
 def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
                   s_f: ArrayLike = 1.0) -> FloatOrArray:
-    """Eq. (3): ``ζ = s_f·√(2ρT ln(1/δ))/ε`` (seed 002 Theorem 1; the UDP form, erratum E18: not Abadi et al.'s).
+    """Eq. (3): ``ζ = s_f·√(2ρT ln(1/δ))/ε`` (Theorem 1 of the paper; the UDP form, erratum E18: not Abadi et al.'s).
 
     Not a proven bound for subsampled composition (the paper gives no constant conditions); kept to reproduce
     the DP-SCAFFOLD curve.
@@ -256,8 +265,8 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
 
 @v.named_shapes
 def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
-    """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered, seed002.md
-    §5.1). An estimate (EstimateWarning)."""
+    """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered
+    from the paper's range [0.41, 10.24] and its Table 1). An estimate (EstimateWarning)."""
     tt = _round_index(t)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EstimateWarning)

@@ -1,7 +1,7 @@
-"""CUAG-PFL compression (seed 002, §5.3): layer rates (Algorithm 2), the deterministic binary measurement matrix
-(eq. 13, Algorithm 3), mutual coherence (eq. 14) and the uplink cost behind Tables 2 and 6.
+"""CUAG-PFL compression (Li, Xiao & Chen 2024, §5.3): layer rates (Algorithm 2), the deterministic binary measurement
+matrix (eq. 13, Algorithm 3), mutual coherence (eq. 14) and the uplink cost behind Tables 2 and 6.
 
-Extraction and errata in ``../shared/notes/seed002.md`` §1.7–1.8, §5.3, §6 (E7–E9, E17, E21); catalog
+Errata E7–E9, E17, E21 (listed in ``docs/cuag.md``); catalog
 ``formulas/002_cuag_compression.toml``. Integer arithmetic is used for ⌊r·I⌋ (r is read as the decimal it prints
 as, so 0.7·90 gives 63, not the float 62.999…).
 """
@@ -20,6 +20,11 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, ErratumWarning
+
+__all__ = ["BYTES_PER_PARAM", "GIB", "MAX_LAYER_SIZE", "MODELS", "PAPER_ROUNDS", "MeasurementMatrix", "Rounding",
+           "binary_coherence", "coherence_bounds", "dct_basis", "dft_basis", "layer_rate", "layer_rates",
+           "layer_weights", "measurement_count", "measurement_matrix", "measurement_rows", "mutual_coherence",
+           "parse_layer_sizes", "uplink_gib", "uplink_reduction", "uploaded_params"]
 
 FloatOrArray = float | v.FloatArray
 Rounding = Literal["python", "numpy"]
@@ -75,7 +80,7 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
 
     The rounding is explicit: ``"python"`` (built-in ``round``, as the pseudo-code reads) or ``"numpy"``
     (``numpy.round``); they differ e.g. for weight in [0.045, 0.055) (0.5 vs 0.4). The map is V-shaped and reaches
-    r_min on [0.20, 0.25], contrary to the claimed r_l ∈ (r_min, r_max] (seed 002 erratum E9).
+    r_min on [0.20, 0.25], contrary to the claimed r_l ∈ (r_min, r_max] (CUAG-PFL erratum E9).
     """
     w = v.check_range("weight", weight, 0.0, 1.0)
     hi = v.scalar("r_max", v.check_range("r_max", r_max, 0.0, 1.0, lo_open=True))
@@ -132,7 +137,7 @@ def measurement_rows(r: float, layer_size: float) -> int:
 
 @v.scalar_params
 def measurement_count(r: float, layer_size: float, *, as_published: bool = False) -> float:
-    """Number of rows with z + 1 ones: ``I − ⌊1/r⌋·⌊rI⌋`` (corrected, seed 002 erratum E7).
+    """Number of rows with z + 1 ones: ``I − ⌊1/r⌋·⌊rI⌋`` (corrected, CUAG-PFL erratum E7).
 
     ``as_published=True`` gives the printed ``I − ⌊1/r⌋·r·I`` (can be non-integer: r = 0.3, I = 64 → 6.4 instead
     of 7), with an :class:`ErratumWarning`.
@@ -141,7 +146,7 @@ def measurement_count(r: float, layer_size: float, *, as_published: bool = False
     z = math.floor(1 / fr)
     if as_published:
         v.warn("Algorithm 3 prints count = I − ⌊1/r⌋·r·I, which is not an integer in general and does not "
-               "give a column partition; the correct count is I − ⌊1/r⌋·⌊rI⌋ (seed 002 erratum E7)",
+               "give a column partition; the correct count is I − ⌊1/r⌋·⌊rI⌋ (CUAG-PFL erratum E7)",
                ErratumWarning)
         return float(n - z * fr * n)
     return float(n - z * math.floor(fr * n))
@@ -182,7 +187,7 @@ def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
     """Algorithm 3 (eq. 13) with the corrected count (E7): b = ⌊rI⌋ rows, z = ⌊1/r⌋.
 
     Raises :class:`DomainError` where the construction is undefined: b = 0, or count = I − z·b > b (small layers:
-    I <= 19 at r = 0.2, <= 13 at r = 0.3, <= 7 at r = 0.4; seed 002 erratum E7).
+    I <= 19 at r = 0.2, <= 13 at r = 0.3, <= 7 at r = 0.4; CUAG-PFL erratum E7).
     """
     fr, n = _rate(r), _layer(layer_size)
     b = math.floor(fr * n)
@@ -193,7 +198,7 @@ def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
     count = n - z * b
     if count > b:
         raise DomainError(f"measurement matrix undefined for r = {float(fr):g}, I = {n}: count = I − ⌊1/r⌋⌊rI⌋ = "
-                          f"{count} rows of {z + 1} ones > b = {b} rows (Algorithm 3, seed 002 erratum E7)")
+                          f"{count} rows of {z + 1} ones > b = {b} rows (Algorithm 3, CUAG-PFL erratum E7)")
     from dpcalc import _limits
 
     _limits.check_memory(f"layer_size = {float(n):.6g} at r = {float(fr):g} (b = {float(b):.6g} rows)", 24.0 * b,
@@ -333,9 +338,9 @@ def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayL
 @v.named_shapes
 def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None,
                T: float = PAPER_ROUNDS, *, copies: int = 1, bytes_per_param: int = BYTES_PER_PARAM) -> float:
-    """Uplink in GiB over T rounds: ``copies·T·Σ_l ⌊r_l I_l⌋·bytes/2³⁰`` (seed002.md §5.3; the paper's "GB" is GiB,
-    one model upload per round, float32). ``rate=None`` is uncompressed (T·d·4/2³⁰); ``copies=2`` for SCAFFOLD and
-    DP-SCAFFOLD (model + control variate)."""
+    """Uplink in GiB over T rounds: ``copies·T·Σ_l ⌊r_l I_l⌋·bytes/2³⁰`` (reverse-engineered, it matches every
+    fixed-rate entry of Tables 2 and 6; the paper's "GB" is GiB, one model upload per round, float32). ``rate=None``
+    is uncompressed (T·d·4/2³⁰); ``copies=2`` for SCAFFOLD and DP-SCAFFOLD (model + control variate)."""
     t = int(v.scalar("T", v.integer_at_least("T", T, 1)))
     c = int(v.scalar("copies", v.integer_at_least("copies", copies, 1)))
     nb = int(v.scalar("bytes_per_param", v.integer_at_least("bytes_per_param", bytes_per_param, 1)))

@@ -1,4 +1,5 @@
-"""Units and validation shared by the seed-001 modules (Gaussian-prior MI, bits by default)."""
+"""Units and validation shared by the Gaussian-prior MI modules (bits by default): a units string is validated and
+converted by :func:`dpcalc.units.nats_per_unit` (through the one validator :func:`dpcalc.units.check`)."""
 
 from __future__ import annotations
 
@@ -10,21 +11,15 @@ from dpcalc._numerics import log_expm1
 from dpcalc.errors import DomainError
 from dpcalc.units import Units, nats_per_unit
 
-__all__ = ["FloatOrArray", "Units", "check_units", "eigen", "eps_nats", "equicorrelated", "log_c_eps", "schur"]
+__all__ = ["FloatOrArray", "Units", "eigen", "eps_nats", "equicorrelated", "log_c_eps", "nats_per_unit", "schur"]
 
 FloatOrArray = float | v.FloatArray
-
-
-def check_units(units: str) -> float:
-    """Return the divisor that converts nats to ``units`` (ln 2 for bits, 1 for nats; :mod:`dpcalc.units`)."""
-    return nats_per_unit(units)
 
 
 @v.named_shapes
 def eps_nats(eps: ArrayLike, units: str) -> v.FloatArray:
     """Validate ε > 0 (in ``units``) and return it in nats."""
-    scale = check_units(units)
-    return v.positive("eps", eps) * scale
+    return v.positive("eps", eps) * nats_per_unit(units)
 
 
 def log_c_eps(eps_n: v.FloatArray) -> v.FloatArray:

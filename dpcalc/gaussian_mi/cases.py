@@ -1,11 +1,12 @@
-"""Closed forms of Zeng, Yang & Dai, Entropy 24:1299 (2022), Cases 1-3 (seed 001), corrected.
+"""Closed forms of Zeng, Yang & Dai, Entropy 24:1299 (2022), Cases 1-3, corrected.
 
 Units: information in **bits** by default (the paper's 2^{2ε}); ``units="nats"`` converts. The privacy notion is
 a *Gaussian-prior* conditional MI, ``max_i I(X_i; Y | X^{-i})`` for the stated Gaussian X, not Cuff-Yu MI-DP
-(crosscheck 001-1). Notation: ``var = σ_m²``, ``cov = σ_k²``, ``sigma2 = σ²``, ``sigma_e2 = σ_e²``,
-``c_ε = 2^{2ε} − 1``, ``V_x = Var(X_i | X^{-i})``. Errata (crosscheck §2.2): 001-7 (the '+' of (14)),
-001-9 (σ^{2n} counted twice in (17)), 001-12 ((22)/(24) wrong for every n); ``as_published=True`` returns the
-paper's form with an :class:`~dpcalc.errors.ErratumWarning` naming the erratum and the true value.
+(no sup over priors). Notation: ``var = σ_m²``, ``cov = σ_k²``, ``sigma2 = σ²``, ``sigma_e2 = σ_e²``,
+``c_ε = 2^{2ε} − 1``, ``V_x = Var(X_i | X^{-i})``. Errata (each recorded in the catalog entry named in its warning):
+the '+' of (14) (gauss.case2_sigma2), σ^{2n} counted twice in (17) (gauss.case2_utility), (22)/(24) wrong for every
+n (gauss.case3_determinant, gauss.case3_privacy); ``as_published=True`` returns the paper's form with an
+:class:`~dpcalc.errors.ErratumWarning` naming the erratum and the true value.
 """
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc import units
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
-from dpcalc.gaussian_mi._common import FloatOrArray, Units, check_units, eps_nats, equicorrelated, log_c_eps, schur
+from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps, nats_per_unit, schur
+
+__all__ = ["case1_privacy", "case1_sigma2", "case1_u_max", "case1_utility", "case2_privacy", "case2_sigma2",
+           "case2_u_max", "case2_utility", "case3_determinant", "case3_privacy", "case3_utility",
+           "conditional_variance", "noise_conditional_variance"]
 
 
 def _first(x: ArrayLike) -> float:
@@ -71,7 +77,7 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
 @v.named_shapes
 def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> float:
     """Eq. (5): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + σ_max²/σ²)``."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.scalar("sigma2", v.positive("sigma2", sigma2))
     var = v.vector("variances", variances, 0.0, lo_open=True)
     return float(_half_log1p_ratio(np.log(np.max(var)), np.log(s), scale))
@@ -80,7 +86,7 @@ def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
 @v.named_shapes
 def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Eq. (7): ``U = (1/2n) Σ_i log2(1 + σ_i²/σ²)`` (vectorised over ``sigma2``)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
     var = v.vector("variances", variances, 0.0, lo_open=True)
     u = np.mean(log1p_exp(np.log(var) - np.log(s)[..., None]), axis=-1) * 0.5 / scale
@@ -90,7 +96,7 @@ def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
 @v.named_shapes
 def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Theorem 1, eq. (9): ``U_max = (1/2n) Σ_i log2(1 + σ_i²(2^{2ε} − 1)/σ_xmax²)`` (vectorised over ε)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     e = eps_nats(eps, units)
     var = v.vector("variances", variances, 0.0, lo_open=True)
     log_ratio = np.log(var / np.max(var))
@@ -122,12 +128,12 @@ def _leak(vx: v.FloatArray, vz: v.FloatArray, scale: float) -> v.FloatArray:
 @v.named_shapes
 def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
                  as_published: bool = False) -> FloatOrArray:
-    """Theorem 2 corrected (crosscheck 001-7): ``σ² = V_x/(2^{2ε} − 1)``.
+    """Theorem 2 corrected (the '+' of (14) must be '−'): ``σ² = V_x/(2^{2ε} − 1)``.
 
     ``as_published=True`` returns (14) with its '+': ``σ_m²/c_ε + (n−1)σ_k⁴/(c_ε[σ_m² + (n−2)σ_k²])``, which is
     over-noised (feasible, not optimal); the ErratumWarning states its true leakage.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     e = eps_nats(eps, units)
     a, b, n_ = equicorrelated(var, cov, n)
     c_log = log_c_eps(e)
@@ -139,7 +145,7 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     leak = _half_log1p_ratio(np.log(vx), log_pub, scale)
     pub = _over_c_eps(a + (n_ - 1.0) * b * b / (a + (n_ - 2.0) * b), e)
     v.warn(
-        f"Zeng et al. 2022 eq. (14) as published has '+' where '−' belongs (erratum 001-7): sigma2 = "
+        f"Zeng et al. 2022 eq. (14) as published has '+' where '−' belongs (erratum gauss.case2_sigma2): sigma2 = "
         f"{_first(pub):.6g} leaks only {_first(leak):.6g} {units} < eps = {_first(e) / scale:g} {units} "
         f"(over-noised); the corrected sigma2 = V_x/(2^(2eps)-1) = {_first(corrected):.6g}",
         ErratumWarning)
@@ -150,7 +156,7 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
 def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (13), simplified: ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/σ²)`` (exact for any σ² > 0)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
     a, b, n_ = equicorrelated(var, cov, n)
     return v.scalar_or_array(_leak(schur(a, b, n_), s, scale))
@@ -166,9 +172,9 @@ def _u_equi(lam1: v.FloatArray, lam2: v.FloatArray, log_mu1: v.FloatArray, log_m
 @v.named_shapes
 def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, units: Units = "bits",
                   as_published: bool = False) -> FloatOrArray:
-    """Eq. (17) corrected (crosscheck 001-9): ``U = (1/2n)[log2(σ_m²+σ²+(n−1)σ_k²) + (n−1)log2(σ_m²+σ²−σ_k²)
+    """Eq. (17) corrected: ``U = (1/2n)[log2(σ_m²+σ²+(n−1)σ_k²) + (n−1)log2(σ_m²+σ²−σ_k²)
     − n·log2 σ²]`` (σ^{2n} once). ``as_published=True`` divides by σ^{2n} twice, as printed in (17)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
     a, b, n_ = equicorrelated(var, cov, n)
     lam1, lam2 = a + (n_ - 1.0) * b, a - b
@@ -177,8 +183,8 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
         return v.scalar_or_array(u)
     pub = u - 0.5 * np.log(s) / scale  # the extra −(1/2n)·log σ^{2n}
     v.warn(
-        f"Zeng et al. 2022 eq. (17) as published divides by sigma^(2n) twice (erratum 001-9): U = {_first(pub):.6g}"
-        f" {units}; the true I(X;Y)/n = {_first(u):.6g} {units}", ErratumWarning)
+        f"Zeng et al. 2022 eq. (17) as published divides by sigma^(2n) twice (erratum gauss.case2_utility): "
+        f"U = {_first(pub):.6g} {units}; the true I(X;Y)/n = {_first(u):.6g} {units}", ErratumWarning)
     return v.scalar_or_array(pub)
 
 
@@ -190,7 +196,7 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
 
     ``as_published=True``: (18) at the published σ² of (14) — the true utility of the paper's noise.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     e = eps_nats(eps, units)
     a, b, n_ = equicorrelated(var, cov, n)
     lam1, lam2 = a + (n_ - 1.0) * b, a - b
@@ -204,7 +210,8 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
     u_pub = _u_equi(lam1, lam2, log_pub, log_pub, n_, scale)
     leak = _half_log1p_ratio(np.log(schur(a, b, n_)), log_pub, scale)
     v.warn(
-        f"U_max at the published sigma2 of eq. (14) (erratum 001-7): U = {_first(u_pub):.6g} {units} at a true "
+        f"U_max at the published sigma2 of eq. (14) (erratum gauss.case2_sigma2): U = {_first(u_pub):.6g} {units} "
+        f"at a true "
         f"leakage of {_first(leak):.6g} {units}; the corrected sigma2 reaches U_max = {_first(u):.6g} {units}",
         ErratumWarning)
     return v.scalar_or_array(u_pub)
@@ -277,11 +284,12 @@ def _published_24(s: int, e: int, a: int, b: int, n: int) -> tuple[int, int]:
 @v.named_shapes
 def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                   units: Units = "bits", as_published: bool = False) -> FloatOrArray:
-    """Case-3 privacy corrected (crosscheck 001-12): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/V_z)``.
+    """Case-3 privacy corrected (eqs. (22)/(24) are wrong for every n):
+    ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/V_z)``.
 
     ``as_published=True`` evaluates (24) as printed (wrong for every n; at σ_e² = 0 it does not reduce to (13)).
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     a, b, n2 = equicorrelated(var, cov, n)
     true = _leak(schur(a, b, n2), schur(s, e, n_), scale)
@@ -290,11 +298,12 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
     args = [nd for nd, _ in _exact_elementwise(_published_24, s, e, a, b, n_)]
     if any(num * den <= 0 for num, den in args):
         raise DomainError("the published eq. (24) has a non-positive log argument at these sigma2, sigma_e2, var, cov "
-                          "and n (erratum 001-12); use as_published=False")
+                          "and n (erratum gauss.case3_privacy); use as_published=False")
     shape = np.broadcast_shapes(s.shape, e.shape, a.shape, b.shape, n_.shape)
     pub = np.asarray([0.5 * _log_ratio(abs(num), abs(den)) / scale for num, den in args]).reshape(shape)
     v.warn(
-        f"Zeng et al. 2022 eq. (24) as published is wrong (erratum 001-12): it gives {_first(pub):.6g} {units}; "
+        f"Zeng et al. 2022 eq. (24) as published is wrong (erratum gauss.case3_privacy): it gives {_first(pub):.6g} "
+        f"{units}; "
         f"the true leakage 1/2 log(1 + V_x/V_z) = {_first(true):.6g} {units}", ErratumWarning)
     return v.scalar_or_array(pub)
 
@@ -304,7 +313,7 @@ def case3_utility(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (27): ``U = (1/2n)[log2(1 + λ₁/μ₁) + (n−1)·log2(1 + λ₂/μ₂)]`` with noise eigenvalues
     ``μ₁ = σ²+(n−1)σ_e²`` and ``μ₂ = σ²−σ_e²`` (the same number as printed, cancellation-free)."""
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     a, b, n2 = equicorrelated(var, cov, n)
     return v.scalar_or_array(_u_equi(a + (n2 - 1.0) * b, a - b, np.log(s + (n_ - 1.0) * e), np.log(s - e), n_,
@@ -321,7 +330,7 @@ def _bracket_22(s: int, e: int, a: int, b: int, n: int) -> int:
 @v.named_shapes
 def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                       as_published: bool = False) -> FloatOrArray:
-    """``|COV(Y^n, X^{-i})|``, the (2n−1)×(2n−1) determinant of (21)-(22), corrected (crosscheck 001-12):
+    """``|COV(Y^n, X^{-i})|``, the (2n−1)×(2n−1) determinant of (21)-(22), corrected:
     ``N*·[(σ_m²−σ_k²)(σ²−σ_e²)]^{n−2}`` with ``N* = (σ_m²+(n−2)σ_k²)(σ²−σ_e²)(σ²+(n−1)σ_e²) +
     (σ_m²−σ_k²)(σ_m²+(n−1)σ_k²)(σ²+(n−2)σ_e²)``.
 
@@ -342,7 +351,8 @@ def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, co
     log_abs = np.asarray([_log_scaled(abs(x), 3 * k) if x != 0 else -np.inf for x, k in brackets]).reshape(shape)
     pub = _det_from_log(sign, log_abs + log_common)
     v.warn(
-        f"Zeng et al. 2022 eq. (22) as printed is wrong (erratum 001-12): it gives {_first(pub):.6g}; the true "
+        f"Zeng et al. 2022 eq. (22) as printed is wrong (erratum gauss.case3_determinant): it gives {_first(pub):.6g}; "
+        f"the true "
         f"determinant N*·[(var-cov)(sigma2-sigma_e2)]^(n-2) = {_first(true):.6g}", ErratumWarning)
     return v.scalar_or_array(pub)
 
@@ -361,11 +371,11 @@ def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
 
 @v.named_shapes
 def bits_to_nats(x: ArrayLike) -> FloatOrArray:
-    """An information quantity (or ε) in bits → nats: ``x·ln 2``."""
-    return v.scalar_or_array(v.nonnegative("x", x) * np.log(2.0))
+    """An information quantity (or ε) in bits → nats: ``x·ln 2`` (:func:`dpcalc.units.to_nats`), x >= 0."""
+    return v.scalar_or_array(units.to_nats(v.nonnegative("x", x), "bits"))
 
 
 @v.named_shapes
 def nats_to_bits(x: ArrayLike) -> FloatOrArray:
-    """An information quantity (or ε) in nats → bits: ``x/ln 2``."""
-    return v.scalar_or_array(v.nonnegative("x", x) / np.log(2.0))
+    """An information quantity (or ε) in nats → bits: ``x/ln 2`` (:func:`dpcalc.units.from_nats`), x >= 0."""
+    return v.scalar_or_array(units.from_nats(v.nonnegative("x", x), "bits"))

@@ -1,6 +1,6 @@
 """Exact Gaussian engine: privacy max_i I(X_i; Y | X^{-i}) and utility I(X; Y)/n for any PD covariances.
 
-Model (Zeng, Yang & Dai, Entropy 2022, eqs. (2)-(4); seed 001): X ~ N(0, Σ_X), Z ~ N(0, Σ_Z) independent,
+Model (Zeng, Yang & Dai, Entropy 2022, eqs. (2)-(4)): X ~ N(0, Σ_X), Z ~ N(0, Σ_Z) independent,
 Y = X + Z. With ``V_{x,i} = Var(X_i | X^{-i}) = 1/(Σ_X^{-1})_{ii}`` (a Schur complement) the conditional law of
 Y given X^{-i} has covariance ``Σ_Z + V_{x,i} e_i e_iᵀ``, so by the matrix-determinant lemma
 
@@ -13,7 +13,7 @@ with a blocked Cholesky that keeps the identity apart (:func:`_log1p_det`), givi
 ``t_j`` computed to full relative precision whatever the SNR. Every inverse diagonal comes from a Cholesky factor
 (``potrf`` + ``trtri``), never a raw determinant, so nothing overflows.
 
-This is a *prior-specific* notion (crosscheck 001-1): X is fixed Gaussian, there is no sup over priors as in
+This is a *prior-specific* notion: X is fixed Gaussian, there is no sup over priors as in
 Cuff & Yu's MI-DP. Units: bits by default (the paper's 2^{2ε}); ``units="nats"`` on request.
 """
 
@@ -29,7 +29,10 @@ from dpcalc import _validate as v
 from dpcalc._limits import check_memory
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
-from dpcalc.gaussian_mi._common import Units, check_units
+from dpcalc.gaussian_mi._common import Units, nats_per_unit
+
+__all__ = ["Exact", "as_covariance", "conditional_variances", "equicorrelated_matrix", "evaluate", "load_covariance",
+           "privacy", "utility"]
 
 _SYM_RTOL = 1e-10
 
@@ -159,7 +162,7 @@ def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -
         sigma_z: covariance of the added Gaussian noise Z.
         units: ``"bits"`` (the paper's) or ``"nats"``.
     """
-    scale = check_units(units)
+    scale = nats_per_unit(units)
     sx = as_covariance("sigma_x", sigma_x)
     sz = as_covariance("sigma_z", sigma_z)
     if sx.shape != sz.shape:

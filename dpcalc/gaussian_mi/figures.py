@@ -1,10 +1,10 @@
-"""The data behind Figs. 4-7 of seed 001 (Zeng, Yang & Dai, Entropy 2022), published and corrected side by side.
+"""The data behind Figs. 4-7 of Zeng, Yang & Dai (Entropy 2022), published and corrected side by side.
 
 * Fig. 4: Case 1, n = 101 clients with σ_i² ~ U(0, 1) (seeded), σ² of Theorem 1 and U_max (9); the published
   form is correct, so the published series equals the corrected one.
 * Fig. 5: Case 2, σ_m² = 2, σ_k² = 1.8: the published noise (14), its utility and its true leakage, beside the
-  corrected σ² and U_max (erratum 001-7).
-* Figs. 6/7: σ_m² = 30, σ_k² = 2: as Fig. 5, plus the Case-3 optimum (σ², σ_e², U_max; crosscheck 001-14).
+  corrected σ² and U_max (the '+' erratum of (14)).
+* Figs. 6/7: σ_m² = 30, σ_k² = 2: as Fig. 5, plus the Case-3 optimum (σ², σ_e², U_max; water-filling).
 
 All information quantities in bits (the paper's units).
 """
@@ -19,6 +19,8 @@ from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi.cases import case1_sigma2, case1_u_max, case2_privacy, case2_sigma2, case2_u_max
 from dpcalc.gaussian_mi.waterfill import case3_optimum
+
+__all__ = ["DEFAULT_SEED", "EQUICORRELATED", "FIGURES", "N_CLIENTS", "FigureData", "figure_data", "figure_eps"]
 
 FIGURES = (4, 5, 6, 7)
 N_CLIENTS = 101

@@ -1,4 +1,5 @@
-"""Case-3 optimum (Zeng et al. 2022, Figs 6/7): closed-form water-filling (crosscheck 001-14).
+"""Case-3 optimum (Zeng et al. 2022, Figs 6/7): closed-form water-filling (a dpcalc derivation; corrects the
+paper's numerical optimum).
 
 Σ_X and Σ_Z are equicorrelated, so they share eigenvectors: 1 (eigenvalues λ₁ = σ_m²+(n−1)σ_k²,
 μ₁ = σ²+(n−1)σ_e²) and 1^⊥ (λ₂ = σ_m²−σ_k², μ₂ = σ²−σ_e², multiplicity n−1). With noise precisions
@@ -9,7 +10,7 @@ budget goes to the other), ``σ² = (1/x + (n−1)/y)/n``, ``σ_e² = (1/x − 1
 
 With ``σ_e² >= 0`` required (the constraint x <= y), the optimum is σ_e² = 0, i.e. the corrected Case-2 noise,
 whenever σ_k² >= 0; for σ_k² < 0 the free optimum already has σ_e² > 0. The paper's numerical optimum used the
-wrong constraint (24) (erratum 001-12); the true U_max grows like ε + const with no plateau.
+wrong constraint (24) (see gauss.case3_privacy); the true U_max grows like ε + const with no plateau.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP_LOG
 from dpcalc.errors import InfeasibleError, OutOfDomainWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
+
+__all__ = ["Case3Optimum", "case3_optimum", "case3_sigma2", "case3_sigma_e2", "case3_u_max"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class Case3Optimum:
 @v.named_shapes
 def case3_optimum(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,
                   units: Units = "bits") -> Case3Optimum:
-    """The Case-3 optimum by water-filling (crosscheck 001-14); ``nonneg=True`` adds the constraint σ_e² >= 0."""
+    """The Case-3 optimum by water-filling; ``nonneg=True`` adds the constraint σ_e² >= 0."""
     scale = 1.0 if units == "nats" else np.log(2.0)
     e_n = eps_nats(eps, units)
     a, b, n_ = equicorrelated(var, cov, n)
@@ -86,7 +89,7 @@ def _attained(opt: Case3Optimum, what: str) -> None:
 @v.named_shapes
 def case3_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, nonneg: bool = False,
                  units: Units = "bits") -> FloatOrArray:
-    """Optimal Case-3 noise variance σ² (water-filling, crosscheck 001-14)."""
+    """Optimal Case-3 noise variance σ² (water-filling)."""
     opt = case3_optimum(eps, var, cov, n, nonneg=nonneg, units=units)
     _attained(opt, "sigma2")
     return v.scalar_or_array(opt.sigma2 * SAFE_UP_LOG)  # outward: never below the exact optimum (convention 5)

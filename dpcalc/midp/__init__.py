@@ -1,13 +1,14 @@
-"""ε-MI-DP in federated learning: minimum Gaussian noise, utility, personalized budgets (seed 000).
+"""ε-MI-DP in federated learning: minimum Gaussian noise, utility, personalized budgets (paper 000).
 
 Source: He & He, "Minimum Gaussian Noise Variance of Federated Learning in the Presence of Mutual
-Information Based Differential Privacy", IEEE Access 2023 (``../shared/seeds/000_*.txt``);
-verified forms and errata in ``../shared/notes/crosscheck.md`` §2.1.
+Information Based Differential Privacy", IEEE Access 2023; the catalog ``formulas/000_midp.toml`` records how each
+form was verified and the paper's errata.
 
 Privacy notion: client-level ε-MI-DP (Cuff & Yu 2016), ``sup I(w_i; w̄ | w^{-i}) ≤ ε`` **nats**.
 Every σ here inverts the paper's *upper bound* on that leakage, ``(d/2)·ln(1 + p_i²C²/(dσ²))``
 (eqs. (1.40), (2.47)): it is **sufficient** for ε-MI-DP, and minimal only relative to that bound,
-not proven minimal (crosscheck 000-3). Pass ``units="bits"`` to give ε in bits (ε_nats = ε_bits·ln 2).
+not proven minimal (the bound — Hadamard, AM-GM, max-entropy — is not attained under ‖w‖ <= C). Pass
+``units="bits"`` to give ε in bits (ε_nats = ε_bits·ln 2).
 
 All functions broadcast over NumPy arrays and return a float for scalar input.
 """
@@ -24,6 +25,12 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, half_d_log1p_ratio, log_snr_budget
 from dpcalc.errors import DomainError
 from dpcalc.units import Units, from_nats, nats_per_unit
+
+__all__ = ["PersonalizedPlan", "alpha", "baseline_client_sigma", "baseline_server_sigma", "client_leakage",
+           "client_sigma", "client_sigma_equal", "clip_schedule", "clip_update", "corollary2_sigmas",
+           "equal_weight_stats", "optimal_utility", "optimal_utility_product_form", "optimal_weights",
+           "personalized", "personalized_leakage", "personalized_utility", "server_leakage", "server_sigma",
+           "server_sigma_equal", "utility_at_budget", "utility_client", "utility_server", "weight_stats"]
 
 FloatOrArray = float | v.FloatArray
 
@@ -138,7 +145,7 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
                    units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by server noise σ: bound (1.40), ``(d/2)·ln(1 + p_max²C²/(dσ²))``.
 
-    An upper bound on the worst-case leakage (crosscheck 000-3); the inverse of :func:`server_sigma`.
+    An upper bound on the worst-case leakage (not attained under ‖w‖ <= C); the inverse of :func:`server_sigma`.
     """
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -198,7 +205,7 @@ def alpha(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, units: Units = "n
     """Per-client noise scale ``α_k = C_k / sqrt(d·(e^{2ε_k/d} − 1))``, eq. (5.31).
 
     Erratum: the printed (5.27) has ``C_{i,t}`` in the numerator; it must be ``C_{k,t}`` as in (5.31)
-    (crosscheck 000-13).
+    and the proof of Theorem 3.
     """
     e = _eps_nats(eps, units)
     dd = v.integer_at_least("d", d, 1)
@@ -211,7 +218,7 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     """Theorem 3, eq. (5.29), in the stable form ``U* = (Σ_k 1/α_k)² / d``.
 
     Equal to the published product form ``(1/d)(Σ_i Π_{j≠i} α_j / Π_j α_j)²``, which over/underflows
-    for large N (crosscheck 000-15).
+    for large N (a product of N scales leaves the float range).
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     dd = v.scalar("d", v.integer_at_least("d", d, 1))

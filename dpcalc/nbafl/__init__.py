@@ -1,5 +1,5 @@
 """NbAFL — noising before aggregation FL (Wei et al., "Federated Learning With Differential Privacy: Algorithms and
-Performance Analysis", IEEE TIFS 2020; seed 003, catalog ``formulas/003_nbafl.toml``).
+Performance Analysis", IEEE TIFS 2020; paper 003, catalog ``formulas/003_nbafl.toml``).
 
 * :mod:`dpcalc.nbafl.noise` — c(δ), sensitivities, σ_U, σ_A, σ_D (eqs. 3–5, 7), b, γ.
 * :mod:`dpcalc.nbafl.bound` — Theorems 2 and 3 (eqs. 6, 8), P, Q, κ1, κ0 (status: disputed).
@@ -11,7 +11,7 @@ Defaults (library, catalog and CLI alike): the paper's Table 1 setting δ = 0.01
 c_scale = 1.25, L = 1; the constants of Theorems 2–3, which the paper does not give, default to the assumed
 l = 0.1, β = 1, ρ = 0.2, B = 1, μ = 1, Θ = 2.3. The simulation keeps its own synthetic setting (``SimulationConfig``).
 
-Verified forms, disputes and reference values: ``../shared/notes/crosscheck.md`` §2.3, §3.2.
+How each form was verified, the disputes and the reference values are recorded in the catalog and in docs/nbafl.md.
 """
 
 from dpcalc.nbafl.accounting import AccountantRow, AccountingComparison, compare_accountants

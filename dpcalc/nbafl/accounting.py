@@ -27,9 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError, DpcalcError, OutOfDomainWarning
 
+__all__ = ["AccountantRow", "AccountingComparison", "compare_accountants"]
 
+
+@short_repr
 @dataclass(frozen=True)
 class AccountantRow:
     """One accountant's view of the NbAFL client schedule."""
@@ -42,6 +46,7 @@ class AccountantRow:
     failure: str | None = None  # why this accountant gave no number (the other rows are still valid)
 
 
+@short_repr
 @dataclass(frozen=True)
 class AccountingComparison:
     """The paper's (ε, δ, L) schedule under every accountant (rows in display order)."""
@@ -81,11 +86,7 @@ def _core_sigma(name: str, eps: float, steps: int, delta: float) -> float:
         from dpcalc.accounting import gdp
 
         return math.sqrt(steps) / float(gdp.mu_from_eps(eps, delta))
-    if name == "pld":
-        from dpcalc.accounting import pld
-
-        return float(pld.sigma_for_eps(eps, delta, 1.0, steps))
-    from dpcalc.accounting import calibrate
+    from dpcalc.accounting import calibrate  # the PLD's σ is certified (ε_upper <= ε), to its default 1e-3
 
     return float(calibrate.sigma_for_eps(eps, delta, 1.0, steps, accountant=name))
 

@@ -1,5 +1,5 @@
 """NbAFL convergence bounds: Theorem 2 (eq. 6, all N clients) and Theorem 3 (eq. 8, K of N sampled clients)
-(Wei et al., IEEE TIFS 2020; seed 003 §3.3.3, §3.4.3).
+(Wei et al., IEEE TIFS 2020, §3.3.3, §3.4.3).
 
 Inputs (dpcalc name: paper symbol): ``pl``: l, the Polyak–Łojasiewicz constant (assumption 1.2); ``lipschitz``:
 β (1.4); ``smoothness``: ρ (1.5); ``dissimilarity``: B (local dissimilarity); ``prox_mu``: μ, the FedProx proximal
@@ -7,11 +7,12 @@ weight; ``theta``: Θ = F(w⁰) − F(w*); clipping C, smallest local data set m
 through c = c_scale·√(2 ln(1.25/δ)), rounds T. (Spelled out so that no name means two quantities: ``mu`` is the
 GDP parameter and ``rho`` the zCDP parameter elsewhere in dpcalc.)
 
-**Status: disputed** (crosscheck 003-7, 003-8, 003-12). λ1 = 1/μ + ρB/μ as published is said to be a misprint of
+**Status: disputed.** λ1 = 1/μ + ρB/μ as published is said to be a misprint of
 1 + ρB/μ (comment on the paper, arXiv 2406.05858): ``as_published=True`` (the default, with an
 :class:`~dpcalc.errors.ErratumWarning`) uses the published λ1, ``as_published=False`` the comment's. Talaei & Izadi
-(2024) reject the bound as a whole. κ1, κ0 correspond to total noise std σ_U/√N with L = T (no server noise), so
-eq. 6 does not describe L < T/√N; at K = N eq. 8 does not reduce to eq. 6 (it scales as 1/N, not 1/√N).
+(2024) reject the bound as a whole. κ1, κ0 correspond to total noise std σ_U/√N with L = T (no server noise: the
+1/(1 − P) factors come from a geometric recursion with a constant per-round term), so eq. 6 does not describe
+L < T/√N; at K = N eq. 8 does not reduce to eq. 6 (it scales as 1/N, not 1/√N).
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, ErratumWarning
 
+__all__ = ["STATUS_NOTE", "contraction_p", "contraction_q", "convergence_bound", "convergence_bound_sampled",
+           "curve_full", "kappas", "lambda1", "q_factor"]
+
 FloatOrArray = float | v.FloatArray
 
 STATUS_NOTE = ("Convergence bound status: disputed. lambda1 = 1/mu + rho*B/mu as published, 1 + rho*B/mu per the "
                "comment (arXiv 2406.05858); Talaei & Izadi 2024 reject the bound; eq. 6 implies L = T (noise "
-               "sigma_U/sqrt(N), no server noise; crosscheck 003-8) and at K = N eq. 8 does not reduce to eq. 6 "
-               "(003-12). Constants l, beta, rho, B, Theta are assumptions, not estimates.")
+               "sigma_U/sqrt(N), no server noise) and at K = N eq. 8 does not reduce to eq. 6 (1/N instead of "
+               "1/sqrt(N)). Constants l, beta, rho, B, Theta are assumptions, not estimates.")
 
 _ERRATUM = ("lambda1 = 1/mu + rho*B/mu as published (Thm 2) is disputed: the comment on the paper (arXiv 2406.05858) "
             "says it is a misprint of 1 + rho*B/mu and rejects the bound; pass as_published=False (CLI --lambda1 "
@@ -207,7 +211,7 @@ def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: Arr
     """Theorem 3 (eq. 8): Q^TΘ + (1 − Q^T)/(1 − Q)·[cCα1β/(mKg)·√(2/π) + c²C²α0/(m²K²g²)], K of N clients.
 
     g = −ln(1 − N/K + (N/K)e^{−ε/T}) (= bε/T) needs K > N(1 − e^{−ε/T}); α0 = 2ρK/N + ρ,
-    α1 = 1 + 2ρB/μ + 2ρB√K/(μN). Status disputed/unverified (crosscheck 003-12: not comparable with the original).
+    α1 = 1 + 2ρB/μ + 2ρB√K/(μN). Status disputed/unverified (no available copy of the paper has eq. 8 to compare).
     """
     e = v.positive("eps", eps)
     t = _rounds(T)

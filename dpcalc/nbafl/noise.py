@@ -26,7 +26,11 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
+from dpcalc.accounting.gaussian_mechanism import classic_c
 from dpcalc.errors import DomainError, OutOfDomainWarning
+
+__all__ = ["aggregate_noise_std", "c_constant", "client_sensitivity", "client_sigma", "sampling_b", "sampling_gamma",
+           "server_required_sigma", "server_sensitivity", "server_sigma"]
 
 FloatOrArray = float | v.FloatArray
 Calibration = Literal["classic", "analytic"]
@@ -50,10 +54,9 @@ def _calibration(calibration: str) -> Calibration:
 
 @v.named_shapes
 def c_constant(delta: ArrayLike = 0.01, *, c_scale: ArrayLike = 1.25) -> FloatOrArray:
-    """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ)))."""
-    d = v.probability("delta", delta)
-    s = _c_scale(c_scale)
-    return v.scalar_or_array(s * np.sqrt(2.0 * (math.log(1.25) - np.log(d))))
+    """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ))), with the one
+    c(δ) of :func:`dpcalc.accounting.gaussian_mechanism.classic_c`."""
+    return v.scalar_or_array(_c_scale(c_scale) * np.asarray(classic_c(delta)))
 
 
 @v.named_shapes
@@ -98,7 +101,7 @@ def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.F
         e, d, s = np.broadcast_arrays(eps_release, delta, sens)
         return np.asarray(gaussian_mechanism.sigma_analytic(e, d, s), dtype=np.float64)
     _warn_classic(eps_release, who)
-    c = c_scale * np.sqrt(2.0 * (math.log(1.25) - np.log(delta)))
+    c = c_scale * np.asarray(classic_c(delta))
     return np.asarray(c * sens / eps_release * SAFE_UP, dtype=np.float64)  # outward (convention 5)
 
 
@@ -149,11 +152,17 @@ def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Fl
     return np.asarray(g * (1.0 - np.where(np.isfinite(rel), rel, 0.0)), dtype=np.float64)
 
 
+def _check_at_most(name: str, value: v.FloatArray, bound_name: str, bound: v.FloatArray) -> None:
+    """One-line DomainError where a count exceeds the count that bounds it (K <= N, L <= T)."""
+    if np.any(value > bound):
+        a, b = np.broadcast_arrays(value, bound)
+        i = np.flatnonzero((a > b).ravel())[0]
+        raise DomainError(f"{name} must be an integer in [1, {bound_name}] (got {name} = {a.ravel()[i]:g} > "
+                          f"{bound_name} = {b.ravel()[i]:g})")
+
+
 def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
-    if np.any(K > N):
-        kk, nn = np.broadcast_arrays(K, N)
-        i = np.flatnonzero((kk > nn).ravel())[0]
-        raise DomainError(f"K must be an integer in [1, N] (got K = {kk.ravel()[i]:g} > N = {nn.ravel()[i]:g})")
+    _check_at_most("K", K, "N", N)
 
 
 @v.named_shapes
@@ -182,10 +191,7 @@ def sampling_gamma(eps: ArrayLike, *, L: ArrayLike = 1, N: ArrayLike = 50, K: Ar
 
 
 def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
-    if np.any(L > T):
-        ll, tt = np.broadcast_arrays(L, T)
-        i = np.flatnonzero((ll > tt).ravel())[0]
-        raise DomainError(f"L must be an integer in [1, T] (got L = {ll.ravel()[i]:g} > T = {tt.ravel()[i]:g})")
+    _check_at_most("L", L, "T", T)
 
 
 @v.named_shapes
@@ -228,7 +234,7 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
     s = _c_scale(c_scale)
     if cal == "classic":
         _warn_classic(e / cnt["L"], "sigma_U")
-        c = s * np.sqrt(2.0 * (math.log(1.25) - np.log(d)))
+        c = s * np.asarray(classic_c(d))
         if K is None:  # eq. 5: T² − L²N is an exact integer in float64 (no cancellation)
             _warn_classic(e / cnt["T"], "sigma_A")
             radicand = np.maximum(cnt["T"] ** 2 - cnt["L"] ** 2 * kk, 0.0)

@@ -19,8 +19,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
+from dpcalc._roots import bracket
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.nbafl import bound as _b
+
+__all__ = ["MAX_SCAN", "OptimalK", "OptimalT", "check_scan", "k_domain_min", "lambert_w0_exp", "local_minima",
+           "optimal_k", "optimal_t", "t_star_lambert"]
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -40,6 +45,7 @@ def check_scan(what: str, points: float) -> None:
     _limits.check_memory(what, points * _BYTES_PER_POINT)
 
 
+@short_repr
 @dataclass(frozen=True)
 class OptimalT:
     """Result of the T* scan of eq. (6) at one ε."""
@@ -58,6 +64,7 @@ class OptimalT:
         return len(self.local_minima) > 1
 
 
+@short_repr
 @dataclass(frozen=True)
 class OptimalK:
     """Result of the K* scan of eq. (8) at one (ε, T)."""
@@ -89,19 +96,25 @@ def local_minima(curve: ArrayLike, xs: ArrayLike) -> tuple[int, ...]:
 
 @v.scalar_params
 def lambert_w0_exp(y: float) -> float:
-    """W₀(e^y) for real y (the x > 0 with x + ln x = y), by Newton from a safe start; no overflow for large y."""
-    x = y - math.log(y) if y > 1.0 else math.exp(y) / (1.0 + math.exp(y)) if y > -700 else math.exp(y)
-    x = max(x, 1e-300)
-    for _ in range(100):
-        step = (x + math.log(x) - y) / (1.0 + 1.0 / x)
-        x_new = x - step
-        if x_new <= 0.0:
-            x_new = x / 2.0
-        if abs(x_new - x) <= 4e-16 * x:
-            x = x_new
-            break
-        x = x_new
-    return x
+    """W₀(e^y) for real y: the x > 0 with x + ln x = y (no overflow for large y).
+
+    Safeguarded Newton of the shared root finder (:func:`dpcalc._roots.bracket`) on the bracket
+    [e^y/(1 + e^y), max(y, 1)] (x + ln x − y < 0 at the left end because t/(1 + t) < ln(1 + t), > 0 at the right),
+    started at y − ln y for y > 1; the end of the final bracket with the smaller residual. Below y = −700,
+    W₀(e^y) = e^y(1 − e^y + …) is e^y to double precision."""
+    y = float(y)
+    if y < -700.0:
+        return math.exp(y)
+    lo = 1.0 / (1.0 + math.exp(-y))  # e^y/(1 + e^y), no overflow at large y
+    hi = max(y, 1.0)
+    start = min(max(y - math.log(y), lo), hi) if y > 1.0 else lo
+
+    def f(x: v.FloatArray, _: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+        return x + np.log(x) - y, 1.0 + 1.0 / x
+
+    a, b = bracket(f, np.array([lo]), np.array([hi]), increasing=True, rtol=4e-16, x0=np.array([start]), newton=True)
+    ends = np.array([a[0], b[0]])
+    return float(ends[int(np.argmin(np.abs(f(ends, np.arange(2))[0])))])  # the end nearer the root
 
 
 @v.scalar_params

@@ -1,11 +1,11 @@
-"""A NumPy simulation of NbAFL (Algorithm 1 of Wei et al. 2020; seed 003) on synthetic logistic regression: the
+"""A NumPy simulation of NbAFL (Algorithm 1 of Wei et al. 2020) on synthetic logistic regression: the
 loss after T rounds for several ε, beside the T* of the Theorem-2 bound.
 
 For every ε and every T = T_lo … t_max a separate run trains T rounds with the noise calibrated for T rounds:
-σ_U = cLΔs_U/ε with L = T by default (every round exposes the client, the setting Theorem 2 describes, crosscheck
-003-8) or a fixed L, and σ_D from eq. (5) (all clients) or eq. (7) (K of N). Each round: FedProx local steps from the
+σ_U = cLΔs_U/ε with L = T by default (every round exposes the client, the setting Theorem 2 describes) or
+a fixed L, and σ_D from eq. (5) (all clients) or eq. (7) (K of N). Each round: FedProx local steps from the
 broadcast model, clipping to C, client noise, equal-weight aggregation over the K participants, server noise. The
-metric is the seed's: mean over all N clients of the local logistic loss of the broadcast model w̃^(T). A
+metric is the paper's: mean over all N clients of the local logistic loss of the broadcast model w̃^(T). A
 non-private baseline (no clipping noise) runs alongside.
 
 Reproducibility: data from ``default_rng([seed, 0])``; run (ε index e, repeat r, rounds T) from
@@ -26,6 +26,8 @@ import numpy as np
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, OutOfDomainWarning
 from dpcalc.sim import fl
+
+__all__ = ["MAX_WORK", "BoundConstants", "SimulationConfig", "SimulationResult", "noise_schedule", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
              progress: Callable[[int, int], None] | None = None) -> SimulationResult:
     """Run the simulation (module doc); ``progress(done, total)`` is called after each task in this process.
 
-    With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the seed) at the
+    With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the paper) at the
     simulation's C, m, N, δ, c_scale and μ is reported beside the empirical best T; it is None where the constants
     violate 0 < P < 1.
     """

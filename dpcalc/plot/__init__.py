@@ -1,4 +1,4 @@
-"""Figures: sweeps of catalog formulas and the seeds' figures as presets (optional extra ``plot``: matplotlib).
+"""Figures: sweeps of catalog formulas and the papers' figures as presets (optional extra ``plot``: matplotlib).
 
 * :mod:`dpcalc.plot.spec` — what to draw, as data (presets in ``presets/*.toml``);
 * :mod:`dpcalc.plot.data` — the numbers behind each line (no matplotlib);

@@ -17,6 +17,8 @@ import numpy as np
 from dpcalc.errors import DomainError
 from dpcalc.plot.spec import FigureSpec, SeriesSpec, Step
 
+__all__ = ["KIND_SUFFIX", "Line", "lines", "x_grid"]
+
 KIND_SUFFIX = {"published": "published", "corrected": "corrected"}
 
 

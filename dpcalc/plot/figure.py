@@ -15,6 +15,8 @@ from dpcalc.errors import DpcalcError
 from dpcalc.plot.data import Line, lines
 from dpcalc.plot.spec import FigureSpec
 
+__all__ = ["FORMATS", "STYLE", "Drawn", "MissingExtraError", "draw", "format_of", "save"]
+
 FORMATS = ("png", "svg", "pdf")
 STYLE = {"published": {"linestyle": "--", "marker": "x"}, "corrected": {"linestyle": "-", "marker": "o"},
          "": {"linestyle": "-", "marker": "."}}

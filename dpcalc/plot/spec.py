@@ -19,6 +19,9 @@ from typing import Any
 
 from dpcalc.report.spec import KeyPath, Spec
 
+__all__ = ["PRESET_DIR", "TRANSFORMS", "Y_TRANSFORMS", "FigureSpec", "SeriesSpec", "Step", "by_paper",
+           "parse_figures", "preset", "presets"]
+
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 TRANSFORMS = ("", "reciprocal")
 Y_TRANSFORMS = ("", "minus_x", "ratio_to_first")

@@ -12,6 +12,8 @@ from dpcalc.errors import DomainError
 from dpcalc.plot.spec import FigureSpec, SeriesSpec, Step
 from dpcalc.report.grid import parse_values
 
+__all__ = ["sweep_spec"]
+
 
 def _axis_label(symbol: str, unit: str) -> str:
     shown = unit.split(" (")[0].strip()

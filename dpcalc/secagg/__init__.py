@@ -1,8 +1,8 @@
-"""Differential privacy of secure aggregation without added noise (seed 004).
+"""Differential privacy of secure aggregation without added noise (paper 004).
 
 Source: Zhang, Ezzeldin, Elkordy, Psounis & Avestimehr, "Differentially Private Federated Learning without Noise
-Addition: When is it Possible?" (2024), ``../shared/seeds/004_*.txt``; extraction, errata E1–E14 and test vectors
-in ``../shared/notes/seed004.md``; catalog ``formulas/004_secagg.toml``; guide ``docs/secagg.md``.
+Addition: When is it Possible?" (2024); errata E1–E14 as listed in ``docs/secagg.md`` (the guide); catalog
+``formulas/004_secagg.toml``.
 
 **Two covariance normalisations** (erratum E5) — every function taking eigenvalues or covariances has a required
 ``normalization`` keyword: ``"sec4"`` Σ_i = G_iG_iᵀ/D (Theorems 2–3; aggregate covariance Σ_jΣ_j/B) and ``"sec5"``

@@ -1,6 +1,6 @@
 """What the secure-aggregation family shares: the two covariance normalisations and matrix validation.
 
-Seed 004 uses two normalisations of the (uncentred) per-user second-moment matrix of the clipped per-sample
+Zhang et al. 2024 use two normalisations of the (uncentred) per-user second-moment matrix of the clipped per-sample
 gradients ``G_i`` (K × D, one column per sample):
 
 * ``"sec4"`` (Sec. 4, Theorems 2–3, eq. 16): ``Σ_i = G_i G_iᵀ / D``; the aggregate covariance is ``Σ_j Σ_j / B``.
@@ -19,6 +19,9 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
+
+__all__ = ["EIG_RTOL", "NORMALIZATIONS", "NORMALIZATION_HELP", "SYM_RTOL", "Normalization", "batch",
+           "check_normalization", "convert", "eigenvalues_nonneg", "symmetric_matrix", "to_sec4", "to_sec5"]
 
 Normalization = Literal["sec4", "sec5"]
 NORMALIZATIONS: tuple[str, ...] = ("sec4", "sec5")

@@ -19,8 +19,16 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
+from dpcalc._repr import short_repr
+from dpcalc.accounting import conversion
+from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 from dpcalc.secagg._common import batch, to_sec4
+
+__all__ = ["E1_TEXT", "E2_TEXT", "NO_GUARANTEE", "TABLE1_LABELS", "TABLE1_ROWS", "DPGuarantee", "Form", "Method",
+           "Table1Entry", "Table1Row", "dp_from_rdp", "gaussian_closed_form_eps", "mi_leakage_bound", "optimal_dp",
+           "table1", "table1_alpha_max", "table1_entry", "table1_eps", "table1_rdp", "theorem1_delta_threshold",
+           "theorem2_alpha_max", "theorem2_rdp", "theorem3_rdp", "theorem4_rdp"]
 
 FloatOrArray = float | v.FloatArray
 Form = Literal["simplified", "unsimplified"]
@@ -170,11 +178,9 @@ def table1_alpha_max(row: str, N: float, sigma2: float, B: float, C: float, D: f
     return math.inf
 
 
-# --- RDP → (ε, δ) ------------------------------------------------------------------------------------------------
+# --- RDP → (ε, δ): the accounting core's one conversion (dpcalc.accounting.conversion) -----------------------------
 
-Method = Literal["lemma1", "improved"]
-
-
+@short_repr
 @dataclass(frozen=True)
 class DPGuarantee:
     """(ε, δ)-DP from an RDP curve: the best order ``alpha`` and its RDP value, over ``rounds`` rounds."""
@@ -187,29 +193,15 @@ class DPGuarantee:
     rounds: int = 1
 
 
-def _convert(rdp: v.FloatArray, a: v.FloatArray, delta: float, method: str) -> v.FloatArray:
-    from dpcalc.accounting import rdp as acc
-
-    out = np.full(a.shape, np.inf)
-    fin = np.isfinite(rdp)
-    if np.any(fin):
-        if method == "lemma1":
-            out[fin] = acc.eps_lemma1(rdp[fin], a[fin], delta)
-        elif method == "improved":
-            out[fin] = acc.eps_improved(rdp[fin], a[fin], delta)
-        else:
-            raise DomainError(f"method must be 'lemma1' (Mironov 2017; seed 004 Lemma 1) or 'improved' "
-                              f"(Balle et al. 2020) (got {method!r})")
-    return out * SAFE_UP  # outward: covers the rounding of the conversion (convention 5)
-
-
 @v.scalar_params
 @v.named_shapes
-def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Method = "lemma1",
+def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Method = "improved",
                 rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over an order grid for a per-round RDP curve composed over ``rounds`` rounds (RDP adds up:
-    Mironov 2017, Prop. 1). +inf entries (orders outside a bound's domain) are skipped; conversion by Lemma 1 or
-    by the improved conversion of the accounting core. Raises :class:`InfeasibleError` if every order is +inf."""
+    Mironov 2017, Prop. 1). +inf entries (orders outside a bound's domain) are skipped. The conversion is the
+    accounting core's (:func:`dpcalc.accounting.conversion.best_over_grid`): ``"improved"`` (Balle et al. 2020, the
+    library's default) or ``"lemma1"`` (the paper's Lemma 1, Mironov 2017 Prop. 3). Raises
+    :class:`InfeasibleError` if every order is +inf."""
     a = np.atleast_1d(_alpha(alpha))
     if a.ndim != 1:
         raise DomainError(f"alpha must be a 1-D list of orders (got shape {a.shape})")
@@ -220,52 +212,30 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
         raise DomainError("rdp must be >= 0 or +inf at every order")
     t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
     d = v.scalar("delta", v.probability("delta", delta))
-    eps = _convert(r * t, a, d, method)
-    if not np.any(np.isfinite(eps)):
+    eps, i = conversion.best_over_grid(a, r * t, math.log(d), conversion.check_method(method))
+    if i < 0:
         raise InfeasibleError("no order of the grid has a finite RDP bound (every alpha is outside the bound's domain)")
-    i = int(np.argmin(eps))
-    return DPGuarantee(float(eps[i]), d, float(a[i]), float(r[i] * t), method, t)
+    return DPGuarantee(eps, d, float(a[i]), float(r[i] * t), method, t)
 
 
 @v.scalar_params
 @v.named_shapes
 def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
-               method: Method = "lemma1", rounds: int = 1) -> DPGuarantee:
-    """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function.
-
-    A 400-point log-spaced grid in α − 1 (from 1e-4 to min(alpha_max, 1e7) − 1), then a bounded Brent refinement
-    between the neighbours of the best grid point. Any order gives a valid guarantee, so the returned ε (evaluated at
-    the returned α) is always on the safe side; the search only makes it small.
+               method: Method = "improved", rounds: int = 1) -> DPGuarantee:
+    """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function: the accounting core's
+    continuous-order minimiser (:func:`dpcalc.accounting.conversion.best_over_range`: a 400-point log grid in α − 1,
+    then a bounded Brent refinement). Any order gives a valid guarantee, so the returned ε (evaluated at the returned
+    α) is always on the safe side; the search only makes it small. ``method`` as in :func:`dp_from_rdp`.
     """
-    from scipy.optimize import minimize_scalar
-
     d = v.scalar("delta", v.probability("delta", delta))
     t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
-    top = min(float(alpha_max), 1e7)
-    if not top > 1.0:
-        raise InfeasibleError(f"the order range (1, alpha_max = {alpha_max:g}) is empty: the bound gives no guarantee")
-    u = np.linspace(math.log(1e-4), math.log(top - 1.0), 400)[:-1] if top > 1.0 + 1e-4 else np.array([])
-    grid = 1.0 + np.exp(u)
-    if grid.size == 0:
-        raise InfeasibleError(f"the order range (1, alpha_max = {alpha_max:g}) is too narrow for a guarantee")
+    m = conversion.check_method(method)
 
-    def f(al: v.FloatArray) -> v.FloatArray:
-        return _convert(np.asarray(rdp_of_alpha(al), dtype=np.float64) * t, al, d, method)
+    def composed(al: v.FloatArray) -> v.FloatArray:
+        return np.asarray(rdp_of_alpha(al), dtype=np.float64) * t
 
-    vals = f(grid)
-    if not np.any(np.isfinite(vals)):
-        raise InfeasibleError("no order in the range gives a finite bound")
-    i = int(np.argmin(vals))
-    best_u, best = float(u[i]), float(vals[i])
-    lo, hi = u[max(i - 1, 0)], u[min(i + 1, u.size - 1)]
-    if hi > lo:
-        res = minimize_scalar(lambda x: float(f(np.array([1.0 + math.exp(x)]))[0]), bounds=(lo, hi),
-                              method="bounded", options={"xatol": 1e-10})
-        if np.isfinite(res.fun) and res.fun < best:
-            best_u, best = float(res.x), float(res.fun)
-    al = 1.0 + math.exp(best_u)
-    r = float(np.asarray(rdp_of_alpha(np.array([al])), dtype=np.float64)[0]) * t
-    return DPGuarantee(best, d, al, r, method, t)
+    eps, al = conversion.best_over_range(composed, math.log(d), alpha_max, m)
+    return DPGuarantee(eps, d, al, float(composed(np.array([al]))[0]), m, t)
 
 
 @v.named_shapes
@@ -290,6 +260,7 @@ TABLE1_LABELS = {
 }
 
 
+@short_repr
 @dataclass(frozen=True)
 class Table1Entry:
     """One row of Table 1: ``eps`` (None where there is no DP guarantee), its order ``alpha`` and, for the IID row,
@@ -325,7 +296,7 @@ def _amplified_iid(eps_prime: float, r: float) -> float:
 @v.scalar_params
 def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
-    """One row of Table 1 (see :func:`table1`)."""
+    """One row of Table 1 (see :func:`table1`; ``method="lemma1"`` by default, as the paper's table)."""
     if row not in TABLE1_ROWS:
         raise DomainError(f"row must be one of {', '.join(TABLE1_ROWS)} (got {row!r})")
     n = v.scalar("N", v.integer_at_least("N", N, 1))
@@ -370,10 +341,11 @@ def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, 
     """Every row of Table 1 (seed 004) at one setting: ε at δ minimised over α, after ``rounds`` rounds.
 
     σ² is the per-user isotropic noise variance for the isotropic rows and the eigenvalue floor (sec5) for WF-NA.
-    ``method="lemma1"`` reproduces the paper (closed forms for rows 1 and 3); ``"improved"`` uses the accounting
-    core's conversion. The SGD + IID row amplifies by q = B/D as printed (δ kept, "approximately"; erratum E13).
-    The GSGD + WF-NA row is Theorem 4 (eq. 35); ``as_published=True`` gives the printed row (E1, ErratumWarning).
-    Rows without a guarantee have ``eps = None`` and say why.
+    ``method="lemma1"`` — the default here, unlike the rest of the library (``"improved"``), because the paper's own
+    Table 1 converts with its Lemma 1 — reproduces the paper (closed forms for rows 1 and 3); ``"improved"`` uses the
+    accounting core's improved conversion. The SGD + IID row amplifies by q = B/D as printed (δ kept,
+    "approximately"; erratum E13). The GSGD + WF-NA row is Theorem 4 (eq. 35); ``as_published=True`` gives the
+    printed row (E1, ErratumWarning). Rows without a guarantee have ``eps = None`` and say why.
     """
     return tuple(table1_entry(r, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
                  for r in TABLE1_ROWS)
@@ -382,7 +354,8 @@ def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, 
 @v.scalar_params
 def table1_eps(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> float:
-    """ε of one Table-1 row; :class:`InfeasibleError` for the rows with no DP guarantee (they have no number)."""
+    """ε of one Table-1 row (``method="lemma1"`` by default, as the paper's table); :class:`InfeasibleError` for the
+    rows with no DP guarantee (they have no number)."""
     entry = table1_entry(row, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
     if entry.eps is None:
         raise InfeasibleError(f"Table 1 row {row}: {entry.note}")

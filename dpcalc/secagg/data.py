@@ -1,4 +1,4 @@
-"""From per-sample gradients to ε (seed 004, eq. 16, Sec. 5.1, Theorem 1, Theorem 2).
+"""From per-sample gradients to ε (Zhang et al. 2024, eq. 16, Sec. 5.1, Theorem 1, Theorem 2).
 
 A user's per-sample clipped gradients form a K × D matrix ``G`` (one column per sample, ‖column‖ <= C).
 Second moment (uncentred, *not* ``np.cov``; erratum E14): ``G Gᵀ/D`` (sec4) or ``G Gᵀ/(BD)`` (sec5).
@@ -21,6 +21,10 @@ from dpcalc.secagg._common import batch, check_normalization
 from dpcalc.secagg.bounds import FloatOrArray, Form, theorem2_alpha_max, theorem2_rdp
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian
 from dpcalc.secagg.waterfill import water_filling
+
+__all__ = ["CLIP_RTOL", "AggregatePair", "GradientRDP", "SpanCheck", "aggregate_covariance", "check_clipped",
+           "eigenvalues", "exact_aggregate_divergence", "gradient_list", "gradient_subspace", "gradients",
+           "load_gradients", "projected_eigenvalues", "second_moment", "span_check", "theorem2_from_gradients"]
 
 #: Relative slack on ‖g‖ <= C (round-off of the clipping itself).
 CLIP_RTOL = 1e-9

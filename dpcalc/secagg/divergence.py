@@ -1,4 +1,5 @@
-"""Exact Rényi divergence between two multivariate Gaussians (seed 004, eq. 22; Gil, Alajaji & Linder 2013).
+"""Exact Rényi divergence between two multivariate Gaussians (Zhang et al. 2024, eq. 22; Gil, Alajaji & Linder
+2013).
 
 ``D_α(N(μ₁,Σ₁) ‖ N(μ₂,Σ₂)) = (α/2) Δμᵀ Σ_α⁻¹ Δμ − ln(|Σ_α| / (|Σ₁|^{1−α} |Σ₂|^α)) / (2(α−1))`` with
 ``Σ_α = αΣ₂ + (1−α)Σ₁`` and ``Δμ = μ₁ − μ₂``, valid for α > 0, α ≠ 1 when Σ_α is positive definite; for α > 1 and
@@ -21,6 +22,8 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 from dpcalc.secagg._common import symmetric_matrix
+
+__all__ = ["EIGH_ORDERS", "Divergence", "renyi_gaussian", "renyi_gaussian_codiagonal"]
 
 #: Above this many orders, the full-matrix divergence diagonalises E once instead of one Cholesky per order.
 EIGH_ORDERS = 8

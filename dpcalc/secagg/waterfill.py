@@ -1,4 +1,4 @@
-"""WF-NA, water-filling noise addition (seed 004, Sec. 5.1, Fig. 4): fill the eigenvalues of a user's sampling
+"""WF-NA, water-filling noise addition (Zhang et al. 2024, Sec. 5.1, Fig. 4): fill the eigenvalues of a user's sampling
 covariance up to a floor σ² with Gaussian noise of covariance ``ΔΣ = U max(σ² − Λ, 0) Uᵀ``.
 
 σ² is a floor on the eigenvalues of Σ_i in the **sec5** normalisation (Σ_i = G_iG_iᵀ/(BD)); a sec4 covariance is
@@ -20,8 +20,11 @@ from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
 
-E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (seed 004 erratum E8): the per-block fill ignores the "
-           "cross-block covariance, so λ_min(Σ + ΔΣ) can stay below σ² (see min_eigenvalue_after)")
+__all__ = ["E7_TEXT", "E8_TEXT", "WaterFilling", "added_power", "isotropic_spectrum", "water_filling",
+           "wfna_covariance_change_bound", "wfna_spectrum"]
+
+E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (Zhang et al. 2024, erratum E8): the per-block fill "
+           "ignores the cross-block covariance, so λ_min(Σ + ΔΣ) can stay below σ² (see min_eigenvalue_after)")
 
 
 @v.named_shapes
@@ -117,8 +120,9 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     return WaterFilling(noise, w, np.maximum(w, s2), s2, power, iso, power / iso, after, nblocks)
 
 
-E7_TEXT = ("eqs. (38), (41), (42) of seed 004 claim −g²g²ᵀ/(BD) ⪯ ΔΣ_{i,Δ} ⪯ g¹g¹ᵀ/(BD), i.e. λ_max(ΔΣ_{i,Δ} − "
-           "g¹g¹ᵀ/(BD)) <= 0; the water-filling map is not operator-monotone and this fails (erratum E7)")
+E7_TEXT = ("eqs. (38), (41), (42) of Zhang et al. 2024 claim −g²g²ᵀ/(BD) ⪯ ΔΣ_{i,Δ} ⪯ g¹g¹ᵀ/(BD), i.e. "
+           "λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) <= 0; the water-filling map is not operator-monotone and this fails "
+           "(erratum E7)")
 
 
 @v.named_shapes

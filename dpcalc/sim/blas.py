@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+__all__ = ["single_threaded_blas"]
+
 
 @contextmanager
 def single_threaded_blas() -> Iterator[None]:

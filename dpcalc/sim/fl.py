@@ -5,7 +5,7 @@ Shapes: a batch of R independent runs is simulated at once; clients' data ``X`` 
 
 * :func:`logistic_data` — synthetic logistic-regression clients, optionally non-IID (client-specific feature means
   and true weights).
-* :func:`logistic_loss` — mean over clients of the mean local logistic loss (the seed's metric, §5.1).
+* :func:`logistic_loss` — mean over clients of the mean local logistic loss (the metric of Wei et al. 2020, §5.1).
 * :func:`fedprox_local` — local gradient steps on F_i(w) + μ/2‖w − w_global‖² (FedProx, Algorithm 1 line 5).
 * :func:`clip_models` — clip each model to ‖w‖ <= C (Algorithm 1 line 6); :func:`sample_clients` — K of N without
   replacement; :func:`aggregate` — equal-weight mean; :func:`gaussian_noise` — N(0, σ²) of a shape.
@@ -21,6 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcalc.sim.scenarios import clip
+
+__all__ = ["FederatedData", "aggregate", "clip_models", "fedprox_local", "gaussian_noise", "logistic_data",
+           "logistic_loss", "sample_clients"]
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,9 @@ import numpy as np
 
 from dpcalc import _validate as v
 
+__all__ = ["DEFAULT_CHUNK", "MAX_SAMPLES", "PROCESS_THRESHOLD", "Moments", "SeedLike", "TermFn", "as_seed_sequence",
+           "chunk_sizes", "default_workers", "run_moments"]
+
 DEFAULT_CHUNK = 1 << 17
 PROCESS_THRESHOLD = 1 << 22
 MAX_SAMPLES = 10**10

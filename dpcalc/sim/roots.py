@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from dpcalc._roots import scalar_root
 
+__all__ = ["bisect_log"]
+
 
 def bisect_log(f: Callable[[float], float], lo: float, hi: float, *, rtol: float = 1e-13,
                max_iter: int = 200) -> float | None:

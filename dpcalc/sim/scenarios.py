@@ -2,7 +2,7 @@
 
 * :func:`gaussian_params` — local parameters w ~ N(0, Σ) with a given covariance (or per-coordinate variance).
 * :func:`gaussian_clients` — one coordinate of N clients, w_j ~ N(0, s_j²), shape (N, size).
-* :func:`clip` — clip rows to ‖w‖ <= C (the clipping step (5.19) of seed 000, DP-SGD's per-example clipping).
+* :func:`clip` — clip rows to ‖w‖ <= C (the clipping step (5.19) of He & He 2023, DP-SGD's per-example clipping).
 * :func:`clipped_clients` — N clipped client vectors in R^d.
 * :func:`add_noise` — server- and/or client-side Gaussian noise placement on a weighted aggregate.
 * :func:`poisson_subsample` — Bernoulli(q) inclusion mask (Poisson subsampling).
@@ -14,6 +14,9 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+__all__ = ["add_noise", "clip", "clipped_clients", "gaussian_clients", "gaussian_params", "poisson_subsample",
+           "weighted_sum", "weights_with_max", "weights_with_sum_sq"]
 
 
 def gaussian_params(rng: np.random.Generator, size: int, cov: ArrayLike, d: int | None = None) -> np.ndarray:

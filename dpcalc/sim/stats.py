@@ -5,13 +5,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from dpcalc import _numerics
 from dpcalc import _validate as v
+from dpcalc._repr import short_repr
+
+__all__ = ["Estimate", "from_moments", "normal_cdf", "normal_quantile", "z_for"]
 
 
 @v.scalar_params
 def normal_cdf(x: float) -> float:
-    """Standard normal CDF Φ(x)."""
-    return 0.5 * math.erfc(-v.scalar("x", v.as_array("x", x)) / math.sqrt(2.0))
+    """Standard normal CDF Φ(x) (validated; the kernel is :func:`dpcalc._numerics.normal_cdf`)."""
+    return _numerics.normal_cdf(v.scalar("x", v.as_array("x", x)))
 
 
 @v.scalar_params
@@ -44,7 +48,7 @@ def normal_quantile(p: float) -> float:
             x -= (_log_normal_cdf_tail(x) - math.log(p)) / _mills_inverse(x)
         return x
     for _ in range(2):  # Newton refinement to full double precision
-        e = normal_cdf(x) - p
+        e = _numerics.normal_cdf(x) - p
         x -= e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
     return x
 
@@ -66,6 +70,7 @@ def _mills_inverse(x: float) -> float:
     return -x / _tail_series(x)
 
 
+@short_repr
 @dataclass(frozen=True)
 class Estimate:
     """A Monte Carlo estimate with its standard error and a two-sided confidence interval."""

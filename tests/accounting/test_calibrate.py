@@ -88,11 +88,12 @@ def test_calibration_always_conservative_and_tight(eps: float, log_q: float, ste
 
 
 @pytest.mark.parametrize(("eps", "delta", "q", "steps", "most"),
-                         [(1.0, 1e-5, 0.01, 1000, 18), (0.5, 1e-8, 0.3, 50, 18)])
+                         [(1.0, 1e-5, 0.01, 1000, 10), (0.5, 1e-8, 0.3, 50, 10)])
 def test_rdp_calibration_evaluation_count(eps: float, delta: float, q: float, steps: int, most: int) -> None:
-    """Issue 15: the shared root finder's Illinois step halved the wrong end and let the far end creep in by
-    bisection once the near end sat on the root, so a calibration took 36-37 accountant evaluations at these
-    points; now 16 (bracketing in factors of 4 from σ = 1, then false position to 1e-9)."""
+    """A calibration once took 36-37 accountant evaluations at these points (an Illinois step halved the wrong end),
+    then 16 (bracketing in factors of 4 from σ = 1, then false position to 1e-9); the one knob search (secant steps
+    in log σ that overshoot the predicted root by 1/256 of the tolerance, bracketing it from both sides) takes 8-9,
+    the final evaluation with warnings on included."""
     from dpcalc.accounting import accountants
 
     acc = accountants.get("rdp")
@@ -112,3 +113,22 @@ def test_rdp_calibration_evaluation_count(eps: float, delta: float, q: float, st
         object.__setattr__(acc, "_eps", original)
     assert len(calls) <= most
     assert accountants.epsilon(s, q, steps, delta) <= eps < accountants.epsilon(s * (1 - 1e-9), q, steps, delta)
+
+
+def test_integer_knob_is_solved_by_the_same_search() -> None:
+    """The knob search behind sigma_for_eps takes any monotone knob: here the number of steps (an integer along
+    which ε grows) — the largest T whose RDP ε is <= the target — and a synthetic integer knob along which ε falls."""
+    acc = accountants.get("rdp")
+    forward = calibrate.Forward(upper=lambda n, _accuracy: acc.eps(1.0, 0.01, n, 1e-5)[0])
+    steps = calibrate.Knob("steps", 1, 1e7, eps_increases=True, integer=True, start=100)
+    n = int(calibrate.solve(forward, 2.0, steps, rtol=0.0, what="rdp"))
+    assert acc.eps(1.0, 0.01, n, 1e-5)[0] <= 2.0 < acc.eps(1.0, 0.01, n + 1, 1e-5)[0]
+    falling = calibrate.Forward(upper=lambda n, _accuracy: 10.0 / n)
+    knob = calibrate.Knob("batch", 1, 1000, eps_increases=False, integer=True, start=500)
+    assert calibrate.solve(falling, 0.3, knob, rtol=0.0, what="test") == 34.0  # 10/34 <= 0.3 < 10/33
+    with pytest.raises(InfeasibleError, match="unreachable"):
+        calibrate.solve(falling, 1e-3, knob, rtol=0.0, what="test")
+    with pytest.raises(InfeasibleError, match="so large"):
+        calibrate.solve(falling, 20.0, knob, rtol=0.0, what="test")
+    with pytest.raises(InfeasibleError, match="unreachable"):
+        calibrate.solve(forward, 1e-3, steps, rtol=0.0, what="rdp")

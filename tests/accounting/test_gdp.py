@@ -50,15 +50,15 @@ def test_seed002_mu_vector_and_e10() -> None:
     """μ(0.92, 1e-5) = 0.248439 (6 decimals); E10: ε(0.25) = 0.9263 rounds to 0.93, the paper prints 0.92."""
     assert abs(gdp.mu_from_eps(0.92, 1e-5) - 0.248439) <= 5e-7
     assert round(float(gdp.eps_from_mu(0.25, 1e-5)), 2) == 0.93
-    assert abs(gdp.delta_from_eps(0.92, 0.25) - 1.1076e-5) <= 5e-10
+    assert abs(gdp.delta(0.25, 0.92) - 1.1076e-5) <= 5e-10
 
 
 def test_anchor_vectors() -> None:
     """anchors.md §9 (rtol 1e-12 for closed forms and root finders, as §9 suggests 1e-9 for root finders)."""
     assert gdp.eps_from_mu(1.0, 1e-5) == pytest.approx(4.377178095681224, rel=1e-12)
-    assert gdp.delta_from_eps(1.0, 1.0) == pytest.approx(0.12693673750664392, rel=1e-14)
+    assert gdp.delta(1.0, 1.0) == pytest.approx(0.12693673750664392, rel=1e-14)
     assert gdp.eps_from_mu(1.0, 1e-300) == pytest.approx(37.448847912139016, rel=1e-12)  # PLD gives inf
-    assert gdp.delta_from_eps(0.0, 0.25) == pytest.approx(0.09947644966022584, rel=1e-14)
+    assert gdp.delta(0.25, 0.0) == pytest.approx(0.09947644966022584, rel=1e-14)
     mu = gdp.clt_mu(0.01, 1.0, 1000)
     assert mu == pytest.approx(0.4145216313365378, rel=1e-14)
     assert gdp.eps_from_mu(mu, 1e-5) == pytest.approx(1.6177118087467188, rel=1e-12)
@@ -86,8 +86,8 @@ def test_delta_matches_mpmath_random_grid() -> None:
     mus = np.exp(rng.uniform(np.log(1e-3), np.log(50), 400))
     eps = np.where(rng.random(400) < 0.5, np.exp(rng.uniform(np.log(1e-6), np.log(800), 400)),
                    rng.uniform(0, 3, 400) * mus * mus)
-    got_log = gdp.log_delta_from_eps(eps, mus)
-    got = gdp.delta_from_eps(eps, mus)
+    got_log = gdp.log_delta(mus, eps)
+    got = gdp.delta(mus, eps)
     for e, m, gl, g in zip(eps, mus, got_log, got, strict=True):
         want = mp_delta(e, m)
         wl = mpmath.log(want)
@@ -100,7 +100,7 @@ def test_delta_matches_mpmath_random_grid() -> None:
                                          (3.0, 0.1), (500.0, 30.0), (1e5, 2.0)])
 def test_log_delta_far_below_double_range(eps: float, mu: float) -> None:
     """log δ finite and within 1e-13 relative of mpmath at 50 digits (δ from 1e-300 down to e^{-2e9})."""
-    got = gdp.log_delta_from_eps(eps, mu)
+    got = gdp.log_delta(mu, eps)
     want = mp_log_delta(eps, mu)
     assert math.isfinite(got)
     assert abs(got - float(want)) <= 1e-13 * abs(float(want))
@@ -108,7 +108,7 @@ def test_log_delta_far_below_double_range(eps: float, mu: float) -> None:
 
 def test_delta_at_1e300_relative() -> None:
     """At δ ≈ 1e-300 (μ = 1, ε = 37.4488…) δ itself is still accurate to 1e-12 relative."""
-    d = gdp.delta_from_eps(37.448847912139016, 1.0)
+    d = gdp.delta(1.0, 37.448847912139016)
     assert d == pytest.approx(float(mp_delta(37.448847912139016, 1.0)), rel=1e-12)
     assert d == pytest.approx(1e-300, rel=1e-11)
 
@@ -118,7 +118,7 @@ def test_delta_near_one(eps: float, mu: float) -> None:
     """δ → 1: log δ = log1p(−(1 − δ)) keeps relative accuracy 1e-12 (mpmath at 200 digits)."""
     with mpmath.workdps(200):
         want = mpmath.log(mp_delta(eps, mu, 200))
-    got = gdp.log_delta_from_eps(eps, mu)
+    got = gdp.log_delta(mu, eps)
     assert got < 0.0
     assert got == pytest.approx(float(want), rel=1e-12)
 
@@ -128,7 +128,7 @@ def test_small_mu_accuracy() -> None:
     for mu in (1e-6, 1e-4, 1e-3):
         for k in (0.0, 0.1, 1.0, 5.0):
             e = k * mu
-            assert gdp.delta_from_eps(e, mu) == pytest.approx(float(mp_delta(e, mu)), rel=1e-12), (e, mu)
+            assert gdp.delta(mu, e) == pytest.approx(float(mp_delta(e, mu)), rel=1e-12), (e, mu)
 
 
 # --- root finders -----------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def test_roundtrip_eps_mu_eps(eps: float, delta: float) -> None:
     round trip amplifies the 1e-12 relative error of μ into ~1e-12 absolute in ε)."""
     mu = gdp.mu_from_eps(eps, delta)
     assert gdp.eps_from_mu(mu, delta) == pytest.approx(eps, rel=1e-9, abs=1e-11)
-    assert gdp.delta_from_eps(eps, mu) <= delta * (1 + 1e-12)  # μ on the safe side
+    assert gdp.delta(mu, eps) <= delta * (1 + 1e-12)  # μ on the safe side
 
 
 @settings(max_examples=60, deadline=None)
@@ -205,9 +205,9 @@ def test_roundtrip_eps_mu_eps(eps: float, delta: float) -> None:
 def test_monotone_in_eps_and_mu(mu: float, e1: float, e2: float) -> None:
     """Hypothesis: log δ is non-increasing in ε and non-decreasing in μ (up to 1e-13 relative rounding)."""
     lo, hi = sorted((e1, e2))
-    a, b = gdp.log_delta_from_eps(lo, mu), gdp.log_delta_from_eps(hi, mu)
+    a, b = gdp.log_delta(mu, lo), gdp.log_delta(mu, hi)
     assert b <= a + 1e-13 * abs(a) + 1e-300
-    c = gdp.log_delta_from_eps(lo, mu * 1.01)
+    c = gdp.log_delta(mu * 1.01, lo)
     assert c >= a - 1e-13 * abs(a)
 
 
@@ -225,7 +225,7 @@ def test_delta_equals_convex_conjugate_of_tradeoff() -> None:
             return -(1.0 - math.exp(eps) * a - float(gdp.tradeoff(a, mu)))
 
         res = minimize_scalar(neg, bounds=(-40.0, 40.0), method="bounded", options={"xatol": 1e-12})
-        assert -res.fun == pytest.approx(gdp.delta_from_eps(eps, mu), abs=1e-9)
+        assert -res.fun == pytest.approx(gdp.delta(mu, eps), abs=1e-9)
 
 
 def test_delta_monte_carlo_privacy_loss() -> None:
@@ -236,7 +236,7 @@ def test_delta_monte_carlo_privacy_loss() -> None:
         x = rng.normal(mu, 1.0, 2_000_000)
         terms = np.maximum(0.0, -np.expm1(eps - (mu * x - 0.5 * mu * mu)))
         m, se = terms.mean(), terms.std(ddof=1) / math.sqrt(terms.size)
-        assert abs(gdp.delta_from_eps(eps, mu) - m) <= 5 * se
+        assert abs(gdp.delta(mu, eps) - m) <= 5 * se
 
 
 def test_tradeoff_monte_carlo_and_edges() -> None:
@@ -272,7 +272,7 @@ def test_compose_and_gaussian_mechanism() -> None:
     x = rng.normal(mus, 1.0, (1_000_000, 3))
     loss = (x * mus - 0.5 * mus * mus).sum(axis=1)
     terms = np.maximum(0.0, -np.expm1(1.0 - loss))
-    assert abs(gdp.delta_from_eps(1.0, mu) - terms.mean()) <= 5 * terms.std() / 1000
+    assert abs(gdp.delta(mu, 1.0) - terms.mean()) <= 5 * terms.std() / 1000
     mu3 = gdp.gaussian_mu(sensitivity=2.0, sigma=3.0)
     assert gdp.gaussian_sigma(sensitivity=2.0, mu=mu3) == pytest.approx(3.0, rel=1e-15)
 
@@ -315,9 +315,9 @@ def test_agrees_with_dp_accounting_analytic_gaussian() -> None:
 # --- errors ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: gdp.delta_from_eps(1.0, 0.0), "mu must be"),
-    (lambda: gdp.delta_from_eps(-1.0, 1.0), "eps must be"),
-    (lambda: gdp.delta_from_eps(float("nan"), 1.0), "eps must be finite"),
+    (lambda: gdp.delta(0.0, 1.0), "mu must be"),
+    (lambda: gdp.delta(1.0, -1.0), "eps must be"),
+    (lambda: gdp.delta(1.0, float("nan")), "eps must be finite"),
     (lambda: gdp.eps_from_mu(1.0, 1.0), r"delta must be a finite number in \(0, 1\)"),
     (lambda: gdp.eps_from_mu(1.0, 0.0), "delta must be"),
     (lambda: gdp.eps_from_mu(-1.0, 1e-5), "mu must be"),
@@ -364,7 +364,7 @@ def test_extreme_inputs_are_finite_or_rejected() -> None:
     assert gdp.mu_from_eps(1e-300, 1e-5) == pytest.approx(math.sqrt(2 * math.pi) * 1e-5, rel=1e-9)
     assert gdp.mu_from_eps(1e200, 1e-5) == pytest.approx(math.sqrt(2e200), rel=1e-6)
     with pytest.raises(DomainError, match="too large"):
-        gdp.log_delta_from_eps(1.0, 1e-300)
+        gdp.log_delta(1e-300, 1.0)
 
 
 def test_log_delta_targets_and_eps_zero_small_delta() -> None:
@@ -394,15 +394,17 @@ def mp_eps_log(mu: float, log_delta: float) -> mpmath.mpf:
                                solver="anderson")
 
 
-def test_conventions_order_and_legacy_names() -> None:
+def test_conventions_order_and_no_legacy_names() -> None:
     """gdp.delta(mu, eps) / log_delta(mu, eps) and gaussian_mechanism.delta(sigma, eps, sensitivity) follow the
-    argument-order convention; the legacy (eps, mu) / (eps, sigma, sensitivity) names keep their positional meaning."""
+    argument-order convention; the pre-conventions (eps, mu) / (eps, sigma, sensitivity) aliases are gone (0.x)."""
     from dpcalc.accounting import gaussian_mechanism as gm
 
-    assert gdp.delta(0.5, 1.0) == gdp.delta_from_eps(1.0, 0.5) != gdp.delta(1.0, 0.5)
-    assert gdp.log_delta(0.5, 1.0) == gdp.log_delta_from_eps(1.0, 0.5)
-    assert gm.delta(2.0, 1.0, 1.0) == gm.delta_analytic(1.0, 2.0, 1.0) == gdp.delta(0.5, 1.0)
-    assert gm.log_delta(2.0, 1.0) == gm.log_delta_analytic(1.0, 2.0)
+    assert gdp.delta(0.5, 1.0) != gdp.delta(1.0, 0.5)
+    assert gm.delta(2.0, 1.0, 1.0) == gdp.delta(0.5, 1.0)
+    assert gm.log_delta(2.0, 1.0) == gdp.log_delta(0.5, 1.0)
+    for module, name in ((gdp, "delta_from_eps"), (gdp, "log_delta_from_eps"), (gm, "delta_analytic"),
+                         (gm, "log_delta_analytic")):
+        assert not hasattr(module, name)
 
 
 def test_eps_and_mu_on_the_safe_side_where_delta_cancels() -> None:

@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from dpcalc.accounting import gdp, pld
+from dpcalc.accounting import calibrate, gdp, pld
+from dpcalc.accounting.pld import common, passes, schedule
 from dpcalc.errors import DomainError
 
 
@@ -104,7 +105,7 @@ def test_tiny_delta_below_rdp() -> None:
 
 
 def test_delta_bracket_contains_exact() -> None:
-    exact = float(gdp.delta_from_eps(1.0, 1.0))  # anchors §9.5: 0.12693673750664392
+    exact = float(gdp.delta(1.0, 1.0))  # anchors §9.5: 0.12693673750664392
     br = pld.delta_for_eps([pld.Step(1.0, 1.0, 1)], 1.0)
     assert br.delta_lower <= exact <= br.delta_upper
     assert br.delta_upper - br.delta_lower <= 1e-3 * exact
@@ -118,7 +119,7 @@ def test_delta_bracket_subsampled_matches_dp_accounting_vector() -> None:
 
 
 def test_calibration_safe_side() -> None:
-    s = pld.sigma_for_eps(2.0, 1e-5, 0.01, 1000)
+    s = calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld")
     assert pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper <= 2.0
     # anchors §9.2: dp-accounting PLD at vdi 1e-3 gives 0.95924; the tight σ is a little above 0.9592
     assert 0.955 < s < 0.965
@@ -128,13 +129,13 @@ def test_calibration_safe_side() -> None:
 def test_calibration_where_eps_reaches_zero() -> None:
     """Large δ: ε(σ) is 0 beyond a finite σ (q = 1, δ = 0.9: ε = 0 from σ ≈ 0.4 on). The secant steps used to land
     on ε = 0 and flail (log 0); the safeguarded search bisects there and stays on the safe side."""
-    s = pld.sigma_for_eps(0.05, 0.9, 1.0, 1)
+    s = calibrate.sigma_for_eps(0.05, 0.9, 1.0, 1, accountant="pld")
     assert pld.epsilon_subsampled_gaussian(s, 1.0, 1, 0.9).eps_upper <= 0.05
     assert pld.epsilon_subsampled_gaussian(s * (1 - 3e-3), 1.0, 1, 0.9).eps_lower > 0.05
 
 
 def test_memory_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pld, "MAX_FFT", 1000)
+    monkeypatch.setattr(common, "MAX_FFT", 1000)  # read at call time
     with pytest.raises(pld.MemoryCapError, match="cap"):
         pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
 
@@ -211,7 +212,7 @@ def test_bracket_against_monte_carlo_of_the_privacy_loss(rng: np.random.Generato
     from dpcalc.checks.pld import mc_delta
 
     mc, se = mc_delta(sigma, q, steps, eps, 400_000, rng)
-    br = pld._run(pld._schedule([pld.Step(sigma, q, steps)]), "remove", 2e-3, 1e-6, None, eps)
+    br = passes.run(schedule.normalise([pld.Step(sigma, q, steps)]), "remove", 2e-3, 1e-6, None, eps)
     assert br.lo is not None
     lo, up = br.lo.delta(eps), br.up.delta(eps)
     assert lo <= up
@@ -303,7 +304,7 @@ def test_delta_at_huge_sigma_is_bounded_by_the_dominating_gaussian() -> None:
     for sigma in (1e20, 1e140, 1e300):
         br = pld.delta_for_eps([(sigma, 0.01, 10)], 0.0)
         assert br.delta_lower == 0.0
-        assert gdp.delta_from_eps(0.0, 10**0.5 / sigma) <= br.delta_upper <= 1.3e-300 * (1e300 / sigma)
+        assert gdp.delta(10**0.5 / sigma, 0.0) <= br.delta_upper <= 1.3e-300 * (1e300 / sigma)
     assert pld.delta_for_eps([(1e300, 0.01, 10)], 1.0).delta_upper == 5e-324
 
 
@@ -321,7 +322,8 @@ def test_refinement_stops_when_the_bracket_no_longer_narrows() -> None:
     (lambda: pld.epsilon_subsampled_gaussian(5e-324, 1.0, 100, 1e-5), r"^sigma is too small"),
     (lambda: pld.delta_upper(object(), 0.01, 73, 1.0), r"^sigma must be a number"),
     (lambda: pld.epsilon_subsampled_gaussian(517.9, 1 + 2j, 358, 1e-5), r"^q must be a number"),
-    (lambda: pld.sigma_for_eps(3.2e-28, 3.2e-28, 3.2e-28, 100), r"^eps = 3.2e-28 is unreachable"),
+    (lambda: calibrate.sigma_for_eps(3.2e-28, 3.2e-28, 3.2e-28, 100, accountant="pld"),
+     r"^eps = 3.2e-28 is unreachable"),
 ])
 def test_fuzz_reproducers_are_one_line_errors(call: object, message: str) -> None:
     """Library-fuzz findings: a math domain error, TypeErrors and an IndexError naming no parameter."""
@@ -336,7 +338,7 @@ def test_a_window_beyond_the_cap_is_refused_before_discretising(monkeypatch: pyt
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("discretised although the composed window cannot fit")
 
-    monkeypatch.setattr(pld, "_discretise_many", never)
+    monkeypatch.setattr(passes, "discretise_many", never)
     for steps in (10**9, 2**53 + 1):
         with pytest.raises(pld.MemoryCapError, match=r"the composed privacy loss of the schedule .* needs"):
             pld.delta_upper(0.8, 0.01, steps, 0.5)
@@ -357,13 +359,13 @@ def test_upper_curve_below_a_heavy_atom_stays_above_the_exact_delta() -> None:
     lower bound, 2.8997, was above it: an internal error). The curve now carries the rounding of that difference."""
     sigma, steps, delta = 7.262778036466415, 4, 1.698912030930936e-27
     exact = float(gdp.eps_from_mu(math.sqrt(steps) / sigma, delta))
-    sched = pld._schedule([(sigma, 1.0, steps)])
-    e_lo, e_up, _ = pld._eps_pass(sched, "remove", 0.02509756165113851, delta, None, True)
+    sched = schedule.normalise([(sigma, 1.0, steps)])
+    e_lo, e_up, _ = passes.eps_pass(sched, "remove", 0.02509756165113851, delta, None, True)
     assert e_lo <= exact <= e_up
     br = pld.epsilon([(sigma, 1.0, steps)], delta)
     assert br.eps_lower <= exact <= br.eps_upper
     # the upper curve itself, on every lattice point of the window: never below the exact δ
-    ps = pld._run(sched, "remove", 0.02509756165113851, delta, 0.19325122471376655, None, True)
+    ps = passes.run(sched, "remove", 0.02509756165113851, delta, 0.19325122471376655, None, True)
     mu = math.sqrt(steps) / sigma
     for x in ps.up.x[(ps.up.x > 0.5) & (ps.up.x < 3.4)]:
         assert ps.up.delta(float(x)) >= math.exp(float(gdp.log_delta(mu, float(x)))) * (1 - 1e-9)
@@ -387,9 +389,9 @@ def test_curve_sums_term_by_term_where_the_discounted_suffix_underflows() -> Non
     exact 7.97e-4 (exposed once the atoms with underflowing tilted weights stopped being charged at +∞). Where A_m is
     below 1e-280 the curve now sums P_k(1 − e^{ε − x_k}) term by term in log space."""
     exact = float(gdp.eps_from_mu(1e-4, 1e-20))
-    sched = pld._schedule([(1e4, 1.0, 1)])
+    sched = schedule.normalise([(1e4, 1.0, 1)])
     for h in (0.0016583123951777001, 0.00023021948928419393, 5e-5):
-        e_lo, e_up, _ = pld._eps_pass(sched, "remove", h, 1e-20, None, True)
+        e_lo, e_up, _ = passes.eps_pass(sched, "remove", h, 1e-20, None, True)
         assert e_lo <= exact <= e_up
 
 

@@ -177,19 +177,16 @@ def test_extreme_parameters_stay_finite() -> None:
 ])
 def test_bad_input(kwargs, match) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(DomainError, match=match):
-        rdp.subsampled_gaussian(**kwargs)
-    with pytest.raises(DomainError, match=match):
         rdp.sampled_gaussian(**kwargs)
 
 
-def test_conventions_order_and_the_kept_positional_order() -> None:
-    """sampled_gaussian(q, sigma, alpha) is the conventions order; subsampled_gaussian(alpha, q, sigma) keeps the
-    meaning of existing positional calls (docs/conventions.md §1), e.g. the issue-15 reproducer."""
-    want = 0.10051913832930419  # issue 15 #1: α = 97.25, q = 0.9, σ = 20
+def test_conventions_order_and_no_legacy_name() -> None:
+    """sampled_gaussian(q, sigma, alpha) is the conventions order (docs/conventions.md §1), e.g. at α = 97.25, q = 0.9,
+    σ = 20 (a library-fuzz reproducer); the pre-conventions subsampled_gaussian(alpha, q, sigma) is gone (0.x)."""
+    want = 0.10051913832930419
     assert rdp.sampled_gaussian(0.9, 20.0, 97.25) == pytest.approx(want, rel=1e-12)
-    assert rdp.subsampled_gaussian(97.25, 0.9, 20.0) == rdp.sampled_gaussian(0.9, 20.0, 97.25)
-    assert rdp.subsampled_gaussian(alpha=97.25, q=0.9, sigma=20.0) == rdp.sampled_gaussian(q=0.9, sigma=20.0,
-                                                                                            alpha=97.25)
+    assert rdp.sampled_gaussian(alpha=97.25, q=0.9, sigma=20.0) == rdp.sampled_gaussian(0.9, 20.0, 97.25)
+    assert not hasattr(rdp, "subsampled_gaussian")
 
 
 def test_bad_conversion_input() -> None:

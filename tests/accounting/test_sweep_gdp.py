@@ -44,14 +44,14 @@ def _mu_exact(p: dict[str, float]) -> mpmath.mpf:
 
 def test_log_delta_from_eps_sweep() -> None:
     sweep("gdp.log_delta_from_eps", [Axis("eps", 1e-8, 1e8), Axis("mu", 1e-6, 1e6)],
-          fn=lambda p: gdp.log_delta_from_eps(p["eps"], p["mu"]),
+          fn=lambda p: gdp.log_delta(p["mu"], p["eps"]),
           ref=lambda p: oracles.gaussian_log_delta(p["eps"], p["mu"]), rtol=_rtol("gdp.log_delta_from_eps"),
           atol=TINY, n=60)
 
 
 def test_delta_from_eps_sweep() -> None:
     sweep("gdp.delta_from_eps", [Axis("eps", 1e-8, 1e3), Axis("mu", 1e-6, 1e2)],
-          fn=lambda p: gdp.delta_from_eps(p["eps"], p["mu"]),
+          fn=lambda p: gdp.delta(p["mu"], p["eps"]),
           ref=lambda p: oracles.gaussian_delta(p["eps"], p["mu"]), rtol=_rtol("gdp.delta_from_eps"),
           where=lambda p: float(oracles.gaussian_log_delta(p["eps"], p["mu"], 17)) > math.log(1e-300), n=60)
 
@@ -60,7 +60,7 @@ def test_log_delta_analytic_sweep() -> None:
     """σ form over the same kernel; reference at the exact μ = Δ/σ; includes the issue-15 reproducers."""
     sweep("gaussian.log_delta_analytic",
           [Axis("eps", 1e-8, 1e7), Axis("sigma", 1e-5, 1e7), Axis("sensitivity", 1e-3, 1e3)],
-          fn=lambda p: gm.log_delta_analytic(p["eps"], p["sigma"], p["sensitivity"]),
+          fn=lambda p: gm.log_delta(p["sigma"], p["eps"], p["sensitivity"]),
           ref=lambda p: oracles.gaussian_log_delta(p["eps"], _mu_exact(p)), rtol=_rtol("gaussian.log_delta_analytic"),
           atol=TINY, n=40, where=lambda p: p["eps"] * p["sigma"] / p["sensitivity"] < 1e150,
           extra=[{"eps": 1.1515915667351505e-06, "sigma": 1.607610121455617, "sensitivity": 58.34485480162464},

@@ -1,5 +1,5 @@
-"""Every public function of the numerical modules is accounted for by the domain sweeps (issue 15 "Deliver": for
-every public numerical function, a sweep of its documented domain against an independent high-precision form).
+"""Every public function of the numerical modules is accounted for by the domain sweeps (the requirement: for every
+public numerical function, a sweep of its documented domain against an independent high-precision form).
 
 A function passes when it is the implementation of a catalog entry (swept against the entry's SymPy form by
 ``test_sweep_seeds.py`` / ``test_sweep_accounting.py``), when a named sweep test elsewhere covers it (mpmath oracles
@@ -24,11 +24,6 @@ MODULES = ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "
 
 #: public functions swept by a dedicated test (file::test) against an mpmath oracle rather than a catalog form
 SWEPT_ELSEWHERE = {
-    "dpcalc.accounting.gdp.delta_from_eps": "test_sweep_gdp.py::test_delta_from_eps_sweep",
-    "dpcalc.accounting.gdp.log_delta_from_eps": "test_sweep_gdp.py::test_log_delta_from_eps_sweep",
-    "dpcalc.accounting.gaussian_mechanism.log_delta_analytic": "test_sweep_gdp.py::test_log_delta_analytic_sweep",
-    "dpcalc.accounting.gaussian_mechanism.delta_analytic": "test_sweep_gdp.py::test_log_delta_analytic_sweep",
-    "dpcalc.accounting.rdp.subsampled_gaussian": "test_sweep_rdp.py::test_subsampled_gaussian_fractional_sweep",
     "dpcalc.accounting.rdp.subsampled_gaussian_curve": "test_sweep_rdp.py::test_subsampled_gaussian_integer_sweep",
     "dpcalc.accounting.rdp.eps_subsampled_gaussian": "test_sweep_accountants.py::test_eps_rdp_sweep",
     "dpcalc.accounting.rdp.eps_from_curve": "test_sweep_accountants.py::test_eps_rdp_sweep",
@@ -36,24 +31,17 @@ SWEPT_ELSEWHERE = {
     "dpcalc.accounting.pld.epsilon": "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
     "dpcalc.accounting.pld.epsilon_subsampled_gaussian":
         "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
-    "dpcalc.accounting.pld.sigma_for_eps": "test_sweep_calibrate.py::test_calibrate_analytic_sweep",
 }
 
 #: public functions that are not a closed form of their own, with the reason (what covers the numbers they return)
 NOT_A_FORM = {
     # helpers and kernels: every value they produce reaches the user through a catalogued (swept) entry
-    "dpcalc.midp.half_d_log1p_ratio": "kernel of the midp leakage entries (swept through them)",
-    "dpcalc.midp.log_snr_budget": "kernel of the midp σ entries (swept through them)",
     "dpcalc.midp.weight_stats": "Σp², max p of an aggregation weight vector (inputs of the midp entries)",
     "dpcalc.midp.equal_weight_stats": "Σp² = 1/N, max p = 1/N (inputs of the midp entries)",
-    "dpcalc.midp.from_nats": "unit conversion (dpcalc.units)",
-    "dpcalc.midp.nats_per_unit": "unit conversion (dpcalc.units)",
     "dpcalc.midp.clip_schedule": "per-round clipping thresholds fed to midp.clip_update (catalogued)",
     "dpcalc.midp.personalized": "dataclass of the personalized_* entries (each catalogued)",
-    "dpcalc.cuag.log1p_exp": "log(1 + e^x) kernel (swept through the gdp entries)",
-    "dpcalc.accounting.gdp.log_expm1": "log(e^x − 1) kernel (swept through the gdp entries)",
-    "dpcalc.accounting.gdp.bracket": "root bracket of the gdp inverses (their sweeps assert the safe side)",
-    "dpcalc.accounting.calibrate.scalar_root": "the safe-side root finder behind the calibration sweeps",
+    "dpcalc.accounting.calibrate.solve": "the one monotone-knob search behind sigma_for_eps (its sweeps; "
+                                         "tests/accounting/test_calibrate.py: an integer knob)",
     "dpcalc.cuag.harmonic": "H_T inside cuag.effective_mu (catalogued, μ√H_T)",
     "dpcalc.cuag.noise_variance_from_sigma": "ξ = (2Cσ/B)², the σ form of cuag.noise_variance (eq. 15, catalogued)",
     "dpcalc.cuag.sigma_schedule": "the vector σ_1..σ_T of cuag.sigma (catalogued)",
@@ -87,7 +75,8 @@ NOT_A_FORM = {
     "dpcalc.nbafl.k_domain_min": "smallest integer K > N(1 − e^{−ε/T}) (integer search, tests/families/test_nbafl.py)",
     "dpcalc.secagg.dp_from_rdp": "min over an order grid of catalogued RDP→DP conversions",
     "dpcalc.secagg.optimal_dp": "min over α of a catalogued RDP→DP conversion (any α is valid: safe by construction)",
-    # matrix pipelines of seed 004: checked by exact numerics (eigendecompositions, quadrature) in their tests
+    # matrix pipelines of Zhang et al. 2024 (paper 004): checked by exact numerics (eigendecompositions, quadrature)
+    # in their tests
     "dpcalc.secagg.aggregate_covariance": "matrix builder (tests/families/test_secagg.py)",
     "dpcalc.secagg.eigenvalues": "eigendecomposition (NumPy)",
     "dpcalc.secagg.gradient_subspace": "matrix pipeline (tests/families/test_secagg.py)",
@@ -108,7 +97,6 @@ NOT_A_FORM = {
     "dpcalc.accounting.accountants.get": "registry lookup",
     "dpcalc.accounting.accountants.names": "registry listing",
     "dpcalc.accounting.accountants.pld_available": "registry query",
-    "dpcalc.accounting.pld.progress": "terminal progress context",
     "dpcalc.accounting.pld.delta_for_eps": "the PLD δ bracket (tests/accounting/test_pld.py: containment of the exact "
                                            "Gaussian δ at q = 1, monotonicity, dp-accounting peer)",
 }

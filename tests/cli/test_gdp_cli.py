@@ -37,7 +37,7 @@ def test_delta_grid_rows_and_formats() -> None:
     doc = run_json("gdp", "delta", "--mu", "0.5,1", "--eps", "0:2:1")
     assert [(r["mu"], r["eps"]) for r in doc["rows"]] == [(0.5, 0), (0.5, 1), (0.5, 2), (1, 0), (1, 1), (1, 2)]
     for r in doc["rows"]:
-        assert r["delta"] == pytest.approx(gdp.delta_from_eps(r["eps"], r["mu"]), rel=1e-15)
+        assert r["delta"] == pytest.approx(gdp.delta(r["mu"], r["eps"]), rel=1e-15)
         assert "log_delta" in r
     code, out, _ = run("gdp", "delta", "--mu", "1", "--eps", "1", "--format", "csv")
     assert code == 0 and out.splitlines()[0] == "mu,eps,delta,log_delta"

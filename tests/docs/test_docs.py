@@ -103,7 +103,7 @@ def test_a_new_family_appears_from_data_alone(tmp_path: Path, monkeypatch: pytes
         assert "## `newfam.server_sigma`" in page and "(../figures/099-fig1.png)" in page
         config = {"nav": [{"Home": "index.md"}, {"Papers": "papers/index.md"}]}
         nav = hooks.on_config(config)["nav"][1]["Papers"]
-        assert {"Seed 099: He & He, IEEE Access 2023": "papers/099.md"} in nav
+        assert {"099 · He & He, IEEE Access 2023": "papers/099.md"} in nav
     finally:
         monkeypatch.undo()
         clear()
@@ -187,5 +187,5 @@ def test_pages_in_headless_chromium(site: Path) -> None:
             if frag and target in ids:
                 assert frag in ids[target], f"{where}: missing anchor {link}"
     by_page = {r["url"]: r for r in report}
-    assert by_page["papers/001.html"]["math"] > 30  # every formula of seed 001 is rendered
+    assert by_page["papers/001.html"]["math"] > 30  # every formula of paper 001 (Zeng, Yang & Dai 2022)
     assert len(by_page["papers/001.html"]["images"]) >= 6  # its figure presets

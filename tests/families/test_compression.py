@@ -1,5 +1,5 @@
-"""CUAG-PFL compression (seed 002 §5.3): Algorithm 2 rates, Algorithm 3 matrix, eq. (14) coherence, and every
-fixed-rate uplink entry of Tables 2 and 6 (printed to 4 decimals; the library value must round to it)."""
+"""CUAG-PFL compression (Li, Xiao & Chen 2024, §5.3): Algorithm 2 rates, Algorithm 3 matrix, eq. (14) coherence, and
+every fixed-rate uplink entry of Tables 2 and 6 (printed to 4 decimals; the library value must round to it)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_model_sizes_and_layer_grouping() -> None:
     assert sum(comp.MODELS["cnn-cifar100"]) == 815_332
     assert sum(comp.MODELS["vgg16-cifar10"]) == 134_301_514
     assert round(comp.uplink_gib("vgg16-cifar10"), 4) == 150.0936
-    # flooring weight and bias separately would miss the printed 60.0375 (seed002.md §5.3)
+    # flooring weight and bias separately would miss the printed 60.0375 (Table 6, VGG16, r = 0.4)
     tensors = []
     for cin, cout in comp._VGG16_CONVS:
         tensors += [cin * cout * 9, cout]
@@ -65,7 +65,7 @@ def test_layer_rate_map_and_rounding_modes() -> None:
               0.45: 0.5, 0.7: 0.5}
     for w, r in python.items():
         assert comp.layer_rate(w) == r, w
-    assert comp.layer_rate(0.05, rounding="numpy") == 0.4  # Python 0.5 vs numpy 0.4 (seed002.md §1.7)
+    assert comp.layer_rate(0.05, rounding="numpy") == 0.4  # Python 0.5 vs numpy 0.4 (Algorithm 2's rounding)
     assert comp.layer_rate(0.15, rounding="numpy") == 0.4
     # E9: r_min is reached on [0.20, 0.25], contrary to r_l ∈ (r_min, r_max]
     assert set(np.atleast_1d(comp.layer_rate(np.linspace(0.2, 0.25, 11)))) == {0.2}
@@ -113,7 +113,7 @@ def test_measurement_matrix_undefined_for_small_layers() -> None:
                 out.append(n)
         return out
 
-    assert undefined(0.2) == [1, 2, 3, 4, 7, 8, 9, 13, 14, 19]  # seed002.md §1.8
+    assert undefined(0.2) == [1, 2, 3, 4, 7, 8, 9, 13, 14, 19]  # b = 0 below I = 5, count > b at 7-9, 13, 14, 19
     assert max(undefined(0.3)) <= 13 and max(undefined(0.4)) <= 7 and undefined(0.5) == [1]
     with pytest.raises(DomainError, match=r"count = I − ⌊1/r⌋⌊rI⌋ = 2 .* > b = 1"):
         comp.measurement_matrix(0.2, 7)

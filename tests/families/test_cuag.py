@@ -1,7 +1,9 @@
-"""CUAG-PFL (dpcalc.cuag, seed 002): every vector of seed002.md §5.1 to the digits given, the audit of the
-"fixed budget" claim (E15) recomposed from the actual σ schedule, eq. (3) round trips, errata E1/E3/E15, errors.
+"""CUAG-PFL (dpcalc.cuag; Li, Xiao & Chen 2024): the paper's numbers (the ε of its Tables 1-2 and of each μ it uses)
+and reference values of eq. (16) and the audit (computed from the closed forms with SciPy, 6-7 digits) to the digits
+given, the audit of the "fixed budget" claim (E15) recomposed from the actual σ schedule, eq. (3) round trips, errata
+E1/E3/E15, errors.
 
-Tolerances: half a unit in the last digit given by seed002.md unless stated; closed forms 1e-12 relative.
+Tolerances: half a unit in the last digit given unless stated; closed forms 1e-12 relative.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ SIGMA_TABLE = {500: (0.710489, 1.435165, 6.964071), 1000: (0.554011, 0.893440, 3
 
 @pytest.mark.parametrize("D", sorted(SIGMA_TABLE))
 def test_sigma_schedule_table(D: int) -> None:
-    """seed002.md §5.1: σ at t = 1, 10, 300 (μ = 0.25, λ = 0.1, B = 50, P = 25), 6 decimals (|diff| <= 5e-7)."""
+    """Eq. (16): σ at t = 1, 10, 300 (the paper's μ = 0.25, λ = 0.1, B = 50, P = 25; |D_n| assumed, the paper never
+    gives it), 6 decimals (|diff| <= 5e-7)."""
     got = cuag.sigma(0.25, 0.1, 50, D, [1, 10, 300], 25)
     np.testing.assert_allclose(got, SIGMA_TABLE[D], atol=5e-7, rtol=0)
 
@@ -77,7 +80,7 @@ def test_audit_headline() -> None:
 
 @pytest.mark.parametrize(("mu", "eps"), [(0.1, 0.929), (0.5, 5.697), (1.0, 13.25), (2.0, 33.22)])
 def test_audit_other_defaults(mu: float, eps: float) -> None:
-    """seed002.md E15: ε_eff for other μ at T = 300, δ = 1e-5, to the digits given."""
+    """E15: ε of μ√H_300 for the paper's other μ at δ = 1e-5 (reference values, SciPy), to the digits given."""
     digits = len(str(eps).split(".")[1])
     assert abs(cuag.audit(mu, 300).eps_effective - eps) <= 0.5 * 10 ** -digits
 
@@ -141,7 +144,7 @@ def test_prifedsync_range_and_table1() -> None:
 
 
 def test_prifedsync_k_bracket() -> None:
-    """K ∈ [0.009999, 0.010007] is what the paper's 2-decimal range [0.41, 10.24] allows (seed002.md §5.1)."""
+    """K ∈ [0.009999, 0.010007] is what the paper's 2-decimal range [0.41, 10.24] allows."""
     for k, ok in [(0.01, True), (0.00999, False), (0.01001, False)]:
         lo = gdp.eps_from_mu(k * math.sqrt(math.expm1(1 / 0.45**2)), 1e-5)
         hi = gdp.eps_from_mu(k * math.sqrt(300 * math.expm1(1 / 0.45**2)), 1e-5)

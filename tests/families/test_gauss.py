@@ -1,8 +1,9 @@
-"""Seed 001 (Zeng, Yang & Dai, Entropy 2022): reference tables, closed forms vs the exact engine, SymPy
-determinant identities, Monte Carlo, properties, errata and errors.
+"""Zeng, Yang & Dai, Entropy 2022: reference tables, closed forms vs the exact engine, SymPy determinant identities,
+Monte Carlo, properties, errata and errors.
 
-Tolerances are stated per test. Reference tables: crosscheck.md §3.2 (6-7 significant digits as printed, so
-rtol 5e-6 on the values printed with 6 decimals, 5e-4 on the 4-digit ones).
+Tolerances are stated per test. Reference tables: the paper's Fig. 5 and Fig. 6/7 parameters, values from exact
+log-determinants of the covariances (NumPy), written to 6-7 significant digits, so rtol 5e-6 on the values with
+6 decimals, 5e-4 on the 4-digit ones.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError, OutOfDom
 
 EPS = [1, 2, 3, 5, 10]
 
-# crosscheck §3.2, Fig 5 parameters (σ_m²=2, σ_k²=1.8, n=101):
+# Fig 5 parameters (σ_m²=2, σ_k²=1.8, n=101), exact log-det values:
 # ε, σ² published, U(18) at published σ², σ² corrected, U_max corrected, true I at published σ²
 FIG5 = [
     (1, 1.266, 0.140288, 0.0673326, 1.041222, 0.106786),
@@ -59,7 +60,7 @@ def _published(fn, *args, **kw):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("row", FIG5, ids=[f"eps={r[0]}" for r in FIG5])
 def test_fig5_table(row: tuple[float, ...]) -> None:
-    """crosscheck §3.2 Fig-5 table, every column, to the printed digits (±½ unit in the last place)."""
+    """The Fig-5 table, every column, to the digits written (±½ unit in the last place)."""
     eps, s_pub, u_pub, s_cor, u_cor, leak_pub = row
     assert gauss.case2_sigma2(eps, 2, 1.8, 101) == pytest.approx(s_cor, rel=_rel(s_cor))
     assert gauss.case2_u_max(eps, 2, 1.8, 101) == pytest.approx(u_cor, rel=_rel(u_cor))
@@ -71,7 +72,7 @@ def test_fig5_table(row: tuple[float, ...]) -> None:
 
 @pytest.mark.parametrize("row", FIG67, ids=[f"eps={r[0]}" for r in FIG67])
 def test_fig67_table(row: tuple[float, ...]) -> None:
-    """crosscheck §3.2 Fig-6/7 table, every column, to the printed digits."""
+    """The Fig-6/7 table, every column, to the digits written."""
     eps, s_pub, u_pub, s_cor, u_nonneg, u_free = row
     assert _published(gauss.case2_sigma2, eps, 30, 2, 101) == pytest.approx(s_pub, rel=_rel(s_pub))
     assert _published(gauss.case2_u_max, eps, 30, 2, 101) == pytest.approx(u_pub, rel=_rel(u_pub))
@@ -81,18 +82,19 @@ def test_fig67_table(row: tuple[float, ...]) -> None:
     assert gauss.case3_u_max(eps, 30, 2, 101) == pytest.approx(u_free, rel=_rel(u_free))
 
 
-def test_fig67_case3_free_point_and_issue_numbers() -> None:
-    """The free optimum at ε=1 is (9.421, −0.02136) (crosscheck, 4 digits); the issue's 0.107 bits of leakage."""
+def test_fig67_case3_free_point_and_leakage_of_published_sigma() -> None:
+    """The free optimum at ε=1 is (9.421, −0.02136) (SLSQP on the exact constraint, 4 digits); the published (14)
+    leaks 0.107 bits at ε = 1 (Fig. 5 parameters)."""
     opt = gauss.case3_optimum(1, 30, 2, 101)
     assert float(opt.sigma2) == pytest.approx(9.421, abs=5e-4)
     assert float(opt.sigma_e2) == pytest.approx(-0.02136, abs=5e-6)
-    with pytest.warns(ErratumWarning, match=r"001-7.*leaks only 0\.106786 bits"):
+    with pytest.warns(ErratumWarning, match=r"gauss\.case2_sigma2.*leaks only 0\.106786 bits"):
         gauss.case2_sigma2(1, 2, 1.8, 101, as_published=True)
     assert float(gauss.conditional_variance(2, 1.8, 101)) == pytest.approx(0.201998, rel=3e-6)
 
 
-def test_errata_numbers_001_9_and_001_12() -> None:
-    """crosscheck 001-9 and 001-12 numbers (6 digits)."""
+def test_errata_numbers_eq17_and_eq24() -> None:
+    """The numbers of the errata of (17) and (24) (exact log-det values, 6 digits)."""
     assert gauss.case2_utility(0.7, 2, 0.5, 3) == pytest.approx(0.951042, rel=1e-6)
     assert _published(gauss.case2_utility, 0.7, 2, 0.5, 3) == pytest.approx(1.208329, rel=1e-6)
     assert gauss.case2_utility(0.3, 2, 1.8, 101) == pytest.approx(0.410612, rel=2e-6)
@@ -181,7 +183,7 @@ def test_engine_n2000_accuracy_and_no_overflow() -> None:
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_sympy_determinants(n: int) -> None:
     """Exact SymPy identities (n = 2..6): (11), (12), (16), (23), (26) and V_x symbolically; the corrected
-    numerator N* of |COV(Y^n, X^-1)| (crosscheck 001-12) and the falsity of the published (22) in exact
+    numerator N* of |COV(Y^n, X^-1)| and the falsity of the published (22) in exact
     rational arithmetic at random points."""
     import sympy as sp
 

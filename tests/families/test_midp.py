@@ -1,6 +1,6 @@
-"""Seed 000 (ε-MI-DP): reference values, properties, Theorem 3 vs a numerical optimiser, precision, errors.
+"""He & He 2023 (ε-MI-DP): reference values, properties, Theorem 3 vs a numerical optimiser, precision, errors.
 
-Tolerances: reference values of crosscheck.md §3.2 to the 10 significant digits printed there (rtol 5e-10);
+Tolerances: reference values (the closed forms in mpmath at 30 digits, written to 10 significant digits: rtol 5e-10);
 precision vs mpmath at 50 digits <= 1e-12 relative; SLSQP optimum to 1e-6 relative (optimiser tolerance).
 """
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from dpcalc import DomainError, midp
 from dpcalc.checks.midp import slsqp_5_26
 
-# crosscheck.md §3.2, seed 000: N=100, C=10, p_i = 1/N, nats
+# He & He 2023 reference setting N=100, C=10, p_i = 1/N, nats; d = 199210 is the 784-200-200-10 MNIST network
 REFERENCE = [
     # d, eps, sigma_s, sigma_c, U
     (100, 5, 0.03083558325, 0.3083558325, 10.51709181),
@@ -31,7 +31,7 @@ REFERENCE = [
 
 
 @pytest.mark.parametrize(("d", "eps", "sigma_s", "sigma_c", "utility"), REFERENCE)
-def test_crosscheck_reference_values(d: int, eps: float, sigma_s: float, sigma_c: float, utility: float) -> None:
+def test_reference_values(d: int, eps: float, sigma_s: float, sigma_c: float, utility: float) -> None:
     n, c = 100, 10.0
     assert midp.server_sigma_equal(eps, d, C=c, N=n) == pytest.approx(sigma_s, rel=5e-10)
     assert midp.client_sigma_equal(eps, d, C=c, N=n) == pytest.approx(sigma_c, rel=5e-10)
@@ -41,7 +41,8 @@ def test_crosscheck_reference_values(d: int, eps: float, sigma_s: float, sigma_c
     assert midp.utility_client(s_c, d, 1 / n) == pytest.approx(utility, rel=5e-10)
 
 
-def test_issue_example_and_vectorisation() -> None:
+def test_gaussian_channel_example_and_vectorisation() -> None:
+    """σ = 1/√(1000·expm1(0.01)) = 0.315437526828918134 (mpmath, 30 digits) at ε = 5, d = 1000; arrays broadcast."""
     assert midp.server_sigma_equal(5, 1000) == pytest.approx(0.31543752682891, rel=1e-13)
     grid = midp.server_sigma(np.array([[1.0], [5.0]]), np.array([10, 1000]), C=1.0, p_max=1.0)
     assert isinstance(grid, np.ndarray) and grid.shape == (2, 2)
@@ -50,7 +51,7 @@ def test_issue_example_and_vectorisation() -> None:
 
 
 def test_pmidp_reference_example() -> None:
-    """crosscheck §3.2 PMIDP example: d=10, C=(1,2,4), ε=(1,2,5)."""
+    """Three-client example d=10, C=(1,2,4), ε=(1,2,5): α, p* ∝ 1/α, σ = α/√3, U* = (Σ1/α)²/d (hand, 6 digits)."""
     plan = midp.personalized([1, 2, 5], [1, 2, 4], 10)
     np.testing.assert_allclose(plan.alpha, [0.672061, 0.901830, 0.964968], rtol=2e-6)
     np.testing.assert_allclose(plan.weights, [0.409554, 0.305208, 0.285238], rtol=2e-6)
@@ -67,7 +68,7 @@ def _mp_server_sigma(eps: float, d: float, c: float, p: float) -> mpmath.mpf:
 @pytest.mark.parametrize("d", [1, 1e3, 1e6, 1e9, 1e12])
 @pytest.mark.parametrize("eps_over_d", [1e-15, 1e-9, 1e-3, 1.0, 50.0])
 def test_precision_extremes(d: float, eps_over_d: float) -> None:
-    """Issue 2 §3: d up to 1e12 and ε/d down to 1e-15 agree with mpmath (50 digits) to <= 1e-12 relative."""
+    """d up to 1e12 and ε/d down to 1e-15 agree with mpmath (50 digits) to <= 1e-12 relative."""
     eps = eps_over_d * d
     got = midp.server_sigma(eps, d, C=3.0, p_max=0.25)
     want = _mp_server_sigma(eps, d, 3.0, 0.25)
@@ -213,7 +214,7 @@ def test_bad_input_raises_one_line_value_error(call, match: str) -> None:  # typ
 
 
 def test_optimal_weights_no_nan_for_tiny_alpha() -> None:
-    """Issue 15 §6: ``optimal_weights([1e-310, 1.0])`` was ``[nan, 0]``."""
+    """Regression: ``optimal_weights([1e-310, 1.0])`` was ``[nan, 0]`` (1/α overflowed)."""
     w = midp.optimal_weights([1e-310, 1.0])
     assert np.all(np.isfinite(w)) and w[0] == 1.0 and w[1] == pytest.approx(1e-310, rel=1e-6)
     with pytest.raises(DomainError, match="overflows"):

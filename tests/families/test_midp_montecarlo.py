@@ -1,4 +1,4 @@
-"""Issue 2 §5 Monte Carlo checks of seed 000, through the simulation core (full d-dimensional rounds).
+"""Monte Carlo checks of He & He 2023 (ε-MI-DP), through the simulation core (full d-dimensional rounds).
 
 (a) For Gaussian w_i ~ N(0, C²/d·I_d) (E‖w_i‖² = C², the case that attains the max-entropy bound) the estimated
     I(w_i; w̄_dp | w^{-i}) at σ_s = server_sigma(ε, …) — and at σ_c = client_sigma(ε, …) — equals ε.

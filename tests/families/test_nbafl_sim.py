@@ -22,7 +22,7 @@ SMALL = SimulationConfig(eps=(1.0, 20.0), t_max=16, repeats=4, N=30)
 
 def _run(cfg: SimulationConfig, **kw):  # type: ignore[no-untyped-def]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", OutOfDomainWarning)  # ε >= 1: the seed's regime (expected, tested below)
+        warnings.simplefilter("ignore", OutOfDomainWarning)  # ε >= 1: the paper's regime (expected, tested below)
         return simulate(cfg, **kw)
 
 
@@ -81,7 +81,7 @@ def test_progress_callback() -> None:
 
 def test_config_errors() -> None:
     with pytest.raises(DomainError, match="t_max must be >= "):
-        simulate(SimulationConfig(eps=(50.0,), t_max=25, N=50, K=20))  # the seed's Fig. 4: outside eq. 7
+        simulate(SimulationConfig(eps=(50.0,), t_max=25, N=50, K=20))  # the paper's Fig. 4: outside eq. 7
     with pytest.raises(DomainError, match=r"K must be an integer in \[1, 10\]"):
         simulate(SimulationConfig(N=10, K=11))
     with pytest.raises(DomainError, match="repeats must be an integer >= 1"):

@@ -1,7 +1,8 @@
-"""Seed 004 (secure aggregation without added noise): vectors of seed004.md §3.2, exact divergence vs independent
-numerics, the two covariance normalisations, bounds vs exact divergences, WF-NA properties, errors.
+"""Zhang et al. 2024 (secure aggregation without added noise): the closed forms evaluated by hand at stated settings
+(Lemma 1, eqs. (9), (19), (30), (35), Table 1), exact divergence vs independent numerics, the two covariance
+normalisations, bounds vs exact divergences, WF-NA properties, errors.
 
-Tolerances: paper vectors at their printed digits (rtol 1e-9 … 1e-12); closed form vs full-matrix route 1e-10
+Tolerances: reference vectors at their written digits (rtol 1e-9 … 1e-12); closed form vs full-matrix route 1e-10
 relative; KL limit 1e-6 at α = 1 + 1e-7.
 """
 
@@ -18,13 +19,13 @@ from dpcalc.accounting import rdp as acc
 from dpcalc.checks.secagg import wfna_change
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 
-# --- paper vectors (seed004.md §3.2) ---------------------------------------------------------------------------
+# --- reference vectors (the closed forms by hand) --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("r", "a", "d", "want"), [(0.5, 10, 1e-5, 1.779213940552), (1.0, 2, 1e-5, 12.512925464970),
                                                     (0.1, 32, 1e-4, 0.397107753935)])
 def test_lemma1_vectors(r: float, a: float, d: float, want: float) -> None:
-    g = secagg.dp_from_rdp([a], [r], d)
+    g = secagg.dp_from_rdp([a], [r], d, method="lemma1")
     assert g.eps == pytest.approx(want, rel=1e-11) and g.alpha == a
     assert float(acc.eps_lemma1(r, a, d)) == pytest.approx(want, rel=1e-11)
 
@@ -49,7 +50,7 @@ def test_theorem2_vectors(a: float, b: float, c: float, d: float, s: float, e19:
     if e30 is not None:
         assert secagg.theorem2_rdp(a, s, b, c, d, normalization="sec4", form="unsimplified") == pytest.approx(e30,
                                                                                                                rel=1e-10)
-    assert secagg.dp_from_rdp([a], [eps], 1e-5).eps == pytest.approx(dp, rel=1e-10)
+    assert secagg.dp_from_rdp([a], [eps], 1e-5, method="lemma1").eps == pytest.approx(dp, rel=1e-10)
     assert secagg.theorem2_alpha_max(s, c, d, normalization="sec4") == pytest.approx(d * s / c ** 2)
 
 
@@ -113,7 +114,7 @@ def test_table1_example_of_the_issue_and_published_row() -> None:
 def test_closed_form_alpha_matches_numeric_minimum() -> None:
     for slope in (1e-4, 0.01, 3.0):
         eps, al = secagg.gaussian_closed_form_eps(slope, 1e-6)
-        g = secagg.optimal_dp(lambda a, s=slope: s * a, 1e-6)
+        g = secagg.optimal_dp(lambda a, s=slope: s * a, 1e-6, method="lemma1")
         assert g.eps == pytest.approx(eps, rel=1e-10) and g.alpha == pytest.approx(al, rel=1e-4)
 
 
@@ -121,11 +122,12 @@ def test_improved_conversion_and_rounds() -> None:
     a = np.arange(2.0, 65.0)
     curve = secagg.theorem2_rdp(a, 5.0, 32, 10, 1200, normalization="sec4")
     assert np.isinf(curve[a >= 60]).all() and np.isfinite(curve[a < 60]).all()
-    lem = secagg.dp_from_rdp(a, curve, 1e-4)
-    imp = secagg.dp_from_rdp(a, curve, 1e-4, method="improved")
+    lem = secagg.dp_from_rdp(a, curve, 1e-4, method="lemma1")
+    imp = secagg.dp_from_rdp(a, curve, 1e-4)  # the library's default conversion
+    assert imp.method == "improved"
     assert imp.eps < lem.eps
     assert lem.eps == pytest.approx(float(np.min(curve[a < 60] - np.log(1e-4) / (a[a < 60] - 1))), rel=1e-14)
-    ten = secagg.dp_from_rdp(a, curve, 1e-4, rounds=10)
+    ten = secagg.dp_from_rdp(a, curve, 1e-4, method="lemma1", rounds=10)
     assert ten.rdp == pytest.approx(10 * curve[int(ten.alpha) - 2], rel=1e-14) and ten.eps > lem.eps
     with pytest.raises(InfeasibleError):
         secagg.dp_from_rdp([70.0], [math.inf], 1e-4)
@@ -362,7 +364,7 @@ def test_e7_counterexample_and_published_inequality_fails() -> None:
     assert pub.verdict == "fail"
     rest = np.column_stack([[1.0, 0.0], [math.cos(math.pi / 6), 0.5]])
     g1 = np.array([math.cos(5 * math.pi / 12), math.sin(5 * math.pi / 12)])
-    _, excess = wfna_change(rest, g1, rest[:, 1], 0.25, 1.0)  # seed004.md E7: eq. (38) claims <= 0
+    _, excess = wfna_change(rest, g1, rest[:, 1], 0.25, 1.0)  # erratum E7: eq. (38) claims <= 0
     assert excess == pytest.approx(0.0907, abs=5e-5)
 
 
@@ -391,9 +393,9 @@ def test_fig4_spectra_wfna_floor_and_power() -> None:
 
 
 def test_table1_iid_row_no_overflow_at_large_eps_prime() -> None:
-    """Issue 15 (domain sweep of secagg.table1_sgd_iid_iso_eps, point 95 of its sample): ε' = 2090 overflowed
-    expm1 and the row returned a silent inf; log(1 + (B/D)(e^{ε'} − 1)) is now evaluated in log space. Against the
-    entry's SymPy form at 50 digits, on the safe side."""
+    """Regression found by the domain sweep of secagg.table1_sgd_iid_iso_eps (point 95 of its sample): ε' = 2090
+    overflowed expm1 and the row returned a silent inf; log(1 + (B/D)(e^{ε'} − 1)) is now evaluated in log space.
+    Against the entry's SymPy form at 50 digits, on the safe side."""
     from dpcalc import catalog
 
     vals = {"N": 17.0, "sigma2": 0.0034686494166911593, "B": 1.0, "C": 7.178447634741984, "D": 363.0,
@@ -407,7 +409,7 @@ def test_table1_iid_row_no_overflow_at_large_eps_prime() -> None:
 
 def test_table1_row_without_an_order_range_is_a_row_with_a_note() -> None:
     """N = 10, σ² = 1e-3, B = 199, C = 310, D = 438: α_max < 1 for the GSGD rows; the table still has its six rows
-    (it raised 'the order range (1, 0.009) is empty', naming no parameter: library fuzz, issue 14)."""
+    (it raised 'the order range (1, 0.009) is empty', naming no parameter; found by the library fuzz)."""
     rows = {e.row: e for e in secagg.table1(10, 1e-3, 1e-3, 199, 310, 438)}
     assert len(rows) == 6 and rows["gd_iso"].eps is not None
     for r in ("gsgd_iso", "gsgd_wfna"):

@@ -1,6 +1,6 @@
-"""Domain sweeps of every catalogued public function of seeds 000 (midp), 001 (gaussian_mi), 002 (cuag),
-003 (nbafl) and 004 (secagg) against the entry's own SymPy form in mpmath (>= 40 digits, precision raised until it
-settles; issue 15).
+"""Domain sweeps of every catalogued public function of papers 000 (midp; He & He 2023), 001 (gaussian_mi;
+Zeng, Yang & Dai 2022), 002 (cuag; Li, Xiao & Chen 2024), 003 (nbafl; Wei et al. 2020) and 004 (secagg; Zhang et al.
+2024) against the entry's own SymPy form in mpmath (>= 40 digits, precision raised until it settles).
 
 Points are drawn from each entry's documented sampling domain (the catalog's ``sample``/``sample_where``, seeded by
 the id) plus the ends of every scalar range (edges); published forms are swept too. Every point asserts the
@@ -30,10 +30,10 @@ SAFE_ABOVE = {"midp.server_sigma", "midp.server_sigma_equal", "midp.client_sigma
               "midp.baseline_client_sigma", "midp.baseline_server_sigma", "midp.corollary2_sigma",
               "gauss.case1_sigma2", "gauss.case2_sigma2", "gauss.case3_sigma2", "cuag.sigma", "cuag.noise_variance",
               "cuag.classic_sigma",
-              # seed 003: noise levels and the convergence upper bound
+              # Wei et al. 2020 (paper 003): noise levels and the convergence upper bound
               "nbafl.client_sigma", "nbafl.server_sigma", "nbafl.server_sigma_sampled", "nbafl.server_required_sigma",
               "nbafl.convergence_bound", "nbafl.convergence_bound_sampled",
-              # seed 004: RDP / DP upper bounds and the leakage bound
+              # Zhang et al. 2024 (paper 004): RDP / DP upper bounds and the leakage bound
               "secagg.theorem2_rdp", "secagg.theorem2_rdp_unsimplified", "secagg.theorem3_rdp", "secagg.theorem4_rdp",
               "secagg.table1_gd_iso_eps", "secagg.table1_gsgd_iso_rdp", "secagg.table1_gsgd_wfna_rdp",
               "secagg.table1_sgd_iid_iso_eps", "secagg.mi_leakage_bound", "secagg.wfna_covariance_change_bound",

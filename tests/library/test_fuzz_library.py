@@ -75,7 +75,7 @@ REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
     ("dpcalc.cuag.noise_variance_from_sigma", {"sigma": [1.7976931348623157e308, 419.3], "B": [[50, 50, 50]] * 2}),
     ("dpcalc.nbafl.sampling_gamma", {"eps": 8204866539547535.0, "L": 365, "N": 244, "K": 244}),  # undocumented inf
     # MemoryError: the memory cap is checked before allocating
-    ("dpcalc.accounting.rdp.subsampled_gaussian", {"alpha": 4900431308565688.0, "q": 0.01, "sigma": 184.0}),
+    ("dpcalc.accounting.rdp.sampled_gaussian", {"alpha": 4900431308565688.0, "q": 0.01, "sigma": 184.0}),
     ("dpcalc.cuag.compression.measurement_matrix", {"r": 1e-9, "layer_size": 1e20}),
     # ragged lists and strings: one line naming the parameter
     ("dpcalc.cuag.compression.mutual_coherence", {"phi": 1.19e-7, "psi": [5e-63, 44.1, [[2.0, 1.0], [1.0, 2.0]]]}),

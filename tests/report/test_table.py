@@ -79,7 +79,7 @@ inputs = { var_max = "big" }
 
 def test_published_columns_warn_and_are_labelled() -> None:
     result = table.build(table.read(ROOT / "docs" / "examples" / "gauss_erratum.toml"))
-    assert any("erratum 001-7" in w for w in result.warnings)
+    assert any("erratum gauss.case2_sigma2" in w for w in result.warnings)
     assert [c.key for c in result.columns][1:3] == ["case2_sigma2_published", "case2_sigma2"]
     assert "[published]" in result.columns[1].label
 

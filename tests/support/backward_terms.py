@@ -24,12 +24,14 @@ def backward(mu: Any, delta: float, eps: float) -> float:
 
 
 def zcdp_eps(rho: float, delta: float, eps: float) -> float:
-    """ε(ρ, δ)'s documented absolute term: 4u·zcdp._conversion_scale at the implementation's optimal order."""
+    """ε(ρ, δ)'s documented absolute term: 4u·conversion.rounding_scale at the implementation's optimal order."""
     import math
 
     import numpy as np
 
+    from dpcalc.accounting import conversion
+
     x = float(zcdp.optimal_order(rho, delta)) - 1.0
     if not x > 0.0 or not math.isfinite(x):
         return 0.0
-    return 4.0 * 2.0**-53 * float(zcdp._conversion_scale(rho, math.log(delta), np.float64(x)))
+    return 4.0 * 2.0**-53 * float(conversion.rounding_scale(rho * (1.0 + x), np.float64(x), math.log(delta)))

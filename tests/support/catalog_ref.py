@@ -1,4 +1,4 @@
-"""The catalog's SymPy form of an entry as a fast mpmath reference for domain sweeps (issue 15 "Deliver").
+"""The catalog's SymPy form of an entry as a fast mpmath reference for domain sweeps.
 
 ``catalog_ref(fid)`` returns ``ref(values) -> mpf``: the entry's SymPy expression (the published one with
 ``published=True``) compiled once per vector length with ``sympy.lambdify(..., "mpmath")`` and evaluated at

@@ -2,7 +2,8 @@
 
 Used by ``tests/library/test_fuzz_library.py``. The public API is discovered, not listed: a module's ``__all__``
 where it has one, else the public functions it defines; modules inside a package with an ``__all__`` are covered by that
-package; private modules (``_x``), the CLI (fuzzed by ``tests/support/fuzz_cli.py``) and the verification recipes
+package unless its ``__all__`` names the module itself (a public submodule, e.g. ``dpcalc.cuag.compression``); private
+modules (``_x``), the CLI (fuzzed by ``tests/support/fuzz_cli.py``) and the verification recipes
 (``dpcalc.checks``) are not part of it. Each parameter is drawn from its annotation and its name: typical valid
 values, boundaries (0, ±1, 5e-324, 1e308, 2**53 + 1), NaN, ±inf, negative, huge, arrays of every small shape
 (including mismatched and empty ones) and wrong types (strings, None, complex, ragged lists, dicts).
@@ -135,8 +136,8 @@ def functions() -> list[Function]:
         if any(part.startswith("_") for part in name.split(".")) or name.startswith(("dpcalc.cli", "dpcalc.checks")):
             continue
         parent = importlib.import_module(name.rsplit(".", 1)[0])
-        if parent is not dpcalc and hasattr(parent, "__all__"):
-            continue  # the package's __all__ is the public API of its submodules
+        if parent is not dpcalc and hasattr(parent, "__all__") and name.rsplit(".", 1)[1] not in parent.__all__:
+            continue  # the package's __all__ is the public API of its submodules (or names a public submodule)
         mod = importlib.import_module(name)
         for fname in _public_functions(mod):
             fn = getattr(mod, fname)

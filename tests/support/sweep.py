@@ -1,4 +1,4 @@
-"""Domain-sweep harness shared by every family's tests (issue 15 "Deliver").
+"""Domain-sweep harness shared by every family's tests.
 
 A sweep draws points over a function's documented domain — every corner of the box (the edges) plus seeded
 random points, log-uniform on ``"log"`` axes — evaluates the implementation and an independent reference at
@@ -20,7 +20,7 @@ Usage::
 
     def test_delta_sweep():
         sweep("gdp.delta_from_eps", [Axis("eps", 0, 30, "linear"), Axis("mu", 1e-3, 50)],
-              fn=lambda p: gdp.delta_from_eps(p["eps"], p["mu"]),
+              fn=lambda p: gdp.delta(p["mu"], p["eps"]),
               ref=lambda p: mp_delta(p["eps"], p["mu"]), rtol=1e-12)
 """
 

@@ -1,0 +1,51 @@
+"""Shared constants of the PLD accountant and its memory guard (the FFT length cap, the error margins)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+
+__all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDOFF", "Direction", "FloatArray",
+           "MemoryCapError", "check_points"]
+
+FloatArray = v.FloatArray
+Direction = Literal["remove", "add"]
+
+#: Largest FFT length (points); below it the memory cap of :mod:`dpcalc._limits` (default 2 GiB, ≈112 bytes per
+#: point, i.e. ≈19 million points) decides.
+MAX_FFT = 1 << 27
+#: Smallest δ the accountant certifies (below it the lattice needed exceeds the memory cap).
+DELTA_MIN = 1e-50
+#: Default relative bracket width: ε_upper − ε_lower ≤ RTOL·ε_upper + ATOL.
+RTOL = 1e-3
+#: Default absolute floor of the bracket width (nats): a tiny ε (σ = 1e3, q = 0.01, T = 10: ε ≈ 4e-6) does not ask
+#: for a lattice finer than this (a relative 1e-3 of it needed 3e7 points and hit the memory cap after 12 s).
+ATOL = 1e-6
+UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2.0
+MARGIN = 1e-9  # relative safety margin for quadrature / summation rounding
+TAU = 1e-7  # share of δ given to each truncation / aliasing term
+
+
+class MemoryCapError(DomainError):
+    """The requested accuracy needs more memory than the cap (:mod:`dpcalc._limits`) or :data:`MAX_FFT` points."""
+
+
+_BYTES_PER_POINT = 112  # peak working memory per grid point (both pairs' arrays, spectra and δ-curves)
+
+
+def check_points(npts: int, what: str, h: float) -> None:
+    """Raise :class:`MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT."""
+    from dpcalc import _limits
+
+    need = npts * _BYTES_PER_POINT
+    cap = _limits.max_memory()
+    if npts > MAX_FFT or need > cap:
+        limit = (f"the cap of {MAX_FFT} points" if npts > MAX_FFT else
+                 f"the memory cap of {_limits.human(cap)} (raise it with --max-memory or {_limits.ENV_VAR})")
+        raise MemoryCapError(f"pld: {what} needs {npts:.3g} grid points at spacing {h:.3g}, about "
+                             f"{_limits.human(need)} of memory, over {limit}; or loosen rtol, or use rdp")
+

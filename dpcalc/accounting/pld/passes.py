@@ -1,0 +1,134 @@
+"""One neighbour direction at one lattice spacing: discretise the steps, choose the tilt and the window from the
+Chernoff bounds, compose both pairs and build their δ-curves; and the (ε_lower, ε_upper) of such a pass."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpcalc._repr import short_repr
+from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgf
+from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
+from dpcalc.accounting.pld.compose import compose, fft_len
+from dpcalc.accounting.pld.curve import Curve, build_curve
+from dpcalc.accounting.pld.discretise import discretise_many
+from dpcalc.accounting.pld.pmf import LatticePmf
+from dpcalc.accounting.pld.schedule import Step, loss_variance
+
+__all__ = ["Pass", "eps_pass", "run"]
+
+_LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
+
+
+def _min_over(vals: FloatArray) -> float:
+    vals = vals[np.isfinite(vals)]
+    return float(vals.min()) if vals.size else math.inf
+
+
+@short_repr
+@dataclass
+class Pass:
+    """The δ-curves of one direction at one lattice spacing: the upper (dominating) curve, the lower one (None for an
+    upper-bound-only pass), the FFT length, and the ε from which the lower curve is valid."""
+
+    up: Curve
+    lo: Curve | None
+    n: int
+    eg: float = 0.0  # the lower curve is valid for ε >= eg
+
+
+def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_guess: float | None,
+        eps_query: float | None, lower: bool = True) -> Pass:
+    """One pass: discretise the steps at spacing ``h``, choose the tilt and the window from the Chernoff bounds (around
+    ``eps_query`` for a δ query, else from the ε at δ, ``eps_guess`` the lower curve's validity), compose both pairs
+    and build their curves (only the upper one when ``lower`` is False)."""
+    total = sum(st.count for st in steps)
+    if eps_query is not None:
+        # δ at ε needs the window from ε up past the loss's mean (≈ half its variance; the Chernoff top is >= the
+        # mean): refuse before discretising a lattice that cannot fit (T = 1e9 discretised for 11 s first). A
+        # quarter of the estimate, as the small-q mean may overstate the true one; an ε query's window sits around
+        # ε instead and is sized after the discretisation
+        span = max(0.5 * loss_variance(steps) - eps_query, 0.0)
+        check_points(int(min(0.25 * span / h, 1e18)), f"the composed privacy loss of the schedule (steps = {total})",
+                     h)
+    tail = TAU * delta / (4.0 * total)
+    ups: list[tuple[LatticePmf, int]] = []
+    los: list[tuple[LatticePmf, int]] = []
+    theta, _ = saddle(steps, direction, delta, tail, eps_query)
+    for st, (u, lo_d) in zip(steps, discretise_many(steps, direction, h, tail, theta, lower), strict=True):
+        ups.append((u, st.count))
+        los.append((lo_d, st.count))
+    th = theta_grid(theta_top(steps, direction))
+    k_up = total_mgf(ups, h, th)
+    k_lo = total_mgf(los, h, th) if lower else k_up
+    log_td = math.log(TAU * delta)
+    pos = th > 0
+    if eps_query is None:
+        cher = (k_up[pos] - math.log(delta)) / th[pos]
+        eps_ch = float(np.nanmin(cher))
+        # the lower curve is valid for ε >= eg; callers re-run when ε_lower < eg (None: a heuristic guess)
+        eg = 0.5 * eps_ch if eps_guess is None else max(0.0, eps_guess)
+        eg = max(0.0, min(eg, eps_ch))
+    else:
+        eps_ch = eps_query
+        eg = eps_query
+    # tilt: the smallest λ >= 0 that lifts the region near ε to within _LIFT of the bulk (FFT round-off is
+    # relative to the bulk); a larger λ would widen the window (the tilted loss is heavy-tailed)
+    nonneg = th >= 0
+    ok = nonneg & (k_up - th * eps_ch <= math.log(delta) + _LIFT)
+    lam = float(th[ok].min()) if ok.any() else float(th[nonneg][int(np.nanargmin((k_up - th * eps_ch)[nonneg]))])
+    # refine θ around λ (the aliasing bounds need θ close to λ), then the window: upper tail of the upper PLD,
+    # aliasing of the lower one (above and below)
+    if lam > 0:
+        loc = np.concatenate([lam * (1.0 + np.geomspace(1e-3, 4.0, 10)), lam * (1.0 - np.geomspace(1e-3, 0.9, 6))])
+        th = np.concatenate([th, loc])
+        k_up = np.concatenate([k_up, total_mgf(ups, h, loc)])
+        k_lo = np.concatenate([k_lo, total_mgf(los, h, loc)]) if lower else k_up
+    pos, gt, lt = th > 0, th > lam, th < lam
+    lo_w = float(np.nanmax((log_td + lam * eg - k_lo[lt]) / (lam - th[lt])))
+    lo_w = min(lo_w, eg) - 2 * h
+    hi1 = _min_over((k_up[pos] - log_td) / th[pos])
+    # mass of the lower PLD above x_hi + (eg − x_lo) is the only aliased mass that lands above ε
+    hi2 = _min_over((k_lo[gt] - lam * eg - log_td) / (th[gt] - lam)) - (eg - lo_w)
+    hi = max(hi1, hi2, eps_ch) + 2 * h
+    off = math.fsum(c * d.c for d, c in ups)  # the composed lattice's offset: index k is loss k·h + off
+    kk_lo = math.floor((lo_w - off) / h)
+    need = math.ceil((hi - off) / h) - kk_lo + 1
+    check_points(need, f"the composed privacy loss of the schedule (steps = {sum(c for _, c in ups)})", h)
+    n = fft_len(max(need, 16))  # at least a few cells: the δ curve interpolates between lattice points
+    x_hi = (kk_lo + n - 1) * h + off
+    # upper: composed mass at +∞ and P(S > window) by Chernoff
+    p_inf = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in ups))
+    tail_up = math.exp(min(0.0, _min_over(k_up[pos] - th[pos] * x_hi)))
+    w_up, lk_up, log_r, _ = compose(ups, h, lam, kk_lo, n, upper=True)
+    extra = min(1.0, p_inf + tail_up)
+    # lower: aliasing bounds (coefficient of e^{−λε})
+    x_lo = kk_lo * h + off
+    # in log space (an e^700 cap on the coefficients would understate a larger bound: the lower curve too high)
+    log_alias = float(np.logaddexp(_min_over(k_lo[gt] - (th[gt] - lam) * (x_hi + eg - x_lo)),
+                                   _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
+    up = build_curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + MARGIN), lk_up + log_r + MARGIN, True)
+    if not lower:
+        return Pass(up, None, n, eg)
+    w_lo, lk_lo, _, _ = compose(los, h, lam, kk_lo, n, upper=False)
+    lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, log_alias + MARGIN, False)
+    return Pass(up, lo, n, eg)
+
+
+
+def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
+             lower: bool) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False."""
+    g = guess
+    for _ in range(4):
+        ps = run(steps, direction, h, delta, g, None, lower)
+        e_up = ps.up.eps(delta)
+        if ps.lo is None:
+            return 0.0, e_up, ps.n
+        e_lo = ps.lo.eps(delta)
+        if e_lo >= ps.eg or ps.eg == 0.0:  # the lower curve is valid for ε >= the window's guess
+            return e_lo, e_up, ps.n
+        g = max(0.0, e_lo - 0.1 * abs(e_lo) - 4 * h) if math.isfinite(e_lo) else 0.0
+    return 0.0, e_up, ps.n
