@@ -33,18 +33,31 @@ def catalog_dir() -> Path:
 
 
 @cache
-def fragment(formula_id: str) -> tuple[str, str] | None:
-    """(file name, the file's header plus the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
+def _parts(formula_id: str) -> tuple[str, str, str] | None:
+    """(file name, the file's header, the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
     needle = f'id = "{formula_id}"'
     for path in sorted(catalog_dir().glob("*.toml")):
         text = path.read_text(encoding="utf-8")
-        if needle not in text:
+        found = re.search(rf"(?m)^{re.escape(needle)}\s*$", text) if needle in text else None
+        if found is None:
             continue
-        blocks = re.split(r"(?m)^(?=\[\[formula\]\]\s*$)", text)
-        for block in blocks[1:]:
-            if re.search(rf"(?m)^{re.escape(needle)}\s*$", block):
-                return path.name, blocks[0] + block
+        start = text.rfind("\n[[formula]]", 0, found.start()) + 1
+        end = text.find("\n[[formula]]", found.end()) + 1 or len(text)
+        return path.name, text[:text.find("\n[[formula]]") + 1], text[start:end]
     return None
+
+
+def fragment(formula_id: str) -> tuple[str, str] | None:
+    """(file name, the file's header plus the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
+    found = _parts(formula_id)
+    return None if found is None else (found[0], found[1] + found[2])
+
+
+@cache
+def _shared_inputs(file_name: str, header: str) -> dict[str, Any]:
+    """The file-level ``[inputs.NAME]`` tables (parsed once per file)."""
+    shared: dict[str, Any] = tomllib.loads(header).get("inputs", {})
+    return shared
 
 
 def resolve_input(raw_in: Any, shared: dict[str, Any]) -> dict[str, Any]:
@@ -60,10 +73,9 @@ def resolve_input(raw_in: Any, shared: dict[str, Any]) -> dict[str, Any]:
 @cache
 def entry(formula_id: str) -> dict[str, Any] | None:
     """The entry's TOML table with its inputs resolved (``inputs``: list of tables), or None if unknown."""
-    found = fragment(formula_id)
+    found = _parts(formula_id)
     if found is None:
         return None
-    data = tomllib.loads(found[1])
-    (raw,) = data["formula"]
-    shared = data.get("inputs", {})
+    (raw,) = tomllib.loads(found[2])["formula"]
+    shared = _shared_inputs(found[0], found[1])
     return {**raw, "inputs": [resolve_input(i, shared) for i in raw["inputs"]]}

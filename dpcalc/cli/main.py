@@ -7,8 +7,6 @@ it runs (and, in a group, only the named subcommand), so one family's imports ne
 modules import SciPy and SymPy inside their bodies only.
 """
 
-from __future__ import annotations
-
 import copy
 import importlib
 import sys
