@@ -7,7 +7,6 @@ into a :class:`~dpcalc.catalog.Formula`).
 
 from __future__ import annotations
 
-import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -32,30 +31,39 @@ def catalog_dir() -> Path:
     raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
 
 
+_BLOCK = "[[formula]]"  # the line that opens an entry's block
+
+
 @cache
-def _parts(formula_id: str) -> tuple[str, str, str] | None:
-    """(file name, the file's header, the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
+def fragment(formula_id: str) -> tuple[str, str] | None:
+    """(file name, the file's header plus the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
     needle = f'id = "{formula_id}"'
     for path in sorted(catalog_dir().glob("*.toml")):
         text = path.read_text(encoding="utf-8")
-        found = re.search(rf"(?m)^{re.escape(needle)}\s*$", text) if needle in text else None
-        if found is None:
+        head = _line_at(text, _BLOCK)  # the header ends where the first block starts
+        at = _line_at(text, needle, head) if head >= 0 else -1
+        if at < 0:
             continue
-        start = text.rfind("\n[[formula]]", 0, found.start()) + 1
-        end = text.find("\n[[formula]]", found.end()) + 1 or len(text)
-        return path.name, text[:text.find("\n[[formula]]") + 1], text[start:end]
+        start = text.rfind(f"\n{_BLOCK}", 0, at) + 1
+        end = text.find(f"\n{_BLOCK}", at) + 1 or len(text)
+        return path.name, text[:head] + text[start:end]
     return None
 
 
-def fragment(formula_id: str) -> tuple[str, str] | None:
-    """(file name, the file's header plus the entry's ``[[formula]]`` block) for ``formula_id``, or None."""
-    found = _parts(formula_id)
-    return None if found is None else (found[0], found[1] + found[2])
+def _line_at(text: str, line: str, start: int = 0) -> int:
+    """Where ``line`` stands alone on a line of ``text`` (trailing blanks allowed), from ``start`` on; or -1."""
+    at = text.find(line, start)
+    while at >= 0:
+        eol = text.find("\n", at)
+        if (at == 0 or text[at - 1] == "\n") and not text[at + len(line):eol if eol >= 0 else len(text)].strip():
+            return at
+        at = text.find(line, at + 1)
+    return -1
 
 
 @cache
-def _shared_inputs(file_name: str, header: str) -> dict[str, Any]:
-    """The file-level ``[inputs.NAME]`` tables (parsed once per file)."""
+def _shared_inputs(header: str) -> dict[str, Any]:
+    """The file-level ``[inputs.NAME]`` tables of a file's ``header`` (parsed once per file)."""
     shared: dict[str, Any] = tomllib.loads(header).get("inputs", {})
     return shared
 
@@ -73,9 +81,10 @@ def resolve_input(raw_in: Any, shared: dict[str, Any]) -> dict[str, Any]:
 @cache
 def entry(formula_id: str) -> dict[str, Any] | None:
     """The entry's TOML table with its inputs resolved (``inputs``: list of tables), or None if unknown."""
-    found = _parts(formula_id)
+    found = fragment(formula_id)
     if found is None:
         return None
-    (raw,) = tomllib.loads(found[2])["formula"]
-    shared = _shared_inputs(found[0], found[1])
+    cut = _line_at(found[1], _BLOCK)  # the header, then the entry's block
+    (raw,) = tomllib.loads(found[1][cut:])["formula"]
+    shared = _shared_inputs(found[1][:cut])
     return {**raw, "inputs": [resolve_input(i, shared) for i in raw["inputs"]]}
