@@ -201,8 +201,19 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (``argv`` defaults to ``sys.argv[1:]``; tests pass it explicitly)."""
-    sys.exit(run(sys.argv[1:] if argv is None else list(argv)))
+    """Console-script entry point (``argv`` defaults to ``sys.argv[1:]``; tests pass it explicitly).
+
+    When it is the program (the console script, ``python -m dpcalc.cli.main``), the process ends right after the
+    command: its objects are frozen out of the garbage collector first, so that Python's exit does not traverse
+    them all once more (~10 ms for NumPy's and Typer's objects alone, more than the sigma calculation). Called
+    in-process (tests), it leaves the collector alone.
+    """
+    code = run(sys.argv[1:] if argv is None else list(argv))
+    if getattr(sys.modules.get("__main__"), "main", None) is main:
+        import gc
+
+        gc.freeze()
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

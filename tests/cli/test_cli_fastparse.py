@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from dpcalc.cli import _fastparse
 from dpcalc.cli.command import Group
-from dpcalc.cli.main import COMMANDS, FAMILIES, app, build_command, entries
+from dpcalc.cli.main import COMMANDS, FAMILIES, app, build_command, entries, main
 from dpcalc.report._text import text_width
 from dpcalc.report.render import Column, Result, _plain_table
 from tests.support.cli_runner import run
@@ -147,6 +147,21 @@ def test_sigma_reads_one_catalog_entry_not_the_catalog() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     schema_loaded, entries_read = map(int, out.strip().splitlines()[-1].split())
     assert schema_loaded == 0 and 1 <= entries_read <= 3
+
+
+def test_exit_freezes_the_collector_only_when_dpcalc_is_the_program() -> None:
+    """The console script freezes its objects before exiting (Python's exit then skips one full collection);
+    an in-process call (the tests) leaves the collector as it was."""
+    code = ("import atexit, gc, sys\nfrom dpcalc.cli.main import main\n"
+            "atexit.register(lambda: print('frozen', int(gc.get_freeze_count() > 0)))\n"
+            "main(['sigma', '--eps', '5', '--d', '1000'])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "frozen 1"
+    import gc
+
+    with pytest.raises(SystemExit):
+        main(["sigma", "--eps", "5", "--d", "1000"])
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
 
 
 # ------------------------------------------------------------------------------------------ without the private names
