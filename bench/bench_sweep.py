@@ -6,8 +6,8 @@ of ``--repeat`` runs, peak RSS (from ``wait4``) the largest; the 1-minute load a
 line, since the machine is shared (numbers taken under load are inflated; compare ratios taken together).
 
 Sweeps: ``sigma`` (default) is ``dpcalc sigma --eps 0.001:1:0.001 --d 1:1000:1`` (1000 x 1000 = 10^6 rows, 5
-columns); ``gauss`` is ``dpcalc gauss case2 --eps 0.001:1:0.001 --n 2:1001:1`` (10^6 rows, 7 columns, a text
-column). Written to stdout (a pipe to /dev/null) and to ``--output``.
+columns); ``gauss`` is ``dpcalc gauss case2 --eps 0.001:1:0.001 --n 2:1001:1 --var 2 --cov 1.8`` (10^6 rows,
+7 columns, a text column). Written to stdout (a pipe to /dev/null) and to ``--output``.
 
 Quiet machine, 2026-11-23 20:13 UTC (load 1.4-2.0), main 733b663, --repeat 1, seconds stdout / --output, peak MB:
 sigma: table 1.85/1.45 (154), json 1.89/2.64 (140), csv 2.10/2.16 (114), markdown 1.51/1.37 (116), latex 1.52/1.19
@@ -60,7 +60,7 @@ from pathlib import Path
 
 SWEEPS = {
     "sigma": ["sigma", "--eps", "0.001:1:0.001", "--d", "1:1000:1"],
-    "gauss": ["gauss", "case2", "--eps", "0.001:1:0.001", "--n", "2:1001:1"],
+    "gauss": ["gauss", "case2", "--eps", "0.001:1:0.001", "--n", "2:1001:1", "--var", "2", "--cov", "1.8"],
 }
 FORMATS = ["table", "json", "csv", "markdown", "latex"]
 

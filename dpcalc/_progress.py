@@ -7,6 +7,12 @@ Usage::
             ...
             advance(1, item_name)
 
+Work that counts its own steps (``simulate(..., progress=update)`` calls ``update(done, total)``) takes
+:func:`tracker`, which opens the same bar on the first call::
+
+    with tracker("simulate") as update:
+        simulate(config, progress=update)
+
 Nothing is shown when stderr is not a terminal, when ``DPCALC_PROGRESS=0``, or for ``total < 2``; the bar
 disappears when the work ends (transient), so it never mixes with the results on stdout.
 """
@@ -16,7 +22,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+__all__ = ["Advance", "enabled", "progress", "tracker"]
 
 Advance = Callable[..., None]
 _active = False  # a bar is on screen
@@ -58,3 +67,19 @@ def progress(total: int, label: str) -> Iterator[Advance]:
             yield advance
     finally:
         _active = False
+
+
+@contextmanager
+def tracker(label: str) -> Iterator[Callable[[int, int], None]]:
+    """Yield ``update(done, total)``: the :func:`progress` bar for work that reports its own count, opened at the
+    first update (when the total is known) and closed with the block."""
+    with ExitStack() as stack:
+        state: dict[str, Any] = {}
+
+        def update(done: int, total: int) -> None:
+            if "advance" not in state:
+                state["advance"], state["done"] = stack.enter_context(progress(total, label)), 0
+            state["advance"](done - state["done"])
+            state["done"] = done
+
+        yield update

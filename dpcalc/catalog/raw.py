@@ -7,13 +7,10 @@ into a :class:`~dpcalc.catalog.Formula`).
 
 from __future__ import annotations
 
-import re
 import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-from dpcalc.catalog.types import CatalogError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +26,12 @@ def catalog_dir() -> Path:
     for candidate in (package / "_catalog_data", package.parent / "formulas"):
         if candidate.is_dir():
             return candidate
+    from dpcalc.catalog.types import CatalogError  # here: the start-up path builds none of the types' dataclasses
+
     raise CatalogError("formula catalog not found (expected dpcalc/_catalog_data or formulas/)")
+
+
+_BLOCK = "[[formula]]"  # the line that opens an entry's block
 
 
 @cache
@@ -38,13 +40,32 @@ def fragment(formula_id: str) -> tuple[str, str] | None:
     needle = f'id = "{formula_id}"'
     for path in sorted(catalog_dir().glob("*.toml")):
         text = path.read_text(encoding="utf-8")
-        if needle not in text:
+        head = _line_at(text, _BLOCK)  # the header ends where the first block starts
+        at = _line_at(text, needle, head) if head >= 0 else -1
+        if at < 0:
             continue
-        blocks = re.split(r"(?m)^(?=\[\[formula\]\]\s*$)", text)
-        for block in blocks[1:]:
-            if re.search(rf"(?m)^{re.escape(needle)}\s*$", block):
-                return path.name, blocks[0] + block
+        start = text.rfind(f"\n{_BLOCK}", 0, at) + 1
+        end = text.find(f"\n{_BLOCK}", at) + 1 or len(text)
+        return path.name, text[:head] + text[start:end]
     return None
+
+
+def _line_at(text: str, line: str, start: int = 0) -> int:
+    """Where ``line`` stands alone on a line of ``text`` (trailing blanks allowed), from ``start`` on; or -1."""
+    at = text.find(line, start)
+    while at >= 0:
+        eol = text.find("\n", at)
+        if (at == 0 or text[at - 1] == "\n") and not text[at + len(line):eol if eol >= 0 else len(text)].strip():
+            return at
+        at = text.find(line, at + 1)
+    return -1
+
+
+@cache
+def _shared_inputs(header: str) -> dict[str, Any]:
+    """The file-level ``[inputs.NAME]`` tables of a file's ``header`` (parsed once per file)."""
+    shared: dict[str, Any] = tomllib.loads(header).get("inputs", {})
+    return shared
 
 
 def resolve_input(raw_in: Any, shared: dict[str, Any]) -> dict[str, Any]:
@@ -63,7 +84,7 @@ def entry(formula_id: str) -> dict[str, Any] | None:
     found = fragment(formula_id)
     if found is None:
         return None
-    data = tomllib.loads(found[1])
-    (raw,) = data["formula"]
-    shared = data.get("inputs", {})
+    cut = _line_at(found[1], _BLOCK)  # the header, then the entry's block
+    (raw,) = tomllib.loads(found[1][cut:])["formula"]
+    shared = _shared_inputs(found[1][:cut])
     return {**raw, "inputs": [resolve_input(i, shared) for i in raw["inputs"]]}

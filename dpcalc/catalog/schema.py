@@ -13,6 +13,7 @@ NumPy by :mod:`dpcalc.catalog.sampling`, when they are used.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from functools import cache
@@ -49,7 +50,7 @@ _FILE_KEYS = {"paper", "formula", "inputs"}
 _FORMULA_REQUIRED = {"id", "title", "equation", "latex", "sympy", "implementation", "status", "output", "inputs"}
 _FORMULA_OPTIONAL = {"assumptions", "notes", "erratum", "examples", "check", "call_kwargs", "sample_length",
                      "sample_where", "length", "rtol", "domain_warning"}
-_INPUT_KEYS = {"name", "symbol", "unit", "domain", "kind", "description", "sample"}
+_INPUT_KEYS = {"name", "symbol", "unit", "domain", "kind", "description", "sample", "default", "option"}
 _OUTPUT_KEYS = {"name", "symbol", "unit", "kind", "index", "element", "description"}
 _ERRATUM_KEYS = {"text", "evidence", "published_sympy", "published_latex", "published_implementation",
                  "published_call_kwargs", "reference"}
@@ -80,6 +81,28 @@ def _resolve_input(raw_in: Any, shared: Mapping[str, Mapping[str, Any]], where: 
     return raw.resolve_input(raw_in, dict(shared))
 
 
+_OPTION = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+def _default(raw_in: Mapping[str, Any], domain: Domain, where: str) -> float | None:
+    """An input's ``default``: a number inside its domain (the implementation's signature default)."""
+    if "default" not in raw_in:
+        return None
+    value = raw_in["default"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not domain.contains(float(value)):
+        raise CatalogError(f"{where}: input {raw_in['name']!r} default must be a number in {domain} (got {value!r})")
+    return float(value)
+
+
+def _option(raw_in: Mapping[str, Any], where: str) -> str:
+    """An input's ``option``: the command-line name without the dashes (``data-size``)."""
+    option = raw_in.get("option", "")
+    if not isinstance(option, str) or (option and not _OPTION.match(option)):
+        raise CatalogError(f"{where}: input {raw_in['name']!r} option must be lowercase words joined by '-' "
+                           f"(got {option!r})")
+    return option
+
+
 def _parse_formula(entry: Mapping[str, Any], paper: Paper, where: str,
                    shared: Mapping[str, Mapping[str, Any]] | None = None) -> Formula:
     _check_keys(where, entry, _FORMULA_REQUIRED | _FORMULA_OPTIONAL, _FORMULA_REQUIRED)
@@ -101,8 +124,10 @@ def _parse_formula(entry: Mapping[str, Any], paper: Paper, where: str,
         kind = raw_in.get("kind", "scalar")
         if kind not in INPUT_KINDS:
             raise CatalogError(f"{where}: input kind must be one of {INPUT_KINDS}")
-        inputs.append(Input(raw_in["name"], raw_in["symbol"], raw_in["unit"], Domain.parse(raw_in["domain"]),
-                            kind, raw_in.get("description", ""), raw_in.get("sample", "")))
+        domain = Domain.parse(raw_in["domain"])
+        inputs.append(Input(raw_in["name"], raw_in["symbol"], raw_in["unit"], domain, kind,
+                            raw_in.get("description", ""), raw_in.get("sample", ""),
+                            _default(raw_in, domain, where), _option(raw_in, where)))
     _check_keys(f"{where} output", entry["output"], _OUTPUT_KEYS, {"name", "symbol", "unit"})
     output = Output(**entry["output"])
     if output.element is not None and (isinstance(output.element, bool) or not isinstance(output.element, int)

@@ -67,6 +67,11 @@ class Input:
     kind: str = "scalar"
     description: str = ""
     sample: str = ""
+    #: the value the implementation uses when the input is not given (its signature's default; the CLI's too);
+    #: None: no default (required, or an optional input whose absence means something else)
+    default: float | None = None
+    #: the command-line option naming this input where it is not ``--{name}`` (e.g. ``data-size`` for m)
+    option: str = ""
 
 
 @dataclass(frozen=True)

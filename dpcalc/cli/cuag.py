@@ -1,47 +1,34 @@
-"""``dpcalc cuag sigma|audit|baseline``: the CUAG-PFL privacy analysis (seed 002, Li, Xiao & Chen 2024)."""
+"""``dpcalc cuag sigma|audit|baseline`` and the compression commands: CUAG-PFL (Li, Xiao & Chen 2024)."""
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 
 from dpcalc import cuag
-from dpcalc.cli._common import AsPublishedOpt, command
+from dpcalc.cli import cuag_compression
+from dpcalc.cli.command import Args, Group, command
+from dpcalc.cli.options import AS_PUBLISHED, axis, choice
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import flatten, grid, parse_values, product
+from dpcalc.report.grid import flatten, product
 from dpcalc.report.render import Column, Result
 
-cuag_app = typer.Typer(help="CUAG-PFL (seed 002): adaptive σ schedule (16), audit of its budget, baselines.",
-                       no_args_is_help=True)
-
-MuOpt = Annotated[str, typer.Option("--mu", help="Per-client GDP budget μ_n > 0 (value, list or range).")]
-LamOpt = Annotated[str, typer.Option("--lam", help="Client participation rate λ in (0, 1].")]
-BOpt = Annotated[str, typer.Option("--B", help="Local batch size B (integer >= 1).")]
-DataSizeOpt = Annotated[str, typer.Option("--data-size", help="Local data set size |D_n| (integer; the paper "
-                                                               "never gives it).")]
-POpt = Annotated[str, typer.Option("--P", help="Local steps per round P (integer >= 1).")]
-DeltaOpt = Annotated[str, typer.Option("--delta", help="δ in (0, 1); the paper uses 1e-5.")]
+__all__ = ["ENTRIES"]
 
 _LOG_DELTA = Column("log_delta", "ln δ", r"$\ln\delta$", unit="nats")
+_SCHEDULE = ("lam", "B", "D", "P")  # with μ and T: the actual schedule of (16)
 
 
-@command(cuag_app, "sigma")
-def sigma_command(
-    mu: MuOpt = "0.25", lam: LamOpt = "0.1", B: BOpt = "50", data_size: DataSizeOpt = "500", P: POpt = "25",
-    t: Annotated[str, typer.Option("--t", help="Round t >= 1 (erratum E3: t = 0 divides by zero).")] = "1",
-    C: Annotated[str, typer.Option("--C", help="Clipping threshold C (for ξ).")] = "1",
-) -> Result:
+@command("sigma", axis("mu"), axis("lam"), axis("B"), axis("D"), axis("P"), axis("t"), axis("C"),
+         formula="cuag.noise_variance")
+def sigma_command(a: Args) -> Result:
     """σ_t of eq. (16) and the noise variance ξ of eq. (15) for round t.
 
-    Example: dpcalc cuag sigma --mu 0.25 --data-size 500 --t 1,10,300   (σ = 0.710489, 1.435165, 6.964071)
-    """
-    axes = grid({"mu": parse_values("--mu", mu), "lam": parse_values("--lam", lam), "B": parse_values("--B", B),
-                 "D": parse_values("--data-size", data_size), "P": parse_values("--P", P),
-                 "t": parse_values("--t", t), "C": parse_values("--C", C)})
+    Example: dpcalc cuag sigma --mu 0.25 --lam 0.1 --B 50 --data-size 500 --P 25 --t 1,10,300   (σ = 0.710489, 1.435165, 6.964071)
+    """  # noqa: E501
+    axes = a.grid()
     args = (axes["mu"], axes["lam"], axes["B"], axes["D"], axes["t"], axes["P"])
     out = {"rho": cuag.sampling_rate(axes["lam"], axes["B"], axes["D"]), "sigma": cuag.sigma(*args),
            "xi": cuag.noise_variance(*args, axes["C"])}
@@ -55,50 +42,22 @@ def sigma_command(
         formula=["cuag.sampling_rate", "cuag.sigma", "cuag.noise_variance"])
 
 
-def _tight_eps(mu: float, lam: float, B: int, D: int, T: int, P: int, delta: float) -> tuple[float, float]:
-    """(ε lower, ε upper) of the actual schedule by dpcalc's certified PLD: round t runs P Poisson-subsampled steps at
-    rate ρ = 2λB/|D| with noise multiplier σ_t of (16); ε upper is the guarantee."""
-    import warnings
-
-    from dpcalc.accounting import pld
-    from dpcalc.errors import EstimateWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EstimateWarning)  # σ_t's own CLT derivation; the PLD below is certified
-        sig = cuag.sigma_schedule(mu, lam, B, D, T, P)
-        rho = float(cuag.sampling_rate(lam, B, D))
-    br = pld.epsilon([(float(s), rho, int(P)) for s in sig], delta)
-    return br.eps_lower, br.eps_upper
-
-
-@command(cuag_app, "audit")
-def audit_command(
-    mu: MuOpt = "0.25",
-    rounds: Annotated[str, typer.Option("--rounds", help="Number of rounds T (integer >= 1).")] = "300",
-    delta: DeltaOpt = "1e-5",
-    lam: Annotated[str | None, typer.Option("--lam", help="With --B --data-size --P: recompose the actual "
-                                                          "schedule.")] = None,
-    B: Annotated[str | None, typer.Option("--B", help="Local batch size (optional, see --lam).")] = None,
-    data_size: Annotated[str | None, typer.Option("--data-size", help="Local data size (optional, see --lam).")]
-    = None,
-    P: Annotated[str | None, typer.Option("--P", help="Local steps per round (optional, see --lam).")] = None,
-    as_published: AsPublishedOpt = False,
-) -> Result:
+@command("audit", axis("mu", default_from=cuag.audit), axis("T", default_from=cuag.audit),
+         axis("delta", default_from=cuag.audit, formula="cuag.dpscaffold_eps"),
+         *(axis(n, default_from=cuag.audit, formula="cuag.sigma", note="With --lam --B --data-size --P: recompose the "
+                                                                       "actual schedule") for n in _SCHEDULE),
+         AS_PUBLISHED, formula="cuag.effective_mu")
+def audit_command(a: Args) -> Result:
     """Audit the "fixed privacy budget" claim: the schedule (16) over T rounds composes to μ·√H_T.
 
     Example: dpcalc cuag audit --mu 0.25 --rounds 300   (μ_eff = 0.626631, ε = 2.5675 at δ = 1e-5, not 0.92)
     """
-    extra = {"lam": ("--lam", lam), "B": ("--B", B), "D": ("--data-size", data_size), "P": ("--P", P)}
-    given = {k: parse_values(opt, x) for k, (opt, x) in extra.items() if x is not None}
-    if given and len(given) != 4:
+    given = a.given(*_SCHEDULE)
+    if given and len(given) != len(_SCHEDULE):
         raise DomainError("give all of --lam, --B, --data-size, --P (to recompose the actual schedule) or none")
-    axes = {"mu": parse_values("--mu", mu), "T": parse_values("--rounds", rounds),
-            "delta": parse_values("--delta", delta), **given}
-    rows: Any
-    if not given:  # the closed forms, vectorised over the grid (a scalar call per row took 34 s for 1e4 rows)
-        rows = _audit_grid(grid(axes), as_published)
-    else:
-        rows = _audit_rows(axes, as_published)
+    axes = {"mu": a.mu, "T": a.T, "delta": a.delta, **given}
+    rows: Any = _audit_grid(a.grid("mu", "T", "delta"), a.as_published) if not given else \
+        _audit_rows(axes, a.as_published)  # closed forms vectorised; the actual schedule row by row
     eps = "gdp.delta_from_eps"  # declares ε and δ of μ-GDP
     cols = [column("cuag.effective_mu", "mu", label="μ (claimed)"), column("cuag.effective_mu", "T"),
             column(eps, "delta"), column(eps, "eps", key="eps_claimed", label="ε claimed"),
@@ -110,7 +69,7 @@ def audit_command(
                  column("cuag.effective_mu", "mu_eff", key="mu_schedule", label="μ from σ_1..σ_T"),
                  column(eps, "eps", key="eps_pld_lower", label="ε tight lower (pld)"),
                  column(eps, "eps", key="eps_pld_upper", label="ε tight upper (pld)")]
-    if as_published:
+    if a.as_published:
         cols.append(column("cuag.effective_mu", "mu_eff", key="mu_published", label="μ as published (E15)"))
     return Result(columns=cols, rows=rows, title="Audit of CUAG-PFL's fixed-budget claim (erratum E15)",
                   note="Round τ of schedule (16) contributes μ²/τ to the CLT μ², so after T rounds μ_eff = μ√H_T "
@@ -134,45 +93,54 @@ def _audit_grid(g: dict[str, np.ndarray], as_published: bool) -> Any:
     return flatten(g, results, missing=["ratio"])
 
 
+def _tight_eps(mu: float, lam: float, B: int, D: int, T: int, P: int, delta: float) -> tuple[float, float]:
+    """(ε lower, ε upper) of the actual schedule by dpcalc's certified PLD: round t runs P Poisson-subsampled steps at
+    rate ρ = 2λB/|D| with noise multiplier σ_t of (16); ε upper is the guarantee."""
+    import warnings
+
+    from dpcalc.accounting import pld
+    from dpcalc.errors import EstimateWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimateWarning)  # σ_t's own CLT derivation; the PLD below is certified
+        sig = cuag.sigma_schedule(mu, lam, B, D, T, P)
+        rho = float(cuag.sampling_rate(lam, B, D))
+    br = pld.epsilon([(float(s), rho, int(P)) for s in sig], delta)
+    return br.eps_lower, br.eps_upper
+
+
 def _audit_rows(axes: dict[str, list[float]], as_published: bool) -> list[dict[str, Any]]:
     """Row by row with the actual schedule (--lam --B --data-size --P): its heterogeneous CLT μ and tight PLD ε."""
     rows: list[dict[str, Any]] = []
     for values in product(axes):  # every value of every option (lists of --lam etc. included)
         point = dict(zip(axes, values, strict=True))
         m, tt, d = point.pop("mu"), point.pop("T"), point.pop("delta")
-        a = cuag.audit(m, tt, d, **point)  # type: ignore[arg-type]
+        res = cuag.audit(m, tt, d, **point)  # type: ignore[arg-type]
         row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
-                               "eps_claimed": a.eps_claimed, "mu_eff": a.mu_effective,
-                               "eps": a.eps_effective, "ratio": a.ratio, **point}
-        if a.mu_from_schedule is not None:
-            row["mu_schedule"] = a.mu_from_schedule
-            row["eps_pld_lower"], row["eps_pld_upper"] = _tight_eps(m, point["lam"], int(point["B"]),
-                                                                    int(point["D"]), int(tt), int(point["P"]), d)
+                               "eps_claimed": res.eps_claimed, "mu_eff": res.mu_effective,
+                               "eps": res.eps_effective, "ratio": res.ratio, **point}
+        if res.mu_from_schedule is not None:
+            row["mu_schedule"] = res.mu_from_schedule
+            row["eps_pld_lower"], row["eps_pld_upper"] = _tight_eps(m, point["lam"], int(point["B"]), int(point["D"]),
+                                                                    int(tt), int(point["P"]), d)
         if as_published:
             row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
         rows.append(row)
     return rows
 
 
-class Method(str, Enum):
-    dp_scaffold = "dp-scaffold"
-    prifedsync = "prifedsync"
-    both = "both"
-
-
-@command(cuag_app, "baseline")
-def baseline_command(
-    t: Annotated[str, typer.Option("--t", help="Rounds t >= 1 (value, list or range a:b:step).")] = "1,300",
-    method: Annotated[Method, typer.Option("--method", help="Which baseline curve.")] = Method.both,
-    delta: DeltaOpt = "1e-5",
-) -> Result:
+@command("baseline", axis("t", sweep="1,300"),
+         choice("method", ("dp-scaffold", "prifedsync", "both"), formula="-", default="both",
+                help="Which baseline curve"),
+         axis("delta", default_from=cuag.baselines), formula="cuag.dpscaffold_eps")
+def baseline_command(a: Args) -> Result:
     """ε after t rounds of the DP-SCAFFOLD (eq. 3) and PriFedSync (CLT) baselines of Fig. 4 / Table 1.
 
     Example: dpcalc cuag baseline --t 1,300   (DP-SCAFFOLD 1.517427, 26.282609; PriFedSync 0.406841, 10.235670)
     """
-    axes = grid({"t": parse_values("--t", t), "delta": parse_values("--delta", delta)})
-    curves = cuag.baselines(axes["t"], axes["delta"], dp_scaffold=method is not Method.prifedsync,
-                            prifedsync=method is not Method.dp_scaffold)
+    axes = a.grid("t", "delta")
+    curves = cuag.baselines(axes["t"], axes["delta"], dp_scaffold=a.method != "prifedsync",
+                            prifedsync=a.method != "dp-scaffold")
     out = {k: x for k, x in vars(curves).items() if x is not None}
     labels = {"eps_dp_scaffold": column("cuag.dpscaffold_eps", "eps", key="eps_dp_scaffold", label="ε DP-SCAFFOLD"),
               "mu_prifedsync": column("cuag.prifedsync_mu", "mu", key="mu_prifedsync", label="μ PriFedSync"),
@@ -180,17 +148,13 @@ def baseline_command(
     formulas = {"eps_dp_scaffold": "cuag.dpscaffold_eps", "mu_prifedsync": "cuag.prifedsync_mu",
                 "eps_prifedsync": "gdp.delta_from_eps"}
     return Result(columns=[*columns_for("cuag.dpscaffold_eps", ["t", "delta"]), *(labels[k] for k in out)],
-                  rows=flatten(axes, out), title="Baseline privacy curves (seed 002, Fig. 4/Table 1)",
+                  rows=flatten(axes, out), title="Baseline privacy curves (Li, Xiao & Chen 2024, Fig. 4/Table 1)",
                   note="DP-SCAFFOLD: eq. (3) inverted, s_f = 1, ρ = 0.1, ζ = 1 (= √(t ln 10) at δ = 1e-5). "
                        "PriFedSync: CLT μ_t = 0.01·√(t(e^{1/0.45²} − 1)) then ε(μ_t, δ). Both reverse-engineered "
-                       "(seed002.md §5.1); neither is a proven bound.",
+                       "from the paper's curves; neither is a proven bound.",
                   formula=[formulas[k] for k in out])
 
 
-def register(app: typer.Typer) -> None:
-    """Attach the ``cuag`` group to the root app (with the compression commands of ``cuag_compression``)."""
-    from dpcalc.cli import cuag_compression
-
-    cuag_compression.register(cuag_app)
-
-    app.add_typer(cuag_app, name="cuag")
+ENTRIES = (Group("cuag", "CUAG-PFL (Li, Xiao & Chen 2024): adaptive σ schedule (16), audit of its budget, "
+                         "baselines, compression.",
+                 (sigma_command, audit_command, baseline_command, *cuag_compression.COMMANDS)),)

@@ -1,35 +1,29 @@
-"""``dpcalc gauss case1|case2|case3|noise|custom|figure`` (seed 001: Zeng, Yang & Dai, Entropy 2022; bits)."""
+"""``dpcalc gauss case1|case2|case3|noise|custom|figure`` (Zeng, Yang & Dai, Entropy 2022; information in bits)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
 
 from dpcalc import gaussian_mi as gauss
-from dpcalc.cli._common import AsPublishedOpt, check_units, command
+from dpcalc.cli.command import Args, Group, command
+from dpcalc.cli.options import AS_PUBLISHED, axis, flag, integer, path, units, vector
 from dpcalc.report.columns import column, columns_for
-from dpcalc.report.grid import Rows, flatten, grid, parse_values, parse_vector
+from dpcalc.report.grid import Rows, flatten
 from dpcalc.report.render import Column, Result
 
-gauss_app = typer.Typer(help="Gaussian-prior MI utility-privacy, Cases 1-3 (Zeng et al., Entropy 2022; seed 001).",
-                        no_args_is_help=True)
+__all__ = ["ENTRIES"]
 
-EpsOpt = Annotated[str, typer.Option("--eps", help="Privacy level ε (value, list a,b or range a:b:step).")]
-NOpt = Annotated[str, typer.Option("--n", help="Number of clients n (an integer >= 2).")]
-VarOpt = Annotated[str, typer.Option("--var", help="Variance σ_m² of every local parameter X_i.")]
-CovOpt = Annotated[str, typer.Option("--cov", help="Covariance σ_k² = E[X_i X_j], i ≠ j.")]
-UnitsOpt = Annotated[str, typer.Option("--units", help="Information units: bits (the paper's) or nats.")]
-
-NOTE = ("Privacy = max_i I(X_i; Y | X^-i) for the stated Gaussian prior (not Cuff-Yu MI-DP: no sup over priors; "
-        "crosscheck 001-1); utility = I(X; Y)/n; in {units}.")
+NOTE = ("Privacy = max_i I(X_i; Y | X^-i) for the stated Gaussian prior (not Cuff-Yu MI-DP: no sup over priors); "
+        "utility = I(X; Y)/n; in {units}.")
 _UNITS_COLUMN = Column("units", "units", text=True)
+UNITS = units(gauss.case2_sigma2)
+PRIOR = (axis("n"), axis("var"), axis("cov"))  # the equicorrelated prior of Cases 2 and 3
 
 
 def _with_units(rows: Rows, u: str) -> Rows:
-    """Every row says its information units (the issue's JSON contract): a constant column, not a dict per row."""
+    """Every row says its information units (a constant column, not a dict per row)."""
     return rows.with_constants(units=u)
 
 
@@ -38,22 +32,20 @@ def _info(formula_id: str, name: str, u: str, **kwargs: Any) -> Column:
     return column(formula_id, name, unit=u, **kwargs)
 
 
-@command(gauss_app, "case2")
-def case2_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "2", cov: CovOpt = "1.8", units: UnitsOpt = "bits",
-                  as_published: AsPublishedOpt = False) -> Result:
+@command("case2", axis("eps"), *PRIOR, UNITS, AS_PUBLISHED, formula="gauss.case2_sigma2")
+def case2_command(a: Args) -> Result:
     """Case 2 (Thm 2 corrected): σ² = V_x/(2^(2ε)−1) and U_max (18); --as-published adds the paper's (14).
 
     Example: dpcalc gauss case2 --eps 1:10:1 --n 101 --var 2 --cov 1.8 --as-published
     """
-    u = check_units(units)
-    axes = grid({"eps": parse_values("--eps", eps), "n": parse_values("--n", n), "var": parse_values("--var", var),
-                 "cov": parse_values("--cov", cov)})
+    u = a.units
+    axes = a.grid()
     args = (axes["eps"], axes["var"], axes["cov"], axes["n"])
     out: dict[str, Any] = {"sigma2": gauss.case2_sigma2(*args, units=u), "u_max": gauss.case2_u_max(*args, units=u)}
     cols = [*columns_for("gauss.case2_sigma2", ["eps", "n", "var", "cov"], units={"eps": u}),
             column("gauss.case2_sigma2", "sigma2", label="σ² (corrected)"), _info("gauss.case2_u_max", "u_max", u)]
     formulas = ["gauss.case2_sigma2", "gauss.case2_u_max"]
-    if as_published:
+    if a.as_published:
         s_pub = gauss.case2_sigma2(*args, units=u, as_published=True)
         out["sigma2_published"] = s_pub
         out["u_published"] = gauss.case2_u_max(*args, units=u, as_published=True)
@@ -65,26 +57,24 @@ def case2_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "2", cov: CovOpt =
         formulas.append("gauss.case2_privacy")
     return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(flatten(axes, out), u),
                   title="Case 2: independent noise on equicorrelated parameters (Thm 2, corrected)",
-                  note=NOTE.format(units=u) + " Erratum 001-7: (14) has '+' where '−' belongs.", formula=formulas)
+                  note=NOTE.format(units=u) + " Erratum 7: (14) has '+' where '−' belongs.", formula=formulas)
 
 
-@command(gauss_app, "case1")
-def case1_command(eps: EpsOpt, variances: Annotated[str, typer.Option(
-                      "--variances", help="Per-client variances σ_i² (comma list or file).")],
-                  units: UnitsOpt = "bits", as_published: AsPublishedOpt = False) -> Result:
+@command("case1", axis("eps"), vector("variances"), UNITS, AS_PUBLISHED, formula="gauss.case1_u_max")
+def case1_command(a: Args) -> Result:
     """Case 1 (Thm 1): σ² = σ_xmax²/(2^(2ε)−1) and U_max (9); the published form is correct (same numbers).
 
     Example: dpcalc gauss case1 --eps 1:3 --variances 1,0.5,0.25
     """
-    u = check_units(units)
-    var = np.asarray(parse_vector("--variances", variances))
-    axes = grid({"eps": parse_values("--eps", eps)})
+    u = a.units
+    var = np.asarray(a.variances)
+    axes = a.grid()
     var_max = float(np.max(gauss.as_covariance("variances", np.diag(var)).diagonal()))
     s2 = gauss.case1_sigma2(axes["eps"], var_max, units=u)
     out: dict[str, Any] = {"sigma2": s2, "u_max": gauss.case1_u_max(axes["eps"], var, units=u)}
     cols = [column("gauss.case1_sigma2", "eps", unit=u), column("gauss.case1_sigma2", "sigma2"),
             _info("gauss.case1_u_max", "u_max", u)]
-    if as_published:
+    if a.as_published:
         out.update(sigma2_published=s2, u_published=out["u_max"], leakage_published=axes["eps"])
         cols += [column("gauss.case1_sigma2", "sigma2", key="sigma2_published", label="σ² (published)"),
                  _info("gauss.case1_u_max", "u_max", u, key="u_published", label="U (published)"),
@@ -95,30 +85,28 @@ def case1_command(eps: EpsOpt, variances: Annotated[str, typer.Option(
                   meta={"n": var.size})
 
 
-@command(gauss_app, "case3")
-def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt = "2",
-                  nonneg: Annotated[bool, typer.Option("--nonneg", help="Require σ_e² >= 0.")] = False,
-                  units: UnitsOpt = "bits", as_published: AsPublishedOpt = False) -> Result:
-    """Case 3: optimal dependent noise (σ², σ_e²) by water-filling (crosscheck 001-14) and U_max;
-    --as-published adds the paper's (24) evaluated at that optimum (erratum 001-12).
+@command("case3", axis("eps"), *PRIOR, flag("nonneg", default_from=gauss.case3_optimum, help="Require σ_e² >= 0"),
+         UNITS, AS_PUBLISHED, formula="gauss.case3_sigma2")
+def case3_command(a: Args) -> Result:
+    """Case 3: optimal dependent noise (σ², σ_e²) by water-filling and U_max; --as-published adds the paper's
+    (24) evaluated at that optimum (erratum 12).
 
     Example: dpcalc gauss case3 --eps 1:10 --n 101 --var 30 --cov 2
     """
-    u = check_units(units)
-    axes = grid({"eps": parse_values("--eps", eps), "n": parse_values("--n", n), "var": parse_values("--var", var),
-                 "cov": parse_values("--cov", cov)})
-    opt = gauss.case3_optimum(axes["eps"], axes["var"], axes["cov"], axes["n"], nonneg=nonneg, units=u)
-    # per row (issue 15, defect 10): where the optimum is not attained (infinite noise on one eigen-direction)
-    # σ², σ_e² and the published (24) are not applicable ("—"); the supremum u_max is printed for every row
+    u = a.units
+    axes = a.grid()
+    opt = gauss.case3_optimum(axes["eps"], axes["var"], axes["cov"], axes["n"], nonneg=a.nonneg, units=u)
+    # where the optimum is not attained (infinite noise on one eigen-direction) σ², σ_e² and the published (24)
+    # are not applicable ("—"); the supremum u_max is printed for every row
     attained = np.broadcast_to(opt.attained, np.shape(opt.u_max))
     out: dict[str, Any] = {"sigma2": np.where(attained, opt.sigma2, np.nan),
                            "sigma_e2": np.where(attained, opt.sigma_e2, np.nan), "u_max": opt.u_max}
-    u_max_id = "gauss.case3_u_max_nonneg" if nonneg else "gauss.case3_u_max"
+    u_max_id = "gauss.case3_u_max_nonneg" if a.nonneg else "gauss.case3_u_max"
     cols = [*columns_for("gauss.case3_sigma2", ["eps", "n", "var", "cov"], units={"eps": u}),
             column("gauss.case3_sigma2", "sigma2"), column("gauss.case3_sigma_e2", "sigma_e2"),
             _info(u_max_id, "u_max", u)]
     formulas = ["gauss.case3_sigma2", "gauss.case3_sigma_e2", u_max_id]
-    if as_published:
+    if a.as_published:
         pub = np.full(attained.shape, np.nan)
         if np.any(attained):
             at = {k: np.broadcast_to(axes[k], attained.shape)[attained] for k in ("var", "cov", "n")}
@@ -130,31 +118,28 @@ def case3_command(eps: EpsOpt, n: NOpt = "101", var: VarOpt = "30", cov: CovOpt 
         formulas.append("gauss.case3_privacy")
     rows = flatten(axes, out, missing=("sigma2", "sigma_e2", "leakage_published"))  # not attained: None ("—")
     return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(rows, u),
-                  title="Case 3: dependent noise, water-filling optimum" + (" (σ_e² >= 0)" if nonneg else ""),
+                  title="Case 3: dependent noise, water-filling optimum" + (" (σ_e² >= 0)" if a.nonneg else ""),
                   note=NOTE.format(units=u) + " The exact leakage at the optimum equals ε.", formula=formulas,
-                  meta={"nonneg": nonneg})
+                  meta={"nonneg": a.nonneg})
 
 
-@command(gauss_app, "noise")
-def noise_command(sigma2: Annotated[str, typer.Option("--sigma2", help="Noise variance σ² (value, list or range).")],
-                  sigma_e2: Annotated[str, typer.Option("--sigma-e2", help="Noise covariance σ_e² (0: Case 2).")] = "0",
-                  n: NOpt = "101", var: VarOpt = "2", cov: CovOpt = "1.8", units: UnitsOpt = "bits",
-                  as_published: AsPublishedOpt = False) -> Result:
+@command("noise", axis("sigma2"), axis("sigma_e2", note="0: Case 2"), *PRIOR, UNITS, AS_PUBLISHED,
+         formula="gauss.case3_privacy")
+def noise_command(a: Args) -> Result:
     """Cases 2/3 at a noise level you choose: privacy max_i I(X_i; Y | X^-i) = ½log(1 + V_x/V_z) and utility (27);
-    --as-published adds the paper's (24) and the determinant (22) as printed (erratum 001-12).
+    --as-published adds the paper's (24) and the determinant (22) as printed (erratum 12).
 
     Example: dpcalc gauss noise --sigma2 3 --sigma-e2 1 --n 101 --var 30 --cov 2 --as-published
     """
-    u = check_units(units)
-    axes = grid({"sigma2": parse_values("--sigma2", sigma2), "sigma_e2": parse_values("--sigma-e2", sigma_e2),
-                 "n": parse_values("--n", n), "var": parse_values("--var", var), "cov": parse_values("--cov", cov)})
+    u = a.units
+    axes = a.grid()
     args = (axes["sigma2"], axes["sigma_e2"], axes["var"], axes["cov"], axes["n"])
     out: dict[str, Any] = {"privacy": gauss.case3_privacy(*args, units=u),
                            "utility": gauss.case3_utility(*args, units=u)}
     cols = [*columns_for("gauss.case3_privacy", ["sigma2", "sigma_e2", "n", "var", "cov"]),
             _info("gauss.case3_privacy", "privacy", u), _info("gauss.case3_utility", "utility", u)]
     formulas = ["gauss.case3_privacy", "gauss.case3_utility"]
-    if as_published:
+    if a.as_published:
         out["privacy_published"] = gauss.case3_privacy(*args, units=u, as_published=True)
         out["determinant"] = gauss.case3_determinant(*args)
         out["determinant_published"] = gauss.case3_determinant(*args, as_published=True)
@@ -167,29 +152,27 @@ def noise_command(sigma2: Annotated[str, typer.Option("--sigma2", help="Noise va
                   formula=formulas)
 
 
-@command(gauss_app, "custom")
-def custom_command(sigma_x: Annotated[Path, typer.Option("--sigma-x", help="Covariance Σ_X (.npy or .csv).")],
-                   sigma_z: Annotated[Path, typer.Option("--sigma-z", help="Noise covariance Σ_Z (.npy or .csv).")],
-                   units: UnitsOpt = "bits",
-                   per_client: Annotated[bool, typer.Option("--per-client", help="One row per client with its "
-                                                            "leakage I(X_i; Y | X^-i).")] = False) -> Result:
+@command("custom", path("sigma_x", help="Covariance Σ_X (.npy or .csv)"),
+         path("sigma_z", help="Noise covariance Σ_Z (.npy or .csv)"), UNITS,
+         flag("per_client", help="One row per client with its leakage I(X_i; Y | X^-i)"), formula="-")
+def custom_command(a: Args) -> Result:
     """Exact engine on arbitrary PD covariances: privacy max_i I(X_i; Y | X^-i) and utility I(X; Y)/n;
     --per-client lists every client's leakage.
 
     Example: dpcalc gauss custom --sigma-x sx.csv --sigma-z sz.npy --per-client
     """
-    u = check_units(units)
-    r = gauss.evaluate(gauss.load_covariance(sigma_x, "--sigma-x"), gauss.load_covariance(sigma_z, "--sigma-z"),
+    u = a.units
+    r = gauss.evaluate(gauss.load_covariance(a.sigma_x, "--sigma-x"), gauss.load_covariance(a.sigma_z, "--sigma-z"),
                        units=u)
     rows: list[dict[str, Any]] = [{"n": r.n, "privacy": r.privacy, "client": r.argmax, "utility": r.utility,
                                    "units": u}]
     leak_cols: list[Column] = []
-    if per_client:
+    if a.per_client:
         rows = [{"n": r.n, "privacy": r.privacy, "client": i + 1, "leakage": float(x), "utility": r.utility,
                  "units": u} for i, x in enumerate(r.leakages)]
         leak_cols = [Column("leakage", f"I(X_i;Y|X^-i) ({u})", unit=u)]
     return Result(columns=[Column("n", "n", integer=True), Column("privacy", f"max_i I(X_i;Y|X^-i) ({u})", unit=u),
-                           Column("client", "client i" if per_client else "argmax i", integer=True), *leak_cols,
+                           Column("client", "client i" if a.per_client else "argmax i", integer=True), *leak_cols,
                            Column("utility", f"I(X;Y)/n ({u})", unit=u), _UNITS_COLUMN],
                   rows=rows, title="Exact Gaussian engine (Cholesky log-determinants, Schur complements)",
                   note=NOTE.format(units=u), formula=[],
@@ -211,26 +194,26 @@ _FIG4 = {"sigma2": ("gauss.case1_sigma2", "sigma2", "σ² (Thm 1)"), "u_max": ("
          "u_published": ("gauss.case1_u_max", "u_max", "U_max published (9)")}
 
 
-@command(gauss_app, "figure")
-def figure_command(number: Annotated[int, typer.Argument(help="Figure number: 4, 5, 6 or 7.")],
-                   seed: Annotated[int, typer.Option("--seed", help="Seed of Fig. 4's random σ_i² ~ U(0,1).")]
-                   = gauss.figures.DEFAULT_SEED) -> Result:
+@command("figure", integer("number", positional=True, formula="-", option="NUMBER",
+                           help="Figure number: 4, 5, 6 or 7"),
+         integer("seed", default_from=gauss.figures.figure_data, help="Seed of Fig. 4's random σ_i² ~ U(0,1)"),
+         formula="-")
+def figure_command(a: Args) -> Result:
     """Data behind Figs 4-7, published and corrected side by side (bits).
 
     Fig 4: Case 1, n = 101, σ_i² ~ U(0,1) (seeded). Fig 5: Case 2, σ_m²=2, σ_k²=1.8. Figs 6/7: σ_m²=30, σ_k²=2,
     with the published Case-2 noise (14), the corrected Case 2 (= Case 3 with σ_e² >= 0) and the Case-3 optimum.
     Example: dpcalc gauss figure 5 --json
     """
-    data = gauss.figures.figure_data(number, seed)
-    specs = {**_FIGURE_COLUMNS, **(_FIG4 if number == 4 else {})}
+    data = gauss.figures.figure_data(a.number, a.seed)
+    specs = {**_FIGURE_COLUMNS, **(_FIG4 if a.number == 4 else {})}
     cols = [column("gauss.case2_sigma2", "eps", unit="bits")]
     cols += [column(specs[k][0], specs[k][1], key=k, label=specs[k][2]) for k in data.series]
     formulas = list(dict.fromkeys(specs[k][0] for k in data.series))
     return Result(columns=[*cols, _UNITS_COLUMN], rows=_with_units(flatten({"eps": data.eps}, data.series), "bits"),
-                  title=f"Zeng et al. 2022, Figure {number} data", note=NOTE.format(units="bits"), formula=formulas,
-                  meta={"figure": number, "seed": data.seed})
+                  title=f"Zeng et al. 2022, Figure {a.number} data", note=NOTE.format(units="bits"), formula=formulas,
+                  meta={"figure": a.number, "seed": data.seed})
 
 
-def register(app: typer.Typer) -> None:
-    """Attach the ``gauss`` group to the root app."""
-    app.add_typer(gauss_app, name="gauss")
+ENTRIES = (Group("gauss", "Gaussian-prior MI utility-privacy, Cases 1-3 (Zeng, Yang & Dai, Entropy 2022).",
+                 (case1_command, case2_command, case3_command, noise_command, custom_command, figure_command)),)

@@ -5,69 +5,41 @@ Nothing heavy is imported at start-up: the plotting modules load inside the comm
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-from typing import Annotated
-
-import typer
-
-from dpcalc.cli._common import ForceOpt, FormatOpt, JsonOpt, OutputOpt, handle_errors, pick_format
+from dpcalc.cli.artifacts import Figure
+from dpcalc.cli.command import Args, Group, command
+from dpcalc.cli.options import Opt, argument, flag, many, text
 from dpcalc.errors import DomainError
-from dpcalc.report.render import Format
+from dpcalc.report.render import Column, Result
 
-plot_app = typer.Typer(help="Figures: the seeds' figures as presets (published and corrected side by side) and "
-                            "sweeps of any catalog formula. Needs the 'plot' extra (matplotlib).",
-                       no_args_is_help=True)
-
-FigOutOpt = Annotated[Path | None, typer.Option("--output", "-o", dir_okay=False,
-                                                help="Figure file (.png, .svg or .pdf); default ID.png.")]
-FigFormatOpt = Annotated[str | None, typer.Option("--format", "-f",
-                                                  help="png, svg or pdf (default: from the file suffix, else png).")]
+__all__ = ["ENTRIES"]
 
 
-def _report(path: Path, drawn: object) -> None:
-    from dpcalc.plot import Drawn
-
-    assert isinstance(drawn, Drawn)
-    for w in drawn.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    print(f"wrote {path} ({len(drawn.lines)} lines, {len(drawn.data)} bytes)")
-
-
-@plot_app.command("preset")
-@handle_errors
-def preset_command(name: Annotated[str, typer.Argument(help="Preset id, e.g. 001-fig5 (see `dpcalc plot list`).")],
-                   output: FigOutOpt = None, fmt: FigFormatOpt = None, force: ForceOpt = False) -> None:
-    """Draw one of the seeds' figures (published and corrected curves side by side).
+@command("preset", argument("name", formula="-", option="NAME", help="Preset id, e.g. 001-fig5 (see `dpcalc plot "
+                                                                      "list`)"),
+         formula="-", output="figure")
+def preset_command(a: Args) -> Figure:
+    """Draw one of the papers' figures (published and corrected curves side by side).
 
     Example: dpcalc plot preset 001-fig5 -o fig5.png
     """
-    from dpcalc.plot import figure as draw_mod
     from dpcalc.plot import preset
 
-    spec = preset(name)
-    chosen = draw_mod.format_of(output, fmt)
-    path = output or Path(f"{name}.{chosen}")
-    _report(path, draw_mod.save(spec, path, fmt=chosen, force=force))
+    return Figure(preset(a.name), a.name)
 
 
-@plot_app.command("list")
-@handle_errors
-def list_command(fmt: FormatOpt = Format.table, json_: JsonOpt = False, output: OutputOpt = None,
-                 force: ForceOpt = False) -> None:
+@command("list", formula="-")
+def list_command(a: Args) -> Result:
     """List the figure presets (id, paper, lines, title).
 
     Example: dpcalc plot list
     """
     from dpcalc.plot import presets
-    from dpcalc.report.render import Column, Result, emit
 
     rows = [{"id": f.id, "paper": f.paper, "lines": f.line_count, "title": f.title} for f in presets().values()]
     formulas = sorted({s.step.formula for f in presets().values() for s in f.series if s.step.formula})
-    result = Result(columns=[Column("id", "preset", text=True), Column("paper", "paper", text=True),
-                             Column("lines", "lines", integer=True), Column("title", "title", text=True)],
-                    rows=rows, title="Figure presets (dpcalc plot preset ID)", formula=formulas)
-    emit(result, pick_format(fmt, json_), output, force)
+    return Result(columns=[Column("id", "preset", text=True), Column("paper", "paper", text=True),
+                           Column("lines", "lines", integer=True), Column("title", "title", text=True)],
+                  rows=rows, title="Figure presets (dpcalc plot preset ID)", formula=formulas)
 
 
 def _assignments(option: str, items: list[str]) -> dict[str, str]:
@@ -80,37 +52,30 @@ def _assignments(option: str, items: list[str]) -> dict[str, str]:
     return out
 
 
-@plot_app.command("sweep")
-@handle_errors
-def sweep_command(
-    formula: Annotated[str, typer.Argument(help="Catalog formula id, e.g. midp.server_sigma.")],
-    x: Annotated[str, typer.Option("--x", help="Swept input and its values: NAME=VALUES, e.g. eps=1:10:0.5.")],
-    by: Annotated[str | None, typer.Option("--by", help="One line per value: NAME=VALUES, e.g. d=1e3,1e6.")] = None,
-    fixed: Annotated[list[str] | None, typer.Option("--set", help="A fixed input NAME=VALUE (repeatable).")] = None,
-    published: Annotated[bool, typer.Option("--published", help="Draw the published (erroneous) form as well.")]
-    = False,
-    logx: Annotated[bool, typer.Option("--logx", help="Logarithmic x axis.")] = False,
-    logy: Annotated[bool, typer.Option("--logy", help="Logarithmic y axis.")] = False,
-    title: Annotated[str, typer.Option("--title", help="Figure title (default: the formula's title).")] = "",
-    output: FigOutOpt = None, fmt: FigFormatOpt = None, force: ForceOpt = False,
-) -> None:
+@command("sweep", argument("formula", formula="-", option="FORMULA", help="Catalog formula id, e.g. "
+                                                                          "midp.server_sigma"),
+         text("x", formula="-", help="Swept input and its values: NAME=VALUES, e.g. eps=1:10:0.5"),
+         text("by", formula="-", default=None, help="One line per value: NAME=VALUES, e.g. d=1e3,1e6"),
+         many("fixed", option="--set", formula="-", help="A fixed input NAME=VALUE (repeatable)"),
+         flag("published", formula="-", help="Draw the published (erroneous) form as well"),
+         flag("logx", formula="-", help="Logarithmic x axis"), flag("logy", formula="-", help="Logarithmic y axis"),
+         Opt("title", "text", formula="-", default="", help="Figure title (default: the formula's title)"),
+         formula="-", output="figure")
+def sweep_command(a: Args) -> Figure:
     """Draw any catalog formula over a sweep: x = one input, one line per value of another.
 
     Example: dpcalc plot sweep midp.server_sigma_equal --x eps=0.1:10:0.1 --by N=1,10,100 --set d=1000 --set C=1
     --logy -o sigma.png
     """
-    from dpcalc.plot import figure as draw_mod
     from dpcalc.plot.sweep import sweep_spec
 
-    (x_axis,) = _assignments("--x", [x]).items()
-    lines = next(iter(_assignments("--by", [by]).items())) if by else None
-    spec = sweep_spec(formula, x_axis, lines, _assignments("--set", fixed or []), published=published, logx=logx,
-                      logy=logy, title=title)
-    chosen = draw_mod.format_of(output, fmt)
-    path = output or Path(f"{formula}.{chosen}")
-    _report(path, draw_mod.save(spec, path, fmt=chosen, force=force))
+    (x_axis,) = _assignments("--x", [a.x]).items()
+    lines = next(iter(_assignments("--by", [a.by]).items())) if a.by else None
+    spec = sweep_spec(a.formula, x_axis, lines, _assignments("--set", a.fixed or []), published=a.published,
+                      logx=a.logx, logy=a.logy, title=a.title)
+    return Figure(spec, a.formula)
 
 
-def register(app: typer.Typer) -> None:
-    """Attach the ``plot`` group to the root app."""
-    app.add_typer(plot_app, name="plot")
+ENTRIES = (Group("plot", "Figures: the papers' figures as presets (published and corrected side by side) and sweeps "
+                         "of any catalog formula. Needs the 'plot' extra (matplotlib).",
+                 (preset_command, sweep_command, list_command)),)

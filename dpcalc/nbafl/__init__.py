@@ -7,6 +7,10 @@ Performance Analysis", IEEE TIFS 2020; paper 003, catalog ``formulas/003_nbafl.t
 * :mod:`dpcalc.nbafl.accounting` — the paper's linear composition vs RDP, analytic Gaussian, GDP (, PLD).
 * :mod:`dpcalc.nbafl.simulate` — a NumPy simulation of NbAFL on synthetic logistic regression.
 
+Defaults (library, catalog and CLI alike): the paper's Table 1 setting δ = 0.01, C = 20, m = 100, N = 50, T = 25,
+c_scale = 1.25, L = 1; the constants of Theorems 2–3, which the paper does not give, default to the assumed
+l = 0.1, β = 1, ρ = 0.2, B = 1, μ = 1, Θ = 2.3. The simulation keeps its own synthetic setting (``SimulationConfig``).
+
 How each form was verified, the disputes and the reference values are recorded in the catalog and in docs/nbafl.md.
 """
 

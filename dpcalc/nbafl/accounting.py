@@ -95,7 +95,8 @@ _BOUNDS = {"rdp": "upper", "analytic": "exact", "gdp": "exact", "pld": "upper"}
 
 
 @v.scalar_params
-def compare_accountants(eps: float, delta: float, *, C: float, m: float, L: int = 1, c_scale: float = 1.0,
+def compare_accountants(eps: float, delta: float = 0.01, *, C: float = 20.0, m: float = 100, L: int = 1,
+                        c_scale: float = 1.25,
                         accountants: tuple[str, ...] | None = None) -> AccountingComparison:
     """The paper's σ_U vs what each accountant certifies and needs (module doc). ``accountants`` defaults to
     ``linear, rdp, analytic, gdp, pld``."""

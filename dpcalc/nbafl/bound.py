@@ -69,15 +69,15 @@ def _p(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -
 
 
 @v.named_shapes
-def contraction_p(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
-                  prox_mu: ArrayLike) -> FloatOrArray:
+def contraction_p(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0,
+                  prox_mu: ArrayLike = 1.0) -> FloatOrArray:
     """P = 1 + 2l(−1/μ + ρB/μ² + ρB²/(2μ²)) of Theorem 2; must lie in (0, 1) (DomainError otherwise)."""
     return v.scalar_or_array(_p(*_constants(pl, smoothness, dissimilarity, prox_mu)))
 
 
 @v.named_shapes
-def contraction_q(pl: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, *,
-                  K: ArrayLike) -> FloatOrArray:
+def contraction_q(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0,
+                  prox_mu: ArrayLike = 1.0, *, K: ArrayLike) -> FloatOrArray:
     """Q = 1 + (2l/μ²)(ρB²/2 + ρB + ρB²/K + 2ρB²/√K + μB/√K − μ) of Theorem 3; must lie in (0, 1)."""
     ll, r, b, m = _constants(pl, smoothness, dissimilarity, prox_mu)
     k = v.integer_at_least("K", K, 1)
@@ -108,7 +108,7 @@ def _c(delta: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
 
 
 @v.named_shapes
-def lambda1(smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, *,
+def lambda1(smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0, prox_mu: ArrayLike = 1.0, *,
             as_published: bool = True) -> FloatOrArray:
     """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment)."""
     _, r, b, m = _constants(1.0, smoothness, dissimilarity, prox_mu)
@@ -119,9 +119,10 @@ def lambda1(smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike,
 
 
 @v.named_shapes
-def kappas(delta: ArrayLike, *, pl: ArrayLike, lipschitz: ArrayLike, smoothness: ArrayLike,
-           dissimilarity: ArrayLike, prox_mu: ArrayLike, C: ArrayLike, m: ArrayLike, N: ArrayLike,
-           c_scale: ArrayLike = 1.0, as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
+def kappas(delta: ArrayLike = 0.01, *, pl: ArrayLike = 0.1, lipschitz: ArrayLike = 1.0, smoothness: ArrayLike = 0.2,
+           dissimilarity: ArrayLike = 1.0, prox_mu: ArrayLike = 1.0, C: ArrayLike = 20.0, m: ArrayLike = 100,
+           N: ArrayLike = 50, c_scale: ArrayLike = 1.25,
+           as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
     """(κ1, κ0) of Theorem 2: κ1 = λ1·βcC/(m(1−P))·√(2/(Nπ)), κ0 = ρc²C²/(2m²(1−P)N)."""
     ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
     _p(ll, r, b, mm)  # P in (0, 1), else DomainError
@@ -162,9 +163,10 @@ def curve_full(T: v.FloatArray, eps: v.FloatArray, theta: v.FloatArray, p: v.Flo
 
 
 @v.named_shapes
-def convergence_bound(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, pl: ArrayLike, lipschitz: ArrayLike,
-                      smoothness: ArrayLike, dissimilarity: ArrayLike, prox_mu: ArrayLike, theta: ArrayLike,
-                      C: ArrayLike, m: ArrayLike, N: ArrayLike, c_scale: ArrayLike = 1.0,
+def convergence_bound(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: ArrayLike = 25, pl: ArrayLike = 0.1,
+                      lipschitz: ArrayLike = 1.0, smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0,
+                      prox_mu: ArrayLike = 1.0, theta: ArrayLike = 2.3, C: ArrayLike = 20.0, m: ArrayLike = 100,
+                      N: ArrayLike = 50, c_scale: ArrayLike = 1.25,
                       as_published: bool = True) -> FloatOrArray:
     """Theorem 2 (eq. 6): E[F(w̃^T) − F(w*)] <= P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T). Status disputed (module doc)."""
     e = v.positive("eps", eps)
@@ -201,10 +203,11 @@ def _partial_terms(eps: v.FloatArray, delta: ArrayLike, T: v.FloatArray, K: v.Fl
 
 
 @v.named_shapes
-def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike, *, T: ArrayLike, K: ArrayLike, pl: ArrayLike,
-                              lipschitz: ArrayLike, smoothness: ArrayLike, dissimilarity: ArrayLike,
-                              prox_mu: ArrayLike, theta: ArrayLike, C: ArrayLike, m: ArrayLike, N: ArrayLike,
-                              c_scale: ArrayLike = 1.0) -> FloatOrArray:
+def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: ArrayLike = 25, K: ArrayLike,
+                              pl: ArrayLike = 0.1, lipschitz: ArrayLike = 1.0, smoothness: ArrayLike = 0.2,
+                              dissimilarity: ArrayLike = 1.0, prox_mu: ArrayLike = 1.0, theta: ArrayLike = 2.3,
+                              C: ArrayLike = 20.0, m: ArrayLike = 100, N: ArrayLike = 50,
+                              c_scale: ArrayLike = 1.25) -> FloatOrArray:
     """Theorem 3 (eq. 8): Q^TΘ + (1 − Q^T)/(1 − Q)·[cCα1β/(mKg)·√(2/π) + c²C²α0/(m²K²g²)], K of N clients.
 
     g = −ln(1 − N/K + (N/K)e^{−ε/T}) (= bε/T) needs K > N(1 − e^{−ε/T}); α0 = 2ρK/N + ρ,

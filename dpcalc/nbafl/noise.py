@@ -53,14 +53,14 @@ def _calibration(calibration: str) -> Calibration:
 
 
 @v.named_shapes
-def c_constant(delta: ArrayLike, *, c_scale: ArrayLike = 1.0) -> FloatOrArray:
+def c_constant(delta: ArrayLike = 0.01, *, c_scale: ArrayLike = 1.25) -> FloatOrArray:
     """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ))), with the one
     c(δ) of :func:`dpcalc.accounting.gaussian_mechanism.classic_c`."""
     return v.scalar_or_array(_c_scale(c_scale) * np.asarray(classic_c(delta)))
 
 
 @v.named_shapes
-def client_sensitivity(C: ArrayLike, m: ArrayLike) -> FloatOrArray:
+def client_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100) -> FloatOrArray:
     """Δs_U = 2C/m (eq. 3): L2 sensitivity of a clipped local model, m = the smallest local data set size."""
     c = v.positive("C", C)
     mm = v.integer_at_least("m", m, 1)
@@ -68,7 +68,7 @@ def client_sensitivity(C: ArrayLike, m: ArrayLike) -> FloatOrArray:
 
 
 @v.named_shapes
-def server_sensitivity(C: ArrayLike, m: ArrayLike, N: ArrayLike | None = None, *,
+def server_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100, N: ArrayLike | None = None, *,
                        weights: ArrayLike | None = None) -> FloatOrArray:
     """Δs_D = max_i 2C·p_i/m (eq. 4): 2C/(mN) for equal weights p_i = 1/N, else with the given weights p_i."""
     c = v.positive("C", C)
@@ -106,8 +106,8 @@ def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.F
 
 
 @v.named_shapes
-def client_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, L: ArrayLike = 1,
-                 c_scale: ArrayLike = 1.0, calibration: str = "classic") -> FloatOrArray:
+def client_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0, m: ArrayLike = 100, L: ArrayLike = 1,
+                 c_scale: ArrayLike = 1.25, calibration: str = "classic") -> FloatOrArray:
     """σ_U = c·L·Δs_U/ε = 2cCL/(mε): client noise std for (ε, δ)-LDP over L exposures (§3.3.1, Thm 1).
 
     ``calibration="analytic"``: the exact Gaussian σ for one release at (ε/L, δ), sensitivity 2C/m.
@@ -166,7 +166,7 @@ def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
 
 
 @v.named_shapes
-def sampling_b(eps: ArrayLike, *, T: ArrayLike, N: ArrayLike, K: ArrayLike) -> FloatOrArray:
+def sampling_b(eps: ArrayLike, *, T: ArrayLike = 25, N: ArrayLike = 50, K: ArrayLike) -> FloatOrArray:
     """b = −(T/ε)·ln(1 − N/K + (N/K)e^{−ε/T}) (§3.4.2). Exists only for K > N(1 − e^{−ε/T}) (else DomainError).
 
     b·ε/T is the per-round ε₀ whose one-sided amplification −ln(1 − q + q e^{−ε₀}) at q = K/N equals ε/T
@@ -179,7 +179,7 @@ def sampling_b(eps: ArrayLike, *, T: ArrayLike, N: ArrayLike, K: ArrayLike) -> F
 
 
 @v.named_shapes
-def sampling_gamma(eps: ArrayLike, *, L: ArrayLike, N: ArrayLike, K: ArrayLike) -> FloatOrArray:
+def sampling_gamma(eps: ArrayLike, *, L: ArrayLike = 1, N: ArrayLike = 50, K: ArrayLike) -> FloatOrArray:
     """γ = −ln(1 − K/N + (K/N)e^{−ε/(L√K)}) (eq. 7): σ_D > 0 iff T > ε/γ."""
     e = v.positive("eps", eps)
     cnt = _counts(L=L, N=N, K=K)
@@ -195,8 +195,8 @@ def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
 
 
 @v.named_shapes
-def server_required_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, T: ArrayLike,
-                          N: ArrayLike, K: ArrayLike | None = None, c_scale: ArrayLike = 1.0,
+def server_required_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0, m: ArrayLike = 100,
+                          T: ArrayLike = 25, N: ArrayLike = 50, K: ArrayLike | None = None, c_scale: ArrayLike = 1.25,
                           calibration: str = "classic") -> FloatOrArray:
     """σ_A: the std the global model needs for (ε, δ)-DP over T broadcasts (§3.3.2, §3.4.2).
 
@@ -215,8 +215,8 @@ def server_required_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: 
 
 
 @v.named_shapes
-def server_sigma(eps: ArrayLike, delta: ArrayLike, *, C: ArrayLike, m: ArrayLike, T: ArrayLike, L: ArrayLike,
-                 N: ArrayLike, K: ArrayLike | None = None, c_scale: ArrayLike = 1.0,
+def server_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0, m: ArrayLike = 100, T: ArrayLike = 25,
+                 L: ArrayLike = 1, N: ArrayLike = 50, K: ArrayLike | None = None, c_scale: ArrayLike = 1.25,
                  calibration: str = "classic") -> FloatOrArray:
     """σ_D: the extra server noise std, √(max(σ_A² − σ_U²/K', 0)) with K' = N (eq. 5) or K (eq. 7).
 

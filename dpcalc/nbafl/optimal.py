@@ -149,8 +149,9 @@ def _golden(f: object, lo: float, hi: float, iters: int = 90) -> float:
 
 
 @v.scalar_params
-def optimal_t(eps: float, delta: float, *, pl: float, lipschitz: float, smoothness: float, dissimilarity: float,
-              prox_mu: float, theta: float, C: float, m: float, N: float, c_scale: float = 1.0, t_max: int = 1000,
+def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: float = 1.0, smoothness: float = 0.2,
+              dissimilarity: float = 1.0, prox_mu: float = 1.0, theta: float = 2.3, C: float = 20.0, m: float = 100,
+              N: float = 50, c_scale: float = 1.25, t_max: int = 1000,
               as_published: bool = True) -> OptimalT:
     """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``."""
     e = v.scalar("eps", v.positive("eps", eps))
@@ -196,9 +197,9 @@ def k_domain_min(eps: float, T: float, N: float) -> int:
 
 
 @v.scalar_params
-def optimal_k(eps: float, delta: float, *, T: float, pl: float, lipschitz: float, smoothness: float,
-              dissimilarity: float, prox_mu: float, theta: float, C: float, m: float, N: float,
-              c_scale: float = 1.0) -> OptimalK:
+def optimal_k(eps: float, delta: float = 0.01, *, T: float = 25, pl: float = 0.1, lipschitz: float = 1.0,
+              smoothness: float = 0.2, dissimilarity: float = 1.0, prox_mu: float = 1.0, theta: float = 2.3,
+              C: float = 20.0, m: float = 100, N: float = 50, c_scale: float = 1.25) -> OptimalK:
     """K* of Theorem 3 by integer scan over the valid K (see the module doc)."""
     e = v.scalar("eps", v.positive("eps", eps))
     t = v.scalar("T", v.integer_at_least("T", T, 1))

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, UnknownNameError
-from dpcalc.report.render import Column, latex_text
+from dpcalc.report.result import Column
 
 _GREEK = {
     "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",
@@ -32,6 +32,9 @@ _UNITLESS = ("", "dimensionless")
 
 def unicode_symbol(latex: str) -> str:
     """A short plain-text rendering of a catalog LaTeX symbol: ``\\sigma_{s,t}`` → ``σ_s,t``, ``\\sigma^2`` → ``σ²``."""
+    if not any(ch in latex for ch in "{}^ \t\n,"):  # commands and subscripts only (\\sigma_s): no regex to compile
+        head, *commands = v.text("latex", latex).split("\\")
+        return (head + "".join(_GREEK.get(name, name) + rest for name, rest in map(_command, commands))).strip()
     s = re.sub(r"\\(?:mathrm|text|operatorname|mathbf|boldsymbol)\{([^{}]*)\}", r"\1", v.text("latex", latex))
     s = re.sub(r"\\([A-Za-z]+)\s?", lambda m: _GREEK.get(m.group(1), m.group(1)), s)
     s = re.sub(r"\^\{([0-9+\-*]+)\}|\^([0-9])", lambda m: (m.group(1) or m.group(2)).translate(_SUPERSCRIPT), s)
@@ -40,9 +43,25 @@ def unicode_symbol(latex: str) -> str:
     return re.sub(r"\s+", " ", s).strip()
 
 
+def _command(text: str) -> tuple[str, str]:
+    """``sigma_s`` → (``sigma``, ``_s``): a LaTeX command's name and what follows it."""
+    end = next((i for i, ch in enumerate(text) if not ch.isascii() or not ch.isalpha()), len(text))
+    return text[:end], text[end:]
+
+
 def _short_unit(unit: str) -> str:
     """The unit as shown in a table header: without its parenthesised remark."""
     return unit.split(" (")[0].strip()
+
+
+def _latex_unit(unit: str) -> str:
+    """A unit in LaTeX text: as it is when plain (letters, digits, spaces), else :func:`~dpcalc.report.latex.latex_text`
+    (imported only then)."""
+    if unit.replace(" ", "").isalnum() and unit.isascii():
+        return unit
+    from dpcalc.report.latex import latex_text
+
+    return latex_text(unit)
 
 
 def make_column(key: str, symbol: str, unit: str, integer: bool = False, label: str = "") -> Column:
@@ -58,7 +77,7 @@ def make_column(key: str, symbol: str, unit: str, integer: bool = False, label: 
         header, latex = label, ""
     else:
         text, suffix = unicode_symbol(symbol), ("" if shown in _UNITLESS else f" ({shown})")
-        latex_suffix = "" if shown in _UNITLESS else f" ({latex_text(shown.replace('^2', '²'))})"
+        latex_suffix = "" if shown in _UNITLESS else f" ({_latex_unit(shown.replace('^2', '²'))})"
         header, latex = text + suffix, f"${symbol}$" + latex_suffix
     return Column(key, header, latex, integer=integer, unit=unit if unit not in _UNITLESS else "")
 

@@ -1,4 +1,5 @@
-"""Parsing of numeric CLI options: a value, a comma list (``1,2,5``) or an inclusive range (``1:10:0.5``).
+"""Parsing of numeric CLI options: a value, a comma list (``1,2,5``) or an inclusive range (``1:10:0.5``)
+(vectors and matrices that may come from files: :mod:`dpcalc.report.vectors`).
 
 Each option becomes its own axis of a broadcast grid (``np.ix_``), so the library validates every
 option's list with element positions that match what the user typed, and rows come out in
@@ -9,9 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -70,36 +69,6 @@ def parse_values(option: str, text: str | float | int) -> list[float]:
     for item in items:
         out.extend(_range(option, item) if ":" in item else [_number(option, item)])
     return out
-
-
-def path_exists(text: str) -> bool:
-    """``Path(text).exists()``, False for a name the OS refuses (too long, an embedded NUL) instead of OSError."""
-    try:
-        return Path(text).exists()
-    except (OSError, ValueError):  # name too long, embedded NUL: not an existing file
-        return False
-
-
-def _looks_like_path(text: str) -> bool:
-    return os.sep in text or Path(text).suffix.lower() in (".csv", ".txt", ".tsv", ".dat", ".npy")
-
-
-def parse_vector(option: str, text: str) -> list[float]:
-    """A per-client vector: values/ranges as in :func:`parse_values`, or the path of a file of numbers.
-
-    Files are read by :func:`dpcalc.files.read_vector` (text/CSV one row or column, or ``.npy``).
-    """
-    from dpcalc import files
-
-    text = str(text)
-    if path_exists(text):
-        return [float(x) for x in files.read_vector(option, text)]
-    try:
-        return parse_values(option, text)
-    except DomainError:
-        if "," not in text and _looks_like_path(text):
-            files.read_vector(option, text)  # raises the file's own one-line error (e.g. does not exist)
-        raise
 
 
 def _size(values: Sequence[float] | np.ndarray) -> int:

@@ -1,4 +1,5 @@
-"""Rendering of a command's result: rich table, JSON, CSV, Markdown or LaTeX, to stdout or a file.
+"""Rendering of a command's result: the table here; JSON, CSV, Markdown, LaTeX and the terminal-fitted (rich)
+table in :mod:`dpcalc.report.formats`, imported only for those formats; to stdout or a file.
 
 JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
 "meta": {"formula": id, "units": {column: unit, …}, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
@@ -8,371 +9,54 @@ updated by :attr:`Result.units`.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from dpcalc import __version__
-from dpcalc._progress import progress
 from dpcalc.errors import DomainError
-from dpcalc.files import write_atomic
-from dpcalc.report import cells
-from dpcalc.report.cells import Kind
+from dpcalc.report._text import display_width, join_rows, noop, pad, text_cell, text_width
+from dpcalc.report.result import Column, Format, Result
 
-__all__ = ["Column", "Format", "Result", "emit", "render", "write_atomic"]
+__all__ = ["Column", "Format", "Result", "emit", "render"]
 
 
-class Format(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-    markdown = "markdown"
-    latex = "latex"
 
 
-@dataclass(frozen=True)
-class Column:
-    """One output column: ``key`` in JSON/CSV, ``label`` (with unit) in tables, ``latex`` in LaTeX.
+_SMALL = 200  # rows a table formats cell by cell (text_cell); larger ones go through report._chunks
 
-    ``unit`` goes to ``meta.units`` (JSON); build columns of catalog quantities with
-    :func:`dpcalc.report.columns.column` / :func:`~dpcalc.report.columns.columns_for` rather than by hand.
-    """
 
-    key: str
-    label: str = ""
-    latex: str = ""
-    integer: bool = False
-    text: bool = False  # left-aligned (ids, names); numbers are right-aligned
-    number: str = ""  # format spec of the shown number (e.g. ".4g", ".3e"); default ".10g"; JSON/CSV keep all digits
-    unit: str = ""
-
-    @property
-    def header(self) -> str:
-        return self.label or self.key
-
-
-@dataclass
-class Result:
-    """What a command computed, before rendering."""
-
-    columns: list[Column]
-    rows: Sequence[dict[str, Any]]  # a list of dicts, or column-stored grid.Rows (a sweep)
-    title: str = ""
-    note: str = ""
-    formula: str | list[str] = ""
-    units: dict[str, str] = field(default_factory=dict)  # overrides/additions to the columns' units
-    warnings: list[str] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    summary: dict[str, Any] | None = None
-    exit_code: int = 0  # the process exit code after rendering (e.g. 1 when a verification failed)
-
-
-_clean = cells.clean
-_fmt = cells.text_cell
-_latex_cell = cells.latex_cell
-_json_value = cells.json_value
-latex_text = cells.latex_text
-
-
-def units_of(result: Result) -> dict[str, str]:
-    """``meta.units``: every column's unit, then the result's own entries (always a dict)."""
-    if not isinstance(result.units, dict):
-        raise TypeError(f"Result.units must be a dict (got {type(result.units).__name__})")
-    return {**{c.key: c.unit for c in result.columns if c.unit}, **result.units}
-
-
-_CHUNK = 65_536  # rows formatted at a time: output streams, memory stays ~ tens of MB beyond the columns
-
-
-_TABLE_KEEP = 64 * 1024**2  # characters of number cells kept between the table's two passes (else formatted again)
-
-
-def _noop(steps: int = 1, description: str = "") -> None:
-    return None
-
-
-class _Cells:
-    """The cells of one column in one format (:class:`~dpcalc.report.cells.Kind`), chunk by chunk.
-
-    A sweep input broadcast over the grid (:meth:`~dpcalc.report.grid.Rows.distinct`) is formatted once per
-    distinct value and repeated by NumPy, a constant column (:attr:`~dpcalc.report.grid.Rows.constants`) once;
-    other columns are formatted a chunk at a time.
-    """
-
-    def __init__(self, result: Result, column: Column, kind: Kind) -> None:
-        from dpcalc.report.grid import Rows
-
-        self.rows, self.column, self.kind = result.rows, column, kind
-        self.grid = result.rows if isinstance(result.rows, Rows) else None
-        self.distinct: tuple[NDArray[np.float64], tuple[int, ...]] | None = None
-        self._flat: NDArray[np.object_] | None = None
-        self._distinct_cells: list[str] = []
-        self._fixed: tuple[list[Any], bool] | None = None  # a constant column's one cell, and whether plain
-        # CSV of a sweep: every cell is final text (no csv module); an empty one-field row is written ""
-        self._empty = "" if len(result.columns) > 1 else '""'
-        if self.grid is not None and column.key in self.grid.constants:
-            value = self.grid.constants[column.key]
-            if kind == "csv":  # quoted here, once, if it must be
-                text = self._empty if value is None or value == "" else cells.csv_cell(value, column.integer)
-                self._fixed = [text], True
-            else:
-                plain = cells.is_plain([value])
-                self._fixed = self._format([value], plain), plain
-        elif self.grid is not None and column.key not in self.grid.missing:
-            self.distinct = self.grid.distinct(column.key)
-
-    def _format(self, values: Any, plain: bool) -> list[Any]:
-        c = self.column
-        if plain:
-            return cells.float_cells(np.asarray(values, dtype=np.float64).ravel(), self.kind, c.integer, c.number)
-        if self.kind == "csv":
-            return [cells.csv_value(x, c.integer) for x in values]  # the csv module quotes them
-        return cells.cells_of(values, self.kind, c.integer, c.number)
-
-    def _values(self, start: int, stop: int) -> list[Any]:
-        block, key = self.rows[start:stop], self.column.key
-        try:
-            return list(map(dict.get, block, repeat(key)))
-        except TypeError:  # rows that are mappings but not dicts
-            return [r.get(key) for r in block]
-
-    def _with_missing(self, a: NDArray[np.float64]) -> list[Any]:
-        """Cells of a column whose NaN means "no value" (:attr:`~dpcalc.report.grid.Rows.missing`)."""
-        gone = np.isnan(a)
-        out = np.empty(a.size, dtype=object)
-        out[gone] = self._empty if self.kind == "csv" else self._format([None], False)[0]
-        out[~gone] = np.array(self._format(a[~gone], True), dtype=object)
-        return out.tolist()
-
-    def pad(self, width: int) -> None:
-        """From now on, give a broadcast or constant column's cells padded to ``width`` (padded once)."""
-        if self._fixed is not None:
-            self._fixed = _pad(self._fixed[0], width, self.column.text, self._fixed[1]), self._fixed[1]
-        elif self.distinct is not None:
-            self.chunk(0, 0)
-            self._spread(_pad(self._distinct_cells, width, self.column.text, True))
-
-    def _spread(self, texts: list[str]) -> None:
-        base, shape = self.distinct  # type: ignore[misc]
-        table = np.array(texts, dtype=object).reshape(base.shape)
-        self._flat = np.broadcast_to(table, shape).reshape(-1)
-
-    def chunk(self, start: int, stop: int) -> tuple[list[Any], bool]:
-        """(cells of rows ``start:stop``, whether they are all plain-float cells: ASCII, nothing to quote)."""
-        if self._fixed is not None:
-            return self._fixed[0] * (stop - start), self._fixed[1]
-        if self.distinct is not None:
-            if self._flat is None:
-                self._distinct_cells = self._format(self.distinct[0].ravel(), True)
-                self._spread(self._distinct_cells)
-            return self._flat[start:stop].tolist(), True  # type: ignore[index]
-        if self.grid is None:
-            values = self._values(start, stop)
-            plain = cells.is_plain(values)
-            return self._format(values, plain), plain
-        if self.column.key in self.grid.texts:  # strings: the csv module quotes them if it must
-            texts = self.grid.texts[self.column.key][start:stop]
-            return (texts if self.kind == "csv" else self._format(texts, False)), False
-        a = self.grid.array(self.column.key, start, stop)
-        csv_ = self.kind == "csv"
-        if isinstance(a, list):  # the key is absent: no value in any row
-            return ([self._empty] * len(a), True) if csv_ else (self._format(a, False), False)
-        if self.column.key in self.grid.missing and np.isnan(a).any():
-            return self._with_missing(a), csv_
-        return self._format(a, True), True
-
-    def widest(self) -> int | None:
-        """The widest cell of a broadcast or constant column (its distinct values), None for other columns."""
-        if self._fixed is not None:
-            return _widest(*self._fixed)
-        if self.distinct is None:
-            return None
-        if self._flat is None:
-            self.chunk(0, 0)
-        return max(map(len, self._distinct_cells), default=0)
-
-
-def _chunks(result: Result, kind: Kind, advance: Callable[..., None] = _noop
-            ) -> Iterator[tuple[int, list[list[Any]], list[bool]]]:
-    """(first row, cells column by column, plain flags) for every chunk of rows."""
-    sources = [_Cells(result, c, kind) for c in result.columns]
-    n = len(result.rows)
-    for start in range(0, n, _CHUNK):
-        stop = min(start + _CHUNK, n)
-        parts = [s.chunk(start, stop) for s in sources]
-        yield start, [p[0] for p in parts], [p[1] for p in parts]
-        advance(stop - start)
-
-
-def _join_rows(columns: Sequence[list[str]], lits: Sequence[str], between: str = "") -> str:
-    """Rows ``lits[0] + c0 + lits[1] + … + c[k-1] + lits[k]`` joined by ``between``, in one ``str.join``.
-
-    No per-row Python work: the cells and separators are laid out in one list by slice assignment.
-    """
-    k = len(columns)
-    n = len(columns[0]) if k else 0
-    if not n:
-        return ""
-    parts: list[str] = [""] * (2 * k * n)
-    for i, col in enumerate(columns):
-        parts[2 * i::2 * k] = col
-        if i < k - 1:
-            parts[2 * i + 1::2 * k] = [lits[i + 1]] * n
-    parts[2 * k - 1::2 * k] = [lits[k] + between + lits[0]] * n
-    parts[-1] = lits[k]
-    return lits[0] + "".join(parts)
-
-
-def iter_json(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    """The JSON document in chunks, laid out exactly as ``json.dumps(doc, indent=2)``."""
-    meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
-    tail: dict[str, Any] = {"warnings": result.warnings, "meta": meta}
-    if result.summary is not None:
-        tail["summary"] = {k: _json_value(v) for k, v in result.summary.items()}
-    if not result.rows:
-        yield json.dumps({"rows": [], **tail}, indent=2, allow_nan=False) + "\n"
-        return
-    keys = [json.dumps(c.key) for c in result.columns]
-    lits = ["    {\n      " + keys[0] + ": "] if keys else []
-    lits += [f",\n      {k}: " for k in keys[1:]] + ["\n    }"]
-    yield '{\n  "rows": [\n'
-    for start, cols, _ in _chunks(result, "json", advance):
-        yield ("" if start == 0 else ",\n") + _join_rows(cols, lits, ",\n")
-    rest = json.dumps(tail, indent=2, allow_nan=False)
-    yield "\n  ],\n" + rest[2:] + "\n"
-
-
-def to_json(result: Result) -> str:
-    return "".join(iter_json(result))
-
-
-def iter_csv(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([c.key for c in result.columns])
-    yield buf.getvalue()
-    lits = ["", *[","] * (len(result.columns) - 1), "\n"]
-    for _, cols, plain in _chunks(result, "csv", advance):
-        if all(plain):  # numbers only: nothing to quote
-            yield _join_rows(cols, lits)
-            continue
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerows(zip(*cols, strict=True))
-        yield buf.getvalue()
-
-
-def to_csv(result: Result) -> str:
-    return "".join(iter_csv(result))
-
-
-def iter_markdown(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
-           + "|" + "|".join("---:" for _ in result.columns) + "|\n")
-    lits = ["| ", *[" | "] * (len(result.columns) - 1), " |\n"]
-    for _, cols, _ in _chunks(result, "text", advance):
-        yield _join_rows(cols, lits)
-    tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
-    if tail:
-        yield "\n".join(tail) + "\n"
-
-
-def to_markdown(result: Result) -> str:
-    return "".join(iter_markdown(result))
-
-
-def iter_latex(result: Result, advance: Callable[..., None] = _noop) -> Iterator[str]:
-    cols = "".join("l" if c.text else "r" for c in result.columns)
-    head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
-    caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
-    formula = " ".join(str(result.formula).split())
-    yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
-           f"\\begin{{tabular}}{{{cols}}}\n\\toprule\n  {head} \\\\\n\\midrule\n")
-    lits = ["  ", *[" & "] * (len(result.columns) - 1), " \\\\\n"]
-    for _, body, _ in _chunks(result, "latex", advance):
-        yield _join_rows(body, lits)
-    yield "\\bottomrule\n\\end{tabular}\n"
-
-
-def to_latex(result: Result) -> str:
-    return "".join(iter_latex(result))
-
-
-def _text_width(text: str) -> int:
-    """Terminal cells taken by ``text``: combining marks take none, East-Asian wide characters two."""
-    import unicodedata
-
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-               for ch in text)
-
-
-def _width(text: str) -> int:
-    return len(text) if text.isascii() else _text_width(text)
-
-
-def _widest(texts: list[str], plain: bool) -> int:
-    """The widest of a column's cells (number cells are ASCII: their length)."""
-    return max(map(len, texts) if plain else map(_width, texts), default=0)
-
-
-def _pad(texts: list[str], width: int, left: bool, plain: bool) -> list[str]:
-    """Cells padded to ``width`` terminal cells: text left-aligned, numbers right-aligned."""
-    if plain:
-        return list(map(str.ljust if left else str.rjust, texts, repeat(width)))
-    gaps = [" " * (width - _width(x)) for x in texts]
-    return [x + g for x, g in zip(texts, gaps, strict=True)] if left else list(map(str.__add__, gaps, texts))
-
-
-def iter_plain_table(result: Result, styled: bool = False, advance: Callable[..., None] = _noop) -> Iterator[str]:
+def iter_plain_table(result: Result, styled: bool = False, advance: Callable[..., None] = noop) -> Iterator[str]:
     """The table in rich's default heavy-head box style, without rich's ~45 ms import, in chunks.
 
     Plain for pipes, files and tests; ``styled`` adds rich's italic title and bold headers (ANSI) for a terminal.
-    Two passes over the rows (widths, then lines), so a million rows stream in bounded memory; the widths of a
-    broadcast sweep input come from its distinct values alone.
+    A small result is formatted cell by cell here; a larger one streams through
+    :func:`dpcalc.report._chunks.table_body` (the same cells, in bounded memory).
     """
     head = [c.header for c in result.columns]
-    widths = [_width(h) for h in head]
-    sources = [_Cells(result, c, "text") for c in result.columns]
-    known = [s.widest() for s in sources]
-    widths = [max(w, k) if k is not None else w for w, k in zip(widths, known, strict=True)]
-    rest = [i for i, k in enumerate(known) if k is None]
-    n = len(result.rows)
-    kept: dict[tuple[int, int], str] = {}  # number cells of the first pass, joined, while within _TABLE_KEEP
-    room = _TABLE_KEEP
-    if rest:
-        for start in range(0, n, _CHUNK):
-            stop = min(start + _CHUNK, n)
-            for i in rest:
-                texts, plain = sources[i].chunk(start, stop)
-                widths[i] = max(widths[i], _widest(texts, plain))
-                if plain and room > 0:
-                    kept[start, i] = "\n".join(texts)
-                    room -= len(kept[start, i])
-            advance(stop - start)
+    if len(result.rows) > _SMALL:
+        from dpcalc.report._chunks import table_body
+
+        widths, body = table_body(result, head, advance)
     else:
-        advance(n)
-    for s, w in zip(sources, widths, strict=True):
-        s.pad(w)
+        cols = [[text_cell(r.get(c.key), c.integer, c.number) for r in result.rows] for c in result.columns]
+        widths = [max(map(display_width, [h, *col])) for h, col in zip(head, cols, strict=True)]
+        lits = ["│ ", *[" │ "] * (len(result.columns) - 1), " │\n"]
+        padded = [pad(col, w, c.text, False) for col, w, c in zip(cols, widths, result.columns, strict=True)]
+        body = iter([join_rows(padded, lits)] if result.rows else [])
+        advance(2 * len(result.rows))
 
     bold, italic, reset = ("\x1b[1m", "\x1b[3m", "\x1b[0m") if styled else ("", "", "")
 
     def line(cells_: tuple[str, ...] | list[str], bar: str, style: str = "") -> str:
         padded = []
         for x, w, c in zip(cells_, widths, result.columns, strict=True):
-            gap, text = " " * (w - _width(x)), f"{style}{x}{reset if style else ''}"
+            gap, text = " " * (w - display_width(x)), f"{style}{x}{reset if style else ''}"
             padded.append(f" {text}{gap} " if c.text else f" {gap}{text} ")
         return bar + bar.join(padded) + bar
 
@@ -382,21 +66,9 @@ def iter_plain_table(result: Result, styled: bool = False, advance: Callable[...
     top = [f"{italic}{result.title}{reset}"] if result.title else []
     top += [rule("┏", "━", "┳", "┓"), line(head, "┃", bold), rule("┡", "━", "╇", "┩")]
     yield "\n".join(top) + "\n"
-    lits = ["│ ", *[" │ "] * (len(result.columns) - 1), " │\n"]
-    for start in range(0, n, _CHUNK):
-        stop = min(start + _CHUNK, n)
-        padded = []
-        for i, (s, w, c) in enumerate(zip(sources, widths, result.columns, strict=True)):
-            if s.distinct is not None:
-                padded.append(s.chunk(start, stop)[0])
-                continue
-            joined = kept.pop((start, i), None)
-            texts, plain = (joined.split("\n"), True) if joined is not None else s.chunk(start, stop)
-            padded.append(_pad(texts, w, c.text, plain))
-        yield _join_rows(padded, lits)
-        advance(stop - start)
+    yield from body
     out = [rule("└", "─", "┴", "┘")]
-    out += [f"{k}: {_fmt(v)}" for k, v in (result.summary or {}).items()]
+    out += [f"{k}: {text_cell(v)}" for k, v in (result.summary or {}).items()]
     if result.note:
         out.append(result.note)
     yield "\n".join(out) + "\n"
@@ -404,24 +76,6 @@ def iter_plain_table(result: Result, styled: bool = False, advance: Callable[...
 
 def _plain_table(result: Result, styled: bool = False) -> str:
     return "".join(iter_plain_table(result, styled))
-
-
-def _rich_table(result: Result, file: Any) -> None:
-    """The table for a terminal: rich, fitted to the terminal width."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(file=file, highlight=False, soft_wrap=True)
-    table = Table(title=result.title or None, title_justify="left")
-    for c in result.columns:
-        table.add_column(c.header, justify="left" if c.text else "right", no_wrap=not c.text)
-    for r in result.rows:
-        table.add_row(*[_fmt(r.get(c.key), c.integer, c.number) for c in result.columns])
-    console.print(table)
-    for k, v in (result.summary or {}).items():
-        console.print(f"{k}: {_fmt(v)}")
-    if result.note:
-        console.print(result.note)
 
 
 _RICH_MAX_ROWS = 2_000  # rich lays out the whole table in memory: only for tables a terminal can show
@@ -432,7 +86,7 @@ def _isatty(file: Any) -> bool:
     return bool(isatty is not None and isatty())
 
 
-def _table(result: Result, file: Any, advance: Callable[..., None] = _noop) -> None:
+def _table(result: Result, file: Any, advance: Callable[..., None] = noop) -> None:
     """Plain when not a terminal; on a terminal our styled box if it fits the width, else rich (which fits it)."""
     if not _isatty(file):
         file.writelines(iter_plain_table(result, advance=advance))
@@ -444,27 +98,25 @@ def _table(result: Result, file: Any, advance: Callable[..., None] = _noop) -> N
         file.writelines(iter_plain_table(result, styled=styled))
         return
     text = _plain_table(result, styled=styled)
-    plain_width = max(_text_width(x) for x in _plain_table(result).splitlines()[:4])
+    plain_width = max(text_width(x) for x in _plain_table(result).splitlines()[:4])
     if plain_width <= shutil.get_terminal_size().columns:
         file.write(text)
     else:
-        _rich_table(result, file)
+        from dpcalc.report.formats import rich_table
+
+        rich_table(result, file)
 
 
-def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = _noop) -> Iterator[str]:
+def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = noop) -> Iterator[str]:
     """Render in chunks (streamed to stdout or the --output file); the table without colour.
 
     ``advance(rows)`` is called after each chunk of rows (twice per row for the table: widths, then lines).
     """
-    if fmt is Format.json:
-        return iter_json(result, advance)
-    if fmt is Format.csv:
-        return iter_csv(result, advance)
-    if fmt is Format.markdown:
-        return iter_markdown(result, advance)
-    if fmt is Format.latex:
-        return iter_latex(result, advance)
-    return iter_plain_table(result, advance=advance)
+    if fmt is Format.table:
+        return iter_plain_table(result, advance=advance)
+    from dpcalc.report import formats
+
+    return formats.WRITERS[fmt.value](result, advance)
 
 
 def render(result: Result, fmt: Format) -> str:
@@ -481,16 +133,19 @@ def check_finite(result: Result) -> None:
 
     The one-line message names the column and the row's other numeric values (the inputs that led there).
     """
-    # a stated reason: a warning (NumPy's "overflow encountered in …" states none), or a note that explains the inf
-    reasons = [w for w in result.warnings if " encountered in " not in w]
-    if re.search(r"(?<![A-Za-z])inf(?![A-Za-z])|∞|infinite", result.note):
-        reasons.append(result.note)
     from dpcalc.report.grid import Rows
 
     rows: Sequence[dict[str, Any]] = result.rows
     if isinstance(rows, Rows):  # column-wise: one vectorised test per column, then only the first bad row
         arrays = [np.nan_to_num(a, nan=0.0, posinf=np.inf, neginf=-np.inf) if k in rows.missing else a
                   for k, a in rows.data.items()]  # a missing key's NaN is "no value", not a failure
+        if all(np.isfinite(a).all() for a in arrays):
+            return
+    # a stated reason: a warning (NumPy's "overflow encountered in …" states none), or a note that explains the inf
+    reasons = [w for w in result.warnings if " encountered in " not in w]
+    if re.search(r"(?<![A-Za-z])inf(?![A-Za-z])|∞|infinite", result.note):
+        reasons.append(result.note)
+    if isinstance(rows, Rows):
         bad = [int(np.flatnonzero(np.isnan(a) if reasons else ~np.isfinite(a))[0]) for a in arrays
                if not (np.isfinite(a).all() or (reasons and not np.isnan(a).any()))]
         rows = [rows[min(bad)]] if bad else []
@@ -499,7 +154,7 @@ def check_finite(result: Result) -> None:
             value: Any = row.get(c.key)
             if not _is_nonfinite(value) or (not math.isnan(float(value)) and reasons):
                 continue
-            at = ", ".join(f"{k.key}={_fmt(row.get(k.key), k.integer)}" for k in result.columns
+            at = ", ".join(f"{k.key}={text_cell(row.get(k.key), k.integer)}" for k in result.columns
                            if k.key != c.key and isinstance(row.get(k.key), float | int | np.number)
                            and not _is_nonfinite(row.get(k.key)))
             what = "not a number" if math.isnan(float(value)) else "infinite (overflow)"
@@ -519,19 +174,31 @@ def _progress_total(result: Result, fmt: Format, output: Path | None) -> int:
     return 2 * n if fmt is Format.table else n
 
 
+def _write(result: Result, fmt: Format, output: Path | None, force: bool, advance: Callable[..., None]) -> None:
+    if output is not None:
+        from dpcalc.files import write_atomic
+
+        write_atomic(output, iter_render(result, fmt, advance), force)
+    elif fmt is Format.table:
+        _table(result, sys.stdout, advance)
+    else:
+        sys.stdout.writelines(iter_render(result, fmt, advance))
+
+
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
     """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise.
 
     Checked first by :func:`check_finite` (no silent NaN/inf in any format).
     """
     check_finite(result)
-    with progress(_progress_total(result, fmt, output), f"writing {len(result.rows):,} rows") as advance:
-        if output is not None:
-            write_atomic(output, iter_render(result, fmt, advance), force)
-        elif fmt is Format.table:
-            _table(result, sys.stdout, advance)
-        else:
-            sys.stdout.writelines(iter_render(result, fmt, advance))
+    total = _progress_total(result, fmt, output)
+    if total:  # a large sweep: the progress bar (imported only then)
+        from dpcalc._progress import progress
+
+        with progress(total, f"writing {len(result.rows):,} rows") as advance:
+            _write(result, fmt, output, force, advance)
+    else:
+        _write(result, fmt, output, force, noop)
     if fmt in (Format.table, Format.markdown, Format.latex, Format.csv) or output is not None:
         for w in result.warnings:
             print(f"warning: {w}", file=sys.stderr)

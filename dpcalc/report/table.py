@@ -33,13 +33,14 @@ file, the line, the table and the key (:class:`~dpcalc.report.spec.SpecError`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dpcalc.report.render import Column, Format, Result, latex_text, render
+from dpcalc.report.latex import latex_text
+from dpcalc.report.render import Column, Result, render
 from dpcalc.report.spec import KeyPath, Spec
 
 _TOP_KEYS = ("title", "label", "note", "digits", "notation", "grid", "inputs", "column")
@@ -205,14 +206,14 @@ def _header(table: TableSpec, c: ColumnSpec) -> Column:
         else:
             base = make_column(c.key, c.input, c.unit or "")
     if c.published:
-        base = replace(base, label=f"{base.label} [published]", latex=f"{base.latex} [published]")
+        base = base._replace(label=f"{base.label} [published]", latex=f"{base.latex} [published]")
     if c.label:
-        base = replace(base, label=c.label)
+        base = base._replace(label=c.label)
     if c.latex:
-        base = replace(base, latex=c.latex)
+        base = base._replace(latex=c.latex)
     elif c.label:
-        base = replace(base, latex=latex_text(c.label))
-    return replace(base, number=c.number)
+        base = base._replace(latex=latex_text(c.label))
+    return base._replace(number=c.number)
 
 
 def build(table: TableSpec) -> Result:
@@ -243,7 +244,7 @@ def build(table: TableSpec) -> Result:
     rows = flatten({}, {k: np.broadcast_to(v, shape) for k, v in values.items()})
     formulas = list(dict.fromkeys(c.formula for c in table.columns if c.formula))
     return Result(columns=[_header(table, c) for c in table.columns], rows=rows, title=table.title,
-                  note=table.note, formula=formulas, warnings=messages,
+                  note=table.note, formula=formulas, warnings=messages, latex_float=True,
                   meta={"spec": table.source, **({"label": table.label} if table.label else {})})
 
 
@@ -259,24 +260,5 @@ def _call(entry: Any, args: Mapping[str, Any], published: bool, shape: tuple[int
     return out
 
 
-def to_latex_table(result: Result, label: str = "") -> str:
-    """The LaTeX of ``result`` in a ``table`` float with ``\\caption`` and ``\\label`` (booktabs tabular)."""
-    tabular = render(replace(result, note="", title=""), Format.latex)
-    lines = [line for line in tabular.splitlines() if not line.startswith("%")]
-    out = [f"% dpcalc table: {result.meta.get('spec', '')}", r"\begin{table}[htbp]", r"\centering"]
-    if result.title:
-        out.append(rf"\caption{{{latex_text(result.title)}}}")
-    if label:
-        out.append(rf"\label{{{label}}}")
-    out += lines
-    if result.note:
-        out.append(rf"\par\smallskip{{\footnotesize {latex_text(result.note)}\par}}")
-    out.append(r"\end{table}")
-    return "\n".join(out) + "\n"
-
-
-def render_table(result: Result, fmt: Format) -> str:
-    """Render a table result: LaTeX as a captioned ``table`` float, other formats as every command does."""
-    if fmt is Format.latex:
-        return to_latex_table(result, str(result.meta.get("label", "")))
-    return render(result, fmt)
+#: The rendering of a table result in any format (LaTeX: the captioned ``table`` float, :attr:`Result.latex_float`).
+render_table = render

@@ -78,22 +78,23 @@ def test_account_default_lists_every_applicable_accountant() -> None:
     assert p["eps_lower"] <= 1.82824 - 1e-5 and p["eps_upper"] >= 1.82824 + 1e-5 and p["eps"] == p["eps_upper"]
     assert p["eps_upper"] - p["eps_lower"] <= 1e-3 * p["eps_upper"] and p["bound"] == "upper"
     assert got["rdp"]["eps_lower"] is None
-    full = {r["accountant"] for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "1", "-a",
-                                          "rdp,zcdp,analytic")}
+    full = {r["accountant"] for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "1", "--delta",
+                                          "1e-5", "-a", "rdp,zcdp,analytic")}
     assert full == {"rdp", "zcdp", "analytic"}
 
 
 def test_account_keeps_the_zcdp_order() -> None:
     """zCDP's ε comes with its optimal Rényi order (Bun & Steinke), like RDP's; the others have none."""
     got = {r["accountant"]: r for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "10",
-                                             "-a", "zcdp,analytic,rdp")}
+                                             "--delta", "1e-5", "-a", "zcdp,analytic,rdp")}
     assert got["zcdp"]["order"] is not None and got["zcdp"]["order"] > 1
     assert got["analytic"]["order"] is None and got["rdp"]["order"] is not None
 
 
 def test_account_grid_table_and_csv() -> None:
     """Lists give one row per combination × accountant; table and CSV render."""
-    r = rows("account", "--noise-multiplier", "0.8,1.2", "--q", "0.01", "--steps", "100:300:100", "-a", "rdp")
+    r = rows("account", "--noise-multiplier", "0.8,1.2", "--q", "0.01", "--steps", "100:300:100", "--delta", "1e-5",
+             "-a", "rdp")
     assert len(r) == 6 and r[0]["eps"] > r[-1]["eps"]
     code, out, _ = run("account", *BASE, "-a", "rdp")
     assert code == 0 and "2.101365272" in out and "upper" in out
@@ -134,7 +135,8 @@ def test_calibrate_issue_example() -> None:
 
 
 def test_calibrate_unreachable_exit_2() -> None:
-    code, _, err = run("calibrate", "--eps", "0.01", "--q", "0.01", "--steps", "1000", "-a", "rdp-lemma1")
+    code, _, err = run("calibrate", "--eps", "0.01", "--q", "0.01", "--steps", "1000", "--delta", "1e-5", "-a",
+                       "rdp-lemma1")
     assert code == 2 and "unreachable" in err and len(err.strip().splitlines()) == 1
 
 
@@ -170,8 +172,10 @@ def test_failing_accountant_gives_a_row_with_its_reason() -> None:
 def test_grid_work_cap_is_one_line_before_any_work() -> None:
     """Fuzz finding: `account -z 0.5:100:0.001` (99,501 points) ran for more than 10 minutes with no cap; the
     estimated work (points × accountants × seconds each) is now refused above 5 minutes, before computing."""
-    code, out, err = run("account", "-z", "0.5:100:0.001", "--q", "0.01", "--steps", "100", "-a", "rdp")
+    code, out, err = run("account", "-z", "0.5:100:0.001", "--q", "0.01", "--steps", "100", "--delta", "1e-5", "-a",
+                         "rdp")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("dpcalc: error: --noise-multiplier, --q, --steps, --delta give 99,501 grid points")
-    code, _, err = run("calibrate", "--eps", "0.5:3:0.001", "--q", "0.01", "--steps", "100", "-a", "rdp")
+    code, _, err = run("calibrate", "--eps", "0.5:3:0.001", "--q", "0.01", "--steps", "100", "--delta", "1e-5", "-a",
+                       "rdp")
     assert code == 2 and "min of work" in err and err.count("\n") == 1

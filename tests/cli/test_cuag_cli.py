@@ -6,10 +6,13 @@ import pytest
 
 from tests.support.cli_runner import run, run_json
 
+#: the paper's setting (μ = 0.25, λ = 0.1, B = 50, P = 25) with |D| = 500
+SETTING = ("--mu", "0.25", "--lam", "0.1", "--B", "50", "--data-size", "500", "--P", "25")
+
 
 def test_sigma_schedule_rows() -> None:
     """σ at t = 1, 10, 300 for |D| = 500 (6 decimals) and ξ at t = 1 (0.000807672)."""
-    rows = run_json("cuag", "sigma", "--mu", "0.25", "--data-size", "500", "--t", "1,10,300")["rows"]
+    rows = run_json("cuag", "sigma", *SETTING, "--t", "1,10,300")["rows"]
     assert [r["t"] for r in rows] == [1, 10, 300]
     for r, want in zip(rows, (0.710489, 1.435165, 6.964071), strict=True):
         assert abs(r["sigma"] - want) <= 5e-7
@@ -17,7 +20,7 @@ def test_sigma_schedule_rows() -> None:
 
 
 def test_sigma_t0_is_e3() -> None:
-    code, _, err = run("cuag", "sigma", "--t", "0")
+    code, _, err = run("cuag", "sigma", *SETTING, "--t", "0")
     assert code == 2 and "E3" in err and err.count("\n") == 1
 
 
@@ -38,7 +41,7 @@ def test_audit_headline_and_schedule() -> None:
     assert code == 0 and "2.567461946" in out
     doc = run_json("cuag", "audit", "--mu", "0.25", "--rounds", "300", "--as-published")
     assert doc["rows"][0]["mu_published"] == 0.25 and any("E15" in w for w in doc["warnings"])
-    code, _, err = run("cuag", "audit", "--lam", "0.1")
+    code, _, err = run("cuag", "audit", "--mu", "0.25", "--rounds", "300", "--lam", "0.1")
     assert code == 2 and "give all of" in err
 
 

@@ -35,7 +35,7 @@ def test_case1_case3_keys() -> None:
     r3 = _json("case3", "--eps", "1", "--n", "101", "--var", "30", "--cov", "2")["rows"][0]
     assert {"sigma2", "sigma_e2", "u_max", "units"} <= set(r3)
     assert r3["u_max"] == pytest.approx(1.008740, rel=1e-6)
-    r3n = _json("case3", "--eps", "1", "--nonneg")["rows"][0]
+    r3n = _json("case3", "--eps", "1", "--n", "101", "--var", "30", "--cov", "2", "--nonneg")["rows"][0]
     assert r3n["sigma_e2"] == 0 and r3n["u_max"] == pytest.approx(1.008537, rel=1e-6)
 
 
@@ -68,12 +68,13 @@ def test_figures_every_format(number: str, fmt: str) -> None:
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (["case2", "--eps", "1", "--cov", "2"], "cov must be < var"),
-    (["case2", "--eps", "1", "--cov", "-0.1"], "cov must be > -var/(n-1)"),
-    (["case2", "--eps", "1", "--n", "1"], "n must be an integer >= 2"),
-    (["case2", "--eps", "1", "--var", "-1"], "var must be"),
-    (["case2", "--eps", "-1"], "eps must be"),
-    (["case2", "--eps", "abc"], "--eps must be a number"),
+    (["case2", "--eps", "1", "--n", "101", "--var", "2", "--cov", "2"], "cov must be < var"),
+    (["case2", "--eps", "1", "--n", "101", "--var", "2", "--cov", "-0.1"], "cov must be > -var/(n-1)"),
+    (["case2", "--eps", "1", "--n", "1", "--var", "2", "--cov", "1.8"], "n must be an integer >= 2"),
+    (["case2", "--eps", "1", "--n", "101", "--var", "-1", "--cov", "1.8"], "var must be"),
+    (["case2", "--eps", "-1", "--n", "101", "--var", "2", "--cov", "1.8"], "eps must be"),
+    (["case2", "--eps", "abc", "--n", "101", "--var", "2", "--cov", "1.8"], "--eps must be a number"),
+    (["case2", "--eps", "1", "--n", "101", "--var", "2"], "Missing option '--cov'"),
     (["figure", "8"], "figure must be"),
 ])
 def test_errors_exit_2_one_line(args: list[str], needle: str) -> None:
@@ -94,7 +95,7 @@ def test_case3_grid_keeps_rows_where_sigma2_is_not_attained() -> None:
 
 def test_case2_tiny_eps_is_a_one_line_error() -> None:
     """Issue 15 defect 6: ``--eps 1e-310 --json`` tracebacked on inf; now exit 2, one line."""
-    code, out, err = run("gauss", "case2", "--eps", "1e-310", "--json")
+    code, out, err = run("gauss", "case2", "--eps", "1e-310", "--n", "101", "--var", "2", "--cov", "1.8", "--json")
     assert code == 2
     assert "overflows" in err and "Traceback" not in err + out and len(err.strip().splitlines()) == 1
 

@@ -69,7 +69,8 @@ def test_clt_estimate_and_as_published() -> None:
     assert row["eps"] == pytest.approx(1.6177118087467188, rel=1e-12)
     assert "mu_published" not in row
     assert any("underestimate" in w for w in doc["warnings"])
-    doc = run_json("gdp", "clt", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--as-published")
+    doc = run_json("gdp", "clt", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--delta", "1e-5",
+                   "--as-published")
     assert doc["rows"][0]["mu_published"] == pytest.approx(0.5433684240009314, rel=1e-14)
     assert any("E1" in w for w in doc["warnings"])
 
@@ -80,9 +81,10 @@ def test_clt_estimate_and_as_published() -> None:
     ("gdp", "eps", "--mu", "1", "--delta", "nan"),
     ("gdp", "delta", "--mu", "-1", "--eps", "1"),
     ("gdp", "mu", "--eps", "x", "--delta", "1e-5"),
-    ("gdp", "clt", "--q", "2", "--noise-multiplier", "1", "--steps", "10"),
-    ("gdp", "clt", "--q", "0.1", "--noise-multiplier", "1", "--steps", "0"),
-    ("gdp", "compose", "--mus", "1,-1"),
+    ("gdp", "clt", "--q", "2", "--noise-multiplier", "1", "--steps", "10", "--delta", "1e-5"),
+    ("gdp", "clt", "--q", "0.1", "--noise-multiplier", "1", "--steps", "0", "--delta", "1e-5"),
+    ("gdp", "clt", "--q", "0.1", "--noise-multiplier", "1", "--steps", "10"),  # δ has no default
+    ("gdp", "compose", "--mus", "1,-1", "--delta", "1e-5"),
 ])
 def test_errors_exit_2_one_line(args: tuple[str, ...]) -> None:
     code, _out, err = run(*args)
@@ -106,6 +108,6 @@ def test_log_delta_option() -> None:
 
 def test_the_library_sigma_is_named_as_the_noise_multiplier_option() -> None:
     """gdp clt -z 1e-300: 'sigma is too small' named no option of the command (CLI fuzz, 8 vectors)."""
-    code, out, err = run("gdp", "clt", "--q", "0.01", "-z", "1e-300", "--steps", "100")
+    code, out, err = run("gdp", "clt", "--q", "0.01", "-z", "1e-300", "--steps", "100", "--delta", "1e-5")
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.rstrip().endswith("(sigma: the noise multiplier, --noise-multiplier/-z)")
+    assert err.count("\n") == 1 and err.rstrip().endswith("(sigma: --noise-multiplier/-z)")

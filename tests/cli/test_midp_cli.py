@@ -220,5 +220,5 @@ def test_plan_leakage_and_utility_for_any_weights_and_noise() -> None:
     assert leak == pytest.approx(hand, rel=1e-12)
     assert all(x >= h for x, h in zip(leak, hand, strict=True))  # outward (safe side)
     assert doc["meta"]["formula"] == ["midp.personalized_leakage", "midp.personalized_utility"]
-    code, _, err = run("midp", "plan", "--weights", "0.5,0.5", "--sigmas", "0.1,0.2,0.3")
+    code, _, err = run("midp", "plan", "--weights", "0.5,0.5", "--sigmas", "0.1,0.2,0.3", "--C", "1", "--d", "10")
     assert code == 2 and err.count("\n") == 1 and "same length" in err

@@ -3,8 +3,6 @@ exit 2, no traceback), progress bar only on a terminal, option names."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from dpcalc import catalog
@@ -79,16 +77,24 @@ def test_simulate_json_has_no_progress_bar() -> None:
     assert any("outside its proven range" in w for w in doc["warnings"])
 
 
-def test_progress_bar_writes_one_line(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from dpcalc.cli.nbafl import _Progress
+def test_simulate_progress_goes_through_the_shared_tracker(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``nbafl simulate`` reports its tasks to dpcalc._progress (the one progress bar), counting up to the total."""
+    from contextlib import contextmanager
 
-    buf = io.StringIO()
-    monkeypatch.setattr("sys.stderr", buf)
-    bar = _Progress()
-    for i in range(1, 5):
-        bar(i, 4)
-    text = buf.getvalue()
-    assert text.count("\r") == 4 and text.endswith("4/4\n")
+    from dpcalc import _progress
+
+    seen: list[tuple[int, str]] = []
+
+    @contextmanager
+    def fake(total: int, label: str):  # type: ignore[no-untyped-def]
+        seen.append((total, label))
+        yield lambda steps=1, description="": seen.append((steps, f"{label} step"))
+
+    monkeypatch.setattr(_progress, "progress", fake)
+    code, _, _ = run("nbafl", "simulate", "--eps", "1,20", "--t-max", "6", "--n", "8", "--repeats", "2")
+    assert code == 0
+    assert seen[0] == (6, "simulating")  # 2 ε and the non-private baseline, 2 repeats each
+    assert sum(n for n, kind in seen if kind == "simulating step") == 6
 
 
 @pytest.mark.parametrize(("args", "match"), [

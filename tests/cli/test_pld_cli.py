@@ -33,7 +33,7 @@ def test_backend_dp_accounting_one_value_no_bracket() -> None:
 
 def test_backend_dp_accounting_missing_is_one_line_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(accountants, "pld_available", lambda: False)
-    for cmd in (["account", *BASE], ["calibrate", "--eps", "2", "--q", "0.01", "--steps", "1000"]):
+    for cmd in (["account", *BASE], ["calibrate", "--eps", "2", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]):
         code, _out, err = run(*cmd, "-a", "pld", "--backend", "dp-accounting")
         assert code == 2 and len(err.strip().splitlines()) == 1
         assert "not installed" in err and "pip install" in err
@@ -46,7 +46,7 @@ def test_backend_bad_name_exit_2() -> None:
 
 def test_calibrate_backends_agree() -> None:
     pytest.importorskip("dp_accounting")
-    args = ["calibrate", "--eps", "2", "--q", "0.01", "--steps", "1000", "-a", "pld"]
+    args = ["calibrate", "--eps", "2", "--q", "0.01", "--steps", "1000", "--delta", "1e-5", "-a", "pld"]
     (own,) = _rows(*args)
     (peer,) = _rows(*args, "--backend", "dp-accounting", "--rtol", "1e-4")
     # anchors §9.2: the tight σ is a little above 0.9592; both are on the safe side within their tolerances

@@ -20,8 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcalc import __version__
+from dpcalc.report import _chunks as chunks
 from dpcalc.report import render as R
-from dpcalc.report.cells import Kind, cell, column_cells, csv_value, json_value
+from dpcalc.report._exact import csv_value, json_value
+from dpcalc.report._text import display_width
+from dpcalc.report.cells import Kind, cell, column_cells
+from dpcalc.report.formats import units_of
 from dpcalc.report.grid import Rows, flatten
 from dpcalc.report.render import Column, Format, Result, render
 
@@ -84,7 +88,7 @@ def _ref_csv(result: Result) -> str:
 
 
 def _ref_json(result: Result) -> str:
-    meta = {"formula": result.formula, "units": R.units_of(result), "dpcalc_version": __version__, **result.meta}
+    meta = {"formula": result.formula, "units": units_of(result), "dpcalc_version": __version__, **result.meta}
     rows = [{c.key: json_value(r.get(c.key), c.integer) for c in result.columns} for r in result.rows]
     return json.dumps({"rows": rows, "warnings": result.warnings, "meta": meta}, indent=2, allow_nan=False) + "\n"
 
@@ -103,10 +107,10 @@ def _ref_latex_body(result: Result) -> str:
 def _ref_table(result: Result) -> str:
     body = _cells(result, "text")
     heads = [c.header for c in result.columns]
-    widths = [max([R._width(h)] + [R._width(row[i]) for row in body]) for i, h in enumerate(heads)]
+    widths = [max([display_width(h)] + [display_width(row[i]) for row in body]) for i, h in enumerate(heads)]
 
     def line(row: list[str], bar: str) -> str:
-        cells_ = [(f" {x}{' ' * (w - R._width(x))} " if c.text else f" {' ' * (w - R._width(x))}{x} ")
+        cells_ = [(f" {x}{' ' * (w - display_width(x))} " if c.text else f" {' ' * (w - display_width(x))}{x} ")
                   for x, w, c in zip(row, widths, result.columns, strict=True)]
         return bar + bar.join(cells_) + bar
 
@@ -126,6 +130,10 @@ def _check(result: Result) -> None:
     latex = render(result, Format.latex)
     assert latex.split("\\midrule\n", 1)[1] == _ref_latex_body(result) + "\\bottomrule\n\\end{tabular}\n"
     assert render(result, Format.table) == _ref_table(result)
+    for small in (0, 10**9):  # the table cell by cell (a small result) and in chunks (a large one): the same text
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(R, "_SMALL", small)
+            assert render(result, Format.table) == _ref_table(result)
 
 
 NUMBER_COLUMNS = [Column("a", "α (x)", r"$\alpha$"), Column("b", "b", integer=True), Column("c", "c", number=".4g"),
@@ -134,7 +142,7 @@ NUMBER_COLUMNS = [Column("a", "α (x)", r"$\alpha$"), Column("b", "b", integer=T
 
 
 def test_column_stored_sweep_matches_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(R, "_CHUNK", 1000)  # several chunks, the last one short
+    monkeypatch.setattr(chunks, "CHUNK", 1000)  # several chunks, the last one short
     a = _values(3, 1000)
     rng = np.random.default_rng(4)
     rows = Rows({c.key: rng.permutation(a) for c in NUMBER_COLUMNS})
@@ -143,7 +151,7 @@ def test_column_stored_sweep_matches_the_reference(monkeypatch: pytest.MonkeyPat
 
 
 def test_broadcast_grid_matches_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(R, "_CHUNK", 333)
+    monkeypatch.setattr(chunks, "CHUNK", 333)
     eps = np.array([0.001, 0.5, 1.0, 2.0, 1e-5, -0.0, 0.0, 1e300, np.inf, 2.0**70])[:, None, None]
     d = np.array([1.0, 2.0, 1000.0, 1e20, 3.5, 1e16, 7.0])[None, :, None]
     n = np.arange(1.0, 15.0)[None, None, :]
@@ -157,7 +165,7 @@ def test_broadcast_grid_matches_the_reference(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_rows_of_dicts_with_text_match_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(R, "_CHUNK", 500)
+    monkeypatch.setattr(chunks, "CHUNK", 500)
     texts = ["abc", "a|b", "ü€σ 字", "x,y", 'q"t', "1e5", "  sp", "tab\t", "_&%$#{}~^\\<>", "", "line\nbreak"]
     others: list[Any] = [None, 1, 2.5, np.float64(3.25), True, "txt", 7.0, np.int64(4), 10**20, -0.0]
     a = _values(5, 300).tolist()
@@ -172,7 +180,7 @@ def test_rows_of_dicts_with_text_match_the_reference(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize("constant", ["bits", "a,b", 'q"t', "σ² ü", "", 2.5, None, 7])
 def test_constant_and_missing_cells_of_a_sweep_match_the_reference(monkeypatch: pytest.MonkeyPatch,
                                                                    constant: Any) -> None:
-    monkeypatch.setattr(R, "_CHUNK", 97)
+    monkeypatch.setattr(chunks, "CHUNK", 97)
     a = _values(9, 100)
     gone = a.copy()
     gone[::3] = np.nan  # "no value" (an optimum not attained): None in the row, — in a table
@@ -201,7 +209,7 @@ def test_progress_is_shown_for_large_sweeps_only_and_never_changes_the_output(
     result = Result(columns=[Column("a"), Column("b")], rows=rows)
     assert R._progress_total(result, Format.csv, None) == 0  # below PROGRESS_ROWS
     monkeypatch.setattr(R, "PROGRESS_ROWS", 100)
-    monkeypatch.setattr(R, "_CHUNK", 64)
+    monkeypatch.setattr(chunks, "CHUNK", 64)
     assert R._progress_total(result, Format.csv, None) == 600
     assert R._progress_total(result, Format.table, None) == 1200  # two passes
     assert R._progress_total(result, Format.json, None) == 0  # JSON is for programs

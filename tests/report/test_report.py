@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 
-from dpcalc.cli._common import OUTPUT_OPTIONS, command
+from dpcalc.cli.command import callback, command
+from dpcalc.cli.options import text
 from dpcalc.report.columns import column, columns_for, unicode_symbol
 from dpcalc.report.render import Column, Format, Result, render
 
@@ -42,15 +42,13 @@ def test_meta_units_is_always_a_dict() -> None:
         render(result, Format.json)
 
 
-def test_command_helper_rejects_its_own_option_names() -> None:
-    app = typer.Typer()
-    assert OUTPUT_OPTIONS == ("fmt", "json_", "output", "force")
-
-    def bad(fmt: str = "x") -> Result:
+@pytest.mark.parametrize("name", ["fmt", "json_", "output", "force"])
+def test_command_rejects_an_option_named_like_an_output_option(name: str) -> None:
+    def bad(a: object) -> Result:
         raise AssertionError
 
-    with pytest.raises(TypeError, match="shared output options"):
-        command(app, "bad")(bad)
+    with pytest.raises(TypeError, match="output options"):
+        callback(command("bad", text(name, formula="-"))(bad))
 
 
 def test_output_in_a_missing_directory_names_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
