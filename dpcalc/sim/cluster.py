@@ -45,9 +45,8 @@ class DaskExecutor(Executor):
         self.workers = max(1, sum(client.nthreads().values()))
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
-             window: int | None = None) -> Iterator[Any]:
+             window: int | None = None, total: int | None = None) -> Iterator[Any]:
         distributed = require()
-        items = list(items)
 
         def submit(item: Any) -> Any:
             return self.client.submit(fn, item, pure=False, retries=1)
@@ -55,7 +54,7 @@ class DaskExecutor(Executor):
         def wait_any(pending: Iterable[Any]) -> set[Any]:
             return set(distributed.wait(list(pending), return_when="FIRST_COMPLETED").done)
 
-        return ordered(submit, wait_any, items, done, window or 4 * self.workers, result=_result)
+        return ordered(submit, wait_any, items, done, window or 4 * self.workers, total, result=_result)
 
 
 def _result(future: Any) -> Any:

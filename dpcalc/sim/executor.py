@@ -54,10 +54,9 @@ class LocalExecutor(Executor):
             raise
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
-             window: int | None = None) -> Iterator[Any]:
-        items = list(items)
+             window: int | None = None, total: int | None = None) -> Iterator[Any]:
         return ordered(lambda item: self._pool.submit(fn, item), _local_wait, items, done,
-                        window or 4 * self.workers)
+                       window or 4 * self.workers, total)
 
     def close(self) -> None:
         self._pool.shutdown()

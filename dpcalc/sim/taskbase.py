@@ -7,7 +7,7 @@ it without an import circle.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any
 
 from dpcalc.errors import DpcalcError
@@ -34,14 +34,15 @@ class Executor:
     """True for a Dask cluster: callers size their tasks for it (fewer, larger tasks than chunks)."""
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
-             window: int | None = None) -> Iterator[Any]:
-        """Yield ``fn(item)`` for every item, in order. At most ``window`` tasks (default: 4 per worker) are in
-        flight or waiting to be yielded, so memory stays bounded however many items there are."""
-        items = list(items)
+             window: int | None = None, total: int | None = None) -> Iterator[Any]:
+        """Yield ``fn(item)`` for every item, in order. Items are taken from ``items`` lazily: at most ``window``
+        tasks (default: 4 per worker) are in flight or waiting to be yielded, so memory stays bounded however many
+        items there are. ``total`` (default ``len(items)``) is what ``done(completed, total)`` reports."""
+        count = _total(items, total)
         for i, item in enumerate(items):
             yield fn(item)
             if done is not None:
-                done(i + 1, len(items))
+                done(i + 1, count)
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None) -> list[Any]:
         """``list(imap(fn, items))``."""
@@ -51,27 +52,42 @@ class Executor:
         """Release what the executor holds (a pool's processes; a client it opened itself)."""
 
 
-def ordered(submit: Callable[[Any], Any], wait_any: Callable[[Iterable[Any]], set[Any]], items: list[Any],
-             done: Done | None, window: int, result: Callable[[Any], Any] = lambda f: f.result()) -> Iterator[Any]:
+def _total(items: Iterable[Any], total: int | None) -> int:
+    if total is not None:
+        return int(total)
+    return len(items) if isinstance(items, Sized) else 0
+
+
+def ordered(submit: Callable[[Any], Any], wait_any: Callable[[Iterable[Any]], set[Any]], items: Iterable[Any],
+            done: Done | None, window: int, total: int | None = None,
+            result: Callable[[Any], Any] = lambda f: f.result()) -> Iterator[Any]:
     """Submit items through a sliding window of ``window`` futures; count completions as they happen (``done``),
     yield results in item order. Shared by the local pool and the Dask client."""
-    total, nxt, completed = len(items), 0, 0
-    queue: deque[Any] = deque()  # futures of items yielded-next onwards, in item order
+    count, completed = _total(items, total), 0
+    source = iter(items)
+    queue: deque[Any] = deque()  # futures from the next one to yield onwards, in item order
     pending: set[Any] = set()
     finished: set[Any] = set()
-    while nxt < total or queue:
-        while nxt < total and len(queue) < max(1, window):
-            fut = submit(items[nxt])
+    exhausted = False
+    while True:
+        while not exhausted and len(queue) < max(1, window):
+            try:
+                item = next(source)
+            except StopIteration:
+                exhausted = True
+                break
+            fut = submit(item)
             queue.append(fut)
             pending.add(fut)
-            nxt += 1
+        if not queue:
+            return
         if queue[0] not in finished:
             newly = wait_any(pending)
             pending -= newly
             finished |= newly
             completed += len(newly)
             if done is not None and newly:
-                done(completed, total)
+                done(completed, count)
             continue
         fut = queue.popleft()
         finished.discard(fut)
