@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from dpcalc.report.grid import Rows
 from dpcalc.report.table import TableSpec, build
 
 __all__ = ["TableBlock"]
@@ -21,4 +22,5 @@ class TableBlock:
 
     def __call__(self, options: Mapping[str, list[float]]) -> dict[str, Any]:
         rows = build(dataclasses.replace(self.spec, grid=dict(options))).rows
+        assert isinstance(rows, Rows)  # build's rows are column-wise (dpcalc.report.grid.flatten)
         return {c.key: rows.array(c.key, 0, len(rows)) for c in self.spec.columns}

@@ -47,12 +47,15 @@ class DaskExecutor(Executor):
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
              window: int | None = None, total: int | None = None) -> Iterator[Any]:
         distributed = require()
+        finished = distributed.as_completed(loop=self.client.loop)  # this client's, not a default one
 
         def submit(item: Any) -> Any:
-            return self.client.submit(fn, item, pure=False, retries=1)
+            future = self.client.submit(fn, item, pure=False, retries=1)
+            finished.add(future)
+            return future
 
         def wait_any(pending: Iterable[Any]) -> set[Any]:
-            return set(distributed.wait(list(pending), return_when="FIRST_COMPLETED").done)
+            return {next(finished), *finished.next_batch(block=False)}
 
         return ordered(submit, wait_any, items, done, window or 4 * self.workers, total, result=_result)
 
