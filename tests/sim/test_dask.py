@@ -238,3 +238,17 @@ def test_streamed_table_on_the_cluster_equals_the_local_grid(cluster: Any, tmp_p
                          lc.scheduler_address, "--json")
     assert code == 0, err
     assert (tmp_path / "cli.csv").read_text() == path.read_text()
+
+
+@needs_cluster
+def test_a_task_failing_twice_is_one_line(cluster: Any) -> None:
+    """A task that raises is retried once; failing again, the run stops with one line naming the error."""
+    import math
+
+    from dpcalc.sim.cluster import DaskExecutor
+
+    _, client = cluster
+    ex = DaskExecutor(client)
+    assert ex.map(math.sqrt, [4.0, 9.0]) == [2.0, 3.0]
+    with pytest.raises(ClusterError, match=r"^a task failed twice on the cluster: ValueError: math domain error$"):
+        ex.map(math.sqrt, [4.0, -1.0])
