@@ -16,8 +16,11 @@ must equal it bit for bit — a column of the table says so):
 
 Measured: wall seconds; throughput (samples, tasks or rows per second) and per worker; the per-task overhead
 (``o``: 2,000 no-op tasks through the same executor, divided by 2,000); and the 64-worker time on paper,
-``T64 = S + W / 64 + n · o``, with ``W`` the job's work (the 1-worker cluster time minus ``n · o`` and ``S``),
-``n`` its task count and ``S`` the part that stays in this process (verify: its exact-numeric checks).
+``T64 = S + W / p + n64 · o``, with ``W`` the job's work (the 1-worker cluster time minus ``n · o`` and ``S``),
+``S`` the part that stays in this process (verify: its exact-numeric checks), ``p`` the tasks that can run side by
+side (nbafl, sweep: all of them, at most 64; verify: one check's tasks, since checks run one after another) and
+``n64`` the task count on 64 workers (verify's tasks hold fewer chunks on a larger cluster: ``n`` scaled by the
+chunks per task on 1 worker over those on 64).
 The machine is shared (2 cores for several developers): the load average is printed; more workers than cores
 cannot be faster here, so the 4-worker line measures overhead, not speed-up.
 """
@@ -41,7 +44,7 @@ from dpcalc.report import table
 from dpcalc.report.table_blocks import TableBlock
 from dpcalc.sim.cluster import DaskExecutor
 from dpcalc.sim.executor import Executor, LocalExecutor
-from dpcalc.sim.parallel import default_workers
+from dpcalc.sim.parallel import DEFAULT_CHUNK, chunks_per_task, default_workers
 from dpcalc.sim.sweep import write_csv
 
 
@@ -112,6 +115,7 @@ def main() -> None:
     spec = table.read(_spec(int(args.rows), folder))
     rows = int(np.prod([len(v) for v in spec.grid.values()]))
     formulas = V.select(paper=args.paper) if args.paper else V.select(all_=True)
+    mc_checks = sum(f.check.get("method", "monte-carlo") == "monte-carlo" for f in formulas)
     sim_cfg = SimulationConfig(eps=(2.0, 10.0, 20.0), t_max=12, N=args.n_clients, repeats=4, seed=1)
     print(f"load {os.getloadavg()[0]:.1f}; verify {len(formulas)} entries at {args.samples:,} samples; nbafl "
           f"N={args.n_clients}; sweep {rows:,} rows; {default_workers()} usable cores")
@@ -128,7 +132,7 @@ def main() -> None:
             if job == "verify":
                 res = V.verify(formulas, samples=args.samples, scheduler=ex)
                 out: Any = [{k: v for k, v in r.as_dict().items() if k != "seconds"} for r in res]
-                units = args.samples * sum(f.check.get("method", "monte-carlo") == "monte-carlo" for f in formulas)
+                units = args.samples * mc_checks
                 if name.startswith("cluster") and workers == 1:
                     serial_verify = sum(r.seconds for r in res if r.method != "monte-carlo")
             elif job == "nbafl":
@@ -164,13 +168,18 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---:|---|")
     for name, job, dt, tasks, thr, per, same, o in lines:
         print(f"| {name} | {job} | {dt:.2f} | {tasks} | {thr:.4g} | {per:.4g} | {o * 1e3:.2f} | {same} |")
-    print("\nExtrapolated 64-worker cluster, T64 = S + W/64 + n*o (from the 1-worker cluster run):")
+    print("\nExtrapolated 64-worker cluster, T64 = S + W/p + n64*o (from the 1-worker cluster run):")
+    chunks = -(-args.samples // DEFAULT_CHUNK)  # a check's chunks (most recipes use the default chunk)
     for job, (dt, n, o) in one_worker.items():
         s = serial_verify if job == "verify" else 0.0
         w = max(dt - n * o - s, 0.0)
-        print(f"  {job:7s}: S = {s:.2f} s, W = {w:.2f} s, n = {n}, o = {o * 1e3:.2f} ms -> T64 = "
-              f"{s + w / 64 + n * o:.2f} s")
-
+        if job == "verify":  # checks run one after another; a check's tasks run side by side
+            n64 = n * chunks_per_task(chunks, 1) // chunks_per_task(chunks, 64)  # smaller tasks on more workers
+            p = min(64, -(-chunks // chunks_per_task(chunks, 64)))
+        else:
+            n64, p = n, min(64, n)
+        print(f"  {job:7s}: S = {s:.2f} s, W = {w:.2f} s, p = {p}, n64 = {n64}, o = {o * 1e3:.2f} ms -> T64 = "
+              f"{s + w / p + n64 * o:.2f} s")
 
 if __name__ == "__main__":
     main()
