@@ -1,7 +1,7 @@
 """NbAFL noise levels (Wei et al., "Federated Learning With Differential Privacy: Algorithms and Performance
 Analysis", IEEE TIFS 2020, §3.3–3.4).
 
-* :func:`c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the seed uses scale 1, 1.25 and 1.5).
+* :func:`c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the paper uses scale 1, 1.25 and 1.5).
 * :func:`client_sensitivity` — Δs_U = 2C/m (eq. 3, m = smallest local data set).
 * :func:`server_sensitivity` — Δs_D = max_i 2C·p_i/m (eq. 4); 2C/(mN) for equal weights.
 * :func:`client_sigma` — σ_U = cLΔs_U/ε (Thm 1 over L exposures).
