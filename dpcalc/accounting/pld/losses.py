@@ -234,12 +234,20 @@ def approx_dp(epsilon: float, delta: float, relation: str = "add_remove") -> Pri
     return PrivacyLoss(f"approx_dp({_fmt(e)}, {d:.6g})", _relation(relation), pair, pair, True)
 
 
+def _loss_arg(loss: object, what: str) -> PrivacyLoss:
+    if not isinstance(loss, PrivacyLoss):
+        raise DomainError(f"{what}: loss must be a privacy loss built by pld.gaussian, pld.laplace, … (got "
+                          f"{v.brief(loss)})")
+    return loss
+
+
 def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
     """Poisson subsampling with rate q. add_remove / replace_special: remove (qP + (1 − q)Q, Q), add
     (Q, qP + (1 − q)Q) with (P, Q) the loss's remove pair (Zhu, Dong & Wang 2022, Thm. 8; for additive noise the
     special record contributes nothing, so replace_special is add_remove). replace_one, additive noise only: the
     record is sampled in both neighbours or in neither, so ((1 − q)μ + qμ(· − Δ), (1 − q)μ + qμ(· + Δ)), the two
     outputs the mixtures of the unsampled and the two records' outputs (symmetric)."""
+    loss = _loss_arg(loss, "poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     desc = f"poisson({loss.description}, q={_fmt(qq)})"
     if loss.relation == "replace_one":
@@ -264,6 +272,7 @@ def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size
     remove (γP + (1 − γ)Q, Q), add (Q, γP + (1 − γ)Q), (P, Q) the loss's replace_one pair (Balle, Barthe & Gaboardi
     2018, Thm. 10 via advanced joint convexity; as dominating pairs Zhu, Dong & Wang 2022, Thm. 10). add_remove
     changes the dataset size, which a fixed-size sample of n does not model: refused."""
+    loss = _loss_arg(loss, "sampled_without_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
     n = int(v.scalar("source_size", v.integer_at_least("source_size", source_size, 1)))
     if b > n:
@@ -298,6 +307,7 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
     additive noise gives the labelled pair Σₖ P(K = k)·(N(kΔ'), N(0)) (Δ' the replace-one shift). Counts with
     total probability below 1e-30 are left out and charged as loss +∞. Additive noise, replace_one or
     replace_special."""
+    loss = _loss_arg(loss, "sampled_with_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
     n = int(v.scalar("source_size", v.integer_at_least("source_size", source_size, 1)))
     base = _replace_one_pair(loss, "sampled_with_replacement")
