@@ -99,6 +99,16 @@ NOT_A_FORM = {
     "dpcalc.accounting.accountants.pld_available": "registry query",
     "dpcalc.accounting.pld.delta_for_eps": "the PLD δ bracket (tests/accounting/test_pld.py: containment of the exact "
                                            "Gaussian δ at q = 1, monotonicity, dp-accounting peer)",
+    **{f"dpcalc.accounting.pld.{name}": "a privacy-loss pair, no number of its own (tests/accounting/"
+                                        "test_pld_losses.py and test_pld_peers.py: exact references and dp-accounting)"
+       for name in ("gaussian", "laplace", "discrete_laplace", "discrete_gaussian", "randomized_response",
+                    "mixture_of_gaussians", "pure_dp", "approx_dp", "poisson", "sampled_without_replacement",
+                    "sampled_with_replacement")},
+    "dpcalc.accounting.pld.epsilon_composed": "the PLD ε bracket of any composition (tests/accounting/"
+                                              "test_pld_losses.py: μ-GDP, Laplace, randomized response, optimal "
+                                              "composition inside every bracket; test_pld_peers.py)",
+    "dpcalc.accounting.pld.delta_composed": "the PLD δ bracket of any composition (tests/accounting/"
+                                            "test_pld_losses.py::test_delta_bracket_contains_exact)",
 }
 TESTS = Path(__file__).resolve().parents[1]
 

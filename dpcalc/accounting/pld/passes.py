@@ -4,11 +4,13 @@ Chernoff bounds, compose both pairs and build their δ-curves; and the (ε_lower
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpcalc._repr import short_repr
+from dpcalc.accounting.pld import direct
 from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgf
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
@@ -17,7 +19,7 @@ from dpcalc.accounting.pld.discretise import discretise_many
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["Pass", "eps_pass", "run"]
+__all__ = ["Pass", "compose_pass", "direct_eps", "eps_of_passes", "eps_pass", "run", "unit_parts"]
 
 _LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
 
@@ -60,7 +62,18 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
     for st, (u, lo_d) in zip(steps, discretise_many(steps, direction, h, tail, theta, lower), strict=True):
         ups.append((u, st.count))
         los.append((lo_d, st.count))
-    th = theta_grid(theta_top(steps, direction))
+    return compose_pass(ups, los if lower else None, h, delta, eps_guess, eps_query, theta_top(steps, direction))
+
+
+def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, int]] | None, h: float,
+                 delta: float, eps_guess: float | None, eps_query: float | None, top: float) -> Pass:
+    """The FFT half of a pass, for any discretised steps: choose the tilt (orders up to ``top``) and the window from
+    the Chernoff bounds, compose both pairs and build their curves (only the upper one when ``los`` is None). Mass
+    at +∞ of the upper pairs is charged to the upper curve; of the lower pairs (exact +∞ atoms only), to the lower."""
+    lower = los is not None
+    if los is None:
+        los = ups
+    th = theta_grid(top)
     k_up = total_mgf(ups, h, th)
     k_lo = total_mgf(los, h, th) if lower else k_up
     log_td = math.log(TAU * delta)
@@ -113,17 +126,52 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
     if not lower:
         return Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = compose(los, h, lam, kk_lo, n, upper=False)
-    lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, log_alias + MARGIN, False)
+    p_inf_lo = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in los)) * (1.0 - MARGIN)
+    lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, p_inf_lo, log_alias + MARGIN, False)
     return Pass(up, lo, n, eg)
 
 
 
+def unit_parts(parts: list[tuple[LatticePmf, int]]) -> list[LatticePmf]:
+    """Each discretised step repeated ``count`` times."""
+    return [d for d, c in parts for _ in range(c)]
+
+
+def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
+               delta: float) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, atoms) of a composition of one or two discretised steps, summed directly
+    (:mod:`dpcalc.accounting.pld.direct`); ε_lower = 0 without lower pairs."""
+    def one(parts: list[LatticePmf], upper: bool) -> float:
+        a, b = (parts[0], parts[1]) if len(parts) == 2 else (direct.identity(), parts[0])
+        return direct.eps_of(direct.delta_of_pair(a, b, h, upper), delta, direct.composed_top(parts, h), upper)
+
+    e_up = one(ups, True)
+    e_lo = one(los, False) if los is not None else 0.0
+    return e_lo, e_up, max(d.p.size for d in ups)
+
+
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
              lower: bool) -> tuple[float, float, int]:
-    """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False."""
+    """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
+    composition of at most :data:`~dpcalc.accounting.pld.direct.MAX_DIRECT_STEPS` steps is summed directly."""
+    total = sum(st.count for st in steps)
+    if total <= direct.MAX_DIRECT_STEPS:
+        tail = TAU * delta / (4.0 * total)
+        theta, _ = saddle(steps, direction, delta, tail)
+        pairs = discretise_many(steps, direction, h, tail, theta, lower, sparse=False)
+        ups = unit_parts([(u, st.count) for st, (u, _) in zip(steps, pairs, strict=True)])
+        los = unit_parts([(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)]) if lower else None
+        return direct_eps(ups, los, h, delta)
+    return eps_of_passes(lambda g: run(steps, direction, h, delta, g, None, lower), delta, guess, h)
+
+
+def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: float | None,
+                  h: float) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, FFT length) from passes ``make(guess)``: re-run with a lower guess while the lower curve's ε
+    falls below the ε from which it is valid (four tries, then ε_lower = 0)."""
     g = guess
     for _ in range(4):
-        ps = run(steps, direction, h, delta, g, None, lower)
+        ps = make(g)
         e_up = ps.up.eps(delta)
         if ps.lo is None:
             return 0.0, e_up, ps.n
