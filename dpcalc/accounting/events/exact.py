@@ -4,8 +4,11 @@
   μ² = Σ Δ'²·(nodes per record)/z² (Dong, Roth & Su 2022, Cor. 3.3), ε from :func:`dpcalc.accounting.gdp.eps_from_mu`.
 * T-fold self-composition of one finite pair — randomized response (either replace relation), an ε-DP or
   (ε, δ)-DP release (the dominating pair of Kairouz, Oh & Viswanath 2015, Thm. 2.1; their Thm. 3.3 is its
-  T-fold composition): the privacy loss takes values l₁ (mass w₁ under P), l₂ (w₂), 0 (w₀) and +∞ (mass δ), so
-  ``δ_T(ε') = 1 − (1 − δ)^T + Σ_{i+j<=T} T!/(i! j! (T−i−j)!) w₁^i w₂^j w₀^{T−i−j}(1 − e^{ε' − i l₁ − j l₂})₊``,
+  T-fold composition): the privacy loss takes values l₁ (mass w₁ under P), l₂ (w₂), 0 (w₀) and +∞ (mass δ;
+  w₁ + w₂ + w₀ = 1 − δ), so ::
+
+      δ_T(ε') = 1 − (1 − δ)^T + Σ_{i+j<=T} T!/(i! j! (T−i−j)!) w₁^i w₂^j w₀^{T−i−j} (1 − e^{ε' − i l₁ − j l₂})₊
+
   summed in log space; both orientations of an asymmetric pair are composed and the worse is taken. ε at δ is the
   smallest ε' with δ_T(ε') <= δ, found by bisection and returned at the safe end.
 """
@@ -108,8 +111,8 @@ def delta_finite(pair: FinitePair, count: int, eps: float) -> float:
                                                                                              0.0)
     terms = np.exp(log_p[sel]) * -np.expm1(eps - loss[sel])
     body = math.fsum(terms.tolist())
-    no_top = (1.0 - pair.top) ** count
-    return (1.0 - no_top) + no_top * body
+    # the weights carry the factor 1 − δ of the outcomes with finite loss, so the body is already (1 − δ)^T·δ̃
+    return -math.expm1(count * math.log1p(-pair.top)) + body
 
 
 def epsilon(event: Event, relation: Relation, delta: float) -> tuple[float, dict[str, object]]:

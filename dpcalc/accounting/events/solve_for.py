@@ -141,6 +141,8 @@ def calibrate(event: Any, field: str, *, eps: float, delta: float, accountant: s
     current = get_field(ev, field)
     if isinstance(current, tuple):
         raise DomainError(f"solve-for {field!r}: a list; name one item, e.g. {field}[0]")
+    if not isinstance(current, int | float):
+        raise DomainError(f"solve-for {field!r}: {owner.CLASS_NAME}.{name} cannot be calibrated (it is not a number)")
     knob = _knob(owner, name, float(current))
     if knob.integer and name == "step_counts" and index is None and isinstance(owner.step_counts, tuple):  # type: ignore[attr-defined]
         raise DomainError(f"solve-for {field!r}: a list; name one item, e.g. {field}[0]")
