@@ -230,7 +230,10 @@ def schedule_event(sigma: float, q: float, steps: int) -> Any:
     ``SelfComposed(PoissonSampled(q, Gaussian(σ)), steps)``, without the sampling at q = 1."""
     from dpcalc.accounting import events
 
-    mechanism: events.Event = events.Gaussian(sigma)
-    if q != 1.0:
-        mechanism = events.PoissonSampled(q, mechanism)
-    return events.SelfComposed(mechanism, steps)
+    s = v.scalar("sigma", v.positive("sigma", sigma))
+    qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    t = int(v.scalar("steps", v.integer_at_least("steps", steps, 1)))
+    mechanism: events.Event = events.Gaussian(s)
+    if qq != 1.0:
+        mechanism = events.PoissonSampled(qq, mechanism)
+    return events.SelfComposed(mechanism, t)

@@ -31,45 +31,43 @@ class PoissonSampled(Event):
         self._event("event")
 
 
-def _check_sizes(event: Event, n_field: str) -> None:
-    event._integer(n_field, 1)
-    event._integer("sample_size", 1)
-
-
-@register
 @dataclass(frozen=True)
-class SampledWithoutReplacement(Event):
-    """A uniformly random subset of ``sample_size`` b out of ``source_dataset_size`` n records (a shuffled,
-    fixed-size batch); ``event`` runs on it."""
+class _FixedSizeSample(Event):
+    """``sample_size`` records drawn from ``source_dataset_size``; ``event`` runs on them."""
 
     source_dataset_size: int
     sample_size: int
     event: Event
+
+    def __post_init__(self) -> None:
+        self._integer("source_dataset_size", 1)
+        self._integer("sample_size", 1)
+        self._event("event")
+
+
+@register
+@dataclass(frozen=True)
+class SampledWithoutReplacement(_FixedSizeSample):
+    """A uniformly random subset of ``sample_size`` b out of ``source_dataset_size`` n records (a shuffled,
+    fixed-size batch); ``event`` runs on it."""
+
     CLASS_NAME = "SampledWithoutReplacementDpEvent"
     SHORT = "sampled_without_replacement"
 
     def __post_init__(self) -> None:
-        _check_sizes(self, "source_dataset_size")
+        super().__post_init__()
         if self.sample_size > self.source_dataset_size:
             raise DomainError(f"{self.CLASS_NAME}.sample_size must be <= source_dataset_size "
                               f"({self.source_dataset_size}) (got {self.sample_size})")
-        self._event("event")
 
 
 @register
 @dataclass(frozen=True)
-class SampledWithReplacement(Event):
+class SampledWithReplacement(_FixedSizeSample):
     """``sample_size`` draws with replacement from ``source_dataset_size`` records; ``event`` runs on them."""
 
-    source_dataset_size: int
-    sample_size: int
-    event: Event
     CLASS_NAME = "SampledWithReplacementDpEvent"
     SHORT = "sampled_with_replacement"
-
-    def __post_init__(self) -> None:
-        _check_sizes(self, "source_dataset_size")
-        self._event("event")
 
 
 @register
