@@ -1,6 +1,7 @@
 """Benchmark: dpcalc's PLD accountant (certified bracket) vs dp-accounting's PLD vs Microsoft's prv_accountant.
 
-Run on demand: ``python bench/bench_pld.py [--quick] [--only dpcalc]`` (``--quick`` skips the slow peer runs: prv at
+Run on demand: ``python bench/bench_pld.py [--quick] [--only dpcalc] [--events]`` (``--events``: only the table of
+every mechanism and sampling scheme beside dp-accounting); (``--quick`` skips the slow peer runs: prv at
 T >= 1e4 and dp-accounting at vdi 1e-4 beyond T = 1e4; ``--only dpcalc`` times dpcalc alone, in seconds rather
 than minutes, for iterating). Prints one Markdown table: time (best of a few runs after a warm-up), ε, and the
 bracket for each case; dp-accounting reports one pessimistic value, prv_accountant (lower, estimate, upper) at
@@ -123,8 +124,76 @@ def comparable_accuracy() -> None:
         print(head + f" {matched:g} | {dpa_err[matched]:.2e} | {t_d * 1e3:.0f} ms | {t_d / t_best:.1f}× |")
 
 
+def _dpa_events(events: list[tuple[Any, int]], relation: str, delta: float, vdi: float) -> float:
+    import dp_accounting
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
+
+    rel = getattr(dp_accounting.NeighboringRelation, relation)
+    acc = pld_privacy_accountant.PLDAccountant(rel, value_discretization_interval=vdi)
+    for ev, count in events:
+        if isinstance(ev, dp_event.RandomizedResponseDpEvent):  # its count is ignored: compose one by one
+            for _ in range(count):
+                acc.compose(ev)
+        else:
+            acc.compose(ev, count)
+    return float(acc.get_epsilon(delta))
+
+
+def event_cases() -> list[tuple[str, list[tuple[pld.PrivacyLoss, int]], Any]]:
+    """(name, dpcalc components, dp-accounting (events, relation) or None where its PLD has no such event)."""
+    from dp_accounting import dp_event as de
+
+    b, n, z = 256, 60000, 1.1
+    return [
+        ("Poisson-Gaussian q=256/60000, z=1.1, T=1000 (today's case)", [(pld.poisson(pld.gaussian(z), b / n), 1000)],
+         ([(de.PoissonSampledDpEvent(b / n, de.GaussianDpEvent(z)), 1000)], "ADD_OR_REMOVE_ONE")),
+        ("fixed-size batches b=256 of n=60000, z=1.1, T=1000 (replace-one)",
+         [(pld.sampled_without_replacement(pld.gaussian(z, 1.0, "replace_one"), b, n), 1000)], None),
+        ("sampling with replacement b=256 of n=60000, z=1.1, T=1000 (replace-one)",
+         [(pld.sampled_with_replacement(pld.gaussian(z, 1.0, "replace_one"), b, n), 1000)], None),
+        ("Laplace b=50, T=1000", [(pld.laplace(50.0), 1000)],
+         ([(de.LaplaceDpEvent(50.0), 1000)], "ADD_OR_REMOVE_ONE")),
+        ("Gaussian z=3, T=10, replace-one", [(pld.gaussian(3.0, 1.0, "replace_one"), 10)],
+         ([(de.GaussianDpEvent(3.0), 10)], "REPLACE_ONE")),
+        ("Poisson-Gaussian q=0.01, z=1.1, T=300, replace-one",
+         [(pld.poisson(pld.gaussian(1.1, 1.0, "replace_one"), 0.01), 300)],
+         ([(de.PoissonSampledDpEvent(0.01, de.GaussianDpEvent(1.1)), 300)], "REPLACE_ONE")),
+        ("Poisson-Laplace q=0.05, b=2, T=100", [(pld.poisson(pld.laplace(2.0), 0.05), 100)],
+         ([(de.PoissonSampledDpEvent(0.05, de.LaplaceDpEvent(2.0)), 100)], "ADD_OR_REMOVE_ONE")),
+        ("discrete Laplace t=0.3, Δ=2, T=5", [(pld.discrete_laplace(0.3, 2), 5)],
+         ([(de.DiscreteLaplaceDpEvent(0.3, 2), 5)], "ADD_OR_REMOVE_ONE")),
+        ("randomized response p=0.5, k=4, T=10", [(pld.randomized_response(0.5, 4), 10)],
+         ([(de.RandomizedResponseDpEvent(0.5, 4), 10)], "REPLACE_ONE")),
+        ("mixture of Gaussians σ=2, (1, 0.5), T=10", [(pld.mixture_of_gaussians(2.0, [1.0, 0.5], [0.5, 0.5]), 10)],
+         ([(de.MixtureOfGaussiansDpEvent(2.0, [1.0, 0.5], [0.5, 0.5]), 10)], "ADD_OR_REMOVE_ONE")),
+        ("pure ε-DP 0.1, T=50 (Kairouz et al. optimal)", [(pld.pure_dp(0.1), 50)], None),
+    ]
+
+
+def events_table(quick: bool) -> None:
+    """Every mechanism and sampling scheme side by side with dp-accounting's PLD (vdi 1e-4; 1e-3 for its slow
+    mixture of Gaussians) at δ = 1e-5: times (best of 3 for dpcalc, one run for the peer) and values."""
+    print("\n| event | dpcalc time | dpcalc [ε_lower, ε_upper] | dp-accounting time | its ε (vdi) | speed-up |")
+    print("|---|---|---|---|---|---|")
+    for name, comps, peer in event_cases():
+        t_us, br = _timed(lambda c=comps: pld.epsilon_composed(c, 1e-5), 3)
+        ours = (f"[{br.eps_lower:.6f}, {br.eps_upper:.6f}]" if isinstance(br, pld.EpsBracket) else str(br))
+        if peer is None:
+            print(f"| {name} | {t_us * 1e3:.0f} ms | {ours} | — | not supported by its PLD | |", flush=True)
+            continue
+        vdi = 1e-3 if "mixture" in name else 1e-4
+        t_d, e_d = _timed(lambda p=peer, v=vdi: _dpa_events(p[0], p[1], 1e-5, v), 1)
+        theirs = f"{e_d:.6f} ({vdi:g})" if isinstance(e_d, float) else str(e_d)
+        print(f"| {name} | {t_us * 1e3:.0f} ms | {ours} | {t_d * 1e3:.0f} ms | {theirs} | {t_d / t_us:.1f}× |",
+              flush=True)
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--events" in sys.argv:
+        events_table(quick)
+        return
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     if only not in (None, "dpcalc"):
         raise SystemExit("--only takes 'dpcalc'")
@@ -175,6 +244,7 @@ def main() -> None:
         print(f"| {name} | {t_us * 1e3:.0f} ms | {ours} | {t_dpa} | {dpa} | {t_prv} | {prv} |", flush=True)
     if have["dp_accounting"]:
         comparable_accuracy()
+        events_table(quick)
     t_c, s = _timed(lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld"), 2)
     print(f"calibrate (ε=2, δ=1e-5, q=0.01, T=1e3): σ = {s:.6f} in {t_c * 1e3:.0f} ms "
           f"(certified ε_upper = {pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper:.6f})")

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 
 import mpmath as mp
 
-__all__ = ["delta_atoms_composed", "delta_gdp", "delta_laplace", "delta_subsampled_gaussian", "eps_from_delta",
-           "eps_subsampled_gaussian", "subsampled_gaussian_quad"]
+__all__ = ["delta_atoms_composed", "delta_gdp", "delta_kov", "delta_laplace", "delta_subsampled_gaussian",
+           "eps_from_delta", "eps_subsampled_gaussian", "subsampled_gaussian_quad"]
 
 
 def delta_subsampled_gaussian(sigma: float, q: float, eps: float, direction: str) -> mp.mpf:
@@ -101,3 +101,13 @@ def eps_subsampled_gaussian(sigma: float, q: float, delta: float) -> mp.mpf:
         return delta_subsampled_gaussian(sigma, q, e, "add")
 
     return max(eps_from_delta(remove, delta, 1e-3), eps_from_delta(add, delta, 1e-3))
+
+
+def delta_kov(eps0: float, delta0: float, count: int, eps: float) -> mp.mpf:
+    """δ(ε) of ``count`` (ε₀, δ₀)-DP releases under the optimal composition (Kairouz, Oh & Viswanath 2015, Thm. 3.3):
+    1 − (1 − δ₀)^T + (1 − δ₀)^T Σᵢ C(T, i)(e^{(T−i)ε₀} − e^{ε + iε₀})₊/(1 + e^{ε₀})^T."""
+    e0, d0, e = mp.mpf(eps0), mp.mpf(delta0), mp.mpf(eps)
+    s = mp.fsum(mp.binomial(count, i) * max(mp.mpf(0), mp.exp((count - i) * e0) - mp.exp(e + i * e0))
+                for i in range(count + 1))
+    keep = (1 - d0) ** count
+    return 1 - keep + keep * s / (1 + mp.exp(e0)) ** count

@@ -74,7 +74,15 @@ def _h0(steps: list[Step], rtol: float, scale: float) -> float:
     return float(min(0.05, max(1e-6, 0.6 * math.sqrt(rtol * max(scale, 1e-3) / total))))
 
 
-def _check_rtol(rtol: float | None) -> float:
+def check_delta(delta: float) -> float:
+    """δ in (0, 1), at least :data:`~dpcalc.accounting.pld.common.DELTA_MIN`."""
+    d = float(v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))
+    if d < DELTA_MIN:
+        raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
+    return d
+
+
+def check_rtol(rtol: float | None) -> float:
     return RTOL if rtol is None else float(v.check_range("rtol", rtol, 1e-8, 1.0, lo_open=True))
 
 
@@ -93,10 +101,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).
     """
     steps = normalise(schedule)
-    d = float(v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))
-    if d < DELTA_MIN:
-        raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
-    tol = _check_rtol(rtol)
+    d = check_delta(delta)
+    tol = check_rtol(rtol)
     a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
     if certainly_zero(steps, d):
         return EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact_zero": 1.0})
@@ -118,7 +124,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     add_open = any(st.q < 1.0 for st in steps)  # add neighbours still to be bounded
     # the add direction's loss is at most −log(1 − q) per step, so its composed ε is at most the sum (exact: δ = 0
     # beyond it); at tiny δ the FFT's round-off floor alone left it at 0.06 for σ = 11.1, q = 1.1e-4, T = 1
-    a_sup = math.fsum(-st.count * math.log1p(-st.q) for st in steps) * (1.0 + 1e-14) if add_open else 0.0
+    a_sup = (math.fsum(-st.count * math.log1p(-st.q) for st in steps) * (1.0 + 1e-14)
+             if add_open and all(st.q < 1.0 for st in steps) else math.inf)
     a_up = -math.inf
     long_work = total >= 10**6 or len(steps) >= 50  # seconds, not milliseconds: a bar on a terminal
     with progress(max_iter if long_work else 0, "pld") as advance:
@@ -193,7 +200,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             n = max(n, na)
             converged = e_up - e_lo <= tol * e_up + a_tol
     if not converged:
-        raise _unconverged(e_lo, e_up, d, tol, a_tol)
+        raise unconverged(e_lo, e_up, d, tol, a_tol)
     return EpsBracket(e_lo, e_up, d, direction, h, n, {"converged": 1.0, "iterations": float(it)})
 
 
@@ -217,7 +224,7 @@ def _refine_add(steps: list[Step], delta: float, h: float, a_up: float, e_remove
     return a_up, a_lo, na
 
 
-def _unconverged(e_lo: float, e_up: float, delta: float, rtol: float, atol: float) -> DomainError:
+def unconverged(e_lo: float, e_up: float, delta: float, rtol: float, atol: float) -> DomainError:
     """The one-line refusal of a bracket that finer lattices no longer narrow (never returned as if it were tight)."""
     return DomainError(f"pld: the bracket [{e_lo:.6g}, {e_up:.6g}] at delta = {delta:.3g} stays wider than rtol = "
                        f"{rtol:g} (atol {atol:g}): the FFT round-off and truncation terms hold it at this delta; "

@@ -55,21 +55,21 @@ class _Suffix:
 
 
 def delta_of_pair(a: LatticePmf, b: LatticePmf, h: float, upper: bool) -> Callable[[float], float]:
-    """δ(ε) of the composition of the discretised steps A and B (A = the identity for one step): upper pairs add
-    their mass at +∞ (a_∞ + (finite mass of A)·b_∞) and round outward; lower pairs round inward."""
+    """δ(ε) of the composition of the discretised steps A and B (A = the identity for one step), with their mass at +∞
+    (a_∞ + (finite mass of A)·b_∞); upper pairs round outward, lower pairs inward."""
     sb = _Suffix(b, h)
     nz = np.flatnonzero(a.p > 0)
     ga = np.asarray((a.k0 + nz) * h + a.c, dtype=np.float64)
     pa = a.p[nz]
     finite_a = float(pa.sum())
-    inf_mass = a.p_inf + finite_a * b.p_inf if upper else 0.0
+    inf_mass = a.p_inf + finite_a * b.p_inf  # the lower pairs' are exact +∞ atoms only
     n = pa.size
 
     def delta(eps: float) -> float:
         terms = sb.delta(eps - ga, upper)
         s = float(pa @ terms)
         s = s * (1.0 + 4.0 * (n + 4) * _U) if upper else s * (1.0 - 4.0 * (n + 4) * _U)
-        return min(1.0, s + inf_mass * (1.0 + 4.0 * _U))
+        return min(1.0, s + inf_mass * (1.0 + 4.0 * _U if upper else 1.0 - 4.0 * _U))
 
     return delta
 

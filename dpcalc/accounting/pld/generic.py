@@ -1,19 +1,141 @@
-"""Composition of any privacy losses: each pair discretised on the lattice (connect-the-dots upper pair, hat-channel
-lower pair), then the FFT pass of :mod:`dpcalc.accounting.pld.passes`."""
+"""Composition of any privacy losses (:mod:`~dpcalc.accounting.pld.losses`): each distinct pair discretised on the
+lattice (:mod:`~dpcalc.accounting.pld.atoms`), then summed directly (one or two steps) or composed by the FFT pass
+(:func:`~dpcalc.accounting.pld.passes.compose_pass`); the lattice is refined until the bracket meets the tolerance,
+or one line refuses."""
 
 from __future__ import annotations
 
-from dpcalc.accounting.pld.accountant import DeltaBracket, EpsBracket
-from dpcalc.accounting.pld.losses import PrivacyLoss
-from dpcalc.errors import DomainError
+import math
 
-__all__ = ["delta_generic", "epsilon_generic"]
+import numpy as np
+
+from dpcalc import _validate as v
+from dpcalc.accounting.pld import direct
+from dpcalc.accounting.pld.accountant import DeltaBracket, EpsBracket, check_delta, check_rtol, unconverged
+from dpcalc.accounting.pld.atoms import aligned, atoms_of, lattice_pairs, offset
+from dpcalc.accounting.pld.common import TAU, check_points
+from dpcalc.accounting.pld.losses import Pair, PrivacyLoss
+from dpcalc.accounting.pld.passes import compose_pass, direct_eps, eps_of_passes, unit_parts
+from dpcalc.accounting.pld.pmf import LatticePmf
+
+__all__ = ["delta_generic", "epsilon_generic", "orientations"]
+
+Parts = list[tuple[LatticePmf, int]]
+
+
+def orientations(components: list[tuple[PrivacyLoss, int]]) -> dict[str, list[tuple[Pair, int]]]:
+    """The pairs to compose per orientation (one when every loss is symmetric), equal pairs merged."""
+    names = ["remove"] if all(loss.symmetric for loss, _ in components) else ["remove", "add"]
+    out: dict[str, list[tuple[Pair, int]]] = {}
+    for name in names:
+        merged: dict[Pair, int] = {}
+        for loss, count in components:
+            pair = loss.remove if name == "remove" else loss.add
+            merged[pair] = merged.get(pair, 0) + count
+        out[name] = list(merged.items())
+    return out
+
+
+def _discretise(pairs: list[tuple[Pair, int]], h: float, tail: float, lower: bool) -> tuple[Parts, Parts]:
+    """Lattice pairs of each distinct pair, each with the offset that puts its heaviest point mass on the lattice."""
+    ups: Parts = []
+    los: Parts = []
+    for pair, count in pairs:
+        at = atoms_of(pair, h, tail)
+        up, lo = lattice_pairs(at, h, offset(at, h), lower)
+        ups.append((up, count))
+        los.append((lo, count))
+    return ups, los
+
+
+def _aligned_h(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: float) -> float:
+    """The spacing ≤ h that puts the two heaviest point masses of the most frequent pair on the lattice."""
+    pair, _ = max(orient["remove"], key=lambda pc: pc[1])
+    return aligned(atoms_of(pair, h, tail), h)[0]
+
+
+def _theta_top(ups: Parts, h: float) -> float:
+    """Largest tilt order: ≈ 100/std of the composed loss (at least 512, a power of 2), as for the schedules."""
+    var = 0.0
+    for d, c in ups:
+        g = (d.k0 + np.arange(d.p.size)) * h + d.c
+        m = float(d.p.sum())
+        if m <= 0.0:
+            continue
+        mean = float(d.p @ g) / m
+        var += c * float(d.p @ (g - mean) ** 2) / m
+    if not var > 0.0:
+        return 512.0
+    return float(2.0 ** math.ceil(math.log2(min(1e9, max(512.0, 100.0 / math.sqrt(var))))))
+
+
+def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool) -> tuple[float, float, int]:
+    total = sum(c for _, c in pairs)
+    tail = TAU * delta / (4.0 * total)
+    ups, los = _discretise(pairs, h, tail, lower)
+    if total <= direct.MAX_DIRECT_STEPS:
+        return direct_eps(unit_parts(ups), unit_parts(los) if lower else None, h, delta)
+    top = _theta_top(ups, h)
+    return eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top), delta, None, h)
 
 
 def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, rtol: float | None,
-                    atol: float) -> EpsBracket:
-    raise DomainError("pld: this composition is not supported yet")
+                    atol: float, max_iter: int = 10) -> EpsBracket:
+    """Certified ε bracket of the composition (both orientations; the worse reported, lower bound the larger)."""
+    d = check_delta(delta)
+    tol = check_rtol(rtol)
+    a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
+    orient = orientations(components)
+    total = sum(c for _, c in components)
+    h = min(0.05, max(1e-7, math.sqrt((tol * 0.5 + a_tol) / (4.0 * total))))
+    e_lo, e_up, width_before = 0.0, math.inf, math.inf
+    worst, n, stalled = "remove", 0, 0
+    for _ in range(max_iter):
+        h = _aligned_h(orient, h, TAU * d / (4.0 * total))
+        res = {name: _pass(pairs, h, d, True) for name, pairs in orient.items()}
+        worst = max(res, key=lambda k: res[k][1])
+        e_lo = max(e_lo, max(r[0] for r in res.values()))
+        e_up = min(e_up, res[worst][1])
+        n = max(r[2] for r in res.values())
+        width = e_up - e_lo
+        target = tol * e_up + a_tol
+        if math.isfinite(e_up) and width <= target:
+            return EpsBracket(e_lo, e_up, d, worst, h, n, {"converged": 1.0})
+        stalled = stalled + 1 if math.isfinite(width) and width > 0.9 * width_before else 0
+        if stalled >= 2:
+            break
+        width_before = width
+        h_old = h
+        h *= (max(0.05, min(0.5 if stalled else 0.9, 0.9 * math.sqrt(target / width)))
+              if math.isfinite(width) and width > 0 else 0.25)
+        check_points(int(n * h_old / h), f"a bracket width of rtol = {tol:g}, atol = {a_tol:g}", h)
+    raise unconverged(e_lo, e_up, d, tol, a_tol)
 
 
 def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket:
-    raise DomainError("pld: this composition is not supported yet")
+    """Certified δ bracket at ε of the composition (the worse orientation), at a lattice sized from the count."""
+    e = float(v.check_range("eps", eps, 0.0, math.inf))
+    total = sum(c for _, c in components)
+    h = float(min(0.05, max(1e-6, 0.6 * math.sqrt(1e-3 * max(e, 0.1) / total))))
+    orient = orientations(components)
+    h = _aligned_h(orient, h, TAU * 1e-30 / (4.0 * total))
+    lows, ups = [], []
+    for name, pairs in orient.items():
+        tail = TAU * 1e-30 / (4.0 * total)
+        up_p, lo_p = _discretise(pairs, h, tail, True)
+        t = sum(c for _, c in pairs)
+        if t <= direct.MAX_DIRECT_STEPS:
+            uu, ll = unit_parts(up_p), unit_parts(lo_p)
+            a_u, b_u = (uu[0], uu[1]) if t == 2 else (direct.identity(), uu[0])
+            a_l, b_l = (ll[0], ll[1]) if t == 2 else (direct.identity(), ll[0])
+            du = direct.delta_of_pair(a_u, b_u, h, True)(e)
+            dl = direct.delta_of_pair(a_l, b_l, h, False)(e)
+            npts = max(p.p.size for p in uu)
+        else:
+            ps = compose_pass(up_p, lo_p, h, 1e-30, e, e, _theta_top(up_p, h))
+            assert ps.lo is not None
+            du, dl, npts = ps.up.delta(e), ps.lo.delta(e), ps.n
+        lows.append(max(0.0, dl))
+        ups.append((min(1.0, du), name, npts))
+    du, worst, n = max(ups)
+    return DeltaBracket(max(lows), du, e, worst, h, n)

@@ -4,6 +4,7 @@ Chernoff bounds, compose both pairs and build their δ-curves; and the (ε_lower
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,7 @@ from dpcalc.accounting.pld.discretise import discretise_many
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["Pass", "direct_eps", "eps_pass", "run", "unit_parts"]
+__all__ = ["Pass", "compose_pass", "direct_eps", "eps_of_passes", "eps_pass", "run", "unit_parts"]
 
 _LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
 
@@ -61,7 +62,18 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
     for st, (u, lo_d) in zip(steps, discretise_many(steps, direction, h, tail, theta, lower), strict=True):
         ups.append((u, st.count))
         los.append((lo_d, st.count))
-    th = theta_grid(theta_top(steps, direction))
+    return compose_pass(ups, los if lower else None, h, delta, eps_guess, eps_query, theta_top(steps, direction))
+
+
+def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, int]] | None, h: float,
+                 delta: float, eps_guess: float | None, eps_query: float | None, top: float) -> Pass:
+    """The FFT half of a pass, for any discretised steps: choose the tilt (orders up to ``top``) and the window from
+    the Chernoff bounds, compose both pairs and build their curves (only the upper one when ``los`` is None). Mass
+    at +∞ of the upper pairs is charged to the upper curve; of the lower pairs (exact +∞ atoms only), to the lower."""
+    lower = los is not None
+    if los is None:
+        los = ups
+    th = theta_grid(top)
     k_up = total_mgf(ups, h, th)
     k_lo = total_mgf(los, h, th) if lower else k_up
     log_td = math.log(TAU * delta)
@@ -114,7 +126,8 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
     if not lower:
         return Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = compose(los, h, lam, kk_lo, n, upper=False)
-    lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, 0.0, log_alias + MARGIN, False)
+    p_inf_lo = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in los)) * (1.0 - MARGIN)
+    lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, p_inf_lo, log_alias + MARGIN, False)
     return Pass(up, lo, n, eg)
 
 
@@ -149,9 +162,16 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         ups = unit_parts([(u, st.count) for st, (u, _) in zip(steps, pairs, strict=True)])
         los = unit_parts([(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)]) if lower else None
         return direct_eps(ups, los, h, delta)
+    return eps_of_passes(lambda g: run(steps, direction, h, delta, g, None, lower), delta, guess, h)
+
+
+def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: float | None,
+                  h: float) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, FFT length) from passes ``make(guess)``: re-run with a lower guess while the lower curve's ε
+    falls below the ε from which it is valid (four tries, then ε_lower = 0)."""
     g = guess
     for _ in range(4):
-        ps = run(steps, direction, h, delta, g, None, lower)
+        ps = make(g)
         e_up = ps.up.eps(delta)
         if ps.lo is None:
             return 0.0, e_up, ps.n

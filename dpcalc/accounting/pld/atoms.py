@@ -1,0 +1,275 @@
+"""A pair's privacy-loss distribution as weighted atoms (loss, P-mass, Q-mass), exactly for finite and discrete pairs
+and by Gauss–Legendre quadrature between the lattice's preimages for continuous ones, and its lattice pairs.
+
+Connect-the-dots (Doroshenko et al. 2022) splits each atom's Q-mass between the lattice points g_a ≤ ℓ < g_{a+1}
+linearly in e^ℓ (the hat weight u = (e^ℓ − e^{g_a})/(e^{g_{a+1}} − e^{g_a})): the upper pair (Q_j, e^{g_j}Q_j)
+dominates the atom's pair (the δ of each atom is convex in e^ε), so the lattice pair of every atom together does.
+The same split applied to both P and Q is a channel: the lower pair is dominated by data processing, then relabelled
+(:mod:`~dpcalc.accounting.pld.relabel`) and moved down to its lattice points. Atoms with Q = 0 (loss +∞) are kept at
++∞ in both pairs; the quadrature's cut tails go to +∞ / the top lattice point (high side) and to the lattice point
+above the cut / nowhere (low side).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from dpcalc.accounting.pld.common import MARGIN, FloatArray, check_points
+from dpcalc.accounting.pld.losses import AtomPair, LabelledPair, NoisePair, Pair
+from dpcalc.accounting.pld.mechanism import tail_z
+from dpcalc.accounting.pld.pmf import LatticePmf
+from dpcalc.accounting.pld.relabel import relabel
+
+__all__ = ["Atoms", "aligned", "atoms_of", "lattice_pairs", "offset"]
+
+_GL_NODES = 5
+_CELL = 0.35  # widest quadrature cell, in units of the noise scale (Gauss–Legendre error ~1e-13 on Gaussians)
+_BISECT = 64  # halvings of the preimage search
+
+
+@dataclass
+class Atoms:
+    """Atoms of a PLD: losses ``loss`` (finite), P-masses ``p``; ``p_inf`` exact P-mass at loss +∞; ``p_high`` the
+    cut tail above the largest finite loss, ``p_low`` the cut tail below the smallest."""
+
+    loss: FloatArray
+    p: FloatArray
+    p_inf: float = 0.0
+    p_high: float = 0.0
+    p_low: float = 0.0
+    p_drop: float = 0.0  # mass left out: at +∞ in the upper pair, dropped from the lower one
+    exact: np.ndarray | None = None  # atoms that are point masses of the PLD (not quadrature nodes); None: all
+
+    def exact_mask(self) -> np.ndarray:
+        return np.ones(self.loss.size, dtype=bool) if self.exact is None else self.exact
+
+
+@cache
+def _gl(nodes: int = _GL_NODES) -> tuple[FloatArray, FloatArray]:
+    from numpy.polynomial.legendre import leggauss
+
+    x, w = leggauss(nodes)
+    return np.asarray(x), np.asarray(w)
+
+
+def atoms_of(pair: Pair, h: float, tail: float) -> Atoms:
+    """The atoms of ``pair`` for a lattice of spacing h (continuous pairs: quadrature cells broken at the preimages of
+    the lattice points); ``tail`` bounds the P-mass cut on each side."""
+    if isinstance(pair, AtomPair):
+        p, q = np.asarray(pair.p, dtype=np.float64), np.asarray(pair.q, dtype=np.float64)
+        fin = (p > 0) & (q > 0)
+        with np.errstate(divide="ignore"):
+            loss = np.log(p[fin]) - np.log(q[fin])
+        return Atoms(loss, p[fin], float(p[(p > 0) & (q == 0)].sum()))
+    if isinstance(pair, LabelledPair):
+        # labels of probability below the tail budget are left out (charged at +∞ above, dropped below)
+        kept = [(w, pr) for w, pr in pair.parts if w > tail]
+        left = math.fsum(w for w, _ in pair.parts if w <= tail) + pair.rest
+        parts = [(w, atoms_of(pr, h, tail / w)) for w, pr in kept]
+        return Atoms(np.concatenate([a.loss for _, a in parts]), np.concatenate([w * a.p for w, a in parts]),
+                     math.fsum(w * a.p_inf for w, a in parts), math.fsum(w * a.p_high for w, a in parts),
+                     math.fsum(w * a.p_low for w, a in parts),
+                     math.fsum(w * a.p_drop for w, a in parts) + left,
+                     np.concatenate([a.exact_mask() for _, a in parts]))
+    if pair.kind in ("discrete_laplace", "discrete_gaussian"):
+        return _discrete(pair, tail)
+    return _continuous(pair, h, tail)
+
+
+# --- additive noise: log-densities of the mixtures
+
+def _log_mix(x: FloatArray, shifts: tuple[float, ...], weights: tuple[float, ...], kind: str,
+             scale: float) -> FloatArray:
+    """log Σ wᵢ μ(x − sᵢ) for the noise ``kind`` (continuous densities, or discrete masses up to the normaliser)."""
+    terms = []
+    for s, w in zip(shifts, weights, strict=True):
+        if w <= 0.0:
+            continue
+        d = x - s
+        if kind in ("gaussian", "discrete_gaussian"):
+            lm = -0.5 * (d / scale) ** 2
+        elif kind == "laplace":
+            lm = -np.abs(d) / scale
+        else:  # discrete Laplace, parameter t: e^{−t|k|}
+            lm = -scale * np.abs(d)
+        terms.append(lm + math.log(w))
+    return np.asarray(np.logaddexp.reduce(np.stack(terms), axis=0), dtype=np.float64)
+
+
+def _loss(pair: NoisePair, x: FloatArray) -> FloatArray:
+    return _log_mix(x, pair.p_shifts, pair.p_weights, pair.kind, pair.scale) - \
+        _log_mix(x, pair.q_shifts, pair.q_weights, pair.kind, pair.scale)
+
+
+def _discrete(pair: NoisePair, tail: float) -> Atoms:
+    """Integer outputs k over a range whose P-mass outside is below ``tail`` (charged at +∞ for the upper pair)."""
+    shifts = pair.p_shifts + pair.q_shifts
+    t = pair.scale
+    if pair.kind == "discrete_laplace":
+        # P(X ≥ m) = e^{−tm}/(1 + e^{−t}) for X discrete Laplace
+        reach = math.ceil(max(0.0, -math.log(max(tail, 1e-300))) / t) + 1
+        log_norm = math.log(math.tanh(t / 2))  # 1/Σ e^{−t|k|} = (1 − e^{−t})/(1 + e^{−t})
+    else:
+        reach = math.ceil(t * (tail_z(max(tail, 1e-300)) + 2.0)) + 1
+        kk = np.arange(-reach - 1, reach + 2, dtype=np.float64)
+        log_norm = -float(np.logaddexp.reduce(-0.5 * (kk / t) ** 2))
+    lo, hi = math.floor(min(shifts)) - reach, math.ceil(max(shifts)) + reach
+    check_points(hi - lo + 1, f"the outputs of {pair.kind} (parameter {t:g})", 1.0)
+    k = np.arange(lo, hi + 1, dtype=np.float64)
+    lp = _log_mix(k, pair.p_shifts, pair.p_weights, pair.kind, t) + log_norm
+    lq = _log_mix(k, pair.q_shifts, pair.q_weights, pair.kind, t) + log_norm
+    p = np.exp(lp)
+    outside = max(0.0, 1.0 - math.fsum(p.tolist()))
+    if pair.kind == "discrete_gaussian":  # the normaliser itself is a truncated sum: bound the tail analytically
+        m = reach
+        outside = max(outside, 2.0 * math.exp(-0.5 * (m / t) ** 2 + log_norm) / -math.expm1(-m / (t * t)))
+    else:
+        outside = max(outside, 2.0 * math.exp(-t * reach) / (1.0 + math.exp(-t)))
+    keep = p > 0
+    return Atoms((lp - lq)[keep], p[keep], 0.0, outside * (1.0 + 1e-9), 0.0)
+
+
+def _continuous(pair: NoisePair, h: float, tail: float) -> Atoms:
+    """Gaussian or Laplace mixtures: Gauss–Legendre cells between the preimages of the lattice points (the loss is
+    monotone in x), the shifts and a grid of width ≤ 0.35·scale; Laplace's constant-loss ends are exact atoms."""
+    s = pair.scale
+    shifts = pair.p_shifts + pair.q_shifts
+    s_lo, s_hi = min(shifts), max(shifts)
+    ends: list[tuple[float, float]] = []
+    if pair.kind == "laplace":
+        x_lo, x_hi = s_lo, s_hi
+        cut_low = cut_high = 0.0
+        for edge in (s_lo, s_hi):  # beyond the outermost shifts the loss is constant: one exact atom each
+            lpe = float(_log_mix(np.array([edge]), pair.p_shifts, pair.p_weights, "laplace", s)[0])
+            lqe = float(_log_mix(np.array([edge]), pair.q_shifts, pair.q_weights, "laplace", s)[0])
+            # P-mass beyond the edge: Σ wᵢ ½ e^{−|edge − sᵢ|/b}, the same ratio to Q's all the way
+            ends.append((lpe - lqe, 0.5 * math.exp(lpe)))
+    else:
+        z = tail_z(max(tail, 1e-300))
+        x_lo, x_hi = s_lo - z * s, s_hi + z * s
+        from dpcalc._numerics import normal_cdf
+
+        below = math.fsum(w * normal_cdf((x_lo - a) / s) for a, w in zip(pair.p_shifts, pair.p_weights, strict=True))
+        above = math.fsum(w * normal_cdf((a - x_hi) / s) for a, w in zip(pair.p_shifts, pair.p_weights, strict=True))
+        l_a, l_b = _loss(pair, np.array([x_lo, x_hi]))
+        cut_low, cut_high = (below, above) if l_b >= l_a else (above, below)
+    if x_hi <= x_lo:  # Laplace with one shift on each side equal: nothing between
+        loss = np.array([e[0] for e in ends])
+        return Atoms(loss, np.array([e[1] for e in ends]), 0.0, 0.0, 0.0)
+    lx = _loss(pair, np.array([x_lo, x_hi]))
+    incr = lx[1] >= lx[0]
+    l_min, l_max = float(min(lx)), float(max(lx))
+    k0, k1 = math.ceil(l_min / h), math.floor(l_max / h)
+    check_points(max(0, k1 - k0 + 1), f"the privacy loss of {pair.kind} (scale {s:g})", h)
+    breaks = [np.linspace(x_lo, x_hi, max(2, math.ceil((x_hi - x_lo) / (_CELL * s)) + 1)),
+              np.array([a for a in shifts if x_lo < a < x_hi])]
+    if k1 >= k0:
+        breaks.append(_preimages(pair, np.arange(k0, k1 + 1, dtype=np.float64) * h, x_lo, x_hi, bool(incr)))
+    xb = np.unique(np.concatenate(breaks))
+    gx, gw = _gl()
+    mid, half = 0.5 * (xb[1:] + xb[:-1]), 0.5 * (xb[1:] - xb[:-1])
+    xs = (mid[:, None] + half[:, None] * gx[None, :]).ravel()
+    ws = (half[:, None] * gw[None, :]).ravel()
+    lp = _log_mix(xs, pair.p_shifts, pair.p_weights, pair.kind, s)
+    lq = _log_mix(xs, pair.q_shifts, pair.q_weights, pair.kind, s)
+    norm = -math.log(s * math.sqrt(2 * math.pi)) if pair.kind == "gaussian" else -math.log(2 * s)
+    p = ws * np.exp(lp + norm)
+    loss = np.concatenate([lp - lq, [e[0] for e in ends]])
+    exact = np.concatenate([np.zeros(p.size, dtype=bool), np.ones(len(ends), dtype=bool)])
+    p = np.concatenate([p, [e[1] for e in ends]])
+    return Atoms(loss, p, 0.0, cut_high, cut_low, 0.0, exact)
+
+
+def _preimages(pair: NoisePair, g: FloatArray, x_lo: float, x_hi: float, incr: bool) -> FloatArray:
+    """x with loss(x) = g for each lattice point g (vectorised bisection on the monotone loss)."""
+    lo = np.full(g.size, x_lo)
+    hi = np.full(g.size, x_hi)
+    for _ in range(_BISECT):
+        mid = 0.5 * (lo + hi)
+        above = _loss(pair, mid) >= g
+        if not incr:
+            above = ~above
+        hi = np.where(above, mid, hi)
+        lo = np.where(above, lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tuple[LatticePmf, LatticePmf]:
+    """The upper (dominating) and lower (dominated) lattice PLDs of the atoms on g_j = (k0 + j)·h + c."""
+    loss, p = at.loss, at.p
+    if loss.size == 0:  # all mass at ±∞
+        one = LatticePmf(0, np.zeros(1), min(1.0, (at.p_inf + at.p_high + at.p_drop) * (1 + MARGIN)), c)
+        return one, LatticePmf(0, np.zeros(1), at.p_inf * (1 - MARGIN), c)
+    l_min, l_max = float(loss.min()), float(loss.max())
+    k0 = math.floor((l_min - c) / h)
+    k1 = math.floor((l_max - c) / h) + 1
+    n = k1 - k0 + 1
+    check_points(n, "one step's privacy loss", h)
+    g = np.asarray((k0 + np.arange(n)) * h + c, dtype=np.float64)
+    a = np.clip(np.floor((loss - c) / h).astype(np.int64) - k0, 0, n - 2)
+    t = loss - g[a]
+    u = np.clip(np.expm1(t) / math.expm1(h), 0.0, 1.0)
+    # upper: P-mass of lattice point j is Q_j e^{g_j}; an atom's Q-mass p·e^{−ℓ} splits (1 − u, u)
+    qs = np.bincount(a, p * np.exp(-t) * (1.0 - u), n) + np.bincount(a + 1, p * np.exp(h - t) * u, n)
+    up_p = np.asarray(qs, dtype=np.float64) * (1.0 + MARGIN)
+    if at.p_low > 0.0:  # the low cut tail (losses below l_min) up to the lattice point at or above l_min
+        up_p[min(n - 1, math.ceil((l_min - c) / h) - k0)] += at.p_low * (1.0 + MARGIN)
+    upper = LatticePmf(k0, up_p, min(1.0, (at.p_inf + at.p_high + at.p_drop) * (1.0 + MARGIN)), c)
+    if not lower:
+        return upper, upper
+    # point masses: each rounded down to its lattice point (a lower loss under P lowers the composed δ); a loss
+    # within 1e-9·h below a lattice point counts as on it (the masses' MARGIN covers that much)
+    ex = at.exact_mask()
+    ax = np.clip(np.floor((loss[ex] - c) / h + 1e-9).astype(np.int64) - k0, 0, n - 1)
+    exact_lo = np.bincount(ax, p[ex], n)
+    qd = ~ex
+    pd = np.asarray(np.bincount(a[qd], (p * (1.0 - u))[qd], n) + np.bincount(a[qd] + 1, (p * u)[qd], n),
+                    dtype=np.float64)
+    qsd = np.asarray(np.bincount(a[qd], (p * np.exp(-t) * (1.0 - u))[qd], n)
+                     + np.bincount(a[qd] + 1, (p * np.exp(h - t) * u)[qd], n), dtype=np.float64)
+    p2, qs2 = relabel(pd, qsd, g)
+    idx = np.arange(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = p2 >= (1.0 + MARGIN) * qs2
+        lab = np.where(ok, idx, np.floor((np.log(p2) - np.log(qs2) + g - c - 4 * MARGIN) / h) - k0)
+    lab = np.where(p2 > 0, lab, 0)
+    lab = np.minimum(lab, idx).astype(np.int64)
+    shift = -min(0, int(lab.min()))
+    top = k1 - 1 - k0 + shift  # the lattice point at or below l_max: the high cut tail goes there
+    size = max(int(lab.max()) + shift, top, n - 1 + shift) + 1
+    lo_p = np.asarray(np.bincount(lab + shift, p2 * (1.0 - MARGIN), size), dtype=np.float64)
+    lo_p[shift:shift + n] += exact_lo * (1.0 - MARGIN)
+    lo_p[top] += at.p_high * (1.0 - MARGIN)
+    return upper, LatticePmf(k0 - shift, lo_p, at.p_inf * (1.0 - MARGIN), c)
+
+
+def aligned(at: Atoms, h: float) -> tuple[float, float]:
+    """(h', c): a spacing h' ≤ h and offset c that put the two heaviest point masses of the atoms on lattice points
+    (the lower pair rounds point masses down: a heavy atom off the lattice costs up to h·mass, and at h/2 it may sit
+    just as far off again); the two heaviest distinct losses l₁, l₂ give h' = |l₁ − l₂|/⌈|l₁ − l₂|/h⌉."""
+    ex = at.exact_mask()
+    if not ex.any():
+        return h, 0.0
+    loss, p = at.loss[ex], at.p[ex]
+    order = np.argsort(-p)
+    l1 = float(loss[order[0]])
+    h2 = h
+    for i in order[1:]:
+        d = abs(float(loss[i]) - l1)
+        if d > 1e-9 * max(1.0, abs(l1)) and p[i] > 1e-3 * p[order[0]]:
+            h2 = d / math.ceil(d / h)
+            break
+    return h2, offset(at, h2)
+
+
+def offset(at: Atoms, h: float) -> float:
+    """The lattice offset c in [0, h) that puts the heaviest point mass on a lattice point (0 without one)."""
+    ex = at.exact_mask()
+    if not ex.any():
+        return 0.0
+    l1 = float(at.loss[ex][int(np.argmax(at.p[ex]))])
+    return l1 - math.floor(l1 / h) * h

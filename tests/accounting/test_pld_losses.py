@@ -1,0 +1,170 @@
+"""Privacy losses as objects (``pld.losses``) composed by ``pld.epsilon_composed`` / ``pld.delta_composed``: exact
+references inside every bracket (μ-GDP for the Gaussian under each relation, the Laplace mechanism's closed form,
+randomized response and pure / approximate DP releases composed T times as finite sums in mpmath — the latter the
+optimal composition of Kairouz, Oh & Viswanath 2015), properties, and one-line refusals."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from dpcalc.accounting import pld
+from dpcalc.accounting.pld.composed import _validated
+from dpcalc.accounting.pld.generic import delta_generic, epsilon_generic
+from dpcalc.errors import DomainError
+from tests.support.pld_reference import delta_atoms_composed, delta_gdp, delta_kov, delta_laplace, eps_from_delta
+
+DELTA = 1e-5
+
+
+def _inside(br: pld.EpsBracket, exact: float) -> None:
+    slack = 1e-12 * max(1.0, exact)
+    assert br.eps_lower - slack <= exact <= br.eps_upper + slack, (br, exact)
+    assert br.width <= pld.RTOL * br.eps_upper + pld.ATOL
+
+
+def _eps(delta_fn: object, delta: float = DELTA) -> float:
+    with mpmath.workdps(30):
+        return float(eps_from_delta(delta_fn, delta))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("relation", "factor"), [("add_remove", 1.0), ("replace_special", 1.0),
+                                                  ("replace_one", 2.0)])
+@pytest.mark.parametrize(("sigma", "sensitivity", "count"), [(3.0, 1.0, 10), (0.9, 0.5, 1), (12.0, 2.0, 300)])
+def test_gaussian_under_each_relation_is_gdp(relation: str, factor: float, sigma: float, sensitivity: float,
+                                             count: int) -> None:
+    """N(Δ', σ²) vs N(0, σ²) with Δ' = Δ (add_remove, replace_special) or 2Δ (replace_one), T times: μ-GDP with
+    μ = Δ'√T/σ. dp-accounting 0.6's PLD uses the same convention (ten releases at noise 3 under replace-one:
+    ε = 10.67 at δ = 1e-5)."""
+    mu = factor * sensitivity * math.sqrt(count) / sigma
+    exact = _eps(lambda e: delta_gdp(mu, e))
+    loss = pld.gaussian(sigma, sensitivity, relation)
+    _inside(pld.epsilon_composed([(loss, count)], DELTA), exact)
+    # the generic engine (quadrature of the pair, no schedule shortcut) gives a bracket around it too
+    _inside(epsilon_generic(_validated([(loss, count)]), DELTA, rtol=None, atol=pld.ATOL), exact)
+
+
+def test_replace_one_example_of_the_peers() -> None:
+    br = pld.epsilon_composed([(pld.gaussian(3.0, 1.0, "replace_one"), 10)], 1e-5)
+    assert 10.66 < br.eps_lower <= br.eps_upper < 10.68
+
+
+@pytest.mark.parametrize(("scale", "delta"), [(1.0, 1e-5), (0.3, 1e-3), (5.0, 0.05)])
+def test_laplace_one_step_closed_form(scale: float, delta: float) -> None:
+    """δ(ε) = 1 − e^{(ε − ε₀)/2} for ε ≤ ε₀ = Δ/b."""
+    exact = _eps(lambda e: delta_laplace(1.0 / scale, e), delta)
+    _inside(pld.epsilon_composed([(pld.laplace(scale), 1)], delta), exact)
+
+
+@pytest.mark.parametrize(("p", "k", "relation", "count"), [
+    (0.5, 4, "replace_one", 10), (0.2, 2, "replace_one", 3), (0.5, 4, "replace_special", 10),
+    (0.8, 10, "replace_one", 30), (0.3, 3, "replace_special", 25)])
+def test_randomized_response_composed_is_a_finite_sum(p: float, k: int, relation: str, count: int) -> None:
+    loss = pld.randomized_response(p, k, relation)
+    for pair in loss.pairs().values():
+        assert isinstance(pair, pld.losses.AtomPair)
+    exact = max(_eps(lambda e, pr=pr: delta_atoms_composed(pr.p, pr.q, count, e))
+                for pr in loss.pairs().values())
+    _inside(pld.epsilon_composed([(loss, count)], DELTA), exact)
+
+
+@pytest.mark.parametrize(("eps0", "delta0", "count"), [(0.1, 0.0, 50), (1.0, 0.0, 5), (0.5, 1e-7, 20),
+                                                        (0.05, 1e-8, 100)])
+def test_pure_and_approximate_dp_optimal_composition(eps0: float, delta0: float, count: int) -> None:
+    """The optimal composition theorem (Kairouz, Oh & Viswanath 2015, Thm. 3.3) is the T-fold composition of their
+    four-outcome pair: a multinomial sum, exact in mpmath."""
+    loss = pld.pure_dp(eps0) if delta0 == 0.0 else pld.approx_dp(eps0, delta0)
+    exact = _eps(lambda e: delta_kov(eps0, delta0, count, e))
+    _inside(pld.epsilon_composed([(loss, count)], DELTA), exact)
+    if count <= 20:  # the closed form is the multinomial sum over the pair's four outcomes
+        pair = loss.remove
+        assert isinstance(pair, pld.losses.AtomPair)
+        with mpmath.workdps(30):
+            a, b = delta_kov(eps0, delta0, count, exact), delta_atoms_composed(pair.p, pair.q, count, exact)
+            assert abs(a - b) <= 1e-9 * a  # the pair's masses are doubles (the sum cancels)
+
+
+def test_discrete_laplace_at_sensitivity_one_is_pure_dp() -> None:
+    """Discrete Laplace e^{−t|k|} at Δ = 1 has losses ±t with P-masses (e^t, 1)/(1 + e^t): the pure-DP pair."""
+    exact = _eps(lambda e: delta_kov(0.5, 0.0, 10, e))
+    _inside(pld.epsilon_composed([(pld.discrete_laplace(0.5, 1), 10)], DELTA), exact)
+
+
+def test_discrete_gaussian_one_step_exact_sum() -> None:
+    sigma = 2.0
+
+    def delta(e: mpmath.mpf) -> mpmath.mpf:
+        ks = range(-80, 82)
+        z = mpmath.fsum(mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * sigma**2)) for k in ks)
+        return mpmath.fsum(max(0, mpmath.exp(-mpmath.mpf(k - 1) ** 2 / (2 * sigma**2))
+                               - mpmath.exp(e) * mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * sigma**2))) for k in ks) / z
+
+    _inside(pld.epsilon_composed([(pld.discrete_gaussian(sigma, 1), 1)], DELTA), _eps(delta))
+
+
+def test_delta_bracket_contains_exact() -> None:
+    mu = 2.0 * math.sqrt(10) / 3.0
+    for loss, count in ((pld.gaussian(3.0, 1.0, "replace_one"), 10),):
+        br = pld.delta_composed([(loss, count)], 3.0)
+        with mpmath.workdps(30):
+            exact = float(delta_gdp(mu, 3.0))
+        assert br.delta_lower <= exact <= br.delta_upper and br.delta_upper <= exact * 1.01
+    with mpmath.workdps(30):
+        exact = float(delta_kov(0.3, 0.0, 20, 2.0))
+    br = delta_generic(_validated([(pld.pure_dp(0.3), 20)]), 2.0)
+    assert br.delta_lower <= exact <= br.delta_upper and br.delta_upper <= exact * 1.01 + 1e-12
+
+
+def test_existing_entry_points_are_special_cases() -> None:
+    """The Poisson-subsampled Gaussian built from the objects goes to the schedule accountant: the same numbers."""
+    a = pld.epsilon_composed([(pld.poisson(pld.gaussian(1.1), 0.01), 1000)], 1e-5)
+    b = pld.epsilon_subsampled_gaussian(1.1, 0.01, 1000, 1e-5)
+    assert (a.eps_lower, a.eps_upper) == (b.eps_lower, b.eps_upper)
+    c = pld.epsilon_composed([(pld.poisson(pld.gaussian(2.0), 0.1), 10), (pld.gaussian(5.0), 3)], 1e-6)
+    d = pld.epsilon([(2.0, 0.1, 10), (5.0, 1.0, 3)], 1e-6)
+    assert (c.eps_lower, c.eps_upper) == (d.eps_lower, d.eps_upper)
+
+
+def test_monotone_in_count_rate_and_noise() -> None:
+    def up(loss: pld.PrivacyLoss, count: int) -> pld.EpsBracket:
+        return pld.epsilon_composed([(loss, count)], DELTA)
+
+    for make in (lambda s, q: pld.poisson(pld.laplace(s), q),
+                 lambda s, q: pld.sampled_without_replacement(pld.gaussian(s, 1.0, "replace_one"), int(q * 1000),
+                                                              1000)):
+        base = up(make(2.0, 0.05), 20)
+        for other in (up(make(2.0, 0.05), 40), up(make(2.0, 0.1), 20), up(make(1.5, 0.05), 20)):
+            assert other.eps_upper >= base.eps_lower
+
+
+def test_fixed_size_batches_against_poisson() -> None:
+    """Sampling b of n without replacement under replace-one is dominated by (γN(2Δ) + (1 − γ)N(0), N(0)), γ = b/n,
+    which dominates Poisson subsampling at q = b/n under add/remove (shift Δ): its ε is at least as large; and at most
+    that of Poisson at q = b/n with the replace-one shift 2Δ (the same pair)."""
+    b, n, sigma = 256, 60000, 1.1
+    wor = pld.epsilon_composed([(pld.sampled_without_replacement(pld.gaussian(sigma, 1.0, "replace_one"), b, n),
+                                 100)], DELTA)
+    poi = pld.epsilon_composed([(pld.poisson(pld.gaussian(sigma), b / n), 100)], DELTA)
+    assert wor.eps_upper >= poi.eps_lower
+    doubled = pld.epsilon_composed([(pld.poisson(pld.gaussian(sigma / 2), b / n), 100)], DELTA)
+    assert wor.eps_lower <= doubled.eps_upper and doubled.eps_lower <= wor.eps_upper
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: pld.gaussian(1.0, relation="swap"), r"^relation must be one of"),
+    (lambda: pld.randomized_response(0.5, 4, "add_remove"), r"^randomized_response: relation must be"),
+    (lambda: pld.sampled_without_replacement(pld.gaussian(1.0), 10, 100), r"^sampled_without_replacement: relation"),
+    (lambda: pld.sampled_without_replacement(pld.gaussian(1.0, relation="replace_one"), 200, 100),
+     r"^sample_size must be <= source_size"),
+    (lambda: pld.poisson(pld.pure_dp(1.0, "replace_one"), 0.1), r"^poisson: under replace_one only additive"),
+    (lambda: pld.mixture_of_gaussians(1.0, [1.0], [0.5, 0.5]), r"^sensitivities and probabilities"),
+    (lambda: pld.epsilon_composed([], 1e-5), r"^components must contain"),
+    (lambda: pld.epsilon_composed([(1.0, 2)], 1e-5), r"^components\[0\] must be a"),  # type: ignore[list-item]
+    (lambda: pld.laplace(-1.0), r"^scale must be"),
+])
+def test_one_line_refusals(call: object, message: str) -> None:
+    with pytest.raises(DomainError, match=message) as info:
+        call()  # type: ignore[operator]
+    assert "\n" not in str(info.value)
