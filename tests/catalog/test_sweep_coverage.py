@@ -42,6 +42,8 @@ NOT_A_FORM = {
     "dpcalc.midp.personalized": "dataclass of the personalized_* entries (each catalogued)",
     "dpcalc.accounting.calibrate.solve": "the one monotone-knob search behind sigma_for_eps (its sweeps; "
                                          "tests/accounting/test_calibrate.py: an integer knob)",
+    "dpcalc.accounting.accountants.schedule_event": "builds the event SelfComposed(PoissonSampled(q, Gaussian(σ)), T) "
+                                                    "(tests/accounting/test_events_account.py: same numbers)",
     "dpcalc.cuag.harmonic": "H_T inside cuag.effective_mu (catalogued, μ√H_T)",
     "dpcalc.cuag.noise_variance_from_sigma": "ξ = (2Cσ/B)², the σ form of cuag.noise_variance (eq. 15, catalogued)",
     "dpcalc.cuag.sigma_schedule": "the vector σ_1..σ_T of cuag.sigma (catalogued)",
