@@ -1,0 +1,104 @@
+"""User-level privacy: each user contributes at most k examples, so a user's data is a group of k records.
+
+* :func:`group_delta` / :func:`eps_user_vadhan` — group privacy of (ε, δ)-DP (Vadhan 2017, Lemma 2.2, in its
+  summed form): an (ε, δ)-DP mechanism is (kε, δ·Σ_{i<k} e^{iε}) = (kε, δ·(e^{kε} − 1)/(e^ε − 1))-DP for groups of
+  k. The user's δ is met by the largest example-level δ_e whose group δ is <= it (TF-Privacy 0.9's
+  ``compute_dp_sgd_privacy_lib`` does the same with the looser k·e^{(k−1)ε}·δ).
+* :func:`eps_user_rdp` — group privacy of RDP (Mironov 2017, Prop. 2): a (2^{c+1}·β, r)-RDP mechanism is
+  (β, 3^c·r)-RDP for groups of k <= 2^c, at every order β >= 2; then the improved conversion (Balle et al. 2020).
+
+At k = 1 both return the example-level ε unchanged. Both are upper bounds on the user-level ε.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError, DpcalcError, InfeasibleError
+
+__all__ = ["GROUP_METHODS", "eps_user_rdp", "eps_user_vadhan", "group_delta", "group_size"]
+
+#: the user-level bounds: method name -> (bound type, reference)
+GROUP_METHODS = {
+    "vadhan": ("upper", "group privacy of (ε, δ)-DP, Vadhan 2017 Lemma 2.2"),
+    "rdp-group": ("upper", "group privacy of RDP, Mironov 2017 Prop. 2, improved conversion (Balle et al. 2020)"),
+}
+
+
+def group_size(k: float) -> int:
+    """Validated k (an integer >= 1): the most examples one user contributes."""
+    return int(v.scalar("max_examples_per_user", v.integer_at_least("max_examples_per_user", k, 1)))
+
+
+def group_delta(eps: float, delta: float, k: int) -> float:
+    """δ of a group of k under (ε, δ)-DP: δ·(e^{kε} − 1)/(e^ε − 1) (k·δ at ε = 0), rounded up; inf on overflow."""
+    if k == 1:
+        return delta
+    if eps == 0.0:
+        return k * delta
+    if k * eps > 700.0:
+        return math.inf
+    return delta * math.expm1(k * eps) / math.expm1(eps) * (1.0 + 4e-16 * k)
+
+
+def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, rtol: float = 1e-3
+                    ) -> tuple[float, float, float]:
+    """User-level ε at user δ by group privacy: ``(k·ε_e, δ_e, ε_e)`` for the largest example-level δ_e (to ``rtol``
+    in log δ_e, safe side) whose group δ is <= ``delta``; ``eps_at(δ_e)`` is the accountant's example-level ε."""
+    k = group_size(k)
+    d = float(v.scalar("delta", v.probability("delta", delta)))
+    if k == 1:
+        e = eps_at(d)
+        return e, d, e
+
+    def fits(log_de: float) -> bool:
+        try:
+            e = eps_at(math.exp(log_de))
+        except DpcalcError:
+            return False
+        return group_delta(e, math.exp(log_de), k) <= d
+
+    hi = math.log(d / k)  # the group δ is >= k·δ_e
+    if fits(hi):
+        lo = hi
+    else:
+        lo = hi
+        for _ in range(60):  # step down until the group δ fits
+            lo -= 2.0
+            if fits(lo):
+                break
+        else:
+            raise InfeasibleError(f"group privacy: no example-level delta >= {math.exp(lo):.3g} gives a group of "
+                                  f"{k} a delta <= {d:g}")
+        while hi - lo > rtol:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    de = math.exp(lo)
+    e = eps_at(de)
+    return k * e, de, e
+
+
+def eps_user_rdp(q: float, sigma: float, steps: float, delta: float, k: int, *,
+                 orders: ArrayLike | None = None) -> tuple[float, dict[str, Any]]:
+    """User-level ε by the RDP group-privacy bound (Mironov 2017, Prop. 2) of ``steps`` Poisson-subsampled Gaussian
+    steps: ``(eps, {"order": β*, "c": c})`` with 2^c >= k."""
+    from dpcalc.accounting import rdp
+
+    k = group_size(k)
+    grid = rdp.orders_array(orders)
+    if k == 1:
+        eps, order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=grid)
+        return float(eps), {"order": float(order), "c": 0}
+    c = math.ceil(math.log2(k) - 1e-12)
+    betas = grid[grid >= 2.0]
+    if betas.size == 0:
+        raise DomainError("rdp-group needs RDP orders >= 2 in the grid (Mironov 2017, Prop. 2)")
+    curve = np.asarray(rdp.subsampled_gaussian_curve(q, sigma, steps, orders=betas * 2.0 ** c), dtype=float)
+    eps, order = rdp.eps_from_curve(betas, 3.0 ** c * curve, delta, warn=False)  # β >= 2 is the lemma's floor
+    return float(eps), {"order": float(order), "c": c}
