@@ -33,11 +33,14 @@ GROUP_METHODS = {
 
 def group_size(k: float) -> int:
     """Validated k (an integer >= 1): the most examples one user contributes."""
-    return int(v.scalar("max_examples_per_user", v.integer_at_least("max_examples_per_user", k, 1)))
+    return int(v.scalar("k", v.integer_at_least("k", k, 1)))
 
 
 def group_delta(eps: float, delta: float, k: int) -> float:
     """δ of a group of k under (ε, δ)-DP: δ·(e^{kε} − 1)/(e^ε − 1) (k·δ at ε = 0), rounded up; inf on overflow."""
+    eps = float(v.scalar("eps", v.nonnegative("eps", eps)))
+    delta = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0)))
+    k = group_size(k)
     if k == 1:
         return delta
     if eps == 0.0:

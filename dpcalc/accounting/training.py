@@ -71,14 +71,13 @@ def _count(name: str, value: float, lo: int = 1, hi: float | None = None) -> int
 def steps_for_epochs(epochs: float, dataset_size: int, batch_size: int) -> int:
     """T = ⌈E·N/b⌉, exact in the decimal value of E (E = 0.1, N = 1000, b = 100 gives 1, not 2)."""
     e = float(v.scalar("epochs", v.positive("epochs", epochs)))
-    if not math.isfinite(e):
-        raise DomainError(f"epochs must be a finite number > 0 (got {e:g})")
-    return max(1, math.ceil(Fraction(repr(e)) * dataset_size / batch_size))
+    n, b = _count("dataset_size", dataset_size), _count("batch_size", batch_size)
+    return max(1, math.ceil(Fraction(repr(e)) * n / b))
 
 
 def epochs_of(steps: int, dataset_size: int, batch_size: int) -> float:
     """E = T·b/N: the passes over the data that T steps of batch b make."""
-    return steps * batch_size / dataset_size
+    return _count("steps", steps) * _count("batch_size", batch_size) / _count("dataset_size", dataset_size)
 
 
 def from_examples(dataset_size: float, batch_size: float, *, epochs: float | None = None,
@@ -103,9 +102,9 @@ def from_clients(clients: float, clients_per_round: float, rounds: float, *, sam
 
 
 #: why the shuffle rows have no ε yet (one line, naming the missing accountant)
-SHUFFLE_MISSING = ("sampling shuffle (fixed-size batches drawn without replacement, replace-one neighbours) needs "
-                   "the sampled-without-replacement form of accountant {name!r}, which this dpcalc does not have yet; "
-                   "use sampling poisson")
+SHUFFLE_MISSING = ("{opt}sampling shuffle (fixed-size batches drawn without replacement, replace-one neighbours) "
+                   "needs the sampled-without-replacement form of {name}, which this dpcalc does not have yet; use "
+                   "{opt}sampling poisson")
 
 
 def evaluate(schedule: Schedule, sigma: float, delta: float, accountant: str, **options: Any) -> AccountantResult:
@@ -113,7 +112,10 @@ def evaluate(schedule: Schedule, sigma: float, delta: float, accountant: str, **
     :class:`~dpcalc.accounting.accountants.AccountantResult` (an accountant-specific failure is its ``failure``)."""
     from dpcalc.accounting import accountants
 
+    if not isinstance(schedule, Schedule):
+        raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
     if schedule.sampling == "shuffle" and schedule.q < 1.0:
         acc = accountants.get(accountant)
-        return accountants.AccountantResult(acc.name, acc.bound, None, {}, SHUFFLE_MISSING.format(name=acc.name))
+        return accountants.AccountantResult(acc.name, acc.bound, None, {}, SHUFFLE_MISSING.format(
+            opt="", name=f"accountant {acc.name!r}"))
     return accountants.evaluate(accountant, sigma, schedule.q, schedule.steps, delta, **options)

@@ -13,6 +13,7 @@ from typing import Any
 from dpcalc._progress import progress
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import axis, many, real, text, vector
+from dpcalc.cli.training import SOLVE_FOR, TRAINING, prepare, run_meta, run_note
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
@@ -101,8 +102,8 @@ def _points(a: Args, names: list[str], first: str, costs: dict[str, float]) -> l
     return list(itertools.product(*axes))
 
 
-@command("account", axis("sigma", short="-z"), axis("q"), axis("steps"), axis("delta"), ACCOUNTANT, ORDERS, BACKEND,
-         formula="accountant.eps_rdp")
+@command("account", axis("sigma", short="-z"), axis("q", default=None), axis("steps", default=None), axis("delta"),
+         ACCOUNTANT, ORDERS, BACKEND, *TRAINING, formula="accountant.eps_rdp")
 def account_command(a: Args) -> Result:
     """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
 
@@ -111,6 +112,7 @@ def account_command(a: Args) -> Result:
     from dpcalc import _validate as v
     from dpcalc.accounting import accountants
 
+    a, run = prepare(a)
     names, acc = _accountants(a)
     v.positive("sigma", a.sigma)  # every value before the (possibly slow) accountants run
     v.check_range("q", a.q, 0.0, 1.0, lo_open=True)
@@ -140,16 +142,17 @@ def account_command(a: Args) -> Result:
     return Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
                   note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants)."
                   + ("" if acc["backend"] == "dpcalc" else " pld by dp-accounting (--backend): one pessimistic "
-                     "value at value_discretization_interval 1e-4, no bracket."),
+                     "value at value_discretization_interval 1e-4, no bracket.") + run_note(run),
                   formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
                                            "pld_backend": acc["backend"],
                                            "orders": "default (dp-accounting grid)" if a.orders is None
-                                           else list(a.orders)})
+                                           else list(a.orders), **run_meta(run)})
 
 
-@command("calibrate", axis("eps"), axis("q"), axis("steps"), axis("delta"), ACCOUNTANT, ORDERS,
-         real("rtol", default_from="dpcalc.accounting.calibrate:sigma_for_eps",
-              help="Relative tolerance on the noise multiplier (default 1e-9; pld 1e-3)"), BACKEND,
+@command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,
+         ORDERS, real("rtol", default_from="dpcalc.accounting.calibrate:sigma_for_eps",
+                      help="Relative tolerance on the noise multiplier (default 1e-9; pld 1e-3)"), BACKEND,
+         SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"), *TRAINING,
          formula="calibrate.sigma_rdp")
 def calibrate_command(a: Args) -> Result:
     """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
@@ -158,6 +161,11 @@ def calibrate_command(a: Args) -> Result:
     """
     from dpcalc.accounting import accountants, calibrate
 
+    if a.solve_for != "noise-multiplier":
+        from dpcalc.cli.training import calibrate_knob
+
+        return calibrate_knob(a, _accountants)
+    a, run = prepare(a)
     names, acc = _accountants(a)
     points = _points(a, names, "eps", _SECONDS_CALIBRATE)
     rows: list[dict[str, Any]] = []
@@ -173,8 +181,9 @@ def calibrate_command(a: Args) -> Result:
     tol = f"{a.rtol:g}" if a.rtol is not None else "1e-9 (pld: 1e-3, on its certified upper bound)"
     note = (f"Safe side: each z gives ε <= target under its accountant; relative tolerance on z {tol}. "
             "An 'estimate' accountant's z is not a guarantee.")
-    return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note,
-                  formula=_FORMULAS, meta={"accountants": names, "rtol": tol, "pld_backend": acc["backend"]})
+    return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note + run_note(run),
+                  formula=_FORMULAS, meta={"accountants": names, "rtol": tol, "pld_backend": acc["backend"],
+                                           **run_meta(run)})
 
 
 ENTRIES = (account_command, calibrate_command)
