@@ -52,7 +52,25 @@ from dpcalc.accounting.pld.accountant import (
                                               epsilon_subsampled_gaussian,
 )
 from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, MAX_FFT, RTOL, MemoryCapError
+from dpcalc.accounting.pld.composed import delta_composed, epsilon_composed
+from dpcalc.accounting.pld.losses import (
+    PrivacyLoss,
+    approx_dp,
+    discrete_gaussian,
+    discrete_laplace,
+    gaussian,
+    laplace,
+    mixture_of_gaussians,
+    poisson,
+    pure_dp,
+    randomized_response,
+    sampled_with_replacement,
+    sampled_without_replacement,
+)
 from dpcalc.accounting.pld.schedule import Step
 
-__all__ = ["ATOL", "DELTA_MIN", "MAX_FFT", "RTOL", "DeltaBracket", "EpsBracket", "MemoryCapError", "Step",
-           "delta_for_eps", "delta_upper", "epsilon", "epsilon_subsampled_gaussian"]
+__all__ = ["ATOL", "DELTA_MIN", "MAX_FFT", "RTOL", "DeltaBracket", "EpsBracket", "MemoryCapError", "PrivacyLoss",
+           "Step", "approx_dp", "delta_composed", "delta_for_eps", "delta_upper", "discrete_gaussian",
+           "discrete_laplace", "epsilon", "epsilon_composed", "epsilon_subsampled_gaussian", "gaussian", "laplace",
+           "mixture_of_gaussians", "poisson", "pure_dp", "randomized_response", "sampled_with_replacement",
+           "sampled_without_replacement"]

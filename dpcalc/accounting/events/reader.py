@@ -1,0 +1,152 @@
+"""Read and write events: dp-accounting's nested ``to_named_tuple()`` form as dictionaries, a shorter spelling, and
+dp-accounting's own event objects (duck-typed: anything with ``to_named_tuple()``; dp-accounting is never imported).
+
+The dictionary form is ``{"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}``, nested through ``event`` /
+``events`` (``module_name`` is ignored). The shorter spelling writes ``type`` (or ``class_name``) as the class name
+without ``DpEvent`` in any case, with or without underscores: ``{"type": "poisson_sampled", ...}``,
+``{"type": "Gaussian", ...}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dpcalc import _validate as v
+
+# the modules register their classes with EVENT_CLASSES on import
+from dpcalc.accounting.events import composition, mechanisms, sampling  # noqa: F401
+from dpcalc.accounting.events.base import EVENT_CLASSES, Event
+from dpcalc.errors import DomainError
+
+__all__ = ["as_event", "from_dict", "load", "to_dict"]
+
+_IGNORED = ("module_name", "class_name", "type")
+
+
+def _key(name: str) -> str:
+    k = name.strip().lower().replace("_", "").replace("-", "").replace(" ", "")
+    return k[: -len("dpevent")] if k.endswith("dpevent") else k
+
+
+_BY_KEY: dict[str, type[Event]] = {}
+for _cls in EVENT_CLASSES.values():
+    _BY_KEY[_key(_cls.CLASS_NAME)] = _cls
+    _BY_KEY[_key(_cls.SHORT)] = _cls
+
+
+def _class_of(data: Mapping[str, Any], where: str) -> type[Event]:
+    name = data.get("class_name", data.get("type"))
+    if isinstance(name, bytes):
+        name = name.decode()
+    if not isinstance(name, str):
+        raise DomainError(f"{where}: an event needs a class_name (e.g. \"GaussianDpEvent\") (got {v.brief(name)})")
+    cls = _BY_KEY.get(_key(name))
+    if cls is None:
+        raise DomainError(f"{where}: unknown event class {name!r}; dpcalc reads {', '.join(sorted(EVENT_CLASSES))}")
+    return cls
+
+
+def from_dict(data: Mapping[str, Any], *, where: str = "event") -> Event:
+    """The event a nested dictionary describes (dp-accounting's ``to_named_tuple()`` form or the short spelling).
+    Errors name the place in the tree: ``event.event.noise_multiplier must be > 0 (got -1)``."""
+    if not isinstance(data, Mapping):
+        raise DomainError(f"{where} must be an event dictionary (got {v.brief(data)})")
+    cls = _class_of(data, where)
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    extra = sorted(set(data) - set(names) - set(_IGNORED))
+    if extra:
+        raise DomainError(f"{where}: {cls.CLASS_NAME} has no field {extra[0]!r}; its fields are "
+                          f"{', '.join(names) or 'none'}")
+    kwargs: dict[str, Any] = {}
+    for name in names:
+        if name in data:
+            kwargs[name] = _value(data[name], f"{where}.{name}")
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        missing = [f.name for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+                   if f.name not in kwargs and f.default is dataclasses.MISSING]
+        raise DomainError(f"{where}: {cls.CLASS_NAME} needs {', '.join(missing)}") from None
+    except DomainError as exc:
+        raise DomainError(f"{where}: {exc}") from None
+
+
+def _value(value: Any, where: str) -> Any:
+    if isinstance(value, Mapping) and ("class_name" in value or "type" in value):
+        return from_dict(value, where=where)
+    if _is_named_tuple(value):
+        return from_dict(_named_tuple_dict(value), where=where)
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_value(x, f"{where}[{i}]") for i, x in enumerate(value)]
+    if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
+        return math.inf  # RepeatAndSelect's Poisson shape in a JSON file
+    return value
+
+
+def _is_named_tuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(value, "_asdict") and hasattr(value, "class_name")
+
+
+def _named_tuple_dict(value: Any) -> dict[str, Any]:
+    return dict(value._asdict())
+
+
+def as_event(obj: Any) -> Event:
+    """An :class:`Event` from a dpcalc event, a dictionary, a dp-accounting named tuple or any object with
+    ``to_named_tuple()`` (a dp-accounting ``DpEvent``)."""
+    if isinstance(obj, Event):
+        return obj
+    if isinstance(obj, Mapping):
+        return from_dict(obj)
+    if _is_named_tuple(obj):
+        return from_dict(_named_tuple_dict(obj))
+    to_nt = getattr(obj, "to_named_tuple", None)
+    if callable(to_nt):
+        try:
+            nt = to_nt()
+        except ValueError as exc:
+            raise DomainError(f"event: {type(obj).__name__} cannot be read ({exc})") from None
+        return from_dict(_named_tuple_dict(nt))
+    raise DomainError(f"event must be a dpcalc event, a dictionary or a dp-accounting DpEvent (got {v.brief(obj)})")
+
+
+def to_dict(event: Event) -> dict[str, Any]:
+    """The nested dictionary of an event (dp-accounting's class and field names; lists for sequences)."""
+    out: dict[str, Any] = {"class_name": event.CLASS_NAME}
+    for f in dataclasses.fields(event):  # type: ignore[arg-type]
+        out[f.name] = _plain(getattr(event, f.name))
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Event):
+        return to_dict(value)
+    if isinstance(value, tuple):
+        return [_plain(x) for x in value]
+    if isinstance(value, float) and math.isinf(value):
+        return "inf"
+    return value
+
+
+def load(path: str | Path) -> Event:
+    """An event from a JSON or TOML file (``.toml`` by its suffix, else JSON)."""
+    from dpcalc import files
+
+    p = Path(path)
+    text = files.read_text("--event", p, "save it as UTF-8 JSON or TOML")
+    try:
+        if p.suffix.lower() == ".toml":
+            import tomllib
+
+            data: Any = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except (ValueError, json.JSONDecodeError) as exc:
+        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
+        raise DomainError(f"--event {p}: not valid {kind} ({str(exc).splitlines()[0]})") from None
+    return as_event(data)

@@ -1,0 +1,328 @@
+"""Privacy losses as objects: one step's dominating pair (P, Q) in both orientations, for every mechanism and
+sampling scheme the PLD accountant composes.
+
+A :class:`PrivacyLoss` holds two pairs: ``remove`` bounds H_{e^ε}(M(D) ‖ M(D')) and ``add`` bounds
+H_{e^ε}(M(D') ‖ M(D)) for every neighbouring (D, D') of its ``relation`` and every ε ≥ 0. A composition takes
+every step in the same orientation (the neighbouring pair is fixed across it), so the accountant composes all
+``remove`` pairs, all ``add`` pairs, and reports the worse (Zhu, Dong & Wang 2022, Sec. 4). A pair is
+``symmetric`` when both orientations have the same PLD (then one is composed).
+
+**Sensitivity convention.** ``sensitivity`` is how far one record's contribution can move the output (e.g. the
+clipping norm C of a sum of clipped gradients). Under ``add_remove`` and ``replace_special`` (a record replaced by
+a special record that contributes nothing) neighbouring outputs differ by at most that; under ``replace_one``
+(a record replaced by any other) by twice that. So ``gaussian(σ, 1, "replace_one")`` is N(2, σ²) against
+N(0, σ²), which is dp-accounting 0.6's PLD convention (``pld/privacy_loss_mechanism.py``, REPLACE adjacency).
+
+Pairs (each constructor's docstring says which it uses and why it dominates):
+
+* :class:`NoisePair` — additive noise μ (Gaussian, Laplace, discrete Laplace, discrete Gaussian) at weighted shifts:
+  P = Σ aᵢ μ(· − sᵢ), Q = Σ bⱼ μ(· − tⱼ); its privacy loss is monotone in the output.
+* :class:`AtomPair` — a finite pair of distributions on outcomes (randomized response, pure and approximate DP).
+* :class:`LabelledPair` — a disjoint union: with probability wₖ the label k is shown and pair k is drawn (sampling
+  with replacement, where the number of times the record is drawn is revealed: a post-processing forgets it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+
+__all__ = ["RELATIONS", "AtomPair", "LabelledPair", "NoiseKind", "NoisePair", "Pair", "PrivacyLoss", "Relation",
+           "approx_dp", "discrete_gaussian", "discrete_laplace", "gaussian", "laplace", "mixture_of_gaussians",
+           "poisson", "pure_dp", "randomized_response", "sampled_with_replacement", "sampled_without_replacement"]
+
+Relation = Literal["add_remove", "replace_one", "replace_special"]
+RELATIONS: tuple[str, ...] = ("add_remove", "replace_one", "replace_special")
+NoiseKind = Literal["gaussian", "laplace", "discrete_laplace", "discrete_gaussian"]
+
+
+@dataclass(frozen=True)
+class NoisePair:
+    """P = Σ aᵢ·μ(x − sᵢ) against Q = Σ bⱼ·μ(x − tⱼ) for additive noise μ of ``kind`` and ``scale`` (σ for the
+    Gaussians, b for Laplace, the parameter t of e^{−t|x|} for the discrete Laplace). Weights sum to 1."""
+
+    kind: NoiseKind
+    scale: float
+    p_shifts: tuple[float, ...]
+    p_weights: tuple[float, ...]
+    q_shifts: tuple[float, ...] = (0.0,)
+    q_weights: tuple[float, ...] = (1.0,)
+
+    def swapped(self) -> NoisePair:
+        return NoisePair(self.kind, self.scale, self.q_shifts, self.q_weights, self.p_shifts, self.p_weights)
+
+    def mixed(self, gamma: float) -> NoisePair:
+        """(γP + (1 − γ)Q, Q)."""
+        return NoisePair(self.kind, self.scale, self.p_shifts + self.q_shifts,
+                         tuple(gamma * a for a in self.p_weights) + tuple((1 - gamma) * b for b in self.q_weights),
+                         self.q_shifts, self.q_weights)
+
+
+@dataclass(frozen=True)
+class AtomPair:
+    """Two distributions on finitely many outcomes: P(outcome i) = p[i], Q(outcome i) = q[i]."""
+
+    p: tuple[float, ...]
+    q: tuple[float, ...]
+
+    def swapped(self) -> AtomPair:
+        return AtomPair(self.q, self.p)
+
+    def mixed(self, gamma: float) -> AtomPair:
+        return AtomPair(tuple(gamma * a + (1 - gamma) * b for a, b in zip(self.p, self.q, strict=True)), self.q)
+
+
+@dataclass(frozen=True)
+class LabelledPair:
+    """With probability wₖ the label k is revealed and pair k is drawn: P = Σ wₖ (k, Pₖ), Q = Σ wₖ (k, Qₖ). Its PLD is
+    the wₖ-mixture of the parts' PLDs. ``rest`` is the probability of labels left out (their loss counts as +∞)."""
+
+    parts: tuple[tuple[float, Pair], ...]
+    rest: float = 0.0
+
+    def swapped(self) -> LabelledPair:
+        return LabelledPair(tuple((w, pr.swapped()) for w, pr in self.parts), self.rest)
+
+    def mixed(self, gamma: float) -> LabelledPair:
+        return LabelledPair(tuple((w, pr.mixed(gamma)) for w, pr in self.parts), self.rest)
+
+
+Pair = NoisePair | AtomPair | LabelledPair
+
+
+@dataclass(frozen=True)
+class PrivacyLoss:
+    """One step's privacy loss: the dominating pair in each orientation, the relation and how it was built.
+
+    ``noise``/``sensitivity`` are set for additive-noise mechanisms (the sampling transforms need them);
+    ``description`` names the mechanism with its parameters (what a table row shows)."""
+
+    description: str
+    relation: Relation
+    remove: Pair
+    add: Pair
+    symmetric: bool
+    noise: NoisePair | None = field(default=None, repr=False)  # the add/remove base pair (μ(· − Δ), μ)
+    sensitivity: float = 0.0
+    additive: bool = False  # additive noise (a special record contributes nothing)
+
+    def pairs(self) -> dict[str, Pair]:
+        """The orientations the accountant composes: one when the pair is symmetric."""
+        return {"remove": self.remove} if self.symmetric else {"remove": self.remove, "add": self.add}
+
+
+def _relation(relation: str) -> Relation:
+    if relation not in RELATIONS:
+        raise DomainError(f"relation must be one of {', '.join(RELATIONS)} (got {v.brief(relation)})")
+    return relation  # type: ignore[return-value]
+
+
+def _additive(kind: NoiseKind, scale: float, sensitivity: float, relation: Relation, name: str) -> PrivacyLoss:
+    """An additive-noise mechanism: (μ(· − Δ'), μ) with Δ' = Δ under add_remove/replace_special and 2Δ under
+    replace_one (the outputs of two neighbours differ by at most Δ' and the noise is symmetric and unimodal, so the
+    one-dimensional pair along the difference dominates). Symmetric (x ↦ Δ' − x maps one orientation to the other)."""
+    shift = 2.0 * sensitivity if relation == "replace_one" else sensitivity
+    pair = NoisePair(kind, scale, (shift,), (1.0,))
+    base = NoisePair(kind, scale, (sensitivity,), (1.0,))
+    return PrivacyLoss(f"{name}({_fmt(scale)}, sensitivity={_fmt(sensitivity)})", relation, pair, pair, True, base,
+                       sensitivity, True)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def gaussian(sigma: float, sensitivity: float = 1.0, relation: str = "add_remove") -> PrivacyLoss:
+    """The Gaussian mechanism with noise standard deviation ``sigma``: (N(Δ', σ²), N(0, σ²)), Δ' = Δ or 2Δ under
+    replace_one (module docstring). Exact (μ-GDP with μ = Δ'/σ; Dong, Roth & Su 2022)."""
+    s = v.scalar("sigma", v.positive("sigma", sigma))
+    d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
+    return _additive("gaussian", s, d, _relation(relation), "gaussian")
+
+
+def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove") -> PrivacyLoss:
+    """The Laplace mechanism with scale b (density e^{−|x|/b}/(2b)): (Lap(Δ', b), Lap(0, b)); its loss is
+    (|x| − |x − Δ'|)/b, atoms at ±Δ'/b and uniform between. Exact."""
+    b = v.scalar("scale", v.positive("scale", scale))
+    d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
+    return _additive("laplace", b, d, _relation(relation), "laplace")
+
+
+def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "add_remove") -> PrivacyLoss:
+    """The discrete Laplace mechanism, P(k) ∝ e^{−t|k|} on the integers (dp-accounting's ``parameter`` t), integer
+    sensitivity. Exact pair (integer shift Δ'), as for :func:`laplace`."""
+    t = v.scalar("parameter", v.positive("parameter", parameter))
+    d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
+    return _additive("discrete_laplace", t, d, _relation(relation), "discrete_laplace")
+
+
+def discrete_gaussian(sigma: float, sensitivity: int = 1, relation: str = "add_remove") -> PrivacyLoss:
+    """The discrete Gaussian mechanism, P(k) ∝ e^{−k²/(2σ²)} on the integers (Canonne, Kamath & Steinke 2020),
+    integer sensitivity. Exact pair (integer shift Δ')."""
+    s = v.scalar("sigma", v.positive("sigma", sigma))
+    d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
+    return _additive("discrete_gaussian", s, d, _relation(relation), "discrete_gaussian")
+
+
+def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabilities: Sequence[float],
+                         relation: str = "add_remove") -> PrivacyLoss:
+    """The mixture-of-Gaussians mechanism of Ganesh et al. 2024 (a record's sensitivity is cᵢ with probability pᵢ):
+    remove (Σ pᵢ N(cᵢ, σ²), N(0, σ²)), add the swap; their loss is monotone in x (cᵢ ≥ 0). add_remove and
+    replace_special only (replace-one has no known tight pair for a random sensitivity)."""
+    s = v.scalar("sigma", v.positive("sigma", sigma))
+    c = [float(x) for x in v.vector("sensitivities", sensitivities, 0.0)]
+    p = [float(x) for x in v.weights("probabilities", probabilities)]
+    if len(c) != len(p):
+        raise DomainError(f"sensitivities and probabilities must have the same length (got {len(c)} and {len(p)})")
+    rel = _relation(relation)
+    if rel == "replace_one":
+        raise DomainError("mixture_of_gaussians: relation must be add_remove or replace_special (no dominating pair "
+                          "under replace_one is known for a random sensitivity)")
+    total = math.fsum(p)
+    pair = NoisePair("gaussian", s, tuple(c), tuple(x / total for x in p))
+    desc = f"mixture_of_gaussians({_fmt(s)}, sensitivities={c}, probabilities={p})"
+    return PrivacyLoss(desc, rel, pair, pair.swapped(), len(c) == 1, pair if len(c) == 1 else None,
+                       c[0] if len(c) == 1 else 0.0, True)
+
+
+def randomized_response(noise_parameter: float, num_buckets: int, relation: str = "replace_one") -> PrivacyLoss:
+    """k-ary randomized response (dp-accounting's parametrisation): the true bucket with probability 1 − p, else a
+    uniform one. replace_one: the pair (R(x), R(x')) restricted to the outcomes x, x', other (exact, symmetric);
+    replace_special: R(x) against the uniform output of the special input (exact, asymmetric)."""
+    p = v.scalar("noise_parameter", v.check_range("noise_parameter", noise_parameter, 0.0, 1.0, lo_open=True))
+    k = int(v.scalar("num_buckets", v.integer_at_least("num_buckets", num_buckets, 2)))
+    rel = _relation(relation)
+    desc = f"randomized_response({_fmt(p)}, num_buckets={k})"
+    hit, miss = 1.0 - p + p / k, p / k
+    if rel == "replace_one":
+        pair = AtomPair((hit, miss, 1.0 - hit - miss), (miss, hit, 1.0 - hit - miss))
+        return PrivacyLoss(desc, rel, pair, pair, True)
+    if rel == "replace_special":
+        pair = AtomPair((hit, 1.0 - hit), (1.0 / k, 1.0 - 1.0 / k))
+        return PrivacyLoss(desc, rel, pair, pair.swapped(), False)
+    raise DomainError("randomized_response: relation must be replace_one or replace_special (an added or removed "
+                      "record has no bucket)")
+
+
+def _pure_pair(eps: float, delta: float) -> AtomPair:
+    """The (ε, δ) pair of Kairouz, Oh & Viswanath 2015 (eq. 8): outcomes (⊤, a, b, ⊥) with P = (δ, (1−δ)e^ε/(1+e^ε),
+    (1−δ)/(1+e^ε), 0), Q the reverse; it dominates every (ε, δ)-DP mechanism (their Thm. 2.1)."""
+    lo = -math.expm1(-math.log1p(math.exp(eps)))  # e^ε/(1+e^ε), computed without overflow
+    hi = 1.0 / (1.0 + math.exp(eps)) if eps < 700 else 0.0
+    return AtomPair((delta, (1 - delta) * lo, (1 - delta) * hi, 0.0), (0.0, (1 - delta) * hi, (1 - delta) * lo, delta))
+
+
+def pure_dp(epsilon: float, relation: str = "add_remove") -> PrivacyLoss:
+    """Any ε-DP release under ``relation``: dominated by randomized response on one bit (Kairouz, Oh & Viswanath
+    2015, Thm. 2.1), in both orientations."""
+    e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0, lo_open=True))
+    pair = _pure_pair(e, 0.0)
+    return PrivacyLoss(f"pure_dp({_fmt(e)})", _relation(relation), pair, pair, True)
+
+
+def approx_dp(epsilon: float, delta: float, relation: str = "add_remove") -> PrivacyLoss:
+    """Any (ε, δ)-DP release under ``relation``: dominated by the four-outcome pair of Kairouz, Oh & Viswanath 2015
+    (Thm. 2.1), in both orientations."""
+    e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0))
+    d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))
+    pair = _pure_pair(e, d)
+    return PrivacyLoss(f"approx_dp({_fmt(e)}, {d:.6g})", _relation(relation), pair, pair, True)
+
+
+def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
+    """Poisson subsampling with rate q. add_remove / replace_special: remove (qP + (1 − q)Q, Q), add
+    (Q, qP + (1 − q)Q) with (P, Q) the loss's remove pair (Zhu, Dong & Wang 2022, Thm. 8; for additive noise the
+    special record contributes nothing, so replace_special is add_remove). replace_one, additive noise only: the
+    record is sampled in both neighbours or in neither, so ((1 − q)μ + qμ(· − Δ), (1 − q)μ + qμ(· + Δ)), the two
+    outputs the mixtures of the unsampled and the two records' outputs (symmetric)."""
+    qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    desc = f"poisson({loss.description}, q={_fmt(qq)})"
+    if loss.relation == "replace_one":
+        if loss.noise is None:
+            raise DomainError(f"poisson: under replace_one only additive-noise mechanisms are supported (got "
+                              f"{loss.description}); use add_remove")
+        nz = loss.noise
+        d = loss.sensitivity
+        pair = NoisePair(nz.kind, nz.scale, (0.0, d), (1 - qq, qq), (0.0, -d), (1 - qq, qq))
+        return PrivacyLoss(desc, loss.relation, pair, pair, True)
+    if loss.relation == "replace_special" and not loss.additive:
+        raise DomainError(f"poisson: under replace_special only additive-noise mechanisms are supported (got "
+                          f"{loss.description}); use add_remove")
+    base = loss.noise if loss.noise is not None else loss.remove
+    rem = base.mixed(qq)
+    return PrivacyLoss(desc, loss.relation, rem, rem.swapped(), qq == 1.0 and loss.symmetric)
+
+
+def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size: int) -> PrivacyLoss:
+    """A uniformly random subset of ``sample_size`` out of ``source_size`` records (a shuffled fixed-size batch),
+    γ = b/n. replace_one (and replace_special, whose records not in the sample still differ by a replacement):
+    remove (γP + (1 − γ)Q, Q), add (Q, γP + (1 − γ)Q), (P, Q) the loss's replace_one pair (Balle, Barthe & Gaboardi
+    2018, Thm. 10 via advanced joint convexity; as dominating pairs Zhu, Dong & Wang 2022, Thm. 10). add_remove
+    changes the dataset size, which a fixed-size sample of n does not model: refused."""
+    b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
+    n = int(v.scalar("source_size", v.integer_at_least("source_size", source_size, 1)))
+    if b > n:
+        raise DomainError(f"sample_size must be <= source_size (got {b} > {n})")
+    base = _replace_one_pair(loss, "sampled_without_replacement")
+    g = b / n
+    rem = base.mixed(g)
+    desc = f"sampled_without_replacement({loss.description}, {b}/{n})"
+    return PrivacyLoss(desc, loss.relation, rem, rem.swapped(), False)
+
+
+def _replace_one_pair(loss: PrivacyLoss, what: str) -> Pair:
+    if loss.relation == "add_remove":
+        raise DomainError(f"{what}: relation must be replace_one or replace_special (a fixed sample size of a "
+                          f"dataset whose size changes is not defined); build the loss with relation='replace_one'")
+    if loss.relation == "replace_one":
+        return loss.remove
+    if loss.noise is None:
+        raise DomainError(f"{what}: under replace_special only additive-noise mechanisms are supported (got "
+                          f"{loss.description})")
+    nz = loss.noise
+    return NoisePair(nz.kind, nz.scale, (2.0 * loss.sensitivity,), (1.0,))
+
+
+#: mass of the binomial count beyond which sampling with replacement's labels are dropped (counted as +∞ loss)
+_WR_TAIL = 1e-30
+
+
+def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: int) -> PrivacyLoss:
+    """``sample_size`` draws with replacement from ``source_size`` records. The changed record is drawn K ~
+    Binomial(b, 1/n) times; revealing K (a post-processing forgets it) the outputs differ by K replacements, so
+    additive noise gives the labelled pair Σₖ P(K = k)·(N(kΔ'), N(0)) (Δ' the replace-one shift). Counts with
+    total probability below 1e-30 are left out and charged as loss +∞. Additive noise, replace_one or
+    replace_special."""
+    b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
+    n = int(v.scalar("source_size", v.integer_at_least("source_size", source_size, 1)))
+    base = _replace_one_pair(loss, "sampled_with_replacement")
+    if not isinstance(base, NoisePair):  # pragma: no cover - _replace_one_pair returns additive pairs here
+        raise DomainError("sampled_with_replacement: additive-noise mechanisms only")
+    if loss.noise is None:
+        raise DomainError(f"sampled_with_replacement: additive-noise mechanisms only (got {loss.description})")
+    shift = base.p_shifts[0]
+    parts: list[tuple[float, Pair]] = []
+    log_p0 = b * math.log1p(-1.0 / n) if n > 1 else -math.inf
+    cum = 0.0
+    k = 0
+    log_pk = log_p0
+    while k <= b:
+        pk = math.exp(log_pk) if log_pk > -745 else 0.0
+        if pk > 0.0:
+            parts.append((pk, NoisePair(base.kind, base.scale, (k * shift,), (1.0,))))
+            cum += pk
+        if 1.0 - cum <= _WR_TAIL or k == b:
+            break
+        # P(K = k + 1)/P(K = k) = (b − k)/(k + 1)·1/(n − 1)
+        log_pk += math.log(b - k) - math.log(k + 1) - (math.log(n - 1) if n > 1 else 0.0)
+        k += 1
+    rest = max(0.0, 1.0 - math.fsum(w for w, _ in parts))
+    pair = LabelledPair(tuple(parts), rest if k < b else 0.0)
+    desc = f"sampled_with_replacement({loss.description}, {b}/{n})"
+    return PrivacyLoss(desc, loss.relation, pair, pair.swapped(), True)
+

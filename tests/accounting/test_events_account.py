@@ -1,0 +1,188 @@
+"""account() and calibrate() on events: every accountant, the refusals (one line naming the event and what is
+supported), exact references (μ-GDP, Kairouz, Oh & Viswanath 2015 optimal composition, randomized response with
+mpmath) and the PLD bracket around them, JSON round trips, calibration of any field on the safe side."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import mpmath as mp
+import pytest
+
+from dpcalc.accounting import events as ev
+from dpcalc.accounting.events import exact
+from dpcalc.accounting.events.account import account
+from dpcalc.accounting.events.solve_for import calibrate, get_field, with_field
+from dpcalc.errors import DomainError, InfeasibleError
+
+DPSGD = {"class_name": "SelfComposedDpEvent", "count": 1000,
+         "event": {"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.01,
+                   "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}}}
+
+
+def test_result_says_bound_relation_and_sampling() -> None:
+    r = account(DPSGD, delta=1e-5)
+    assert (r.accountant, r.bound, r.relation, r.sampling) == ("rdp", "upper", "add_remove", "poisson q=0.01")
+    assert r.event == "SelfComposed(PoissonSampled(0.01, Gaussian(1)), 1000)"
+    assert r.extra["curve"] == "exact" and r.extra["order"] > 1
+    from dpcalc.accounting import accountants
+
+    assert r.eps == accountants.epsilon(1.0, 0.01, 1000, 1e-5)  # today's accountant, the same number
+    p = account(DPSGD, delta=1e-5, accountant="pld")
+    assert p.bound == "bracket" and p.eps_lower is not None and p.eps_lower <= p.eps == p.eps_upper
+    assert p.eps == accountants.epsilon(1.0, 0.01, 1000, 1e-5, accountant="pld")
+
+
+def test_json_round_trip_gives_the_same_eps() -> None:
+    e = ev.as_event(DPSGD)
+    again = ev.from_dict(json.loads(json.dumps(ev.to_dict(e))))
+    for acc in ("rdp", "pld"):
+        assert account(again, delta=1e-5, accountant=acc).eps == account(e, delta=1e-5, accountant=acc).eps
+
+
+def test_dp_accounting_object_is_read_duck_typed() -> None:
+    dpa = pytest.importorskip("dp_accounting")
+    peer = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
+    assert account(peer, delta=1e-5).eps == account(DPSGD, delta=1e-5).eps
+
+
+@pytest.mark.parametrize(("event", "accountant", "neighbours", "message"), [
+    (ev.Unsupported(), "rdp", "add_remove", "rdp cannot account UnsupportedDpEvent: it is dp-accounting's placeholder"),
+    (ev.TruncatedSubsampledGaussian(100, 0.1, 20, 1.0), "rdp", "add_remove", "no proven bound"),
+    (ev.TruncatedSubsampledGaussian(100, 0.1, 20, 1.0), "pld", "add_remove", "no proven bound"),
+    (ev.RandomizedResponse(0.5, 4), "rdp", "add_remove", "an added or removed record has no bucket"),
+    (ev.EpsilonDelta(1.0, 1e-6), "rdp", "add_remove", "delta > 0 has no RDP curve"),
+    (ev.SampledWithReplacement(100, 10, ev.Gaussian(1.0)), "rdp", "replace_one", "use the pld accountant"),
+    (ev.SampledWithoutReplacement(100, 10, ev.Gaussian(1.0)), "rdp", "add_remove", "replace-one statement"),
+    (ev.PoissonSampled(0.1, ev.Gaussian(1.0)), "rdp", "replace_one", "add-remove or replace-special"),
+    (ev.SingleEpochTreeAggregation(1.0, 10), "rdp", "add_remove", "replace-one or replace-special"),
+    (ev.ZCDp(0.1), "pld", "add_remove", "zCDP statement has no privacy-loss distribution"),
+    (ev.RepeatAndSelect(ev.Gaussian(1.0), 2.0, 1.0), "pld", "add_remove", "use rdp"),
+    (ev.PoissonSampled(0.1, ev.Laplace(1.0)), "exact", "add_remove", "the exact accountant supports"),
+    (ev.MixtureOfGaussians(1.0, (0.5, 1.0), (0.5, 0.5)), "rdp", "add_remove", "use the pld accountant"),
+])
+def test_refusals_are_one_line(event: ev.Event, accountant: str, neighbours: str, message: str) -> None:
+    with pytest.raises(DomainError) as info:
+        account(event, delta=1e-5, accountant=accountant, neighbours=neighbours)
+    text = str(info.value)
+    assert message in text and "\n" not in text and event.CLASS_NAME in text
+
+
+def test_non_private_and_no_op() -> None:
+    r = account(ev.Composed((ev.Gaussian(1.0), ev.NonPrivate())), delta=1e-5)
+    assert r.eps == math.inf and "no privacy guarantee" in r.extra["note"]
+    assert account(ev.SelfComposed(ev.NonPrivate(), 0), delta=1e-5).eps == 0.0
+    assert account(ev.Composed((ev.NoOp(), ev.Gaussian(2.0))), delta=1e-5, accountant="exact").eps == \
+        account(ev.Gaussian(2.0), delta=1e-5, accountant="exact").eps
+
+
+def test_bad_accountant_and_relation() -> None:
+    with pytest.raises(DomainError, match="accountant must be one of rdp, pld, exact"):
+        account(DPSGD, delta=1e-5, accountant="gdp")
+    with pytest.raises(DomainError, match="neighbours must be one of"):
+        account(DPSGD, delta=1e-5, neighbours="swap")
+    with pytest.raises(DomainError, match="delta must be"):
+        account(DPSGD, delta=0.0)
+
+
+# --- exact references ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("rel", "factor"), [("add_remove", 1), ("replace_one", 2), ("replace_special", 1)])
+def test_gaussian_under_each_relation_is_mu_gdp(rel: str, factor: int) -> None:
+    from dpcalc.accounting import gdp
+
+    e = ev.Composed((ev.SelfComposed(ev.Gaussian(3.0), 6), ev.Gaussian(2.0)))
+    mu = factor * math.sqrt(6 / 9 + 1 / 4)
+    want = float(gdp.eps_from_mu(mu, 1e-6))
+    assert account(e, delta=1e-6, neighbours=rel, accountant="exact").eps == pytest.approx(want, rel=1e-14)
+    p = account(e, delta=1e-6, neighbours=rel, accountant="pld")
+    assert p.eps_lower is not None and p.eps_lower <= want <= p.eps
+    assert account(e, delta=1e-6, neighbours=rel).eps >= want
+
+
+def _kov_delta(eps: float, delta: float, k: int, i: int) -> mp.mpf:
+    """Kairouz, Oh & Viswanath 2015, Thm. 3.3: the k-fold composition of (ε, δ)-DP is ((k − 2i)ε, δᵢ)-DP, tight."""
+    e = mp.mpf(eps)
+    tilde = sum(mp.binomial(k, ell) * (mp.e ** ((k - ell) * e) - mp.e ** ((k - 2 * i + ell) * e))
+                for ell in range(i)) / (1 + mp.e ** e) ** k
+    return 1 - (1 - mp.mpf(delta)) ** k * (1 - tilde)
+
+
+@pytest.mark.parametrize(("eps", "delta", "k"), [(0.1, 0.0, 50), (0.5, 1e-7, 20), (1.0, 0.0, 7)])
+def test_optimal_composition_of_kairouz_oh_viswanath(eps: float, delta: float, k: int) -> None:
+    (pair,) = exact.finite_pairs(ev.EpsilonDelta(eps, delta), "add_remove")  # type: ignore[misc]
+    for i in range(0, k // 2):
+        with mp.workdps(40):
+            want = float(_kov_delta(eps, delta, k, i))
+        assert exact.delta_finite(pair, k, (k - 2 * i) * eps) == pytest.approx(want, rel=1e-12, abs=1e-300)
+
+
+def _rr_delta(p: float, k: int, count: int, eps: float) -> float:
+    """δ(ε) of ``count`` replace-one randomized responses, summed over the trinomial counts with mpmath."""
+    with mp.workdps(40):
+        return _rr_delta_mp(p, k, count, eps)
+
+
+def _rr_delta_mp(p: float, k: int, count: int, eps: float) -> float:
+    pp = mp.mpf(p)
+    hit, miss = 1 - pp + pp / k, pp / k
+    rest = 1 - hit - miss
+    lg = mp.log(hit / miss)
+    total = mp.mpf(0)
+    for i in range(count + 1):
+        for j in range(count + 1 - i):
+            loss = (i - j) * lg
+            if loss > eps:
+                w = mp.factorial(count) / (mp.factorial(i) * mp.factorial(j) * mp.factorial(count - i - j))
+                total += w * hit**i * miss**j * rest ** (count - i - j) * (1 - mp.e ** (eps - loss))
+    return float(total)
+
+
+def test_randomized_response_composed_matches_the_mpmath_sum() -> None:
+    e = ev.SelfComposed(ev.RandomizedResponse(0.9, 4), 30)
+    r = account(e, delta=1e-6, neighbours="replace_one", accountant="exact")
+    assert _rr_delta(0.9, 4, 30, r.eps) <= 1e-6 * (1 + 1e-9)
+    assert _rr_delta(0.9, 4, 30, r.eps * (1 - 1e-9)) > 1e-6 * (1 - 1e-9)  # the smallest such ε
+    assert account(e, delta=1e-6, neighbours="replace_one").eps >= r.eps
+
+
+# --- calibration --------------------------------------------------------------------------------------------------
+
+def test_field_paths() -> None:
+    e = ev.as_event(DPSGD)
+    assert get_field(e, "event.event.noise_multiplier") == 1.0
+    assert get_field(with_field(e, "event.sampling_probability", 0.02), "event.sampling_probability") == 0.02
+    c = ev.Composed((ev.Gaussian(1.0), ev.SelfComposed(ev.Laplace(2.0), 3)))
+    assert get_field(with_field(c, "events[1].count", 5), "events[1].count") == 5
+    with pytest.raises(DomainError, match="has no field 'sigma'"):
+        get_field(e, "event.event.sigma")
+    with pytest.raises(DomainError, match="has no item 4"):
+        get_field(c, "events[4].count")
+
+
+@pytest.mark.parametrize(("field", "accountant"), [("event.event.noise_multiplier", "rdp"), ("count", "rdp"),
+                                                   ("event.sampling_probability", "rdp"),
+                                                   ("event.event.noise_multiplier", "pld")])
+def test_calibrate_any_field_on_the_safe_side(field: str, accountant: str) -> None:
+    from dpcalc.accounting import calibrate as cal
+
+    c = calibrate(DPSGD, field, eps=2.0, delta=1e-5, accountant=accountant)
+    assert c.result.eps <= 2.0 and c.field == field
+    if field == "count":  # the last count that meets the target
+        assert account(with_field(c.event, "count", int(c.value) + 1), delta=1e-5).eps > 2.0
+    elif accountant == "rdp":
+        assert c.result.eps == pytest.approx(2.0, rel=1e-7)
+    if field == "event.event.noise_multiplier":  # the same calibrator as today's sigma_for_eps
+        assert c.value == pytest.approx(cal.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant=accountant), rel=1e-3)
+
+
+def test_calibrate_fixed_batch_size_and_refusals() -> None:
+    e = ev.SelfComposed(ev.SampledWithoutReplacement(60000, 256, ev.Gaussian(1.1)), 1000)
+    c = calibrate(e, "event.sample_size", eps=3.0, delta=1e-5, neighbours="replace_one")
+    assert c.result.eps <= 3.0 < account(with_field(e, "event.sample_size", int(c.value) + 1), delta=1e-5,
+                                         neighbours="replace_one").eps
+    with pytest.raises(DomainError, match="cannot be calibrated"):
+        calibrate(e, "event.event", eps=1.0, delta=1e-5)
+    with pytest.raises(InfeasibleError):
+        calibrate(DPSGD, "count", eps=1e-3, delta=1e-5)
