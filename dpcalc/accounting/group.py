@@ -4,6 +4,9 @@
   summed form): an (ε, δ)-DP mechanism is (kε, δ·Σ_{i<k} e^{iε}) = (kε, δ·(e^{kε} − 1)/(e^ε − 1))-DP for groups of
   k. The user's δ is met by the largest example-level δ_e whose group δ is <= it (TF-Privacy 0.9's
   ``compute_dp_sgd_privacy_lib`` does the same with the looser k·e^{(k−1)ε}·δ).
+* :func:`user_mixture` — the mixture-of-Gaussians accountant (Ganesh et al. 2024): under Poisson sampling the
+  number of a user's k examples in a batch is Binomial(k, q), so one step is N(0, σ²) against
+  Σᵢ C(k, i) qⁱ (1 − q)^{k−i} N(i, σ²) — accounted by the event model's PLD (tight, not a group bound).
 * :func:`eps_user_rdp` — group privacy of RDP (Mironov 2017, Prop. 2): a (2^{c+1}·β, r)-RDP mechanism is
   (β, 3^c·r)-RDP for groups of k <= 2^c, at every order β >= 2; then the improved conversion (Balle et al. 2020).
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,12 +25,18 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, DpcalcError, InfeasibleError
 
-__all__ = ["GROUP_METHODS", "eps_user_rdp", "eps_user_vadhan", "group_delta", "group_size"]
+if TYPE_CHECKING:
+    from dpcalc.accounting.accountants import AccountantResult
+    from dpcalc.accounting.training import Schedule
+
+__all__ = ["GROUP_METHODS", "eps_user_rdp", "eps_user_vadhan", "group_delta", "group_size", "mixture_event",
+           "user_mixture"]
 
 #: the user-level bounds: method name -> (bound type, reference)
 GROUP_METHODS = {
     "vadhan": ("upper", "group privacy of (ε, δ)-DP, Vadhan 2017 Lemma 2.2"),
     "rdp-group": ("upper", "group privacy of RDP, Mironov 2017 Prop. 2, improved conversion (Balle et al. 2020)"),
+    "mixture": ("upper", "mixture-of-Gaussians PLD, Ganesh et al. 2024"),
 }
 
 
@@ -50,7 +59,7 @@ def group_delta(eps: float, delta: float, k: int) -> float:
     return delta * math.expm1(k * eps) / math.expm1(eps) * (1.0 + 4e-16 * k)
 
 
-def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, rtol: float = 1e-3
+def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, rtol: float = 1e-2
                     ) -> tuple[float, float, float]:
     """User-level ε at user δ by group privacy: ``(k·ε_e, δ_e, ε_e)`` for the largest example-level δ_e (to ``rtol``
     in log δ_e, safe side) whose group δ is <= ``delta``; ``eps_at(δ_e)`` is the accountant's example-level ε."""
@@ -72,8 +81,8 @@ def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, r
         lo = hi
     else:
         lo = hi
-        for _ in range(60):  # step down until the group δ fits
-            lo -= 2.0
+        for _ in range(30):  # step down until the group δ fits (down to δ_e = e^-120·δ/k)
+            lo -= 4.0
             if fits(lo):
                 break
         else:
@@ -105,3 +114,28 @@ def eps_user_rdp(q: float, sigma: float, steps: float, delta: float, k: int, *,
     curve = np.asarray(rdp.subsampled_gaussian_curve(q, sigma, steps, orders=betas * 2.0 ** c), dtype=float)
     eps, order = rdp.eps_from_curve(betas, 3.0 ** c * curve, delta, warn=False)  # β >= 2 is the lemma's floor
     return float(eps), {"order": float(order), "c": c}
+
+
+def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
+    """T steps of the mixture of Gaussians a user with k Poisson-sampled examples sees (Ganesh et al. 2024)."""
+    from dpcalc.accounting import events
+
+    k = group_size(k)
+    qq = float(v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True)))
+    probs = [math.comb(k, i) * qq ** i * (1.0 - qq) ** (k - i) for i in range(k + 1)]
+    total = math.fsum(probs)
+    mixture = events.MixtureOfGaussians(float(v.scalar("sigma", v.positive("sigma", sigma))),
+                                        tuple(float(i) for i in range(k + 1)), tuple(p / total for p in probs))
+    return events.SelfComposed(mixture, int(v.scalar("steps", v.integer_at_least("steps", steps, 1))))
+
+
+def user_mixture(schedule: Schedule, sigma: float, delta: float, k: int, **options: Any) -> AccountantResult:
+    """User-level ε by the mixture-of-Gaussians PLD (Poisson sampling only), as an AccountantResult: its failure
+    is one line (e.g. while the PLD cannot compose a mixture yet)."""
+    from dpcalc.accounting import accountants, training
+
+    if schedule.sampling != "poisson":
+        return accountants.AccountantResult("pld", "upper", None, {}, "the mixture-of-Gaussians accountant is for "
+                                            "Poisson sampling (Ganesh et al. 2024)")
+    return training.event_result("pld", mixture_event(schedule.q, sigma, schedule.steps, k), delta, "add_remove",
+                                 options)

@@ -10,6 +10,7 @@ that value with no next one.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -133,17 +134,25 @@ def solve_knob(knob: str, eps: float, delta: float, *, terms: Mapping[str, float
     acc = accountants.get(accountant)
     tol = float(rtol) if rtol is not None else (1e-3 if acc.name == "pld" else 1e-9)
 
+    if sampling == "shuffle" and (acc.name not in training.SHUFFLE_ACCOUNTANTS
+                                  or options.get("backend", "dpcalc") != "dpcalc"):
+        raise DomainError(training.SHUFFLE_MISSING.format(opt="", name=f"accountant {acc.name!r}"))
+
     def eps_of(schedule: Schedule, z: float) -> float:
+        """ε of the schedule; inf where the accountant cannot represent it (e.g. a tiny σ): above any target."""
         res = training.evaluate(schedule, z, d, acc.name, **options)
-        if res.failure is not None and schedule.sampling == "shuffle":
-            raise DomainError(res.failure)
         return res.eps if res.eps is not None else math.inf
 
     if knob == "noise-multiplier":
         schedule = schedule_of({n: terms.get(n) for n in _pick(knob, terms)}, sampling)
-        eps_of(schedule, 1.0)  # the shuffle refusal before any search
-        z = float(calibrate.sigma_for_eps(target, d, schedule.q, schedule.steps, accountant=acc.name, rtol=tol,
-                                          **options))
+        if schedule.sampling == "poisson":
+            z = float(calibrate.sigma_for_eps(target, d, schedule.q, schedule.steps, accountant=acc.name, rtol=tol,
+                                              **options))
+        else:  # the event model's accountant on the same one search
+            floor = 0.05 if acc.name == "pld" else calibrate.SIGMA_MIN  # the PLD's lattices below it outgrow memory
+            knob_z = dataclasses.replace(calibrate.NOISE_MULTIPLIER, lo=floor)
+            z = calibrate.solve(Forward(upper=lambda x, _accuracy: eps_of(schedule, x)), target, knob_z, rtol=tol,
+                                what=f"accountant {acc.name!r} at delta = {d:g} (shuffled batches)")
         lower = z / (1.0 + tol)
         return Calibration(knob, z, eps_of(schedule, z), lower, eps_of(schedule, lower), schedule, z, acc.name,
                            acc.bound)
@@ -156,7 +165,7 @@ def solve_knob(knob: str, eps: float, delta: float, *, terms: Mapping[str, float
     def forward(x: float, _accuracy: float = 0.0) -> float:
         schedule = build(x)
         if schedule.sampling == "shuffle":
-            return eps_of(schedule, z)  # the refusal, until the accountant has a without-replacement form
+            return eps_of(schedule, z)
         return calibrate._safe_eps(acc, z, schedule.q, schedule.steps, d, **options)
 
     if k.hi < _STEPS_MAX:  # a knob bounded by the run: if its largest value meets the target, that is the answer

@@ -24,8 +24,8 @@ from dpcalc.errors import DomainError
 if TYPE_CHECKING:
     from dpcalc.accounting.accountants import AccountantResult
 
-__all__ = ["SAMPLINGS", "SHUFFLE_MISSING", "Sampling", "Schedule", "Unit", "epochs_of", "evaluate", "from_clients",
-           "from_examples", "relation", "steps_for_epochs"]
+__all__ = ["SAMPLINGS", "SHUFFLE_ACCOUNTANTS", "SHUFFLE_MISSING", "Sampling", "Schedule", "Unit", "epochs_of",
+           "evaluate", "event", "event_result", "from_clients", "from_examples", "relation", "steps_for_epochs"]
 
 Sampling = Literal["poisson", "shuffle"]
 Unit = Literal["example", "client"]
@@ -101,21 +101,70 @@ def from_clients(clients: float, clients_per_round: float, rounds: float, *, sam
     return Schedule(m / n, r, _sampling(sampling), "client", {"clients": n, "clients_per_round": m, "rounds": r})
 
 
-#: why the shuffle rows have no ε yet (one line, naming the missing accountant)
+#: the accountants with a form for shuffled fixed-size batches (the event model's: RDP of sampling without
+#: replacement, Wang, Balle & Kasiviswanathan 2019 Thm 9; the PLD of the same event)
+SHUFFLE_ACCOUNTANTS = ("rdp", "pld")
+
+#: why an accountant has no shuffle row (one line, naming it)
 SHUFFLE_MISSING = ("{opt}sampling shuffle (fixed-size batches drawn without replacement, replace-one neighbours) "
-                   "needs the sampled-without-replacement form of {name}, which this dpcalc does not have yet; use "
-                   "{opt}sampling poisson")
+                   "has no form under {name}; the accountants that have one: " + ", ".join(SHUFFLE_ACCOUNTANTS))
+
+
+def event(schedule: Schedule, sigma: float) -> Any:
+    """The schedule as an event of :mod:`dpcalc.accounting.events`: T self-compositions of the Gaussian with noise
+    multiplier σ, Poisson-sampled at q, or on a fixed-size batch of b of N drawn without replacement."""
+    from dpcalc.accounting import events
+
+    if not isinstance(schedule, Schedule):
+        raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
+    gaussian = events.Gaussian(float(v.scalar("sigma", v.positive("sigma", sigma))))
+    if schedule.sampling == "poisson":
+        step: Any = events.PoissonSampled(schedule.q, gaussian) if schedule.q < 1.0 else gaussian
+    else:
+        t = schedule.terms
+        n, b = ((t.get("dataset_size"), t.get("batch_size")) if schedule.unit == "example" else
+                (t.get("clients"), t.get("clients_per_round")))
+        if n is None or b is None:
+            raise DomainError("sampling shuffle needs the population and batch sizes (dataset_size and batch_size, "
+                              "or clients and clients_per_round), not q alone")
+        step = events.SampledWithoutReplacement(int(n), int(b), gaussian)
+    return events.SelfComposed(step, schedule.steps)
 
 
 def evaluate(schedule: Schedule, sigma: float, delta: float, accountant: str, **options: Any) -> AccountantResult:
     """ε of ``schedule`` at noise multiplier σ and δ under ``accountant``, as an
-    :class:`~dpcalc.accounting.accountants.AccountantResult` (an accountant-specific failure is its ``failure``)."""
+    :class:`~dpcalc.accounting.accountants.AccountantResult` (an accountant-specific failure is its ``failure``).
+
+    Poisson sampling: the accountant of :mod:`dpcalc.accounting.accountants` (add/remove neighbours). Shuffled
+    fixed-size batches: the event model's RDP or PLD of sampling without replacement under replace-one neighbours
+    (a replaced example moves the clipped sum by up to twice the clipping norm)."""
     from dpcalc.accounting import accountants
 
     if not isinstance(schedule, Schedule):
         raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
-    if schedule.sampling == "shuffle" and schedule.q < 1.0:
-        acc = accountants.get(accountant)
-        return accountants.AccountantResult(acc.name, acc.bound, None, {}, SHUFFLE_MISSING.format(
-            opt="", name=f"accountant {acc.name!r}"))
-    return accountants.evaluate(accountant, sigma, schedule.q, schedule.steps, delta, **options)
+    if schedule.sampling == "poisson":
+        return accountants.evaluate(accountant, sigma, schedule.q, schedule.steps, delta, **options)
+    acc = accountants.get(accountant)
+    backend = options.get("backend", "dpcalc")
+    if acc.name not in SHUFFLE_ACCOUNTANTS or backend != "dpcalc":
+        name = f"accountant {acc.name!r}" + (f" with backend {backend}" if backend != "dpcalc" else "")
+        return accountants.AccountantResult(acc.name, acc.bound, None, {}, SHUFFLE_MISSING.format(opt="", name=name))
+    return event_result(acc.name, event(schedule, sigma), delta, "replace_one", options)
+
+
+def event_result(name: str, ev: Any, delta: float, neighbours: str, options: dict[str, Any]) -> AccountantResult:
+    """The event model's answer as an AccountantResult (its failure, if any, as the result's ``failure``)."""
+    from dpcalc.accounting import accountants
+    from dpcalc.accounting.events import account
+    from dpcalc.errors import DpcalcError
+
+    d = float(v.scalar("delta", v.probability("delta", delta)))
+    kwargs = {"orders": options.get("orders")} if name == "rdp" else {"rtol": options.get("rtol")}
+    try:
+        r = account.account(ev, delta=d, accountant=name, neighbours=neighbours, **kwargs)
+    except DpcalcError as exc:
+        return accountants.AccountantResult(name, "upper", None, {}, str(exc))
+    extra = dict(r.extra)
+    if r.eps_lower is not None:
+        extra.update(eps_lower=r.eps_lower, eps_upper=r.eps_upper)
+    return accountants.AccountantResult(name, "upper", r.eps, extra)

@@ -13,7 +13,7 @@ from typing import Any
 from dpcalc._progress import progress
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import axis, many, real, text, vector
-from dpcalc.cli.training import SOLVE_FOR, TRAINING, prepare, run_meta, run_note
+from dpcalc.cli.training import SOLVE_FOR, TRAINING, evaluate, prepare, run_meta, run_note, titled
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
@@ -123,7 +123,7 @@ def account_command(a: Args) -> Result:
     with progress(len(points) * len(names), "account") as advance:
         for z, qq, t, d in points:
             for n in names:
-                res = accountants.evaluate(n, z, qq, t, d, **acc["options"][n])
+                res = evaluate(run, n, z, qq, t, d, **acc["options"][n])
                 rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
                              "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
                              "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
@@ -139,14 +139,14 @@ def account_command(a: Args) -> Result:
     kept = {c.key for c in columns}
     rows = [{k: x for k, x in r.items() if k in kept} for r in rows]
     skipped = [n for n in accountants.names() if n not in names]
-    return Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
+    return titled(Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
                   note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants)."
                   + ("" if acc["backend"] == "dpcalc" else " pld by dp-accounting (--backend): one pessimistic "
                      "value at value_discretization_interval 1e-4, no bracket.") + run_note(run),
                   formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
                                            "pld_backend": acc["backend"],
                                            "orders": "default (dp-accounting grid)" if a.orders is None
-                                           else list(a.orders), **run_meta(run)})
+                                           else list(a.orders), **run_meta(run)}), run)
 
 
 @command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,
@@ -161,7 +161,7 @@ def calibrate_command(a: Args) -> Result:
     """
     from dpcalc.accounting import accountants, calibrate
 
-    if a.solve_for != "noise-multiplier":
+    if a.solve_for != "noise-multiplier" or a.sampling == "shuffle":
         from dpcalc.cli.training import calibrate_knob
 
         return calibrate_knob(a, _accountants)

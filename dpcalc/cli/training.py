@@ -17,8 +17,26 @@ if TYPE_CHECKING:
     from dpcalc.cli.command import Args
     from dpcalc.report.render import Result
 
-__all__ = ["CLIENT_TERMS", "EXAMPLE_TERMS", "SAMPLING", "SOLVE_FOR", "TRAINING", "USER", "calibrate_knob",
-           "derived_note", "meta", "prepare", "run_meta", "run_note", "schedule", "terms", "with_schedule"]
+__all__ = [
+    "CLIENT_TERMS",
+    "EXAMPLE_TERMS",
+    "SAMPLING",
+    "SOLVE_FOR",
+    "TRAINING",
+    "USER",
+    "calibrate_knob",
+    "derived_note",
+    "evaluate",
+    "meta",
+    "prepare",
+    "run_meta",
+    "run_note",
+    "schedule",
+    "shuffle_accountants",
+    "terms",
+    "titled",
+    "with_schedule",
+]
 
 EXAMPLE_TERMS = ("dataset_size", "batch_size", "epochs")
 CLIENT_TERMS = ("clients", "clients_per_round", "rounds")
@@ -119,20 +137,53 @@ def with_schedule(a: Args) -> tuple[Args, Schedule]:
 
 def prepare(a: Args) -> tuple[Args, Schedule | None]:
     """``account``/``calibrate``'s arguments with q and T from the training terms, if any were given (else ``a``
-    unchanged and None); a shuffle run refuses in one line naming the missing accountant."""
-    from dpcalc.accounting import training
+    unchanged and None). Under shuffled batches the accountants default to those that have a form for them."""
 
     if not _given(a, (*EXAMPLE_TERMS, *CLIENT_TERMS)) and a.sampling == "poisson":
         if a.q is None or a.steps is None:
             raise DomainError(f"give --q and --steps, or {_EXAMPLE_OPTS}, or {_CLIENT_OPTS}")
         return a, None
     a, s = with_schedule(a)
-    if s.sampling == "shuffle" and s.q < 1.0:
-        requested = [n.strip() for item in a.accountant or [] for n in item.split(",") if n.strip()]
-        names = f"accountant {requested[0]}" if len(requested) == 1 else \
-            f"accountants {', '.join(requested)}" if requested else "dpcalc's accountants"
-        raise DomainError(training.SHUFFLE_MISSING.format(opt="--", name=names))
+    if s.sampling == "shuffle":
+        if "dataset_size" not in s.terms and "clients" not in s.terms:
+            raise DomainError(f"--sampling shuffle needs the sizes: {_EXAMPLE_OPTS}, or {_CLIENT_OPTS} (not --q)")
+        shuffle_accountants(a)
     return a, s
+
+
+def shuffle_accountants(a: Args) -> None:
+    """Under shuffled batches: the requested accountants must have a form for them (one line naming those that do
+    not); none requested: those that have one."""
+    from dpcalc.accounting import training
+
+    requested = [n.strip() for item in a.accountant or [] for n in item.split(",") if n.strip()]
+    missing = [n for n in requested if n not in training.SHUFFLE_ACCOUNTANTS]
+    if missing:
+        raise DomainError(training.SHUFFLE_MISSING.format(opt="--", name=f"accountant {', '.join(missing)}"))
+    if not requested:
+        a._values["accountant"] = list(training.SHUFFLE_ACCOUNTANTS)
+
+
+def evaluate(run: Schedule | None, name: str, sigma: float, q: float, steps: float, delta: float,
+             **options: Any) -> Any:
+    """One row's AccountantResult: the Poisson accountants (``--q --steps`` or a Poisson run), or the run's own
+    sampling (:func:`dpcalc.accounting.training.evaluate`)."""
+    from dpcalc.accounting import accountants, training
+
+    if run is None or run.sampling == "poisson":
+        return accountants.evaluate(name, sigma, q, steps, delta, **options)
+    return training.evaluate(run, sigma, delta, name, **options)
+
+
+def titled(result: Result, run: Schedule | None) -> Result:
+    """``result`` with the sampling of a shuffle run in its title and note (else unchanged)."""
+    if run is None or run.sampling == "poisson":
+        return result
+    note = result.note.replace("Poisson sampling, add/remove neighbours (pld: both evaluated, the worse reported).",
+                               "Shuffled fixed-size batches: sampling without replacement, replace-one neighbours "
+                               "(a replaced example moves the clipped sum by up to twice the clipping norm).")
+    return result.replace(title=result.title.replace("Poisson-subsampled", "shuffled-batch (without replacement)"),
+                          note=note)
 
 
 def derived_note(s: Schedule) -> str:
@@ -182,9 +233,11 @@ def calibrate_knob(a: Args, accountants_of: Any) -> Result:
         raise DomainError("--solve-for sampling-rate takes --steps (or --rounds), not --dataset-size --batch-size: "
                           "solve for --batch-size instead")
     sigma = _one(a, "sigma")
-    if sigma is None:
+    if sigma is None and knob != "noise-multiplier":
         raise DomainError(f"--solve-for {knob} needs --noise-multiplier")
     sampling = training._sampling(a.sampling)
+    if sampling == "shuffle":
+        shuffle_accountants(a)
     fixed_q = _fixed_q(t)
     names, acc = accountants_of(ArgsType({**a._values, "q": [fixed_q]}, a._options, a.format, a.extra))
     rows: list[dict[str, Any]] = []
@@ -220,7 +273,8 @@ def _fixed_q(t: dict[str, float | None]) -> float:
     return float(q) if q is not None else 0.5
 
 
-def _knob_result(knob: str, rows: list[dict[str, Any]], sigma: float, sampling: str, names: list[str]) -> Result:
+def _knob_result(knob: str, rows: list[dict[str, Any]], sigma: float | None, sampling: str,
+                 names: list[str]) -> Result:
     from dpcalc.report.render import Column, Result
 
     integer = knob not in ("noise-multiplier", "sampling-rate")
@@ -238,6 +292,7 @@ def _knob_result(knob: str, rows: list[dict[str, Any]], sigma: float, sampling: 
     rows = [{k: x for k, x in r.items() if k in kept} for r in rows]
     note = (f"Safe side: ε at the answer <= target under its accountant; tight: one step past it (the next integer, "
             f"or the rate × (1 + rtol)) exceeds the target ('—' where the largest allowed value meets it). "
-            f"{'Poisson sampling' if sampling == 'poisson' else 'shuffled batches'}; noise multiplier z = {sigma:g}.")
+            f"{'Poisson sampling' if sampling == 'poisson' else 'shuffled batches'}"
+            + ("." if sigma is None else f"; noise multiplier z = {sigma:g}."))
     return Result(columns=columns, rows=rows, title=f"{knob} for a target (ε, δ)", note=note,
                   meta={"solve_for": knob, "accountants": names, "sampling": sampling})

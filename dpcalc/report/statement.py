@@ -35,7 +35,8 @@ ACCOUNTANT_REFERENCES = {
     "pld": "privacy loss distribution: Koskela et al. 2020; Doroshenko et al. 2022",
 }
 _GROUP_REFERENCES = {"vadhan": "group privacy: Vadhan 2017, Lemma 2.2",
-                     "rdp-group": "group privacy of RDP: Mironov 2017, Prop. 2"}
+                     "rdp-group": "group privacy of RDP: Mironov 2017, Prop. 2",
+                     "mixture": "mixture-of-Gaussians PLD for user-level DP-SGD: Ganesh et al. 2024"}
 _MECHANISM = {"example": ("DP-SGD", "Abadi et al. 2016"), "client": ("DP-FedAvg", "McMahan et al. 2018")}
 _SAMPLING_TEXT = {
     "poisson": "Poisson sampling: each {record} joins each {batch} independently with probability q",
@@ -101,6 +102,10 @@ def _user_rows(run: Schedule, sigma: float, delta: float, names: Sequence[str], 
         except DpcalcError as exc:
             row.update(eps=None, failure=str(exc))
         rows.append(row)
+    if "pld" in names and run.sampling == "poisson":  # the mixture of Gaussians: tight where the PLD composes it
+        res = group.user_mixture(run, sigma, delta, k, **options.get("pld", {}))
+        rows.append(_row("user", run.sampling, "pld", "mixture", res)
+                    | {"reference": _GROUP_REFERENCES["mixture"]})
     if "rdp" in names and run.sampling == "poisson":
         eps, extra = group.eps_user_rdp(run.q, sigma, run.steps, delta, k, orders=options.get("rdp", {}).get("orders"))
         rows.append({"level": "user", "sampling": run.sampling, "accountant": "rdp", "method": "rdp-group",
@@ -120,10 +125,13 @@ def statement(run: Schedule, sigma: float, delta: float, names: Sequence[str], o
     rows: list[dict[str, Any]] = []
     for sampling in (run.sampling, *(s for s in training.SAMPLINGS if s != run.sampling)):
         other = dataclasses.replace(run, sampling=sampling)
+        # shuffled batches: the accountants that have a form for them (the others would only repeat their refusal)
+        these = [n for n in names if sampling == "poisson" or n in training.SHUFFLE_ACCOUNTANTS] or list(names[:1])
         rows += [_row(level, sampling, n, "", training.evaluate(other, sigma, delta, n, **options.get(n, {})))
-                 for n in names]
-        if k is not None:
-            rows += _user_rows(other, sigma, delta, names, options, k)
+                 for n in these]
+        if k is not None and sampling == run.sampling:  # user level for the sampler used (each costs ~10 ε's)
+            rows += _user_rows(other, sigma, delta, [n for n in these if n != "rdp-lemma1" or len(these) == 1],
+                               options, k)
     mechanism, mech_ref = _MECHANISM[level]
     record = "client" if level == "client" else "example"
     unit = (f"one user, who contributes at most {k} example{'s' if k != 1 else ''}" if k is not None else
@@ -183,8 +191,8 @@ def _headline(s: Mapping[str, Any]) -> str:
 
 
 def _guarantee_line(r: Mapping[str, Any]) -> str:
-    name = r["accountant"] + (" + group privacy (Vadhan)" if r["method"] == "vadhan" else
-                              " group privacy (Mironov)" if r["method"] == "rdp-group" else "")
+    name = r["accountant"] + {"vadhan": " + group privacy (Vadhan)", "rdp-group": " group privacy (Mironov)",
+                              "mixture": " mixture of Gaussians (Ganesh et al.)"}.get(r["method"], "")
     if r.get("failure"):
         return f"{name}: no ε — {r['failure']}"
     bracket = (f"; certified bracket [{shown(r['eps_lower'], down=True)}, {shown(r['eps_upper'])}]"
