@@ -191,9 +191,11 @@ def test_infeasible_says_which_knob_and_why() -> None:
         knobs.solve_knob("steps", 1.0, DELTA, terms={"q": 0.01}, sigma=1.0, sampling="shuffle", accountant="gdp-clt")
 
 
-@pytest.mark.parametrize(("knob", "terms"), [("noise-multiplier", {"dataset_size": 6000, "batch_size": 60, "steps": 200}),
-                                             ("batch-size", {"dataset_size": 6000, "steps": 200}),
-                                             ("rounds", {"clients": 500, "clients_per_round": 20})])
+@pytest.mark.parametrize(("knob", "terms"), [
+    ("noise-multiplier", {"dataset_size": 6000, "batch_size": 60, "steps": 200}),
+    ("batch-size", {"dataset_size": 6000, "steps": 200}),
+    ("rounds", {"clients": 500, "clients_per_round": 20}),
+])
 def test_shuffle_knobs_are_safe_and_tight(knob: str, terms: dict[str, float]) -> None:
     c = knobs.solve_knob(knob, 2.0, DELTA, terms=terms, sigma=3.0, accountant="pld", sampling="shuffle")
     assert c.schedule.sampling == "shuffle" and c.eps <= 2.0 < c.next_eps  # type: ignore[operator]
