@@ -13,7 +13,7 @@ from typing import Any
 from dpcalc._progress import progress
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import axis, many, real, text, vector
-from dpcalc.cli.training import SOLVE_FOR, TRAINING, evaluate, prepare, run_meta, run_note, titled
+from dpcalc.cli.training import SOLVE_FOR, TRAINING, evaluate, given_terms, prepare, run_meta, run_note, titled
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
@@ -161,7 +161,7 @@ def calibrate_command(a: Args) -> Result:
     """
     from dpcalc.accounting import accountants, calibrate
 
-    if a.solve_for != "noise-multiplier" or a.sampling == "shuffle":
+    if a.solve_for != "noise-multiplier" or a.sampling == "shuffle" or given_terms(a):
         from dpcalc.cli.training import calibrate_knob
 
         return calibrate_knob(a, _accountants)

@@ -71,6 +71,11 @@ def _given(a: Args, names: tuple[str, ...]) -> list[str]:
     return [n for n in names if a[n] is not None]
 
 
+def given_terms(a: Args) -> bool:
+    """Whether the command line describes the run in training terms (not --q --steps)."""
+    return bool(_given(a, (*EXAMPLE_TERMS, *CLIENT_TERMS)))
+
+
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
@@ -232,6 +237,11 @@ def calibrate_knob(a: Args, accountants_of: Any) -> Result:
     if knob == "sampling-rate" and t.get("dataset_size") is not None:
         raise DomainError("--solve-for sampling-rate takes --steps (or --rounds), not --dataset-size --batch-size: "
                           "solve for --batch-size instead")
+    if knob == "noise-multiplier":
+        schedule(a)  # the training terms' own one-line messages
+    elif not any(all(t.get(n) is not None for n in alt) for alt in knobs.NEEDS[knob]):
+        raise DomainError(f"--solve-for {knob} needs " + " or ".join(" ".join(map(_flag, alt))
+                                                                      for alt in knobs.NEEDS[knob]))
     sigma = _one(a, "sigma")
     if sigma is None and knob != "noise-multiplier":
         raise DomainError(f"--solve-for {knob} needs --noise-multiplier")
