@@ -290,12 +290,13 @@ def _knob_result(knob: str, rows: list[dict[str, Any]], sigma: float | None, sam
     integer = knob not in ("noise-multiplier", "sampling-rate")
     columns = [Column("eps", "target ε (nats)", r"$\epsilon$"), Column("delta", "δ", r"$\delta$"),
                Column("accountant", "accountant", text=True), Column("value", knob, integer=integer),
-               Column("achieved", "ε at it", r"$\epsilon$"),
-               Column("next_value", "one step past", integer=integer), Column("next_eps", "ε there"),
-               Column("noise_multiplier", "z (noise multiplier)", "$z$"), Column("q", "q", "$q$"),
+               Column("achieved", "ε at it", r"$\epsilon$", number=".15g"),
+               Column("next_value", "one step past", integer=integer), Column("next_eps", "ε there", number=".15g"),
+               *([] if knob == "noise-multiplier" else [Column("noise_multiplier", "z (noise multiplier)", "$z$")]),
+               Column("q", "q", "$q$"),
                Column("steps", "T (steps)", "$T$", integer=True), Column("bound", "bound", text=True)]
     if any(r.get("epochs") is not None for r in rows):
-        columns.insert(10, Column("epochs", "E = T·b/N", "$E$"))
+        columns.insert(len(columns) - 1, Column("epochs", "E = T·b/N", "$E$"))
     if any("failure" in r for r in rows):
         columns.append(Column("failure", "no answer because", text=True))
     kept = {c.key for c in columns}

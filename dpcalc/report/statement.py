@@ -135,7 +135,7 @@ def statement(run: Schedule, sigma: float, delta: float, names: Sequence[str], o
     mechanism, mech_ref = _MECHANISM[level]
     record = "client" if level == "client" else "example"
     unit = (f"one user, who contributes at most {k} example{'s' if k != 1 else ''}" if k is not None else
-            "one client (all of its data)" if level == "client" else "one example")
+            "one client, with all of its data" if level == "client" else "one example")
     used = [r for r in rows if r["sampling"] == run.sampling and r["eps"] is not None and r["bound"] == "upper"
             and r["level"] == ("user" if k is not None else level)]
     best = min(used, key=lambda r: r["eps"]) if used else None

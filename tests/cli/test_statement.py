@@ -90,10 +90,10 @@ def test_user_level_equals_example_level_at_k_1_and_is_larger_above() -> None:
 
 def test_federated_statement_is_at_client_level() -> None:
     doc = run_json("statement", *FEDAVG, "-a", "rdp")
-    assert doc["mechanism"] == "DP-FedAvg" and doc["unit"] == "one client (all of its data)"
+    assert doc["mechanism"] == "DP-FedAvg" and doc["unit"] == "one client, with all of its data"
     assert doc["training"]["q"] == 0.05 and doc["training"]["steps"] == 200
     code, text, _ = run("statement", *FEDAVG, "-a", "rdp")
-    assert code == 0 and "at the level of one client (all of its data)" in text
+    assert code == 0 and "at the level of one client, with all of its data" in text
 
 
 @pytest.mark.parametrize(("argv", "names"), [
