@@ -18,6 +18,10 @@ name               bound     method
                              ε_lower ≤ ε ≤ ε_upper (extras ``eps_lower``/``eps_upper``), ε = ε_upper;
                              ``backend="dp-accounting"`` compares with Google's PLD (optional extra)
 =================  ========  ===========================================================================
+
+The schedule (σ, q, steps) is the most common event: :func:`schedule_event` builds it for
+:func:`dpcalc.accounting.events.account.account`, which accounts any event (other mechanisms, sampling schemes,
+neighbouring relations) and gives the same numbers here.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError, DpcalcError
 
 __all__ = ["ACCOUNTANTS", "Accountant", "AccountantResult", "Bound", "epsilon", "evaluate", "get", "names",
-           "pld_available"]
+           "pld_available", "schedule_event"]
 
 Bound = Literal["upper", "estimate", "lower"]
 EpsFn = Callable[..., tuple[float, dict[str, Any]]]
@@ -219,3 +223,14 @@ def get(name: str) -> Accountant:
     if not isinstance(name, str) or name not in ACCOUNTANTS:
         raise DomainError(f"accountant must be one of {', '.join(ACCOUNTANTS)} (got {name!r})")
     return ACCOUNTANTS[name]
+
+
+def schedule_event(sigma: float, q: float, steps: int) -> Any:
+    """The event of ``steps`` rounds of noise multiplier σ at Poisson rate q (add/remove neighbours):
+    ``SelfComposed(PoissonSampled(q, Gaussian(σ)), steps)``, without the sampling at q = 1."""
+    from dpcalc.accounting import events
+
+    mechanism: events.Event = events.Gaussian(sigma)
+    if q != 1.0:
+        mechanism = events.PoissonSampled(q, mechanism)
+    return events.SelfComposed(mechanism, steps)

@@ -12,8 +12,8 @@ from typing import Any
 
 from dpcalc._progress import progress
 from dpcalc.cli.command import Args, command
-from dpcalc.cli.options import axis, many, real, text, vector
-from dpcalc.cli.training import SOLVE_FOR, TRAINING, evaluate, given_terms, prepare, run_meta, run_note, titled
+from dpcalc.cli.options import Opt, axis, many, real, text, vector
+from dpcalc.cli.training import TRAINING, evaluate, given_terms, no_terms, prepare, run_meta, run_note, titled
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
@@ -37,6 +37,17 @@ _SECONDS_CALIBRATE = {"rdp": 0.12, "rdp-lemma1": 0.12, "zcdp": 0.04, "analytic":
 MAX_SECONDS = 300.0
 """Most estimated work (seconds) one ``account``/``calibrate`` call starts; more is one line before any work."""
 
+EVENT = Opt("event", "text", formula="-", default=None, help=(
+    "An event file (JSON or TOML): dp-accounting's DpEvent.to_named_tuple() form as dictionaries, or the short "
+    "spelling {\"type\": \"gaussian\", ...}; then the noise multiplier, q and steps are not used"))
+NEIGHBOURS = Opt("neighbours", "text", formula="-", default="add-remove", help=(
+    "Neighbouring relation for --event: add-remove, replace-one (a record's contribution leaves and another's "
+    "arrives: outputs move by twice the sensitivity) or replace-special"))
+SOLVE_FOR = Opt("solve_for", "text", formula="-", default=None, help=(
+    "The knob to calibrate for the target (ε, δ), the rest of the run fixed: noise-multiplier (default), steps, "
+    "epochs, batch-size, sampling-rate, clients-per-round or rounds (integers: the largest that meets it; the "
+    "rate: the largest q). With --event: the field, by its path (event.event.noise_multiplier, count, "
+    "event.sampling_probability, event.sample_size)"))
 _RDP = "rdp.subsampled_gaussian"  # declares q and the noise multiplier (its input sigma)
 _EPS = "rdp.eps_improved"  # declares eps and delta
 _ACCOUNTANT = Column("accountant", "accountant", text=True)
@@ -102,8 +113,15 @@ def _points(a: Args, names: list[str], first: str, costs: dict[str, float]) -> l
     return list(itertools.product(*axes))
 
 
-@command("account", axis("sigma", short="-z"), axis("q", default=None), axis("steps", default=None), axis("delta"),
-         ACCOUNTANT, ORDERS, BACKEND, *TRAINING, formula="accountant.eps_rdp")
+def _schedule(a: Args) -> None:
+    """Without --event, the schedule's options are required."""
+    for name in ("sigma", "q", "steps"):
+        if name in a._values and a[name] is None:
+            raise DomainError(f"{a.option(name)} is required (or describe the mechanism with --event FILE)")
+
+
+@command("account", axis("sigma", short="-z", default=None), axis("q", default=None), axis("steps", default=None),
+         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, EVENT, NEIGHBOURS, *TRAINING, formula="accountant.eps_rdp")
 def account_command(a: Args) -> Result:
     """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
 
@@ -112,7 +130,12 @@ def account_command(a: Args) -> Result:
     from dpcalc import _validate as v
     from dpcalc.accounting import accountants
 
+    if a.event is not None:
+        from dpcalc.cli.events import account_event
+
+        return account_event(no_terms(a))
     a, run = prepare(a)
+    _schedule(a)
     names, acc = _accountants(a)
     v.positive("sigma", a.sigma)  # every value before the (possibly slow) accountants run
     v.check_range("q", a.q, 0.0, 1.0, lo_open=True)
@@ -152,8 +175,8 @@ def account_command(a: Args) -> Result:
 @command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,
          ORDERS, real("rtol", default_from="dpcalc.accounting.calibrate:sigma_for_eps",
                       help="Relative tolerance on the noise multiplier (default 1e-9; pld 1e-3)"), BACKEND,
-         SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"), *TRAINING,
-         formula="calibrate.sigma_rdp")
+         EVENT, NEIGHBOURS, SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"),
+         *TRAINING, formula="calibrate.sigma_rdp")
 def calibrate_command(a: Args) -> Result:
     """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
 
@@ -161,11 +184,15 @@ def calibrate_command(a: Args) -> Result:
     """
     from dpcalc.accounting import accountants, calibrate
 
-    if a.solve_for != "noise-multiplier" or a.sampling == "shuffle" or given_terms(a):
+    if a.event is not None:
+        from dpcalc.cli.events import calibrate_event
+
+        return calibrate_event(no_terms(a))
+    if (a.solve_for or "noise-multiplier") != "noise-multiplier" or a.sampling == "shuffle" or given_terms(a):
         from dpcalc.cli.training import calibrate_knob
 
         return calibrate_knob(a, _accountants)
-    a, run = prepare(a)
+    a, run = prepare(a)  # q and steps (the noise multiplier is the unknown here)
     names, acc = _accountants(a)
     points = _points(a, names, "eps", _SECONDS_CALIBRATE)
     rows: list[dict[str, Any]] = []

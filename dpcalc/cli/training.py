@@ -21,7 +21,6 @@ __all__ = [
     "CLIENT_TERMS",
     "EXAMPLE_TERMS",
     "SAMPLING",
-    "SOLVE_FOR",
     "TRAINING",
     "USER",
     "calibrate_knob",
@@ -55,11 +54,6 @@ TRAINING: tuple[Opt, ...] = (
     SAMPLING,
 )
 
-SOLVE_FOR = choice("solve_for", ("noise-multiplier", "steps", "epochs", "batch-size", "sampling-rate",
-                                 "clients-per-round", "rounds"), formula="-", default="noise-multiplier", help=(
-    "The knob to calibrate for the target (ε, δ), the rest of the run held fixed (steps, epochs, batch size, clients "
-    "per round, rounds: the largest integer that meets it; sampling rate: the largest q)"))
-
 USER = integer("max_examples_per_user", formula="-", default=None, help=(
     "User level: each user contributes at most k examples (group privacy; k = 1 is example level)"))
 
@@ -74,6 +68,15 @@ def _given(a: Args, names: tuple[str, ...]) -> list[str]:
 def given_terms(a: Args) -> bool:
     """Whether the command line describes the run in training terms (not --q --steps)."""
     return bool(_given(a, (*EXAMPLE_TERMS, *CLIENT_TERMS)))
+
+
+def no_terms(a: Args) -> Args:
+    """``a`` when it gives no training terms (an --event describes the mechanism itself), else one line."""
+    given = _given(a, (*EXAMPLE_TERMS, *CLIENT_TERMS))
+    if given or a.sampling != "poisson":
+        flags = " ".join(map(_flag, given)) or "--sampling"
+        raise DomainError(f"--event describes the mechanism itself: drop {flags} (or drop --event)")
+    return a
 
 
 def _flag(name: str) -> str:
@@ -232,7 +235,10 @@ def calibrate_knob(a: Args, accountants_of: Any) -> Result:
     from dpcalc.cli.command import Args as ArgsType
     from dpcalc.errors import DpcalcError, InfeasibleError
 
-    knob = a.solve_for
+    knob = a.solve_for or "noise-multiplier"
+    if knob not in knobs.KNOBS:
+        raise DomainError(f"--solve-for must be one of {', '.join(knobs.KNOBS)} (got {knob!r}; a field path "
+                          "needs --event)")
     t = terms(a, unknown="q" if knob == "sampling-rate" else knob)
     if knob == "sampling-rate" and t.get("dataset_size") is not None:
         raise DomainError("--solve-for sampling-rate takes --steps (or --rounds), not --dataset-size --batch-size: "

@@ -34,6 +34,19 @@ def test_result_says_bound_relation_and_sampling() -> None:
     assert p.eps == accountants.epsilon(1.0, 0.01, 1000, 1e-5, accountant="pld")
 
 
+@pytest.mark.parametrize(("sigma", "q", "steps"), [(1.0, 0.01, 1000), (0.7, 1.0, 20), (2.0, 0.2, 50)])
+def test_schedule_event_gives_todays_numbers(sigma: float, q: float, steps: int) -> None:
+    from dpcalc.accounting import accountants
+
+    e = accountants.schedule_event(sigma, q, steps)
+    for acc in ("rdp", "pld"):
+        assert account(e, delta=1e-6, accountant=acc).eps == accountants.epsilon(sigma, q, steps, 1e-6,
+                                                                                  accountant=acc)
+    if q == 1.0:
+        assert account(e, delta=1e-6, accountant="exact").eps == pytest.approx(
+            accountants.epsilon(sigma, q, steps, 1e-6, accountant="analytic"), rel=1e-9)
+
+
 def test_json_round_trip_gives_the_same_eps() -> None:
     e = ev.as_event(DPSGD)
     again = ev.from_dict(json.loads(json.dumps(ev.to_dict(e))))

@@ -149,7 +149,7 @@ def test_pure_dp_curve_dominates_laplace_and_is_capped() -> None:
 @pytest.mark.parametrize(("q", "z"), [(0.01, 1.0), (0.1, 2.0), (0.5, 0.8)])
 def test_zhu_wang_bound_is_above_the_exact_poisson_gaussian(q: float, z: float) -> None:
     bound = rdp_amplification.on_orders(ORDERS, lambda a: rdp_mechanisms.gaussian(a, z, 1.0),
-                                        lambda c: rdp_amplification.poisson(q, c))
+                                        lambda c, need: rdp_amplification.poisson(q, c, need))
     exact_curve = rdp.sampled_gaussian(q, z, ORDERS)
     assert np.all(bound >= exact_curve * (1 - 1e-12))
     assert np.all(bound <= rdp_mechanisms.gaussian(ORDERS, z, 1.0))
@@ -160,7 +160,7 @@ def test_wbk_bound_is_above_dp_accountings_gaussian_specific_bound(q: float, z: 
     from dp_accounting.rdp import rdp_privacy_accountant as peer
 
     ours = rdp_amplification.on_orders(ORDERS, lambda a: rdp_mechanisms.gaussian(a, z, 1.0),
-                                       lambda c: rdp_amplification.without_replacement(q, c, math.inf))
+                                       lambda c, need: rdp_amplification.without_replacement(q, c, math.inf, need))
     theirs = peer._compute_rdp_sample_wor_gaussian(q, z, ORDERS)
     integer = ORDERS == np.round(ORDERS)
     assert np.all(ours[integer] >= theirs[integer] * (1 - 1e-12))

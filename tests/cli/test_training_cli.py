@@ -80,7 +80,8 @@ def test_every_bad_combination_is_one_line_exit_2(command: str, argv: tuple[str,
     (("--solve-for", "sampling-rate", "-z", "1", "--dataset-size", "600", "--batch-size", "6", "--steps", "9"),
      "solve for --batch-size instead"),
     (("--solve-for", "rounds", "-z", "1", *FEDAVG), "--rounds is the unknown"),
-    (("--solve-for", "speed", "-z", "1", *MNIST), "--solve-for"),
+    (("--solve-for", "speed", "-z", "1", *MNIST), "--solve-for must be one of noise-multiplier, steps"),
+    (("--event", "x.json", *MNIST), "--event describes the mechanism itself"),
     (("--solve-for", "steps", "-z", "0.3", "--q", "0.5"), "even steps = 1 gives a larger eps"),
     (("--solve-for", "epochs", "-z", "1,2", "--dataset-size", "600", "--batch-size", "6"), "one value"),
 ])
@@ -110,8 +111,8 @@ def test_calibrate_solve_for_every_knob_is_safe_and_tight(knob: str) -> None:
     for r in doc["rows"]:
         assert r["achieved"] <= 3.0 < r["next_eps"], r  # safe, and one step past exceeds the target
         name = r["accountant"]
-        assert r["achieved"] == accountants.epsilon(r["noise_multiplier"], r["q"], r["steps"], 1e-5,
-                                                    accountant=name)
+        z_at = r["value"] if knob == "noise-multiplier" else r["noise_multiplier"]
+        assert r["achieved"] == accountants.epsilon(z_at, r["q"], r["steps"], 1e-5, accountant=name)
         if knob not in ("noise-multiplier", "sampling-rate"):
             assert r["next_value"] == r["value"] + 1 and float(r["value"]).is_integer()
     if knob == "epochs":

@@ -77,9 +77,9 @@ def components(event: Event, rel: Relation, count: int = 1) -> list[tuple[Any, i
     """The ``(loss, count)`` components of an event (no-ops and zero counts left out)."""
     if isinstance(event, m.NoOp) or count == 0:
         return []
-    if isinstance(event, c.SelfComposed) and gaussian_noise(event) is None:
+    if isinstance(event, c.SelfComposed):
         return components(event.event, rel, count * event.count)
-    if isinstance(event, c.Composed) and gaussian_noise(event) is None:
+    if isinstance(event, c.Composed):
         return [x for e in event.events for x in components(e, rel, count)]
     return [(_loss(event, rel), count)]
 

@@ -170,7 +170,7 @@ def _poisson(event: s.PoissonSampled, relation: Relation, alphas: v.FloatArray) 
     def inner(a: v.FloatArray) -> v.FloatArray:
         return rdp_curve(event.event, inner_rel, a).rdp
 
-    return Curve(amp.on_orders(alphas, inner, lambda cv: amp.poisson(q, cv)), False)
+    return Curve(amp.on_orders(alphas, inner, lambda cv, need: amp.poisson(q, cv, need)), False)
 
 
 def _without_replacement(event: s.SampledWithoutReplacement, relation: Relation, alphas: v.FloatArray) -> Curve:
@@ -186,7 +186,7 @@ def _without_replacement(event: s.SampledWithoutReplacement, relation: Relation,
 
     if gamma == 1.0:
         return Curve(inner(alphas), rdp_curve(event.event, inner_rel, alphas).exact)
-    return Curve(amp.on_orders(alphas, inner, lambda cv: amp.without_replacement(gamma, cv, e_inf)), False)
+    return Curve(amp.on_orders(alphas, inner, lambda cv, need: amp.without_replacement(gamma, cv, e_inf, need)), False)
 
 
 def eps_inf(event: Event, relation: Relation) -> float:

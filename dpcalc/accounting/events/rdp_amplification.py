@@ -30,7 +30,7 @@ import numpy as np
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
 
-__all__ = ["chord", "integer_orders", "poisson", "without_replacement"]
+__all__ = ["chord", "integer_orders", "on_orders", "poisson", "without_replacement"]
 
 
 def integer_orders(alphas: v.FloatArray) -> v.FloatArray:
@@ -40,53 +40,60 @@ def integer_orders(alphas: v.FloatArray) -> v.FloatArray:
 
 
 def _log_binom(alpha: int) -> v.FloatArray:
-    """log C(α, j), j = 0..α (lgamma; relative error ~1e-13 of the value, covered by the RDP conversion's margin)."""
+    """log C(α, j), j = 0..α (gammaln; relative error ~1e-13 of the value, covered by the RDP conversion's margin)."""
+    from scipy.special import gammaln
+
     j = np.arange(alpha + 1, dtype=np.float64)
-    return np.array([math.lgamma(alpha + 1.0) - math.lgamma(x + 1.0) - math.lgamma(alpha - x + 1.0) for x in j])
+    return np.asarray(gammaln(alpha + 1.0) - gammaln(j + 1.0) - gammaln(alpha - j + 1.0))
 
 
-def poisson(gamma: float, inner: v.FloatArray) -> v.FloatArray:
-    """Zhu & Wang 2019, Thm. 6 at α = 2..len(inner)+1 (``inner[i]`` = ε(i + 2) under add/remove), as RDP values."""
-    out = np.empty(inner.size)
-    lg, l1g = math.log(gamma), (math.log1p(-gamma) if gamma < 1.0 else -math.inf)
-    for i in range(inner.size):
-        a = i + 2
+def poisson(gamma: float, inner: v.FloatArray, needed: v.FloatArray | None = None) -> v.FloatArray:
+    """Zhu & Wang 2019, Thm. 6 at α = 2..len(inner)+1 (``inner[i]`` = ε(i + 2) under add/remove), as RDP values;
+    only at the orders ``needed`` (the others are +inf) when given."""
+    out = np.full(inner.size, np.inf)
+    lg = math.log(gamma)
+    l1g = math.log1p(-gamma) if gamma < 1.0 else -math.inf
+    for a in _orders(inner, needed):
         lb = _log_binom(a)
+        ell = np.arange(2, a + 1, dtype=np.float64)
         with np.errstate(invalid="ignore"):
-            head = (a - 1) * l1g + math.log1p((a - 1) * gamma) if gamma < 1.0 else -math.inf
-        second = lb[2] + 2 * lg + (a - 2) * l1g + inner[0] if a > 2 or gamma < 1.0 else lb[2] + 2 * lg + inner[0]
-        if a == 2 and gamma == 1.0:
-            second = inner[0]
-        terms = [head, second]
-        if a >= 3:
-            ell = np.arange(3, a + 1)
-            with np.errstate(invalid="ignore"):
-                tail = (a - ell) * l1g if gamma < 1.0 else np.where(ell == a, 0.0, -np.inf)
-            rest = math.log(3.0) + lb[3:] + ell * lg + tail + (ell - 1) * inner[ell - 2]
-            terms.append(float(np.logaddexp.reduce(rest)))
-        out[i] = float(np.logaddexp.reduce(np.array(terms))) / (a - 1)
+            tail = (a - ell) * l1g if gamma < 1.0 else np.where(ell == a, 0.0, -np.inf)
+        terms = lb[2:] + ell * lg + tail + (ell - 1) * inner[: a - 1]
+        terms[1:] += math.log(3.0)  # l >= 3
+        head = (a - 1) * l1g + math.log1p((a - 1) * gamma) if gamma < 1.0 else -math.inf
+        out[a - 2] = float(np.logaddexp(head, np.logaddexp.reduce(terms))) / (a - 1)
     return np.minimum(out, inner)
 
 
-def without_replacement(gamma: float, inner: v.FloatArray, eps_inf: float) -> v.FloatArray:
+def without_replacement(gamma: float, inner: v.FloatArray, eps_inf: float,
+                        needed: v.FloatArray | None = None) -> v.FloatArray:
     """Wang, Balle & Kasiviswanathan 2019, Thm. 9 at α = 2..len(inner)+1 (``inner[i]`` = ε(i + 2) under
-    replace-one, ``eps_inf`` the inner pure-DP ε or inf), as RDP values."""
-    out = np.empty(inner.size)
+    replace-one, ``eps_inf`` the inner pure-DP ε or inf), as RDP values; only at ``needed`` when given."""
+    out = np.full(inner.size, np.inf)
     lg = math.log(gamma)
-    log_e_inf = float(log_expm1(eps_inf)) if math.isfinite(eps_inf) and eps_inf > 0 else (
-        math.inf if not math.isfinite(eps_inf) else -math.inf)
+    if math.isinf(eps_inf):
+        log_e_inf = math.inf
+    else:
+        log_e_inf = float(log_expm1(eps_inf)) if eps_inf > 0 else -math.inf
     e2 = float(inner[0])
     c2 = min(math.log(4.0) + float(log_expm1(e2)) if e2 > 0 else -math.inf, e2 + min(math.log(2.0), 2 * log_e_inf))
-    for i in range(inner.size):
-        a = i + 2
+    for a in _orders(inner, needed):
         lb = _log_binom(a)
         total = 2 * lg + lb[2] + c2
         if a >= 3:
-            j = np.arange(3, a + 1)
-            rest = j * lg + lb[3:] + (j - 1) * inner[j - 2] + np.minimum(math.log(2.0), j * log_e_inf)
+            j = np.arange(3, a + 1, dtype=np.float64)
+            rest = j * lg + lb[3:] + (j - 1) * inner[1: a - 1] + np.minimum(math.log(2.0), j * log_e_inf)
             total = float(np.logaddexp(total, np.logaddexp.reduce(rest)))
-        out[i] = float(log1p_exp(total)) / (a - 1)
+        out[a - 2] = float(log1p_exp(total)) / (a - 1)
     return np.minimum(out, inner)
+
+
+def _orders(inner: v.FloatArray, needed: v.FloatArray | None) -> list[int]:
+    """The integer orders to evaluate: ``needed`` (within 2..len(inner)+1), else all."""
+    top = inner.size + 1
+    if needed is None:
+        return list(range(2, top + 1))
+    return sorted({int(a) for a in needed if 2 <= a <= top})
 
 
 def chord(alphas: v.FloatArray, ints: v.FloatArray, at_ints: v.FloatArray) -> v.FloatArray:
@@ -102,9 +109,10 @@ def chord(alphas: v.FloatArray, ints: v.FloatArray, at_ints: v.FloatArray) -> v.
 
 
 def on_orders(alphas: v.FloatArray, inner: Callable[[v.FloatArray], v.FloatArray],
-              bound: Callable[[v.FloatArray], v.FloatArray]) -> v.FloatArray:
-    """An integer-order ``bound`` (a function of the inner curve at 2..⌈max α⌉) on any orders, capped by the inner
-    curve there."""
+              bound: Callable[[v.FloatArray, v.FloatArray], v.FloatArray]) -> v.FloatArray:
+    """An integer-order ``bound`` (a function of the inner curve at 2..⌈max α⌉ and of the integer orders it is
+    needed at: ⌊α⌋ and ⌈α⌉ of each order) on any orders, capped by the inner curve there."""
     ints = integer_orders(alphas)
-    at_ints = bound(inner(ints))
+    needed = np.unique(np.concatenate([np.floor(alphas), np.ceil(alphas)]))
+    at_ints = bound(inner(ints), needed)
     return np.minimum(chord(alphas, ints, at_ints), inner(alphas))
