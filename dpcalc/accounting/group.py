@@ -2,8 +2,8 @@
 
 * :func:`group_delta` / :func:`eps_user_vadhan` — group privacy of (ε, δ)-DP (Vadhan 2017, Lemma 2.2, in its
   summed form): an (ε, δ)-DP mechanism is (kε, δ·Σ_{i<k} e^{iε}) = (kε, δ·(e^{kε} − 1)/(e^ε − 1))-DP for groups of
-  k. The user's δ is met by the largest example-level δ_e whose group δ is <= it (TF-Privacy 0.9's
-  ``compute_dp_sgd_privacy_lib`` does the same with the looser k·e^{(k−1)ε}·δ).
+  k. The user's δ is met by the largest example-level δ_e whose group δ is <= it (the lemma's other form,
+  k·e^{(k−1)ε}·δ, is looser).
 * :func:`user_mixture` — the mixture-of-Gaussians accountant (Ganesh et al. 2024): under Poisson sampling the
   number of a user's k examples in a batch is Binomial(k, q), so one step is N(0, σ²) against
   Σᵢ C(k, i) qⁱ (1 − q)^{k−i} N(i, σ²) — accounted by the event model's PLD (tight, not a group bound).
@@ -134,6 +134,8 @@ def user_mixture(schedule: Schedule, sigma: float, delta: float, k: int, **optio
     is one line (e.g. while the PLD cannot compose a mixture yet)."""
     from dpcalc.accounting import accountants, training
 
+    if not isinstance(schedule, training.Schedule):
+        raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
     if schedule.sampling != "poisson":
         return accountants.AccountantResult("pld", "upper", None, {}, "the mixture-of-Gaussians accountant is for "
                                             "Poisson sampling (Ganesh et al. 2024)")

@@ -1,9 +1,10 @@
 """Training terms → the schedule's sampling rate q and number of steps T.
 
 Example level (DP-SGD, Abadi et al. 2016): a dataset of N examples, batches of b, E epochs (or T steps) give
-q = b/N and T = ⌈E·N/b⌉ (the convention of TF-Privacy 0.9 ``compute_dp_sgd_privacy_lib``: one step per expected
-batch). Client level (DP-FedAvg, McMahan et al. 2018): N clients, m of them per round, R rounds give q = m/N and
-T = R; the unit of privacy is then the client (all of its data).
+q = b/N and T = ⌈E·N/b⌉ (the convention of TF-Privacy's
+``tensorflow_privacy/privacy/analysis/compute_dp_sgd_privacy_lib.py``, ``compute_dp_sgd_privacy``: one step per
+expected batch). Client level (DP-FedAvg, McMahan et al. 2018): N clients, m of them per round, R rounds give
+q = m/N and T = R; the unit of privacy is then the client (all of its data).
 
 ``sampling`` says how a batch is drawn: ``"poisson"`` (each record independently with probability q; the add/remove
 relation) or ``"shuffle"`` (a fixed-size batch of b drawn without replacement each step; the replace-one relation).
@@ -159,6 +160,9 @@ def event_result(name: str, ev: Any, delta: float, neighbours: str, options: dic
     from dpcalc.errors import DpcalcError
 
     d = float(v.scalar("delta", v.probability("delta", delta)))
+    if name not in SHUFFLE_ACCOUNTANTS or not isinstance(options, dict):
+        raise DomainError(f"name must be one of {', '.join(SHUFFLE_ACCOUNTANTS)} and options a dict (got {name!r}, "
+                          f"{type(options).__name__})")
     kwargs = {"orders": options.get("orders")} if name == "rdp" else {"rtol": options.get("rtol")}
     try:
         r = account.account(ev, delta=d, accountant=name, neighbours=neighbours, **kwargs)

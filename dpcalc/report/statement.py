@@ -58,7 +58,9 @@ def shown(x: float | None, *, down: bool = False) -> str:
     """ε rounded outward to DIGITS significant digits (up; ``down`` for a lower end): the number a reader quotes."""
     if x is None:
         return "—"
-    d = Decimal(repr(float(x)))
+    from dpcalc import _validate as v
+
+    d = Decimal(repr(float(v.scalar("x", v.nonnegative("x", x)))))
     if d == 0:
         return "0"
     q = Decimal(1).scaleb(d.adjusted() - DIGITS + 1)

@@ -15,7 +15,7 @@ N, B, E, Z, DELTA = 60_000, 256, 60, 1.1, 1e-5
 
 
 def test_mnist_terms_follow_tf_privacy() -> None:
-    # TF-Privacy 0.9 compute_dp_sgd_privacy_lib: q = b/N, steps = ceil(epochs·N/b)
+    # TF-Privacy compute_dp_sgd_privacy_lib.py (compute_dp_sgd_privacy): q = b/N, steps = ceil(epochs·N/b)
     s = training.from_examples(N, B, epochs=E)
     assert s.q == B / N and s.steps == math.ceil(E * N / B) == 14063
     assert s.unit == "example" and s.sampling == "poisson" and s.terms["epochs"] == 60.0
