@@ -16,7 +16,7 @@ At k = 1 both return the example-level ε unchanged. Both are upper bounds on th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from dpcalc.accounting.training import Schedule
 
 __all__ = ["GROUP_METHODS", "eps_user_rdp", "eps_user_vadhan", "group_delta", "group_size", "mixture_event",
-           "user_mixture"]
+           "user_level", "user_mixture"]
 
 #: the user-level bounds: method name -> (bound type, reference)
 GROUP_METHODS = {
@@ -141,3 +141,45 @@ def user_mixture(schedule: Schedule, sigma: float, delta: float, k: int, **optio
                                             "Poisson sampling (Ganesh et al. 2024)")
     return training.event_result("pld", mixture_event(schedule.q, sigma, schedule.steps, k), delta, "add_remove",
                                  options)
+
+
+def user_level(schedule: Schedule, sigma: float, delta: float, names: Sequence[str],
+               options: Mapping[str, Any] | None = None, k: int = 1) -> list[tuple[str, AccountantResult]]:
+    """Every user-level bound of ``schedule`` at σ and δ that the accountants ``names`` give, as ``(method,
+    result)`` pairs: group privacy (``"vadhan"``) on each upper-bound accountant, the mixture of Gaussians
+    (``"mixture"``, with ``pld``; Poisson sampling) and RDP group privacy (``"rdp-group"``, with ``rdp``; Poisson
+    sampling). A bound an accountant cannot give is a result with its one-line ``failure``."""
+    from dpcalc.accounting import accountants, training
+
+    if not isinstance(schedule, training.Schedule):
+        raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
+    k = group_size(k)
+    opts = dict(options or {})
+    out: list[tuple[str, AccountantResult]] = []
+    for n in names:
+        acc = accountants.get(n)
+        if acc.bound != "upper":
+            continue
+        first = training.evaluate(schedule, sigma, delta, n, **opts.get(n, {}))
+        if first.failure is not None:  # the accountant itself refuses (e.g. under shuffle): its reason
+            out.append(("vadhan", first))
+            continue
+
+        def eps_at(d: float, n: str = n) -> float:
+            res = training.evaluate(schedule, sigma, d, n, **opts.get(n, {}))
+            if res.eps is None:
+                raise DomainError(str(res.failure))
+            return res.eps
+
+        try:
+            eps, de, ee = eps_user_vadhan(eps_at, delta, k)
+            out.append(("vadhan", accountants.AccountantResult(n, "upper", eps, {"example_delta": de,
+                                                                                "example_eps": ee})))
+        except DpcalcError as exc:
+            out.append(("vadhan", accountants.AccountantResult(n, "upper", None, {}, str(exc))))
+    if "pld" in names and schedule.sampling == "poisson":  # tight where the PLD composes the mixture
+        out.append(("mixture", user_mixture(schedule, sigma, delta, k, **opts.get("pld", {}))))
+    if "rdp" in names and schedule.sampling == "poisson":
+        eps, extra = eps_user_rdp(schedule.q, sigma, schedule.steps, delta, k, orders=opts.get("rdp", {}).get("orders"))
+        out.append(("rdp-group", accountants.AccountantResult("rdp", "upper", eps, extra)))
+    return out

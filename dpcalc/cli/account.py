@@ -13,7 +13,18 @@ from typing import Any
 from dpcalc._progress import progress
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import Opt, axis, many, real, text, vector
-from dpcalc.cli.training import TRAINING, evaluate, given_terms, no_terms, prepare, run_meta, run_note, titled
+from dpcalc.cli.training import (
+    TRAINING,
+    USER,
+    evaluate,
+    given_terms,
+    no_terms,
+    prepare,
+    run_meta,
+    run_note,
+    titled,
+    user_rows,
+)
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
@@ -121,7 +132,7 @@ def _schedule(a: Args) -> None:
 
 
 @command("account", axis("sigma", short="-z", default=None), axis("q", default=None), axis("steps", default=None),
-         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, EVENT, NEIGHBOURS, *TRAINING, formula="accountant.eps_rdp")
+         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, EVENT, NEIGHBOURS, *TRAINING, USER, formula="accountant.eps_rdp")
 def account_command(a: Args) -> Result:
     """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
 
@@ -151,6 +162,7 @@ def account_command(a: Args) -> Result:
                              "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
                              "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
                 advance(1, n)
+    rows += user_rows(a, run, points, names, acc["options"])  # --max-examples-per-user: the user-level bounds
     if rows and all(r["failure"] for r in rows):
         raise DomainError(str(rows[0]["failure"]))
     columns = [*_setting(), column(_EPS, "eps"), _BOUND, Column("order", "Rényi order α*", r"$\alpha^*$")]
@@ -169,7 +181,7 @@ def account_command(a: Args) -> Result:
                   formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
                                            "pld_backend": acc["backend"],
                                            "orders": "default (dp-accounting grid)" if a.orders is None
-                                           else list(a.orders), **run_meta(run)}), run)
+                                           else list(a.orders), **run_meta(run)}), run, a.max_examples_per_user)
 
 
 @command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,

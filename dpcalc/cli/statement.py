@@ -27,9 +27,8 @@ def statement_command(a: Args) -> Document:
     Example: dpcalc statement --dataset-size 60000 --batch-size 256 --epochs 60 -z 1.1 --delta 1e-5
     """
     from dpcalc import _validate as v
-    from dpcalc.accounting import group
     from dpcalc.cli.account import _accountants
-    from dpcalc.cli.training import with_schedule
+    from dpcalc.cli.training import user_k, with_schedule
     from dpcalc.report.statement import render, statement
 
     a, run = with_schedule(a)
@@ -38,14 +37,7 @@ def statement_command(a: Args) -> Document:
             raise DomainError(f"{a.option(name)} takes one value in a statement (got {len(a[name])})")
     sigma = float(v.scalar("sigma", v.positive("sigma", a.sigma[0])))
     delta = float(v.scalar("delta", v.probability("delta", a.delta[0])))
-    k = None
-    if a.max_examples_per_user is not None:
-        if run.unit == "client":
-            raise DomainError("--max-examples-per-user is for example-level training; with --clients the unit of "
-                              "privacy is already the client (all of its data)")
-        if a.max_examples_per_user < 1:
-            raise DomainError(f"--max-examples-per-user must be an integer >= 1 (got {a.max_examples_per_user})")
-        k = group.group_size(a.max_examples_per_user)
+    k = user_k(a, run)
     names, acc = _accountants(a)
     content = statement(run, sigma, delta, names, acc["options"], k)
     return Document(content, lambda: render(content, a.style))

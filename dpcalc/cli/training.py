@@ -183,8 +183,15 @@ def evaluate(run: Schedule | None, name: str, sigma: float, q: float, steps: flo
     return training.evaluate(run, sigma, delta, name, **options)
 
 
-def titled(result: Result, run: Schedule | None) -> Result:
-    """``result`` with the sampling of a shuffle run in its title and note (else unchanged)."""
+_USER_NOTE = (" user, k: each user contributes at most k examples (add or remove all of them): vadhan = group "
+              "privacy of the accountant's (ε, δ) (Vadhan 2017, Lemma 2.2); rdp-group = group privacy of RDP (Mironov "
+              "2017, Prop. 2); mixture = the mixture-of-Gaussians PLD (Ganesh et al. 2024).")
+
+
+def titled(result: Result, run: Schedule | None, k: int | None = None) -> Result:
+    """``result`` with the sampling of a shuffle run in its title and note, and the user-level rows explained."""
+    if k is not None:
+        result = result.replace(note=result.note + _USER_NOTE)
     if run is None or run.sampling == "poisson":
         return result
     note = result.note.replace("Poisson sampling, add/remove neighbours (pld: both evaluated, the worse reported).",
@@ -214,6 +221,38 @@ def derived_note(s: Schedule) -> str:
 def meta(s: Schedule) -> dict[str, Any]:
     """The schedule for a result's JSON meta."""
     return {"training": {**s.terms, "q": s.q, "steps": s.steps, "sampling": s.sampling, "unit": s.unit}}
+
+
+def user_k(a: Args, run: Schedule | None) -> int | None:
+    """``--max-examples-per-user`` checked against the run (None when not given)."""
+    k = a.max_examples_per_user
+    if k is None:
+        return None
+    if run is not None and run.unit == "client":
+        raise DomainError("--max-examples-per-user is for example-level training; with --clients the unit of "
+                          "privacy is already the client (all of its data)")
+    if k < 1:
+        raise DomainError(f"--max-examples-per-user must be an integer >= 1 (got {k})")
+    return int(k)
+
+
+def user_rows(a: Args, run: Schedule | None, points: list[tuple[float, ...]], names: list[str],
+              options: dict[str, Any]) -> list[dict[str, Any]]:
+    """``account``'s user-level rows (:func:`dpcalc.accounting.group.user_level`), one per bound and grid point."""
+    from dpcalc.accounting import group
+    from dpcalc.accounting.training import Schedule
+
+    k = user_k(a, run)
+    if k is None:
+        return []
+    rows = []
+    for z, qq, t, d in points:
+        s = run if run is not None else Schedule(qq, int(t))
+        for method, res in group.user_level(s, z, d, names, options, k):
+            rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d,
+                         "accountant": f"{res.accountant}: user, k = {k} ({method})", "eps": res.eps,
+                         "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
+    return rows
 
 
 def run_note(s: Schedule | None) -> str:

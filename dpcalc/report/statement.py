@@ -76,43 +76,13 @@ def _row(level: str, sampling: str, accountant: str, method: str, res: Any) -> d
 
 def _user_rows(run: Schedule, sigma: float, delta: float, names: Sequence[str], options: Mapping[str, Any],
                k: int) -> list[dict[str, Any]]:
-    """User-level rows: group privacy (Vadhan) on every upper-bound accountant, and RDP group privacy."""
-    from dpcalc.accounting import accountants, group, training
-    from dpcalc.errors import DomainError, DpcalcError
+    """User-level rows (:func:`dpcalc.accounting.group.user_level`), each with its reference."""
+    from dpcalc.accounting import group
 
-    rows: list[dict[str, Any]] = []
-    for n in names:
-        acc = accountants.get(n)
-        if acc.bound != "upper":
-            continue
-
-        def eps_at(d: float, n: str = n) -> float:
-            res = training.evaluate(run, sigma, d, n, **options.get(n, {}))
-            if res.eps is None:
-                raise DomainError(str(res.failure))
-            return res.eps
-
-        row: dict[str, Any] = {"level": "user", "sampling": run.sampling, "accountant": n, "method": "vadhan",
-                               "bound": "upper", "eps_lower": None, "eps_upper": None,
-                               "reference": _GROUP_REFERENCES["vadhan"]}
-        first = training.evaluate(run, sigma, delta, n, **options.get(n, {}))
-        try:
-            if first.failure is not None:  # the accountant itself refuses (e.g. shuffle): its reason
-                raise DomainError(first.failure)
-            eps, de, ee = group.eps_user_vadhan(eps_at, delta, k)
-            row.update(eps=eps, example_delta=de, example_eps=ee)
-        except DpcalcError as exc:
-            row.update(eps=None, failure=str(exc))
-        rows.append(row)
-    if "pld" in names and run.sampling == "poisson":  # the mixture of Gaussians: tight where the PLD composes it
-        res = group.user_mixture(run, sigma, delta, k, **options.get("pld", {}))
-        rows.append(_row("user", run.sampling, "pld", "mixture", res)
-                    | {"reference": _GROUP_REFERENCES["mixture"]})
-    if "rdp" in names and run.sampling == "poisson":
-        eps, extra = group.eps_user_rdp(run.q, sigma, run.steps, delta, k, orders=options.get("rdp", {}).get("orders"))
-        rows.append({"level": "user", "sampling": run.sampling, "accountant": "rdp", "method": "rdp-group",
-                     "bound": "upper", "eps": eps, "eps_lower": None, "eps_upper": None, "order": extra["order"],
-                     "reference": _GROUP_REFERENCES["rdp-group"]})
+    rows = []
+    for method, res in group.user_level(run, sigma, delta, names, options, k):
+        reference = _GROUP_REFERENCES[method]
+        rows.append(_row("user", run.sampling, res.accountant, method, res) | {"reference": reference})
     return rows
 
 

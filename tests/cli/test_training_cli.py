@@ -132,3 +132,19 @@ def test_calibrate_under_shuffle_is_safe_and_tight() -> None:
                    "--dataset-size", "60000", "--batch-size", "256", "--sampling", "shuffle", "-a", "pld")
     r = doc["rows"][0]
     assert r["achieved"] <= 3.0 < r["next_eps"] and doc["meta"]["sampling"] == "shuffle"
+
+
+def test_account_user_level_rows_equal_example_level_at_k_1_and_exceed_it_above() -> None:
+    for k in ("1", "4"):
+        doc = run_json("account", *POINT, *MNIST, "-a", "rdp", "-a", "pld", "--max-examples-per-user", k)
+        example = {r["accountant"]: r["eps"] for r in doc["rows"] if ":" not in r["accountant"]}
+        user = [r for r in doc["rows"] if ": user, k = " in r["accountant"]]
+        assert {r["accountant"].split(" (")[1] for r in user} == {"vadhan)", "mixture)", "rdp-group)"}
+        for r in user:
+            if r["eps"] is None:  # the mixture row, while the PLD cannot compose the mixture: its one-line reason
+                assert r["failure"] and "\n" not in r["failure"]
+                continue
+            base = example[r["accountant"].split(":")[0]]
+            assert r["bound"] == "upper" and (r["eps"] == base if k == "1" else r["eps"] > base)
+    code, out, err = run("account", *POINT, *FEDAVG, "--max-examples-per-user", "2")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "already the client" in err
