@@ -200,7 +200,7 @@ def calibrate_command(a: Args) -> Result:
         from dpcalc.cli.events import calibrate_event
 
         return calibrate_event(no_terms(a))
-    if (a.solve_for or "noise-multiplier") != "noise-multiplier" or a.sampling == "shuffle" or given_terms(a):
+    if a.solve_for is not None or a.sampling == "shuffle" or given_terms(a):  # the knob table (achieved ε shown)
         from dpcalc.cli.training import calibrate_knob
 
         return calibrate_knob(a, _accountants)

@@ -148,3 +148,12 @@ def test_account_user_level_rows_equal_example_level_at_k_1_and_exceed_it_above(
             assert r["bound"] == "upper" and (r["eps"] == base if k == "1" else r["eps"] > base)
     code, out, err = run("account", *POINT, *FEDAVG, "--max-examples-per-user", "2")
     assert code == 2 and out == "" and err.count("\n") == 1 and "already the client" in err
+
+
+def test_solve_for_noise_multiplier_with_q_and_steps_shows_the_achieved_eps() -> None:
+    doc = run_json("calibrate", "--eps", "2", "--delta", "1e-5", "--q", "0.01", "--steps", "1000",
+                   "--solve-for", "noise-multiplier", "-a", "rdp")
+    (row,) = doc["rows"]
+    assert row["value"] == pytest.approx(1.02229, rel=1e-5) and row["achieved"] <= 2.0 < row["next_eps"]
+    legacy = run_json("calibrate", "--eps", "2", "--delta", "1e-5", "--q", "0.01", "--steps", "1000", "-a", "rdp")
+    assert legacy["rows"][0]["noise_multiplier"] == row["value"]
