@@ -199,3 +199,19 @@ def test_calibrate_fixed_batch_size_and_refusals() -> None:
         calibrate(e, "event.event", eps=1.0, delta=1e-5)
     with pytest.raises(InfeasibleError):
         calibrate(DPSGD, "count", eps=1e-3, delta=1e-5)
+
+
+def test_dp_accountings_pld_drops_the_count_of_randomized_response() -> None:
+    """Found while comparing: dp-accounting 0.6's PLD accountant composes a RandomizedResponseDpEvent once whatever
+    its count (pld/pld_privacy_accountant.py composes ``rr_pld`` without ``self_compose(count)``), so 100 releases
+    come out at the one-release ε; the exact value (finite sum) is 39 times larger."""
+    dpa = pytest.importorskip("dp_accounting")
+    pld_acc = pytest.importorskip("dp_accounting.pld.pld_privacy_accountant")
+    rel = dpa.privacy_accountant.NeighboringRelation.REPLACE_ONE
+    peer = pld_acc.PLDAccountant(rel, value_discretization_interval=1e-3)
+    peer.compose(dpa.RandomizedResponseDpEvent(0.9, 4), 100)
+    one = exact.epsilon(ev.RandomizedResponse(0.9, 4), "replace_one", 1e-5)[0]
+    hundred = account(ev.SelfComposed(ev.RandomizedResponse(0.9, 4), 100), delta=1e-5, neighbours="replace_one",
+                      accountant="exact").eps
+    assert peer.get_epsilon(1e-5) == pytest.approx(one, rel=1e-3)
+    assert hundred == pytest.approx(14.392619929802816, rel=1e-9) and hundred > 39 * peer.get_epsilon(1e-5)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -312,12 +313,17 @@ def test_delta_at_huge_sigma_is_bounded_by_the_dominating_gaussian() -> None:
 
 def test_refinement_stops_when_the_bracket_no_longer_narrows() -> None:
     """rtol = 1e-6 at σ = 0.8, q = 0.01, T = 1 refined for 29 s into the memory cap (library fuzz): below a width of
-    ~3e-6 the round-off and truncation terms, which grow with the lattice, hold the width. Now the narrowest valid
-    bracket comes back at once, marked not converged."""
+    ~3e-6 the FFT's round-off and truncation terms held the width. One and two steps are now summed directly (no
+    FFT, no floor): that bracket converges around the exact value. Where finer lattices stop narrowing an FFT
+    bracket (T = 5, q = 3e-4, δ = 3.5e-25) the refinement stops and one DomainError line says so."""
+    from tests.support.pld_reference import eps_subsampled_gaussian
+
     br = pld.epsilon_subsampled_gaussian(0.8, 0.01, 1, 1e-5, rtol=1e-6)
-    assert br.details["converged"] == 0.0 and br.width < 5e-6
-    coarse = pld.epsilon_subsampled_gaussian(0.8, 0.01, 1, 1e-5)
-    assert br.eps_lower <= coarse.eps_upper and coarse.eps_lower <= br.eps_upper
+    with mpmath.workdps(30):
+        exact = float(eps_subsampled_gaussian(0.8, 0.01, 1e-5))
+    assert br.eps_lower <= exact <= br.eps_upper and br.width <= 1e-6 * br.eps_upper + pld.ATOL
+    with pytest.raises(DomainError, match=r"^pld: the bracket .* stays wider than rtol"):
+        pld.epsilon_subsampled_gaussian(1.5, 3e-4, 5, 3.5e-25)
 
 
 @pytest.mark.parametrize(("call", "message"), [

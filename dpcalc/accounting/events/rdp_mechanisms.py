@@ -35,7 +35,7 @@ def gaussian(alphas: v.FloatArray, noise_multiplier: float, shift: float) -> v.F
     return alphas * shift * shift / (2.0 * noise_multiplier * noise_multiplier)
 
 
-def laplace(alphas: v.FloatArray, eps0: float) -> v.FloatArray:
+def laplace(alphas: v.FloatArray, eps0: float | v.FloatArray) -> v.FloatArray:
     """Laplace with ε₀ = Δ'/s (Mironov 2017, Prop. 6), in the form without cancellation at α → 1."""
     a = alphas
     with np.errstate(over="ignore"):

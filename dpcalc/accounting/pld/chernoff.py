@@ -37,8 +37,6 @@ def theta_top(steps: Sequence[Step], direction: Direction) -> float:
     rounded up to a power of 2 (few distinct grids, cached). Remove direction only: the add direction's loss is
     bounded above by −log(1 − q), its Chernoff bound improves with θ without end, and a huge tilt there left the
     window too narrow (an infinite ε_upper at σ = 1.03, q = 1.4e-3, T = 1)."""
-    if direction == "add":
-        return 512.0
     var = loss_variance(steps)
     if not var > 0.0:
         return 512.0

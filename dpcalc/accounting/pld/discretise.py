@@ -64,7 +64,7 @@ _CHUNK_POINTS = 1 << 15  # steps are discretised together in chunks of about thi
 
 
 def discretise_many(steps: list[Step], direction: Direction, h: float, tail: float,
-                    lam: float = 0.0, lower: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
+                    lam: float = 0.0, lower: bool = True, sparse: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
     """Upper (dominating) and lower (dominated) lattice PLDs of each step; ``tail`` = neglected P-mass per side;
     ``lam`` the tilt the composition will use (it only decides where atoms may be sparse).
 
@@ -76,7 +76,8 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     P-mass tilted by e^{λL} beyond the point (on the far side from the bulk) is M < :data:`_DOT_MASS`, with
     s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for any set of dots (Doroshenko et al. 2022),
     so the choice affects only the width of the bracket: a tail interval of width H and tilted mass M adds ≈ M·H² to
-    the error, i.e. ≈ _DOT_MASS·h² per decade of M."""
+    the error, i.e. ≈ _DOT_MASS·h² per decade of M. ``sparse=False`` keeps every lattice point (the direct sum of one
+    or two steps, whose δ at tiny values lives in the far tail, where sparse dots held the bracket at ≈ 64·h)."""
     sig = np.array([st.sigma for st in steps])
     qq = np.array([st.q for st in steps])
     zt = tail_z(max(tail, 1e-300))
@@ -89,13 +90,13 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     for r in range(len(steps)):  # chunks of consecutive steps (big lattices alone: cache-friendly arrays)
         acc += int(nat[r])
         if acc >= _CHUNK_POINTS or r == len(steps) - 1:
-            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam, lower))
+            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam, lower, sparse))
             start, acc = r + 1, 0
     return out
 
 
 def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
-                      lam: float, lower: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
+                      lam: float, lower: bool = True, sparse: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
     """:func:`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
     only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size
@@ -115,7 +116,7 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     if direction == "add":  # loss decreasing in x: order by loss
         lx5, left, right = lx5[:, ::-1], right[:, ::-1], left[:, ::-1]
     far = np.minimum(left, right)
-    sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX))
+    sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX) if sparse else 1.0)
     lx_m = np.maximum.accumulate(lx5, axis=1)
     # flat lattice of all steps; np.interp per segment via a per-segment shift of both abscissae
     ls = _seg_starts(nat)

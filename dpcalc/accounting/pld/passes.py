@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcalc._repr import short_repr
+from dpcalc.accounting.pld import direct
 from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgf
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
@@ -17,7 +18,7 @@ from dpcalc.accounting.pld.discretise import discretise_many
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["Pass", "eps_pass", "run"]
+__all__ = ["Pass", "direct_eps", "eps_pass", "run", "unit_parts"]
 
 _LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
 
@@ -118,9 +119,36 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
 
 
 
+def unit_parts(parts: list[tuple[LatticePmf, int]]) -> list[LatticePmf]:
+    """Each discretised step repeated ``count`` times."""
+    return [d for d, c in parts for _ in range(c)]
+
+
+def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
+               delta: float) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, atoms) of a composition of one or two discretised steps, summed directly
+    (:mod:`dpcalc.accounting.pld.direct`); ε_lower = 0 without lower pairs."""
+    def one(parts: list[LatticePmf], upper: bool) -> float:
+        a, b = (parts[0], parts[1]) if len(parts) == 2 else (direct.identity(), parts[0])
+        return direct.eps_of(direct.delta_of_pair(a, b, h, upper), delta, direct.composed_top(parts, h), upper)
+
+    e_up = one(ups, True)
+    e_lo = one(los, False) if los is not None else 0.0
+    return e_lo, e_up, max(d.p.size for d in ups)
+
+
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
              lower: bool) -> tuple[float, float, int]:
-    """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False."""
+    """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
+    composition of at most :data:`~dpcalc.accounting.pld.direct.MAX_DIRECT_STEPS` steps is summed directly."""
+    total = sum(st.count for st in steps)
+    if total <= direct.MAX_DIRECT_STEPS:
+        tail = TAU * delta / (4.0 * total)
+        theta, _ = saddle(steps, direction, delta, tail)
+        pairs = discretise_many(steps, direction, h, tail, theta, lower, sparse=False)
+        ups = unit_parts([(u, st.count) for st, (u, _) in zip(steps, pairs, strict=True)])
+        los = unit_parts([(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)]) if lower else None
+        return direct_eps(ups, los, h, delta)
     g = guess
     for _ in range(4):
         ps = run(steps, direction, h, delta, g, None, lower)

@@ -1,0 +1,157 @@
+"""Benchmark: every event under every accountant, side by side with dp-accounting (RDP and PLD) in one run.
+
+Run on demand: ``python bench/bench_events.py [--quick]`` (``--quick`` skips dp-accounting's PLD at the fine
+discretisation). Prints two Markdown tables:
+
+1. every event class × dpcalc's accountants (rdp, pld, exact): supported or the refusal, bound type, ε and time;
+   dp-accounting 0.6's RDP and PLD (value_discretization_interval 1e-3) on the same event where they take it;
+2. the issue's cases: a 1,000-step fixed-size-batch DP-SGD (n = 60,000, b = 256, z = 1.1, replace-one), a
+   1,000-step Laplace composition, today's Poisson-Gaussian case (q = 256/60000, z = 1.1), and the heterogeneous
+   100-round CUAG schedule; times are the best of a few runs after a warm-up, with the load average.
+
+dp-accounting is a bench/test-only dependency; when it is missing its columns say so.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import warnings
+from typing import Any
+
+from _timing import best_of
+
+from dpcalc.accounting import events as ev
+from dpcalc.accounting.events.account import account
+from dpcalc.errors import DomainError
+
+DELTA = 1e-5
+
+G = ev.Gaussian
+CASES: list[tuple[str, ev.Event, str]] = [
+    ("Gaussian ×10 (z=3)", ev.SelfComposed(G(3.0), 10), "replace_one"),
+    ("Laplace ×1000 (b=10)", ev.SelfComposed(ev.Laplace(10.0), 1000), "add_remove"),
+    ("DiscreteLaplace ×100 (a=0.5, Δ=2)", ev.SelfComposed(ev.DiscreteLaplace(0.5, 2), 100), "add_remove"),
+    ("DiscreteGaussian ×100 (σ=5)", ev.SelfComposed(ev.DiscreteGaussian(5.0, 1), 100), "add_remove"),
+    ("RandomizedResponse ×100 (p=0.9, k=4)", ev.SelfComposed(ev.RandomizedResponse(0.9, 4), 100), "replace_one"),
+    ("MixtureOfGaussians ×100", ev.SelfComposed(ev.MixtureOfGaussians(1.0, (0.0, 1.0), (0.99, 0.01)), 100),
+     "add_remove"),
+    ("ZCDp ×100 (ρ=0.01)", ev.SelfComposed(ev.ZCDp(0.01), 100), "add_remove"),
+    ("EpsilonDelta ×100 (ε=0.1)", ev.SelfComposed(ev.EpsilonDelta(0.1), 100), "add_remove"),
+    ("Poisson Gaussian ×1000", ev.SelfComposed(ev.PoissonSampled(256 / 60000, G(1.1)), 1000), "add_remove"),
+    ("Poisson Laplace ×1000", ev.SelfComposed(ev.PoissonSampled(0.01, ev.Laplace(2.0)), 1000), "add_remove"),
+    ("Fixed batch Gaussian ×1000", ev.SelfComposed(ev.SampledWithoutReplacement(60000, 256, G(1.1)), 1000),
+     "replace_one"),
+    ("With replacement Gaussian ×1000", ev.SelfComposed(ev.SampledWithReplacement(60000, 256, G(1.1)), 1000),
+     "replace_one"),
+    ("Tree aggregation (z=5, 1000 steps)", ev.SingleEpochTreeAggregation(5.0, 1000), "replace_special"),
+    ("RepeatAndSelect(Gaussian ×5, mean 10, geometric)",
+     ev.RepeatAndSelect(ev.SelfComposed(G(10.0), 5), 10.0, 1.0), "add_remove"),
+    ("Truncated subsampled Gaussian", ev.TruncatedSubsampledGaussian(60000, 0.01, 700, 1.1), "add_remove"),
+    ("Composed (Gaussian, Laplace)", ev.Composed((G(2.0), ev.Laplace(5.0))), "add_remove"),
+    ("NoOp", ev.NoOp(), "add_remove"),
+    ("NonPrivate", ev.NonPrivate(), "add_remove"),
+    ("Unsupported", ev.Unsupported(), "add_remove"),
+]
+
+
+def _ours(e: ev.Event, rel: str, acc: str) -> str:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = account(e, delta=DELTA, accountant=acc, neighbours=rel)
+            t = best_of(lambda: account(e, delta=DELTA, accountant=acc, neighbours=rel), 3)
+    except DomainError as exc:
+        return "— (" + str(exc).split(":")[1].split(";")[0].strip()[:60] + ")"
+    bracket = f" [{r.eps_lower:.5g}, {r.eps_upper:.5g}]" if r.eps_lower is not None else ""
+    return f"{r.bound} {r.eps:.5g}{bracket}, {t * 1e3:.3g} ms"
+
+
+def _peer(e: ev.Event, rel: str, kind: str, vdi: float = 1e-3) -> str:
+    try:
+        import dp_accounting
+        from dp_accounting import dp_event
+        from dp_accounting.pld import pld_privacy_accountant
+        from dp_accounting.rdp import rdp_privacy_accountant
+    except ImportError:
+        return "dp-accounting not installed"
+    nr = dp_accounting.privacy_accountant.NeighboringRelation
+    relation = {"add_remove": nr.ADD_OR_REMOVE_ONE, "replace_one": nr.REPLACE_ONE,
+                "replace_special": nr.REPLACE_SPECIAL}[rel]
+    try:
+        peer = dp_event.DpEvent.from_named_tuple(_named(ev.to_dict(e)))
+    except Exception:
+        return "— (no such event)"
+
+    def run() -> float:
+        acc: Any = (rdp_privacy_accountant.RdpAccountant(neighboring_relation=relation) if kind == "rdp" else
+                    pld_privacy_accountant.PLDAccountant(relation, value_discretization_interval=vdi))
+        if not acc.supports(peer):
+            raise NotImplementedError
+        acc.compose(peer)
+        return float(acc.get_epsilon(DELTA))
+
+    try:
+        eps = run()
+        t = best_of(run, 1 if kind == "pld" else 3)
+    except NotImplementedError:
+        return "— (not supported)"
+    except Exception as exc:
+        return f"— ({type(exc).__name__})"
+    return f"{eps:.5g}, {t * 1e3:.3g} ms"
+
+
+def _named(d: Any) -> Any:
+    """A dpcalc event dictionary as the named tuples dp-accounting's from_named_tuple reads."""
+    from collections import namedtuple
+
+    if isinstance(d, dict):
+        fields = {"module_name": "dp_accounting.dp_event", **{k: _named(v) for k, v in d.items()}}
+        if fields.get("shape") == "inf":
+            fields["shape"] = math.inf
+        return namedtuple("T", list(fields))(**fields)
+    if isinstance(d, list):
+        return [_named(x) for x in d]
+    return d
+
+
+def table() -> None:
+    print("| event | neighbours | dpcalc rdp | dpcalc pld | dpcalc exact | dp-accounting rdp | dp-accounting pld |")
+    print("|---|---|---|---|---|---|---|")
+    for name, e, rel in CASES:
+        cells = [_ours(e, rel, a) for a in ("rdp", "pld", "exact")] + [_peer(e, rel, "rdp"), _peer(e, rel, "pld")]
+        print(f"| {name} | {rel} | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
+def speed(quick: bool) -> None:
+    from dpcalc.accounting import pld
+
+    print()
+    print("| case | dpcalc rdp | dpcalc pld | dp-accounting rdp | dp-accounting pld (vdi 1e-4) |")
+    print("|---|---|---|---|---|")
+    for name, e, rel in [CASES[8], CASES[10], CASES[1]]:
+        peer_pld = "skipped (--quick)" if quick else _peer(e, rel, "pld", 1e-4)
+        print(f"| {name} | {_ours(e, rel, 'rdp')} | {_ours(e, rel, 'pld')} | {_peer(e, rel, 'rdp')} | {peer_pld} |")
+    sched = _cuag()
+    t = best_of(lambda: pld.epsilon([pld.Step(*s) for s in sched], DELTA), 3)
+    print(f"| CUAG 100-round heterogeneous schedule (pld) | | {t * 1e3:.3g} ms | | |")
+    print(f"\nload average {os.getloadavg()[0]:.2f} at {time.strftime('%H:%M:%S')}")
+
+
+def _cuag() -> list[tuple[float, float, int]]:
+    from dpcalc import cuag
+    from dpcalc.errors import EstimateWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimateWarning)
+        sig = cuag.sigma_schedule(0.25, 0.1, 50, 500, 100, 25)
+        rho = float(cuag.sampling_rate(0.1, 50, 500))
+    return [(float(s), rho, 25) for s in sig]
+
+
+if __name__ == "__main__":
+    table()
+    speed("--quick" in sys.argv)
