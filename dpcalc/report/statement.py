@@ -37,6 +37,7 @@ ACCOUNTANT_REFERENCES = {
 _GROUP_REFERENCES = {"vadhan": "group privacy: Vadhan 2017, Lemma 2.2",
                      "rdp-group": "group privacy of RDP: Mironov 2017, Prop. 2",
                      "mixture": "mixture-of-Gaussians PLD for user-level DP-SGD: Ganesh et al. 2024"}
+_WITHOUT_REPLACEMENT = "sampling without replacement (RDP): Wang, Balle & Kasiviswanathan 2019, Thm 9"
 _MECHANISM = {"example": ("DP-SGD", "Abadi et al. 2016"), "client": ("DP-FedAvg", "McMahan et al. 2018")}
 _SAMPLING_TEXT = {
     "poisson": "Poisson sampling: each {record} joins each {batch} independently with probability q",
@@ -126,7 +127,9 @@ def statement(run: Schedule, sigma: float, delta: float, names: Sequence[str], o
         "headline": None if best is None else {"eps": best["eps"], "accountant": best["accountant"],
                                                  "method": best["method"]},
         "guarantees": rows,
-        "references": [f"{mechanism}: {mech_ref}", *dict.fromkeys(r["reference"] for r in rows if r["reference"])],
+        "references": [f"{mechanism}: {mech_ref}", *dict.fromkeys(r["reference"] for r in rows if r["reference"]),
+                       *([_WITHOUT_REPLACEMENT] if any(r["sampling"] == "shuffle" and r["eps"] is not None
+                                                       for r in rows) else [])],
         "not_covered": list(NOT_COVERED),
     }
 
