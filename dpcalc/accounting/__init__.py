@@ -9,6 +9,9 @@
 * :mod:`dpcalc.accounting.pld` — the PLD accountant with a certified bracket (a package, one concept per module).
 * :mod:`dpcalc.accounting.accountants` — ε of a DP-SGD schedule under every accountant.
 * :mod:`dpcalc.accounting.calibrate` — σ (one monotone knob) for a target ε under every accountant.
+* :mod:`dpcalc.accounting.training` — training terms (dataset, batch, epochs; clients, rounds) → q and T.
+* :mod:`dpcalc.accounting.knobs` — any one knob of a training run for a target (ε, δ).
+* :mod:`dpcalc.accounting.group` — user-level ε when a user contributes up to k examples (group privacy).
 
 Every module imports SciPy lazily, inside the functions that need it; the modules are attributes of this package,
 imported on first access (``dpcalc.accounting.pld.epsilon(...)`` after ``import dpcalc``).
@@ -20,9 +23,11 @@ import importlib
 from typing import Any
 
 #: the modules reachable as attributes of ``dpcalc.accounting`` (imported on first access, PEP 562)
-MODULES = ("accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp")
+MODULES = ("accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "group", "knobs", "pld", "rdp",
+           "training", "zcdp")
 
-__all__ = ["accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "pld", "rdp", "zcdp"]
+__all__ = ["accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "group", "knobs", "pld", "rdp",
+           "training", "zcdp"]
 
 
 def __getattr__(name: str) -> Any:

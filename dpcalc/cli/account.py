@@ -13,6 +13,18 @@ from typing import Any
 from dpcalc._progress import progress
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import Opt, axis, many, real, text, vector
+from dpcalc.cli.training import (
+    TRAINING,
+    USER,
+    evaluate,
+    given_terms,
+    no_terms,
+    prepare,
+    run_meta,
+    run_note,
+    titled,
+    user_rows,
+)
 from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
@@ -43,7 +55,9 @@ NEIGHBOURS = Opt("neighbours", "text", formula="-", default="add-remove", help=(
     "Neighbouring relation for --event: add-remove, replace-one (a record's contribution leaves and another's "
     "arrives: outputs move by twice the sensitivity) or replace-special"))
 SOLVE_FOR = Opt("solve_for", "text", formula="-", default=None, help=(
-    "With --event: the field to calibrate, by its path (event.event.noise_multiplier, count, "
+    "The knob to calibrate for the target (ε, δ), the rest of the run fixed: noise-multiplier (default), steps, "
+    "epochs, batch-size, sampling-rate, clients-per-round or rounds (integers: the largest that meets it; the "
+    "rate: the largest q). With --event: the field, by its path (event.event.noise_multiplier, count, "
     "event.sampling_probability, event.sample_size)"))
 _RDP = "rdp.subsampled_gaussian"  # declares q and the noise multiplier (its input sigma)
 _EPS = "rdp.eps_improved"  # declares eps and delta
@@ -118,7 +132,7 @@ def _schedule(a: Args) -> None:
 
 
 @command("account", axis("sigma", short="-z", default=None), axis("q", default=None), axis("steps", default=None),
-         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, EVENT, NEIGHBOURS, formula="accountant.eps_rdp")
+         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, EVENT, NEIGHBOURS, *TRAINING, USER, formula="accountant.eps_rdp")
 def account_command(a: Args) -> Result:
     """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
 
@@ -130,7 +144,8 @@ def account_command(a: Args) -> Result:
     if a.event is not None:
         from dpcalc.cli.events import account_event
 
-        return account_event(a)
+        return account_event(no_terms(a))
+    a, run = prepare(a)
     _schedule(a)
     names, acc = _accountants(a)
     v.positive("sigma", a.sigma)  # every value before the (possibly slow) accountants run
@@ -142,11 +157,12 @@ def account_command(a: Args) -> Result:
     with progress(len(points) * len(names), "account") as advance:
         for z, qq, t, d in points:
             for n in names:
-                res = accountants.evaluate(n, z, qq, t, d, **acc["options"][n])
+                res = evaluate(run, n, z, qq, t, d, **acc["options"][n])
                 rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
                              "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
                              "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
                 advance(1, n)
+    rows += user_rows(a, run, points, names, acc["options"])  # --max-examples-per-user: the user-level bounds
     if rows and all(r["failure"] for r in rows):
         raise DomainError(str(rows[0]["failure"]))
     columns = [*_setting(), column(_EPS, "eps"), _BOUND, Column("order", "Rényi order α*", r"$\alpha^*$")]
@@ -158,20 +174,21 @@ def account_command(a: Args) -> Result:
     kept = {c.key for c in columns}
     rows = [{k: x for k, x in r.items() if k in kept} for r in rows]
     skipped = [n for n in accountants.names() if n not in names]
-    return Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
+    return titled(Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
                   note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants)."
                   + ("" if acc["backend"] == "dpcalc" else " pld by dp-accounting (--backend): one pessimistic "
-                     "value at value_discretization_interval 1e-4, no bracket."),
+                     "value at value_discretization_interval 1e-4, no bracket.") + run_note(run),
                   formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
                                            "pld_backend": acc["backend"],
                                            "orders": "default (dp-accounting grid)" if a.orders is None
-                                           else list(a.orders)})
+                                           else list(a.orders), **run_meta(run)}), run, a.max_examples_per_user)
 
 
 @command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,
          ORDERS, real("rtol", default_from="dpcalc.accounting.calibrate:sigma_for_eps",
                       help="Relative tolerance on the noise multiplier (default 1e-9; pld 1e-3)"), BACKEND,
-         EVENT, NEIGHBOURS, SOLVE_FOR, formula="calibrate.sigma_rdp")
+         EVENT, NEIGHBOURS, SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"),
+         *TRAINING, formula="calibrate.sigma_rdp")
 def calibrate_command(a: Args) -> Result:
     """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
 
@@ -182,8 +199,12 @@ def calibrate_command(a: Args) -> Result:
     if a.event is not None:
         from dpcalc.cli.events import calibrate_event
 
-        return calibrate_event(a)
-    _schedule(a)
+        return calibrate_event(no_terms(a))
+    if a.solve_for is not None or a.sampling == "shuffle" or given_terms(a):  # the knob table (achieved ε shown)
+        from dpcalc.cli.training import calibrate_knob
+
+        return calibrate_knob(a, _accountants)
+    a, run = prepare(a)  # q and steps (the noise multiplier is the unknown here)
     names, acc = _accountants(a)
     points = _points(a, names, "eps", _SECONDS_CALIBRATE)
     rows: list[dict[str, Any]] = []
@@ -199,8 +220,9 @@ def calibrate_command(a: Args) -> Result:
     tol = f"{a.rtol:g}" if a.rtol is not None else "1e-9 (pld: 1e-3, on its certified upper bound)"
     note = (f"Safe side: each z gives ε <= target under its accountant; relative tolerance on z {tol}. "
             "An 'estimate' accountant's z is not a guarantee.")
-    return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note,
-                  formula=_FORMULAS, meta={"accountants": names, "rtol": tol, "pld_backend": acc["backend"]})
+    return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note + run_note(run),
+                  formula=_FORMULAS, meta={"accountants": names, "rtol": tol, "pld_backend": acc["backend"],
+                                           **run_meta(run)})
 
 
 ENTRIES = (account_command, calibrate_command)

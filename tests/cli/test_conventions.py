@@ -37,6 +37,7 @@ SUBSTITUTES = {
 # Commands whose output is not a table of catalog quantities (their meta.formula may be empty).
 NO_FORMULA = {"gauss custom"}  # the log-det engine evaluates the definitions for any covariance
 NOT_A_TABLE = {"formulas show",  # prints one catalog entry (JSON document or text)
+               "statement",  # the privacy statement (a document: text, JSON, Markdown or LaTeX)
                "plot preset", "plot sweep"}  # write a figure (--format png|svg|pdf, --output, --force; no --json)
 
 

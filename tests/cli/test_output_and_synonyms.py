@@ -51,7 +51,7 @@ def test_a_box_table_never_lands_in_a_csv(tmp_path: Path) -> None:
     (["account", "--sampling-rate", "0.01"], "--q"),
     (["account", "--rate", "0.01"], "--q"),
     (["account", "--T", "100"], "--steps"),  # the catalog symbol of steps
-    (["account", "--d", "1e-5"], "--delta"),  # no --d here: the option it starts
+    (["account", "--d", "1e-5"], "--delta or --dataset-size"),  # no --d here: the options it starts
     (["gdp", "clt", "--sigma", "1"], "--noise-multiplier/-z"),
     (["midp", "leakage", "--noise", "0.3"], "--sigma"),  # here σ is a noise std
     (["sigma", "--N", "10"], "--n"),

@@ -1,0 +1,245 @@
+"""The privacy statement of a training run: what a paper or a model card can paste.
+
+:func:`statement` computes its content (a JSON-ready dict): ε at the user's δ under each accountant with its bound
+type (the PLD's certified bracket), under Poisson sampling and under shuffled fixed-size batches (sampling without
+replacement), at example (or client) level and, with k examples per user, at user level (group privacy); the unit
+of privacy, the neighbouring relation, the references and what the statement does not cover. :func:`render` writes
+the same content as text, Markdown or LaTeX. The numbers are those of ``dpcalc account`` for the same inputs (one
+evaluation path: :func:`dpcalc.accounting.training.evaluate`).
+
+A guaranteed ε is shown rounded up (its bracket's lower end rounded down) to :data:`DIGITS` significant digits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Any
+
+from dpcalc.accounting.training import Schedule
+
+__all__ = ["ACCOUNTANT_REFERENCES", "DIGITS", "NOT_COVERED", "STYLES", "render", "shown", "statement"]
+
+DIGITS = 4
+STYLES = ("text", "json", "markdown", "latex")
+
+#: the accountants' references (author, year, result)
+ACCOUNTANT_REFERENCES = {
+    "rdp": "RDP of the sampled Gaussian: Mironov, Talwar & Zhang 2019; conversion: Balle et al. 2020, Thm 21",
+    "rdp-lemma1": "RDP: Mironov 2017, Prop. 3 (classic conversion)",
+    "zcdp": "zCDP: Bun & Steinke 2016; conversion: Canonne, Kamath & Steinke 2020",
+    "analytic": "analytic Gaussian mechanism: Balle & Wang 2018",
+    "gdp-clt": "Gaussian DP central limit theorem: Bu et al. 2020; Dong, Roth & Su 2022",
+    "pld": "privacy loss distribution: Koskela et al. 2020; Doroshenko et al. 2022",
+}
+_GROUP_REFERENCES = {"vadhan": "group privacy: Vadhan 2017, Lemma 2.2",
+                     "rdp-group": "group privacy of RDP: Mironov 2017, Prop. 2",
+                     "mixture": "mixture-of-Gaussians PLD for user-level DP-SGD: Ganesh et al. 2024"}
+_WITHOUT_REPLACEMENT = "sampling without replacement (RDP): Wang, Balle & Kasiviswanathan 2019, Thm 9"
+_MECHANISM = {"example": ("DP-SGD", "Abadi et al. 2016"), "client": ("DP-FedAvg", "McMahan et al. 2018")}
+_SAMPLING_TEXT = {
+    "poisson": "Poisson sampling: each {record} joins each {batch} independently with probability q",
+    "shuffle": "shuffled fixed-size batches: each step draws {size} {record}s without replacement",
+}
+
+NOT_COVERED = (
+    "hyperparameter tuning, model selection and repeated runs on the same data, unless accounted for separately",
+    "data-dependent clipping or normalisation (e.g. a clipping norm set from the update's own norm, "
+    "C_l = ‖Δŵ_l‖): the guarantee needs a sensitivity bound fixed before seeing the data",
+    "the gap between the analysed and the implemented sampler: the numbers hold for the sampler named above; a data "
+    "loader that shuffles once per epoch and walks through the data is neither Poisson sampling nor independent "
+    "fixed-size draws",
+    "data used outside the private steps (pre-training, validation, the choice of the noise multiplier itself)",
+)
+
+
+def shown(x: float | None, *, down: bool = False) -> str:
+    """ε rounded outward to DIGITS significant digits (up; ``down`` for a lower end): the number a reader quotes."""
+    if x is None:
+        return "—"
+    from dpcalc import _validate as v
+
+    d = Decimal(repr(float(v.scalar("x", v.nonnegative("x", x)))))
+    if d == 0:
+        return "0"
+    q = Decimal(1).scaleb(d.adjusted() - DIGITS + 1)
+    return f"{d.quantize(q, rounding=ROUND_FLOOR if down else ROUND_CEILING):f}"
+
+
+def _row(level: str, sampling: str, accountant: str, method: str, res: Any) -> dict[str, Any]:
+    return {"level": level, "sampling": sampling, "accountant": accountant, "method": method, "bound": res.bound,
+            "eps": res.eps, "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
+            "reference": ACCOUNTANT_REFERENCES.get(accountant, ""),
+            **({"failure": res.failure} if res.failure else {})}
+
+
+def _user_rows(run: Schedule, sigma: float, delta: float, names: Sequence[str], options: Mapping[str, Any],
+               k: int) -> list[dict[str, Any]]:
+    """User-level rows (:func:`dpcalc.accounting.group.user_level`), each with its reference."""
+    from dpcalc.accounting import group
+
+    rows = []
+    for method, res in group.user_level(run, sigma, delta, names, options, k):
+        reference = _GROUP_REFERENCES[method]
+        rows.append(_row("user", run.sampling, res.accountant, method, res) | {"reference": reference})
+    return rows
+
+
+def statement(run: Schedule, sigma: float, delta: float, names: Sequence[str], options: Mapping[str, Any],
+              k: int | None = None) -> dict[str, Any]:
+    """The statement's content for ``run`` at noise multiplier σ and δ under accountants ``names``; with ``k``, the
+    user-level rows (each user contributes at most k examples)."""
+    from dpcalc import __version__
+    from dpcalc.accounting import training
+
+    level = run.unit
+    rows: list[dict[str, Any]] = []
+    for sampling in (run.sampling, *(s for s in training.SAMPLINGS if s != run.sampling)):
+        other = dataclasses.replace(run, sampling=sampling)
+        # shuffled batches: the accountants that have a form for them (the others would only repeat their refusal)
+        these = [n for n in names if sampling == "poisson" or n in training.SHUFFLE_ACCOUNTANTS] or list(names[:1])
+        rows += [_row(level, sampling, n, "", training.evaluate(other, sigma, delta, n, **options.get(n, {})))
+                 for n in these]
+        if k is not None and sampling == run.sampling:  # user level for the sampler used (each costs ~10 ε's)
+            rows += _user_rows(other, sigma, delta, [n for n in these if n != "rdp-lemma1" or len(these) == 1],
+                               options, k)
+    mechanism, mech_ref = _MECHANISM[level]
+    record = "client" if level == "client" else "example"
+    unit = (f"one user, who contributes at most {k} example{'s' if k != 1 else ''}" if k is not None else
+            "one client, with all of its data" if level == "client" else "one example")
+    used = [r for r in rows if r["sampling"] == run.sampling and r["eps"] is not None and r["bound"] == "upper"
+            and r["level"] == ("user" if k is not None else level)]
+    best = min(used, key=lambda r: r["eps"]) if used else None
+    return {
+        "dpcalc_version": __version__,
+        "mechanism": mechanism, "mechanism_reference": mech_ref,
+        "training": {**run.terms, "q": run.q, "steps": run.steps, "epochs": run.terms.get("epochs", run.epochs),
+                     "sampling": run.sampling},
+        "noise_multiplier": sigma, "delta": delta,
+        "unit": unit, "level": "user" if k is not None else level, "max_examples_per_user": k,
+        "neighbouring": (f"{_relation(run.sampling, 'all (up to ' + str(k) + ') examples of one user')}"
+                         if k is not None else _relation(run.sampling, f"one {record}")),
+        "sampling": {s: _SAMPLING_TEXT[s].format(record=record, batch="round" if level == "client" else "batch",
+                                                  size="m" if level == "client" else "b")
+                     for s in training.SAMPLINGS},
+        "headline": None if best is None else {"eps": best["eps"], "accountant": best["accountant"],
+                                                 "method": best["method"]},
+        "guarantees": rows,
+        "references": [f"{mechanism}: {mech_ref}", *dict.fromkeys(r["reference"] for r in rows if r["reference"]),
+                       *([_WITHOUT_REPLACEMENT] if any(r["sampling"] == "shuffle" and r["eps"] is not None
+                                                       for r in rows) else [])],
+        "not_covered": list(NOT_COVERED),
+    }
+
+
+def _relation(sampling: str, what: str) -> str:
+    """'add or remove one example' (Poisson) or 'replace one example' (shuffle), for ``what``."""
+    from dpcalc.accounting import training
+
+    return training.relation(sampling).replace("add/remove", "add or remove").replace("one record", what)
+
+
+# ------------------------------------------------------------------------------------------ rendering
+
+def _headline(s: Mapping[str, Any]) -> str:
+    t = s["training"]
+    if "clients" in t:
+        run = (f"{s['mechanism']} with {t['clients']:,} clients, {t['clients_per_round']:,} per round "
+               f"(q = {t['q']:.6g}), {t['rounds']:,} rounds")
+    elif "dataset_size" in t:
+        length = f"{t['epochs']:g} epochs" if "epochs" in s["training"] and t.get("epochs") is not None else ""
+        run = (f"{s['mechanism']} on {t['dataset_size']:,} examples, batch size {t['batch_size']:,} "
+               f"(q = {t['q']:.6g}), {length + ' = ' if length else ''}{t['steps']:,} steps")
+    else:
+        run = f"{s['mechanism']} with sampling rate q = {t['q']:.6g}, {t['steps']:,} steps"
+    run += f", noise multiplier {s['noise_multiplier']:g}"
+    h = s["headline"]
+    if h is None:
+        return f"Trained with {run}; no accountant gave a guaranteed ε for the sampler used (see below)."
+    how = h["accountant"] + (" with group privacy" if s["level"] == "user" else "")
+    return (f"Trained with {run}. It satisfies (ε = {shown(h['eps'])}, δ = {s['delta']:g})-differential privacy at "
+            f"the level of {s['unit']} (neighbouring datasets: {s['neighbouring']}), under "
+            f"{'Poisson sampling' if t['sampling'] == 'poisson' else 'shuffled fixed-size batches'}; accountant "
+            f"{how}.")
+
+
+def _guarantee_line(r: Mapping[str, Any]) -> str:
+    name = r["accountant"] + {"vadhan": " + group privacy (Vadhan)", "rdp-group": " group privacy (Mironov)",
+                              "mixture": " mixture of Gaussians (Ganesh et al.)"}.get(r["method"], "")
+    if r.get("failure"):
+        return f"{name}: no ε — {r['failure']}"
+    bracket = (f"; certified bracket [{shown(r['eps_lower'], down=True)}, {shown(r['eps_upper'])}]"
+               if r.get("eps_lower") is not None else "")
+    kind = "upper bound" if r["bound"] == "upper" else "estimate, can be below the true ε"
+    return f"{name}: ε = {shown(r['eps'])} ({kind}{bracket})"
+
+
+def _sections(s: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """The statement as (heading, items): one model for text, Markdown and LaTeX."""
+    t = s["training"]
+    setting = [f"noise multiplier z = {s['noise_multiplier']:g}, δ = {s['delta']:g}",
+               f"sampling rate q = {t['q']:.10g}, steps T = {t['steps']:,}"
+               + (f" ({t['epochs']:.6g} epochs)" if t.get("epochs") is not None else "")]
+    setting += [f"{k.replace('_', ' ')} = {x:,}" if isinstance(x, int) else f"{k.replace('_', ' ')} = {x:g}"
+                for k, x in t.items() if k in ("dataset_size", "batch_size", "clients", "clients_per_round",
+                                               "rounds")]
+    out = [("Training run", setting),
+           ("Unit of privacy", [f"{s['unit']}; neighbouring datasets: {s['neighbouring']}"])]
+    used = t["sampling"]
+    for sampling in (used, *(x for x in s["sampling"] if x != used)):
+        rows = [r for r in s["guarantees"] if r["sampling"] == sampling]
+        tag = "sampler used in training" if sampling == used else "for comparison"
+        for level in dict.fromkeys(r["level"] for r in rows):
+            lvl = [r for r in rows if r["level"] == level]
+            title = f"ε at δ = {s['delta']:g}, {level} level, {s['sampling'][sampling]} ({tag})"
+            failures = {r.get("failure") for r in lvl}
+            if None not in failures and len(lvl) > 1:  # every accountant refuses: one line, naming them
+                why = str(lvl[0]["failure"]).replace(f"accountant {lvl[0]['accountant']!r}",
+                                                     "accountants " + ", ".join(r["accountant"] for r in lvl))
+                out.append((title, [f"not computed: {why}"]))
+            else:
+                out.append((title, [_guarantee_line(r) for r in lvl]))
+    out.append(("Not covered by this statement", list(s["not_covered"])))
+    out.append(("References", list(s["references"])))
+    return out
+
+
+def _text(s: Mapping[str, Any]) -> str:
+    lines = ["Differential privacy statement", "", _headline(s)]
+    for title, items in _sections(s):
+        lines += ["", f"{title}:", *(f"  - {x}" for x in items)]
+    lines += ["", f"(dpcalc {s['dpcalc_version']}; ε in nats, guaranteed values rounded up)"]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(s: Mapping[str, Any]) -> str:
+    lines = ["## Differential privacy statement", "", _headline(s)]
+    for title, items in _sections(s):
+        lines += ["", f"**{title}**", "", *(f"- {x}" for x in items)]
+    lines += ["", f"*dpcalc {s['dpcalc_version']}; ε in nats, guaranteed values rounded up.*"]
+    return "\n".join(lines) + "\n"
+
+
+def _latex(s: Mapping[str, Any]) -> str:
+    from dpcalc.report.latex import latex_text
+
+    lines = [r"\paragraph{Differential privacy statement.}", latex_text(_headline(s))]
+    for title, items in _sections(s):
+        lines += ["", rf"\noindent\textit{{{latex_text(title)}}}", r"\begin{itemize}",
+                  *(rf"  \item {latex_text(x)}" for x in items), r"\end{itemize}"]
+    lines += [latex_text(f"(dpcalc {s['dpcalc_version']}; ε in nats, guaranteed values rounded up.)")]
+    return "\n".join(lines) + "\n"
+
+
+def render(s: Mapping[str, Any], style: str = "text") -> str:
+    """The statement ``s`` as ``style``: text, json, markdown or latex."""
+    if style == "json":
+        return json.dumps(s, indent=2, ensure_ascii=False) + "\n"
+    writers = {"text": _text, "markdown": _markdown, "latex": _latex}
+    if style not in writers:
+        from dpcalc.errors import DomainError
+
+        raise DomainError(f"style must be one of {', '.join(STYLES)} (got {style!r})")
+    return writers[style](s)
