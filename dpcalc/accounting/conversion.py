@@ -112,7 +112,9 @@ def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> v.FloatA
     (δ <= 1)."""
     r, xx, e = np.broadcast_arrays(v.nonnegative("rdp", rdp), v.nonnegative("x", x), v.nonnegative("eps", eps))
     pos = xx > 0.0
-    x_log = np.where(pos, xx * np.log1p(1.0 / np.where(pos, xx, 1.0)), 0.0)
+    safe_x = np.where(pos, xx, 1.0)
+    # x·log1p(1/x) = x·(log1p(x) − log x) below x = 1: 1/x overflows for a subnormal x (x = 5.6e-309 gave −inf)
+    x_log = np.where(pos, xx * np.where(xx < 1.0, np.log1p(safe_x) - np.log(safe_x), np.log1p(1.0 / safe_x)), 0.0)
     return np.asarray(xx * (r - e) - np.log1p(xx) - x_log)
 
 
