@@ -15,6 +15,7 @@ budget.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import mpmath
 import pytest
@@ -31,7 +32,7 @@ def delta_atol(p: Point, want: mpmath.mpf) -> float:
     return 0.0 if want == 0 else float(want * 1e-15 * abs(mpmath.log(want)))
 
 
-def _bisect(g, lo: mpmath.mpf, hi: mpmath.mpf, iters: int = 140) -> mpmath.mpf:  # type: ignore[no-untyped-def]
+def _bisect(g: Callable[[mpmath.mpf], mpmath.mpf], lo: mpmath.mpf, hi: mpmath.mpf, iters: int = 140) -> mpmath.mpf:
     """Root of an increasing g on [lo, hi] (g(lo) < 0 <= g(hi)) by bisection."""
     for _ in range(iters):
         mid = (lo + hi) / 2
@@ -90,7 +91,7 @@ def test_delta_at_eps_up_to_rho(rho: float, eps: float) -> None:
     ρ = 1000, ε = 1 made 1/x overflow); δ = 1 − e^{−…} rounds to 1 there (ρ = 1e6, ε = ρ: δ = 0.99995785823320…)."""
     with mpmath.workdps(40):
         want = mp_delta(rho, eps)
-    got = zcdp.delta_from_rho(rho, eps)
+    got = float(zcdp.delta_from_rho(rho, eps))
     assert abs(got - want) <= DELTA_RTOL * want + delta_atol({}, want) and _delta_safe({"rho": rho, "eps": eps}, got)
     if eps < rho:
         assert got == 1.0
@@ -111,7 +112,8 @@ def test_delta_from_rho_sweep_across_the_tail() -> None:
 
     sweep("zcdp.delta_from_rho[tail]", [Axis("rho", 1e-4, 1e6), Axis("L", 1e-3, 650.0)],
           fn=lambda p: zcdp.delta_from_rho(p["rho"], eps(p)), ref=lambda p: mp_delta(p["rho"], eps(p)),
-          rtol=DELTA_RTOL, atol=delta_atol, n=60, safe=lambda p, got: _delta_safe({"rho": p["rho"], "eps": eps(p)}, got))
+          rtol=DELTA_RTOL, atol=delta_atol, n=60,
+          safe=lambda p, got: _delta_safe({"rho": p["rho"], "eps": eps(p)}, got))
 
 
 def test_eps_from_rho_sweep_large_rho() -> None:
