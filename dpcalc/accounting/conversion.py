@@ -77,17 +77,15 @@ def _follow_minimum(f: Callable[[v.FloatArray], v.FloatArray], cap: float
 
 def check_method(method: str) -> Method:
     """Validate a conversion name (one-line DomainError)."""
-    if v.text("method", method) not in METHODS:
-        raise DomainError(f"method must be 'improved' (Balle et al. 2020, Thm 21) or 'lemma1' (Mironov 2017, Prop. 3) "
-                          f"(got {method!r})")
-    return method  # type: ignore[return-value]
+    return v.choice("method", method, METHODS,  # type: ignore[return-value]
+                    "Balle et al. 2020, Thm 21, or Mironov 2017, Prop. 3")
 
 
-def _rdp_values(rdp: ArrayLike) -> v.FloatArray:
+def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> v.FloatArray:
     """RDP values: >= 0, +inf allowed (an order outside a bound's domain), no NaN."""
-    r = v._to_float_array("rdp", rdp)
+    r = v._to_float_array(name, rdp)
     if np.any(np.isnan(r)) or np.any(r < 0.0):
-        raise DomainError("rdp must be >= 0 or +inf at every order")
+        raise DomainError(f"{name} must be >= 0 or +inf at every order")
     return r
 
 
@@ -98,7 +96,7 @@ def _log_delta(log_delta: ArrayLike) -> v.FloatArray:
 @v.named_shapes
 def bretagnolle_huber_zero(kl: ArrayLike, log_delta: ArrayLike) -> NDArray[np.bool_]:
     """True where δ >= √(1 − e^{−KL}) (δ² + e^{−KL} − 1 >= 0): (0, δ)-DP from a KL bound (Bretagnolle–Huber)."""
-    k, ld = _rdp_values(kl), _log_delta(log_delta)
+    k, ld = _rdp_values(kl, "kl"), _log_delta(log_delta)
     with np.errstate(over="ignore"):
         return np.asarray(np.exp(2.0 * ld) + np.expm1(-k) >= 0.0)
 
