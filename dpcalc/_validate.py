@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpcalc.errors import DomainError
+from dpcalc.errors import DomainError, DpcalcError
 
-__all__ = ["FloatArray", "as_array", "brief", "broadcast", "check_range", "describe_range", "documented_inf",
+__all__ = ["FloatArray", "as_array", "brief", "broadcast", "check_range", "choice", "describe_range", "documented_inf",
            "elementwise", "evaluate", "finite_result", "integer_at_least", "named_shapes", "nonnegative", "positive",
            "probability", "scalar", "scalar_or_array", "scalar_params", "seed", "shape_clash", "text", "vector",
            "warn", "weights"]
@@ -221,6 +221,16 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     except (OverflowError, ZeroDivisionError) as exc:
         raise DomainError(f"{name}: an intermediate result is not representable as a float at "
                           f"{_inputs(func, args, kwargs)} ({type(exc).__name__}: {exc})") from None
+    except (TypeError, ValueError, IndexError, KeyError) as exc:
+        # an argument of a type or value no check caught, failing deep inside (NumPy's "truth value of an array is
+        # ambiguous" for an array where a name was expected, "All-NaN slice" from a reduction): one line naming
+        # the inputs. A call that does not fit the signature stays a TypeError; shape clashes are named_shapes's
+        if isinstance(exc, DpcalcError) or any(s in str(exc) for s in _SHAPE_ERRORS) or not _binds(func, args, kwargs):
+            raise
+        said = " ".join(str(exc).split())
+        said = said if len(said) <= 120 else said[:119] + "…"
+        raise DomainError(f"{name} cannot be evaluated at {_inputs(func, args, kwargs)} ({type(exc).__name__}: "
+                          f"{said})") from exc
     except MemoryError:  # an allocation no estimate caught (the estimates raise before allocating)
         raise DomainError(f"{name}: out of memory at {_inputs(func, args, kwargs)}; use smaller inputs") from None
     with np.errstate(all="ignore"):  # the sum of huge finite values may overflow: not the caller's business
@@ -231,6 +241,15 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         raise DomainError(f"{name}: the result overflows float64 at {_inputs(func, args, kwargs)} (these inputs "
                           "lie beyond the range a double can represent)")
     return out
+
+
+def _binds(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether the call fits ``func``'s signature (a wrong keyword or a missing argument is the caller's TypeError)."""
+    try:
+        _signature(func).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
 
 
 def _nonfinite(x: Any) -> str | None:
@@ -270,7 +289,7 @@ def _inputs(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, A
                 parts.append(f"{key} of shape {np.shape(value)}")
             except ValueError:
                 parts.append(f"{key} (a ragged list)")
-        elif value is not None:
+        else:  # None too: only the arguments passed are listed
             parts.append(f"{key}={brief(value, 40)}")
     return ", ".join(parts) if parts else "these inputs"
 
@@ -387,6 +406,17 @@ def text(name: str, value: object) -> str:
     """``value`` if it is a string, else a one-line DomainError naming ``name`` (a method, a unit, a preset id)."""
     if not isinstance(value, str):
         raise DomainError(f"{name} must be a string (got {brief(value)})")
+    return value
+
+
+def choice(name: str, value: object, options: tuple[str, ...], meaning: str = "") -> str:
+    """``value`` if it is one of the strings ``options``, else a one-line DomainError naming ``name`` and the
+    options (an array, a list or a number where a name is expected included: ``row in (...)`` on an array raised
+    NumPy's "truth value of an array is ambiguous")."""
+    if not isinstance(value, str) or value not in options:
+        quoted = [repr(o) for o in options]
+        listed = " or ".join(quoted) if len(quoted) <= 2 else "one of " + ", ".join(quoted)
+        raise DomainError(f"{name} must be {listed}{' (' + meaning + ')' if meaning else ''} (got {brief(value)})")
     return value
 
 

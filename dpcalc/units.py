@@ -45,14 +45,14 @@ BITS: Units = "bits"
 def check(units: str, name: str = "units") -> Units:
     """Validate a units string (case-insensitive) and return it as :data:`Units`; else a one-line DomainError."""
     u = units.lower() if isinstance(units, str) else units
-    if u not in UNITS:
-        raise DomainError(f"{name} must be 'nats' or 'bits' (got {units!r})")
+    if not isinstance(u, str) or u not in UNITS:  # an array: no ambiguous truth value
+        raise DomainError(f"{name} must be 'nats' or 'bits' (got {v.brief(units)})")
     return cast(Units, u)
 
 
 def default(notion: Notion) -> Units:
     """The default unit of a notion (``"dp"``, ``"mi-dp"``, ``"gaussian-mi"``)."""
-    if notion not in DEFAULTS:
+    if not isinstance(notion, str) or notion not in DEFAULTS:
         raise DomainError(f"notion must be one of {', '.join(map(repr, DEFAULTS))} (got {v.brief(notion)})")
     return DEFAULTS[notion]
 

@@ -25,6 +25,7 @@ __all__ = ["compose", "delta_from_rho", "eps_bun_steinke", "eps_from_rho", "gaus
 
 FloatOrArray = float | v.FloatArray
 _LOG_X_MAX = math.log(1e300)  # largest α − 1 delta_from_rho searches (log)
+_U = 2.0**-53  # unit roundoff
 
 
 @v.named_shapes
@@ -119,12 +120,18 @@ def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
 
 @v.named_shapes
 def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
-    """δ(ε) of ρ-zCDP: ``min_{α>1} exp((α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1))`` (CKS 2020, Prop. 12), <= 1."""
+    """δ(ε) of ρ-zCDP: ``min_{α>1} exp((α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1))`` (CKS 2020, Prop. 12), <= 1.
+
+    Evaluated at the continuous optimum (Newton in log(α − 1), no cap on α below 1 + 1e300), never below the exact
+    minimum: relative error <= 1e-12 + 1e-15·|ln δ| (the outward margin of its terms' rounding; swept against a
+    40-digit oracle for ρ up to 1e6, ε from 0 past ρ + 2√(650ρ)). Where ε < ρ at large ρ, δ = 1 − e^{−…} is 1."""
     r = v.positive("rho", rho)
     e = v.nonnegative("eps", eps)
     rb, eb = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=r, eps=e))
     rf, ef = rb.ravel(), eb.ravel()
-    # the optimum solves h(x) = ρ(1 + 2x) − ε − log1p(1/x) = 0 (x = α − 1; increasing), Newton in y = log x
+    # the optimum solves h(x) = ρ(1 + 2x) − ε − log1p(1/x) = 0 (x = α − 1; increasing), Newton in y = log x with
+    # log1p(1/x) = log(1 + e^{−y}) taken in y: no 1/x to overflow where the optimum x is subnormal or underflows
+    # (ρ = 1000, ε = 1: x = e^{−999}; with 1/x = inf the old form returned δ = 0 where δ ≈ 1)
     y_lo = -(3.0 * rf + 1.0)  # h < 0 there: log1p(1/x) > −y = 3ρ + 1 >= ρ(1 + 2x)
     # h >= 1 − log 2 > 0 at x = (ε + 1)/(2ρ), taken in log space (ρ = 5e-324 overflows the quotient); where the
     # optimum lies beyond x = 1e300, α = 1 + 1e300 is used instead (δ(α) bounds δ at every order, and there it
@@ -132,28 +139,33 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     y_hi = np.maximum(np.log1p(ef) - math.log(2.0) - np.log(rf), 0.0)
     y_hi = np.minimum(y_hi, _LOG_X_MAX)
 
-    def f(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
-        x = np.exp(y)
-        rr = rf[act]
-        return rr * (1.0 + 2.0 * x) - ef[act] - np.log1p(1.0 / x), x * (2.0 * rr + 1.0 / (x * (1.0 + x)))
+    gap = rf - ef  # ρ − ε: one rounding (none within a factor 2), where ρ(1 + 2x) and ε would cancel
 
-    far = f(y_hi, np.ones(rf.shape, dtype=bool))[0] < 0.0  # the optimum lies beyond x = 1e300
-    x = np.full(rf.shape, math.exp(_LOG_X_MAX))
+    def h(y: v.FloatArray, gg: v.FloatArray, rr: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+        x = np.exp(y)
+        return gg + 2.0 * rr * x - np.logaddexp(0.0, -y), 2.0 * rr * x + 1.0 / (1.0 + x)
+
+    far = h(y_hi, gap, rf)[0] < 0.0  # the optimum lies beyond x = 1e300
+    y = np.full(rf.shape, _LOG_X_MAX)
     if not np.all(far):
         near = ~far
-        sub_r, sub_e = rf[near], ef[near]
-
-        def f_near(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
-            xx = np.exp(y)
-            rr = sub_r[act]
-            return rr * (1.0 + 2.0 * xx) - sub_e[act] - np.log1p(1.0 / xx), xx * (2.0 * rr + 1.0 / (xx * (1.0 + xx)))
-
-        lo, hi = bracket(f_near, y_lo[near], y_hi[near], increasing=True, rtol=1e-15, atol=1e-15,
-                         x0=0.5 * (y_lo[near] + y_hi[near]), newton=True)
-        x[near] = np.exp(0.5 * (lo + hi))
-    # log δ(α) = (α−1)(ρα − ε) + α log1p(−1/α) − log(α − 1), valid (an upper bound on δ) at any α; with x = α − 1,
-    # α log1p(−1/α) − log x = −log1p(x) − x·log1p(1/x), which tends to 0 as x → 0 (δ → 1) instead of inf − inf
-    # where x underflows (ρ, ε ~ 1e100: the optimum is below 1e-308)
-    log_d = conversion.log_delta_at_order(rf * (1.0 + x), x, ef)
-    arr = np.exp(np.minimum(log_d, 0.0)).reshape(rb.shape)
+        sub_g, sub_r = gap[near], rf[near]
+        lo, hi = bracket(lambda yy, act: h(yy, sub_g[act], sub_r[act]), y_lo[near], y_hi[near], increasing=True,
+                         rtol=1e-15, atol=1e-15, x0=0.5 * (y_lo[near] + y_hi[near]), newton=True)
+        y[near] = 0.5 * (lo + hi)
+    x = np.exp(y)
+    # log δ(α) = x(ρ(1 + x) − ε) − log1p(x) − x·log1p(1/x) at α = 1 + x, valid (an upper bound on δ) at any x, so a
+    # root off by rounding stays safe; written x(ρ − ε) + ρx² (x·ρ(1 + x) and x·ε cancel: terms of 2.7e4 for
+    # log δ = −650 at ρ = 1e6, ρ − ε itself has one rounding) and with x·log1p(1/x) = x(log1p(x) − log x) below
+    # x = 1 (a subnormal x overflowed 1/x: δ = 0 where δ ≈ 1). It tends to 0 as x → 0 (δ → 1 where x underflows,
+    # ε < ρ at large ρ). Outward by 4u times the terms' magnitudes and by the rounding of exp; an overflowing term
+    # (ρ = 5e-324, ε = 1e10: x = 1e300, short of the optimum) is δ = 0
+    pos = x > 0.0
+    xs = np.where(pos, x, 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x_log = np.where(pos, x * np.where(x < 1.0, np.log1p(xs) - np.log(xs), np.log1p(1.0 / xs)), 0.0)
+        terms = (x * gap, rf * x * x, -np.log1p(x), -x_log)
+        scale = sum(np.abs(t) for t in terms)
+        log_d = np.where(np.isfinite(scale), sum(terms) + 4.0 * _U * scale, -np.inf)
+    arr = np.minimum(np.exp(np.minimum(log_d, 0.0)) * (1.0 + 4.0 * _U), 1.0).reshape(rb.shape)
     return v.scalar_or_array(arr)

@@ -118,16 +118,55 @@ def lambert_w0_exp(y: float) -> float:
     return float(ends[int(np.argmin(np.abs(f(ends, np.arange(2))[0])))])  # the end nearer the root
 
 
+def _u_over_a(a: float) -> float:
+    """``ln W₀(e^{1+a})/a`` below a = 1e-5: 1/2 − a/16 + a²/192 (error O(a³), < 1e-17)."""
+    return 0.5 - a / 16.0 + a * a / 192.0
+
+
+def _log_w0_exp1p(a: float) -> float:
+    """``u = ln W₀(e^{1+a})`` for a >= 0: the root of ``expm1(u) + u = a`` (w = e^u solves w + ln w = 1 + a).
+
+    No cancellation at either end: u = a/2 − a²/16 + a³/192 + O(a⁴) below a = 1e-5; u = ln a + (1 − u)/a + … is
+    ln a to double precision above a = 1e20; between, safeguarded Newton of the shared root finder on
+    [log1p(a/2), min(a/2, log1p(a))] (expm1(u) >= u and expm1(u) <= a bound u from above; at log1p(a/2),
+    expm1(u) = a/2 >= u)."""
+    if a < 1e-5:
+        return a * _u_over_a(a)
+    if a > 1e20:
+        return math.log(a)
+    lo, hi = math.log1p(0.5 * a), min(0.5 * a, math.log1p(a))
+
+    def f(u: v.FloatArray, _: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+        return np.expm1(u) + u - a, np.exp(u) + 1.0
+
+    b_lo, b_hi = bracket(f, np.array([lo]), np.array([hi]), increasing=True, rtol=4e-16, x0=np.array([hi]),
+                         newton=True)
+    ends = np.array([b_lo[0], b_hi[0]])
+    return float(ends[int(np.argmin(np.abs(f(ends, np.arange(2))[0])))])  # the end nearer the root
+
+
 @v.scalar_params
 def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> float:
-    """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (from f′(T) = 0)."""
+    """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (from f′(T) = 0).
+
+    Computed as T* = ln W₀(e^{1+a})/λ (w + ln w = 1 + a, so 1 + a − w = ln w), with u = ln w the root of
+    expm1(u) + u = a: 1 + a − W₀ cancelled at both ends (a = 1e-13: 4.996e-8 for 5.0e-8; a = 1.4e11: 7 digits).
+    For a < 1e-5 the series gives T* = (Θε/κ1)(u/a) (no division by a small λ); a that
+    overflows is taken in log space."""
     e = v.scalar("eps", v.positive("eps", eps))
     th = v.scalar("theta", v.nonnegative("theta", theta))
     pp = v.scalar("P", v.probability("P", p))
     k1 = v.scalar("kappa1", v.positive("kappa1", kappa1))
-    lam = -math.log(pp)
-    a = lam * th * e / k1
-    return (1.0 + a - lambert_w0_exp(1.0 + a)) / lam
+    lam = -math.log(pp)  # > 0: P < 1
+    if th == 0.0:
+        return 0.0
+    log_a = math.log(lam) + math.log(th) + math.log(e) - math.log(k1)
+    if log_a > 46.0:  # a > 1e20: u = ln a to double precision (a itself may overflow)
+        return log_a / lam
+    a = math.exp(log_a)
+    if a < 1e-5:
+        return th * e / k1 * _u_over_a(a)
+    return _log_w0_exp1p(a) / lam
 
 
 def _golden(f: object, lo: float, hi: float, iters: int = 90) -> float:
@@ -171,6 +210,9 @@ def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: fl
     ts = np.arange(1, tm + 1, dtype=np.float64)
     pa, k1a, k0a, ea, tha = (np.asarray(x) for x in (p, k1, k0, e, th))
     curve = _b.curve_full(ts, ea, tha, pa, k1a, k0a)
+    if np.any(np.isnan(curve)) or not np.any(np.isfinite(curve)):
+        raise DomainError(f"eps is too small: at eps = {e:.6g} eq. (6)'s noise term (κ1·T/ε + κ0·T²/ε²)(1 − P^T) "
+                          f"overflows float64 at every T in 1 … {tm}")
     i = int(np.argmin(curve))
     t_int = i + 1
 

@@ -203,4 +203,8 @@ def preset(name: str) -> FigureSpec:
 
 def by_paper(paper: str) -> list[FigureSpec]:
     """The presets of one paper id (``"001"``…), in order."""
+    if not isinstance(paper, str):
+        from dpcalc.errors import DomainError
+
+        raise DomainError(f"paper must be a paper id such as '001' (got {type(paper).__name__})")
     return [f for f in presets().values() if f.paper == paper]

@@ -32,6 +32,7 @@ _UNITLESS = ("", "dimensionless")
 
 def unicode_symbol(latex: str) -> str:
     """A short plain-text rendering of a catalog LaTeX symbol: ``\\sigma_{s,t}`` → ``σ_s,t``, ``\\sigma^2`` → ``σ²``."""
+    latex = v.text("latex", latex)
     if not any(ch in latex for ch in "{}^ \t\n,"):  # commands and subscripts only (\\sigma_s): no regex to compile
         head, *commands = v.text("latex", latex).split("\\")
         return (head + "".join(_GREEK.get(name, name) + rest for name, rest in map(_command, commands))).strip()

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcalc.errors import DomainError
 from dpcalc.report.latex import latex_text
 from dpcalc.report.render import Column, Result, render
 from dpcalc.report.spec import KeyPath, Spec
@@ -76,6 +77,8 @@ class TableSpec:
 
 def number_format(notation: str, digits: int) -> str:
     """The format spec of ``digits`` significant digits in ``notation`` (auto → ``g``, sci → ``e``, fixed → ``f``)."""
+    if not isinstance(notation, str):
+        raise DomainError(f"notation must be 'auto', 'sci' or 'fixed' (got {type(notation).__name__})")
     if notation == "sci":
         return f".{digits - 1}e"
     if notation == "fixed":

@@ -23,7 +23,7 @@ def path_exists(text: str) -> bool:
     """``Path(text).exists()``, False for a name the OS refuses (too long, an embedded NUL) instead of OSError."""
     try:
         return Path(text).exists()
-    except (OSError, ValueError):  # name too long, embedded NUL: not an existing file
+    except (OSError, ValueError, TypeError):  # name too long, embedded NUL, not a string: not an existing file
         return False
 
 

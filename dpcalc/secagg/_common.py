@@ -34,9 +34,7 @@ EIG_RTOL = 1e-10
 
 
 def check_normalization(normalization: str) -> str:
-    if normalization not in NORMALIZATIONS:
-        raise DomainError(f"normalization must be 'sec4' (G Gᵀ/D) or 'sec5' (G Gᵀ/(B D)) (got {normalization!r})")
-    return normalization
+    return v.choice("normalization", normalization, NORMALIZATIONS, "G Gᵀ/D or G Gᵀ/(B D)")
 
 
 @v.named_shapes

@@ -56,6 +56,10 @@ def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[v.FloatArray, v.Fl
     return b, c, d
 
 
+def _row(row: object) -> str:
+    return v.choice("row", row, TABLE1_ROWS, "a row of Table 1")
+
+
 def _alpha(alpha: ArrayLike) -> v.FloatArray:
     return v.check_range("alpha", alpha, 1.0, lo_open=True)
 
@@ -87,14 +91,13 @@ def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: Arra
     b, c, d = _scale(B, C, D)
     c2 = c * c
     ok = a * c2 / d < s
+    simplified = v.choice("form", form, ("simplified", "unsimplified"), "eq. 19 or eq. 30") == "simplified"
     with np.errstate(divide="ignore", invalid="ignore"):
-        if form == "simplified":
+        if simplified:
             eps = (2.0 * a * b * c2 / (d * d) + a * c2 / ((a - 1.0) * d)) / (s - a * c2 / d)
-        elif form == "unsimplified":
+        else:
             lam_a = (s - a * c2 / d) / b
             eps = 2.0 * a * c2 / (d * d * lam_a) + a * c2 / (2.0 * b * d * (a - 1.0)) * (b / s + 1.0 / lam_a)
-        else:
-            raise DomainError(f"form must be 'simplified' (eq. 19) or 'unsimplified' (eq. 30) (got {form!r})")
     return v.scalar_or_array(np.where(ok, eps * SAFE_UP, np.inf))  # outward: an upper bound (convention 5)
 
 
@@ -148,8 +151,7 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     * ``gsgd_wfna``: Theorem 4 (eq. 35); ``as_published=True`` gives the row as printed (= ``gsgd_iso``, E1);
     * ``sgd_iid_wfna``, ``gd_wfna``: no DP guarantee (:class:`InfeasibleError` saying so).
     """
-    if row not in TABLE1_ROWS:
-        raise DomainError(f"row must be one of {', '.join(TABLE1_ROWS)} (got {row!r})")
+    row = _row(row)
     if row in NO_GUARANTEE:
         raise InfeasibleError(f"Table 1 row {row}: {NO_GUARANTEE[row]}")
     n = v.integer_at_least("N", N, 1)
@@ -171,6 +173,7 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
 def table1_alpha_max(row: str, N: float, sigma2: float, B: float, C: float, D: float, *,
                      as_published: bool = False) -> float:
     """Upper end of the order range of a Table-1 row (inf for the Gaussian rows)."""
+    row = _row(row)
     if row in ("gsgd_iso",) or (row == "gsgd_wfna" and as_published):
         return N * B * D * sigma2 / (C * C)
     if row == "gsgd_wfna":
@@ -297,8 +300,8 @@ def _amplified_iid(eps_prime: float, r: float) -> float:
 def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
     """One row of Table 1 (see :func:`table1`; ``method="lemma1"`` by default, as the paper's table)."""
-    if row not in TABLE1_ROWS:
-        raise DomainError(f"row must be one of {', '.join(TABLE1_ROWS)} (got {row!r})")
+    row = _row(row)
+    method = conversion.check_method(method)
     n = v.scalar("N", v.integer_at_least("N", N, 1))
     s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
     b, c, d = (float(x) for x in _scale(B, C, D))
@@ -388,8 +391,6 @@ def theorem1_delta_threshold(sampling: str, B: ArrayLike, D: ArrayLike) -> Float
     b, d = batch(B), v.integer_at_least("D", D, 1)
     if np.any(b > d):
         raise DomainError("B must be <= D (a mini-batch cannot exceed the local data set)")
-    if sampling == "iid":
+    if v.choice("sampling", sampling, ("iid", "gaussian")) == "iid":
         return v.scalar_or_array(b / d)
-    if sampling == "gaussian":
-        return v.scalar_or_array(np.ones(np.broadcast(b, d).shape))
-    raise DomainError(f"sampling must be 'iid' or 'gaussian' (got {sampling!r})")
+    return v.scalar_or_array(np.ones(np.broadcast(b, d).shape))

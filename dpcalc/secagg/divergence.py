@@ -6,10 +6,12 @@
 Σ_α not positive definite the α-th moment of the likelihood ratio diverges and the divergence is +∞.
 
 Numerics (stable at K in the thousands, no explicit inverse or determinant): whiten by the Cholesky factor of Σ₁,
-``E = L₁⁻¹(Σ₂ − Σ₁)L₁⁻ᵀ`` (triangular solves), so ``Σ_α ≅ I + αE``; log-determinants are sums of the logs of
-Cholesky diagonals near 1 (absolute error ≈ K·1e-16, independent of the scale of Σ), and positive definiteness of
-Σ_α is decided by that Cholesky. For many orders the eigenvalues of E are computed once and the co-diagonal formula
-is used (same kernel as :func:`renyi_gaussian_codiagonal`).
+``E = L₁⁻¹(Σ₂ − Σ₁)L₁⁻ᵀ`` (triangular solves), so ``Σ_α ≅ I + αE``. The log-determinant term is the co-diagonal
+kernel on the eigenvalues w of E, ``−½ Σ_k (log1p(αw_k) − α log1p(w_k))/(α − 1)``, evaluated without
+cancellation (a power series for small αw, an identity in log1p(z)/z near α = 1): a difference of two Cholesky
+log-determinants lost every digit where Σ₂ ≈ Σ₁ or α ≈ 1. The mean term and positive definiteness of Σ_α come from
+one Cholesky of I + αE per order (≤ 8 orders), or from the eigenvectors of E for many orders (same kernel as
+:func:`renyi_gaussian_codiagonal`). A mean term beyond float64 is a one-line DomainError, not +inf.
 """
 
 from __future__ import annotations
@@ -54,31 +56,56 @@ def _orders(alpha: ArrayLike) -> v.FloatArray:
     return a
 
 
+_SERIES = 0.05  # |r|·max(α, 1) below which the power series is used
+_SERIES_TERMS = 26  # its terms: 0.05^26 < 1e-33
+
+
 def _log1p_diff_over(alpha: v.FloatArray, r: v.FloatArray) -> v.FloatArray:
     """``(log1p(α r) − α log1p(r)) / (α − 1)`` elementwise, without cancellation for small r or α near 1.
 
-    For |r|·max(α, 1) < 1e-3 the series Σ_{n≥2} (−1)^{n+1} α (1 + α + … + α^{n−2}) rⁿ / n (10 terms) is used.
+    For |r|·max(α, 1) < 0.05 the series Σ_{n≥2} (−1)^{n+1} α (1 + α + … + α^{n−2}) rⁿ / n (26 terms) is used;
+    elsewhere, with d = α − 1 and z = d·r/(1 + r) (1 + z = (1 + αr)/(1 + r)), the identity
+    ``log1p(z)/d − log1p(r)`` with ``log1p(z)/d = (r/(1 + r))·log1p(z)/z``: no difference of two logs divided by
+    α − 1 (α = 1 + 1e-9, r = 3 lost 7 digits), and the two remaining terms differ in size by more than |r|/2 there.
     """
     alpha, r = np.broadcast_arrays(np.asarray(alpha, dtype=np.float64), np.asarray(r, dtype=np.float64))
     out = np.empty(alpha.shape)
-    small = np.abs(r) * np.maximum(np.abs(alpha), 1.0) < 1e-3
+    small = np.abs(r) * np.maximum(np.abs(alpha), 1.0) < _SERIES
     a, x = alpha[small], r[small]
-    # term n: α(1 + α + … + α^{n−2})xⁿ = (αx)·g_n·x with g_n = Σ_{j<=n−2} (αx)^j x^{n−2−j} (each factor <= 1e-3):
+    # term n: α(1 + α + … + α^{n−2})xⁿ = (αx)·g_n·x with g_n = Σ_{j<=n−2} (αx)^j x^{n−2−j} (each factor < 0.05):
     # no α^{n−1} overflowing against an underflowing xⁿ (α = 1e300 gave inf·0 = NaN)
     ax = a * x
     g = np.ones_like(a)  # g_2
     power = x.copy()  # x^{n−1}
     total = np.zeros_like(a)
-    for n in range(2, 12):
+    for n in range(2, 2 + _SERIES_TERMS):
         total += (-1.0 if n % 2 == 0 else 1.0) * ax * g * x / n  # (−1)^{n+1}
         g = g * ax + power
         power = power * x
     out[small] = total
     big = ~small
     a, x = alpha[big], r[big]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[big] = (np.log1p(a * x) - a * np.log1p(x)) / (a - 1.0)
+    d = a - 1.0  # exact near 1 (Sterbenz)
+    share = x / (1.0 + x)  # r/(1 + r)
+    z = d * share
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ratio = np.where(z == 0.0, 1.0, np.log1p(z) / np.where(z == 0.0, 1.0, z))  # log1p(z)/z
+        lead = np.where(np.isfinite(z), share * ratio, np.log1p(z) / d)  # log1p(z)/d
+        out[big] = lead - np.log1p(x)
     return out
+
+
+def _mean_term(a: v.FloatArray, quad: v.FloatArray) -> v.FloatArray:
+    """Term I, ``(α/2)·Δμᵀ Σ_α⁻¹ Δμ`` from its quadratic form; a one-line DomainError where it overflows float64
+    (the divergence is finite there but beyond a double: it is not the +inf of a non-positive-definite Σ_α)."""
+    with np.errstate(over="ignore"):
+        t1 = 0.5 * a * quad
+    over = ~np.isfinite(t1)
+    if np.any(over):
+        first = float(a[over][0])
+        raise DomainError(f"dmu (mu1 − mu2) is too large: the mean term (α/2)·Δμᵀ Σ_α⁻¹ Δμ of D_α overflows float64 "
+                          f"at alpha = {first:g}")
+    return np.asarray(t1)
 
 
 def _codiagonal(dmu: v.FloatArray, lam1: v.FloatArray, r: v.FloatArray, a: v.FloatArray
@@ -87,10 +114,12 @@ def _codiagonal(dmu: v.FloatArray, lam1: v.FloatArray, r: v.FloatArray, a: v.Flo
     ``r = (λ₂ − λ₁)/λ₁`` (validated)."""
     lam_a = lam1[None, :] * (1.0 + a[:, None] * r[None, :])  # αλ₂ + (1 − α)λ₁
     bad = np.any(lam_a <= 0.0, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = 0.5 * a * np.sum(dmu[None, :] ** 2 / lam_a, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # (Δμ_k/√λ_{α,k})²: Δμ² alone overflows where the quotient does not (Δμ = 1e200, λ_α = 1e100)
+        quad = np.sum((dmu[None, :] / np.sqrt(np.where(lam_a > 0.0, lam_a, 1.0))) ** 2, axis=1)
         t2 = -0.5 * np.sum(_log1p_diff_over(a[:, None], r[None, :]), axis=1)
-    t1 = np.where(bad, np.inf, t1)
+    t1 = np.full(a.shape, np.inf)
+    t1[~bad] = _mean_term(a[~bad], quad[~bad])
     t2 = np.where(bad, np.inf, t2)
     return t1 + t2, t1, t2
 
@@ -152,10 +181,6 @@ def _cholesky(m: v.FloatArray) -> v.FloatArray | None:
         return None
 
 
-def _logdet_chol(low: v.FloatArray) -> float:
-    return 2.0 * float(np.sum(np.log(np.diag(low))))
-
-
 @v.named_shapes
 @v.documented_inf
 def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayLike, alpha: ArrayLike) -> Divergence:
@@ -164,7 +189,8 @@ def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayL
     ``cov1`` and ``cov2`` must be symmetric positive definite K × K (a singular covariance needs the subspace
     reduction of Theorem 3, or the span check of Theorem 1); ``alpha`` > 0, ≠ 1, scalar or 1-D. Returns +inf with
     a ``reason`` where Σ_α = αΣ₂ + (1−α)Σ₁ is not positive definite. Cost: one Cholesky of Σ₁, two triangular
-    solves and one Cholesky per order (≤ 8 orders), else one symmetric eigendecomposition for all orders.
+    solves, the eigenvalues of the whitened difference and one Cholesky per order (≤ 8 orders), else one
+    symmetric eigendecomposition for all orders.
     """
     from scipy.linalg import eigh, solve_triangular
 
@@ -187,23 +213,25 @@ def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayL
     e = 0.5 * (e + e.T)  # L₁⁻¹(Σ₂ − Σ₁)L₁⁻ᵀ
     y = solve_triangular(l1, m1 - m2, lower=True, check_finite=False)
     eye = np.eye(k)
-    l2w = _cholesky(eye + e)
-    if l2w is None:
+    if _cholesky(eye + e) is None:
         raise DomainError("cov2 must be positive definite (its Cholesky factorisation fails); for singular "
                           "covariances project onto the common support (Theorem 3) or run the span check (Theorem 1)")
     if a.size > EIGH_ORDERS:
         w, u = eigh(e, check_finite=False)
         value, t1, t2 = _codiagonal(u.T @ y, np.ones(k), w, a)
         return _pack(a, np.ndim(alpha) == 0, value, t1, t2)
-    logdet2 = _logdet_chol(l2w)
-    t1 = np.empty(a.size)
-    t2 = np.empty(a.size)
+    # Term II from the eigenvalues of E (the co-diagonal kernel, no cancellation): log|I + αE| − α log|I + E| from
+    # two Cholesky factors cancelled where E is small or α is near 1 (Σ₂ = 1.000001Σ₁, α = 1.000001: −4.4e-11 for
+    # +2.5e-13); Term I and positive definiteness of Σ_α from one Cholesky per order
+    w = eigh(e, eigvals_only=True, check_finite=False)
+    t1 = np.full(a.size, np.inf)
+    t2 = np.full(a.size, np.inf)
     for n, al in enumerate(a):
         la = _cholesky(eye + al * e)
-        if la is None:
-            t1[n] = t2[n] = np.inf
+        if la is None or np.any(1.0 + al * w <= 0.0):
             continue
         z = solve_triangular(la, y, lower=True, check_finite=False)
-        t1[n] = 0.5 * al * float(z @ z)
-        t2[n] = -(_logdet_chol(la) - al * logdet2) / (2.0 * (al - 1.0))
+        with np.errstate(over="ignore"):
+            t1[n] = _mean_term(np.array([al]), np.array([float(z @ z)]))[0]
+        t2[n] = -0.5 * float(np.sum(_log1p_diff_over(np.float64(al), w)))
     return _pack(a, np.ndim(alpha) == 0, t1 + t2, t1, t2)

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -85,6 +86,18 @@ REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
     ("dpcalc.report.cells.cell", {"value": 1 + 2j, "kind": "json"}),  # json.dumps' TypeError
     ("dpcalc.secagg.dp_from_rdp", {"alpha": 8.0, "rdp": [0.1, [0.2, 0.3]], "delta": 1e-5}),  # ragged: bare ValueError
     ("dpcalc.secagg.dp_from_rdp", {"alpha": [[2.0, 2.0]], "rdp": [[0.1, 0.1]], "delta": 0.5}),  # 2-D: TypeError
+    # wrongly typed names and schedules, a reduction over NaN: bare ValueError/TypeError before the shared checks
+    ("dpcalc.accounting.pld.delta_upper", {"sigma": 1e-300, "q": 5e-324, "steps": 1, "eps": 5e-324}),  # All-NaN
+    ("dpcalc.secagg.theorem2_alpha_max", {"eig_min_sum": 1.0, "C": 1.0, "D": 10,
+                                          "normalization": np.array([1.0, 2.0])}),
+    ("dpcalc.secagg.table1_eps", {"row": np.array(["gd_iso", "gsgd_iso"]), "N": 10, "sigma2": 1.0, "delta": 1e-5,
+                                  "B": 1, "C": 1.0, "D": 10}),
+    ("dpcalc.secagg.table1_eps", {"row": "gd_iso", "N": 10, "sigma2": 1.0, "delta": 1e-5, "B": 1, "C": 1.0, "D": 10,
+                                  "method": np.array(["lemma1"])}),
+    ("dpcalc.accounting.pld.epsilon", {"schedule": 5.0, "delta": 1e-5}),
+    ("dpcalc.accounting.pld.epsilon", {"schedule": [(1.0, 0.1)], "delta": 1e-5}),  # IndexError
+    ("dpcalc.nbafl.optimal_t", {"eps": 5e-324}),  # an inf bound without a reason
+    ("dpcalc.secagg.renyi_gaussian_codiagonal", {"dmu": [1e308], "lam1": [2.0], "lam2": [1.2], "alpha": 2.0}),
 ]
 _BY_NAME = {f.qualname: f for f in FUNCTIONS}
 

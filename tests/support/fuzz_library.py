@@ -56,7 +56,7 @@ EXCLUDED: dict[str, str] = {
 @dataclass(frozen=True)
 class Arg:
     name: str
-    kind: str  # "number", "flag", "choice", "text", "path", "strings", "opaque"
+    kind: str  # "number", "flag", "choice", "text", "path", "strings", "schedule", "opaque"
     keyword_only: bool
     has_default: bool
     choices: tuple[Any, ...] = ()
@@ -105,6 +105,8 @@ def _arg(fn: Callable[..., Any], p: inspect.Parameter, hints: dict[str, Any]) ->
     kw = p.kind is p.KEYWORD_ONLY
     if choices:
         kind = "choice"
+    elif p.name == "schedule":  # a PLD schedule: an iterable of (sigma, q, count) steps
+        kind = "schedule"
     elif text == "bool":
         kind = "flag"
     elif _OPAQUE.search(text):
@@ -205,6 +207,23 @@ WRONG_TYPES: list[Any] = ["abc", "1.5", "", None, [1, "a"], {"a": 1}, True, Fals
                           object(), [], (), [None]]
 
 
+
+
+def wrong_names(valid: list[Any]) -> list[Any]:
+    """Wrongly typed values where a name is expected: arrays and lists of valid names, a numeric array, a dict, a
+    set (``row in ROWS`` on an array raised NumPy's "truth value of an array is ambiguous")."""
+    names = [x for x in valid if isinstance(x, str)][:2] or ["x"]
+    return [np.array(names), np.array(names[:1]), list(names), np.array([1.0, 2.0]), {names[0]: 1}, set(names)]
+
+
+#: PLD schedules: valid ones, and hostile ones (not a list, short or long steps, wrong types, extreme values)
+TYPICAL_SCHEDULES: list[Any] = [[(1.0, 0.01, 10)], [(2.0, 1.0, 1), (1.0, 0.1, 5)]]
+HOSTILE_SCHEDULES: list[Any] = [5.0, "abc", {"a": 1}, None, [], [(1.0, 0.1)], [(1.0, 0.1, 1, 5)], [[1.0, "a", 2]],
+                                np.array([[1.0, 0.1, 1.0]]), [(math.nan, 0.1, 1)], [(1e-300, 5e-324, 1)],
+                                ((1.0, 0.1, 1),), [(1.0, 2.0, 1)], [(1.0, 0.1, 1.5)], [(1.0, 0.1, 10**30)],
+                                [None], [1.0, 0.1, 1]]
+
+
 def _arrays(elements: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     shapes = st.sampled_from([(1,), (2,), (3,), (4,), (2, 2), (2, 3), (3, 2), (1, 3), (2, 2, 2), (0,), (0, 2)])
     return shapes.flatmap(lambda s: st.lists(elements, min_size=int(np.prod(s)), max_size=int(np.prod(s)))
@@ -232,15 +251,18 @@ def value_for(draw: Any, arg: Arg, hostile: bool, paths: list[str]) -> Any:
         return draw(st.sampled_from([True, False, "yes", None, 2] if hostile else [True, False]))
     if arg.kind == "choice":
         if hostile:
-            return draw(st.sampled_from(["bogus", "", None, 1.5, "NATS", *arg.choices]))
+            return draw(st.sampled_from(["bogus", "", None, 1.5, "NATS", *wrong_names(list(arg.choices)),
+                                         *arg.choices]))
         return draw(st.sampled_from(list(arg.choices)))
+    if arg.kind == "schedule":
+        return draw(st.sampled_from(HOSTILE_SCHEDULES + TYPICAL_SCHEDULES if hostile else TYPICAL_SCHEDULES))
     if arg.name in ("name", "option"):  # a display name the calling code chooses (e.g. "--eps"), not user input
         return draw(st.sampled_from(TYPICAL[arg.name]))
     if arg.kind in ("text", "strings"):
         typical = TYPICAL.get(arg.name, ["x", "1"])
         if hostile:
             return draw(st.sampled_from(["", "bogus", None, 1.5, "\x00", "é", "../x", "1:1e9:1", "1e400",
-                                         "nan", ["a", 1], *paths, *typical]))
+                                         "nan", ["a", 1], *wrong_names(typical), *paths, *typical]))
         return draw(st.sampled_from(typical))
     if arg.kind == "path":
         return draw(st.sampled_from(paths if hostile else paths[:4]))
@@ -412,9 +434,14 @@ def violations(function: Function, o: Outcome, kwargs: dict[str, Any] | None = N
         found.append(f"multi-line {type(e).__name__}: {msg[:150]!r}")
     if "could not be broadcast" in msg or "shape mismatch" in msg:
         found.append(f"bare NumPy shape error: {msg[:150]}")
-    elif not (_names(msg, function.param_names) or _quotes_value(msg, function, kwargs or {})):
+    elif not (_names(msg, function.param_names | _fields(function)) or _quotes_value(msg, function, kwargs or {})):
         found.append(f"{type(e).__name__} names no parameter: {msg[:150]}")
     return found
+
+
+def _fields(function: Function) -> set[str]:
+    """Names inside a structured argument that identify it: a PLD schedule's step fields (sigma, q, count)."""
+    return {"sigma", "q", "count"} if any(a.kind == "schedule" for a in function.args) else set()
 
 
 def paths_for(root: Path) -> list[str]:
