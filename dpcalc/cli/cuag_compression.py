@@ -31,9 +31,12 @@ def uplink_command(a: Args) -> Result:
     model = a.layer_sizes
     sizes = comp.parse_layer_sizes(model) if model in comp.MODELS else comp.parse_layer_sizes(
         v.check_range("model", parse_vector("--model", model), 1.0, comp.MAX_LAYER_SIZE, integer=True))
+    from dpcalc._progress import paced
+
+    points = [(t, r) for t in v.integer_at_least("T", a.T, 1) for r in a.rate]
     rows = [{"rate": r, "T": t, "params": comp.uploaded_params(sizes, r),
              "uplink": comp.uplink_gib(sizes, r, t, copies=a.copies), "reduction": comp.uplink_reduction(sizes, r)}
-            for t in v.integer_at_least("T", a.T, 1) for r in a.rate]
+            for t, r in paced(points, len(points), "uplink", a.describe())]
     cols = [*columns_for("cuag.uplink_gib", ["rate", "T"]),
             Column("params", "floats per upload", "floats", integer=True),
             column("cuag.uplink_gib", "uplink"), column("cuag.uplink_reduction", "reduction")]
