@@ -188,13 +188,16 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
             check_output(Path(given["output"]), bool(given.get("force")))
         chosen = (output.table_format(given["fmt"], given["json_"], given["output"], given.get("fmt_given", True))
                   if cmd.output == "table" else None)
-        from dpcalc.cli import sweep
-        from dpcalc.cli.messages import with_option_names
-
         with capture_warnings() as warns:
             args = Args({n: r.parse(given[n]) for n, r in options.items()}, options, chosen, extra)
             estimate(cmd, args)
-            value = sweep.run(cmd, args, lambda exc: with_option_names(str(exc), options.values()))
+            try:
+                value = cmd.body(args)
+            except DpcalcError as exc:  # a sweep crossing a domain edge keeps the rows that exist (cli.sweep)
+                from dpcalc.cli.messages import with_option_names
+                from dpcalc.cli.sweep import after_failure
+
+                value = after_failure(cmd, args, exc, lambda e: with_option_names(str(e), options.values()))
         return output.write(cmd.output, value, given, chosen, warns)
     except DpcalcError as exc:
         from dpcalc.cli.messages import with_option_names
@@ -222,8 +225,10 @@ def _duration(seconds: float) -> str:
 
 
 def fail(message: str) -> typer.Exit:
-    """Print one line to stderr and return the Exit(2) to raise."""
-    print(f"dpcalc: error: {' '.join(message.split())}", file=sys.stderr)
+    """Print one line to stderr (:func:`dpcalc.cli.messages.one_line`) and return the Exit(2) to raise."""
+    from dpcalc.cli.messages import one_line
+
+    print(f"dpcalc: error: {one_line(message)}", file=sys.stderr)
     return typer.Exit(EXIT_BAD_INPUT)
 
 

@@ -11,6 +11,7 @@ defaults from :class:`dpcalc.nbafl.simulate.SimulationConfig` (a synthetic setti
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from dpcalc import nbafl
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import axis, choice, flag, integer, real, text, vector
+from dpcalc.errors import DomainError
 from dpcalc.nbafl.simulate import BoundConstants, SimulationConfig
 from dpcalc.report.columns import column, columns_for, make_column
 from dpcalc.report.grid import flatten
@@ -165,6 +167,9 @@ def optimal_t_command(a: Args) -> Result:
     for point in _points(axes):
         res = nbafl.optimal_t(point["eps"], point["delta"], t_max=a.t_max, as_published=a.lambda1 == "published",
                               **{k: point[k] for k in ("C", "m", "N", "c_scale", *_CONSTANTS)})
+        if not math.isfinite(res.bound):  # no T has a finite bound: there is no optimum to report
+            raise DomainError(f"the bound overflows float64 at every T = 1 … {a.t_max} at eps = {point['eps']:g} "
+                              f"(the noise grows as 1/eps): no T* there; use a larger --eps")
         if a.curve:
             rows += [{**point, "T": t, "bound": float(f)} for t, f in enumerate(res.curve, start=1)]
             continue

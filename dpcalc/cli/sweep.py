@@ -1,6 +1,6 @@
 """A sweep that crosses a formula's domain edge: the rows that exist, the others shown as not computable.
 
-Every declared table command runs its body through :func:`run`. When the body refuses its inputs
+When the body of a declared table command refuses its inputs
 (a :class:`~dpcalc.errors.DpcalcError`) and more than one grid point was asked for, the grid is split — always the
 first option (in declaration order) that still has several values, so the pieces stay in row order — and each half
 is run again, down to the single points that fail. The rows that were computed are kept; a failing point becomes a
@@ -26,7 +26,7 @@ from dpcalc.report.render import Column, Format, Result
 if TYPE_CHECKING:
     from dpcalc.cli.command import Args, Command
 
-__all__ = ["MAX_SPLIT_POINTS", "REASON", "Failure", "run"]
+__all__ = ["MAX_SPLIT_POINTS", "REASON", "Failure", "after_failure"]
 
 MAX_SPLIT_POINTS = 10_000
 """Largest grid whose points outside the domain are separated (each split reruns the body on a part)."""
@@ -42,24 +42,19 @@ class Failure:
         self.point, self.reason = point, reason
 
 
-def run(cmd: Command, args: Args, explain: Any = str) -> Any:
-    """The body's value for ``args``; for a table sweep crossing a domain edge, the merged rows (module doc).
-
-    ``explain(exc)`` turns an error into the message shown (the command line's option names)."""
-    try:
-        return cmd.body(args)
-    except LimitError:
-        raise
-    except DpcalcError as exc:
-        axes = args.axes()
-        points = math.prod(len(v) for v in axes.values())
-        if cmd.output != "table" or not 1 < points <= MAX_SPLIT_POINTS:
-            raise
-        pieces = list(_bisect(cmd, args, list(axes), exc, explain))
-        results = [p for p in pieces if isinstance(p, Result)]
-        if not results or (len(results) > 1 and any(r.summary for r in results)):
-            raise exc from None
-        return _merge(pieces, results, args, cmd)
+def after_failure(cmd: Command, args: Args, exc: DpcalcError, explain: Any = str) -> Any:
+    """The body failed with ``exc`` on ``args``: for a table sweep crossing a domain edge, the merged rows of its
+    parts (module doc); else ``exc`` is raised again. ``explain(exc)`` is the message shown for an error (the
+    command line's option names). Imported only after a failure: the start-up path does not load this module."""
+    axes = args.axes()
+    points = math.prod(len(v) for v in axes.values())
+    if isinstance(exc, LimitError) or cmd.output != "table" or not 1 < points <= MAX_SPLIT_POINTS:
+        raise exc
+    pieces = list(_bisect(cmd, args, list(axes), exc, explain))
+    results = [p for p in pieces if isinstance(p, Result)]
+    if not results or (len(results) > 1 and any(r.summary for r in results)):
+        raise exc
+    return _merge(pieces, results, args)
 
 
 def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, explain: Any
@@ -80,7 +75,7 @@ def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, expl
             yield from _bisect(cmd, sub, names, exc, explain)
 
 
-def _merge(pieces: list[Result | Failure], results: list[Result], args: Args, cmd: Command) -> Result:
+def _merge(pieces: list[Result | Failure], results: list[Result], args: Args) -> Result:
     """One result: the computed rows and the failures in grid order, the union of the parts' columns."""
     columns = _union([r.columns for r in results])
     varying = [n for n, v in args.axes().items() if len(v) > 1]
@@ -105,8 +100,8 @@ def _merge(pieces: list[Result | Failure], results: list[Result], args: Args, cm
     meta["not_computable"] = len(failures)
     first = failures[0].reason
     others = len({f.reason for f in failures}) - 1
-    said = (f"Not computable (—): {len(failures)} of {len(failures) + sum(len(r.rows) for r in results)} rows lie "
-            f"outside the formula's domain: {first}" + (f" (and {others} other reason(s), in the JSON field "
+    said = (f"Not computable (—): {len(failures)} of {len(failures) + sum(len(r.rows) for r in results)} rows: "
+            f"{first}" + (f" (and {others} other reason(s), in the JSON field "
                                                          f"'{REASON}')" if others else ""))
     warnings = [w for r in results for w in r.warnings]
     if args.format is Format.json:
