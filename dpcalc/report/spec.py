@@ -83,8 +83,7 @@ class Spec:
         except tomllib.TOMLDecodeError as exc:
             raise SpecError(f"{name}: not valid TOML: {str(exc).splitlines()[0]}") from None
         except RecursionError:  # the parser recurses once per level of nesting
-            raise SpecError(f"{name}: arrays or tables nested too deeply to read (a spec needs at most two "
-                            "levels)") from None
+            raise SpecError(f"{name}: arrays or tables nested too deeply to read") from None
         return cls(data, text, name)
 
     # -- locating -----------------------------------------------------------------------------------
