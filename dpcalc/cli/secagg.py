@@ -14,7 +14,6 @@ import numpy as np
 from dpcalc import secagg
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import AS_PUBLISHED, axis, choice, integer, many, matrix, one, text, vector
-from dpcalc.errors import DomainError
 from dpcalc.report.columns import column, columns_for
 from dpcalc.report.grid import flatten
 from dpcalc.report.render import Column, Result
@@ -39,17 +38,8 @@ def _gradients(option: str, items: list[str] | None) -> list[np.ndarray] | None:
         return None
     found: list[np.ndarray] = []
     for item in items:
-        users = secagg.load_gradients(item) if path_exists(item) else [parse_matrix(option, item)]
-        for g in users:
-            if found and np.shape(g) != np.shape(found[0]):
-                raise DomainError(f"{option}: user {len(found) + 1} ({item}) has a {_dims(g)} gradient "
-                                  f"matrix; every user's must be {_dims(found[0])} like user 1's (samples × coordinates)")
-            found.append(g)
+        found += secagg.load_gradients(item) if path_exists(item) else [parse_matrix(option, item)]
     return found
-
-
-def _dims(g: np.ndarray) -> str:
-    return " × ".join(str(n) for n in np.shape(g))
 
 
 def _convert_columns(rounds: int) -> list[Column]:
