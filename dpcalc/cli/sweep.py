@@ -115,7 +115,9 @@ def _merge(pieces: list[Result | Failure], results: list[Result], args: Args) ->
 
 def _union(lists: list[list[Column]]) -> list[Column]:
     """The columns of every part, in their order (a column missing from the first inserted after its neighbour)."""
-    out = list(max(lists, key=len))
+    out = list(lists[0])
+    for cols in lists[1:]:
+        out = list(cols) if len(cols) > len(out) else out
     for cols in lists:
         for i, c in enumerate(cols):
             if all(c.key != o.key for o in out):

@@ -310,7 +310,8 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
         return Table1Entry(row, update, noise, False, None, None, None, NO_GUARANTEE[row])
     if row in ("sgd_iid_iso", "gd_iso") and method == "lemma1":
         slope = 2.0 * c * c / ((b if row == "sgd_iid_iso" else d) ** 2 * n * s2)
-        v.finite_result("the RDP slope 2C²/(B²Nσ²)" if row == "sgd_iid_iso" else "the RDP slope 2C²/(D²Nσ²)", slope,
+        v.finite_result("the RDP slope 2C²/(B²Nσ²)" if row == "sgd_iid_iso" else "the RDP slope 2C²/(D²Nσ²)",
+                        np.asarray(slope),
                         f"sigma2 = {s2:g} is too small for C = {c:g} (or C too large)")
         e, al = gaussian_closed_form_eps(slope * t, dl)
         g = DPGuarantee(float(e), dl, float(al), float(slope * t * float(al)), method, t)
