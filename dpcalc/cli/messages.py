@@ -90,12 +90,16 @@ def usage_message(exc: Any, options_at: Callable[[list[str]], list[Resolved] | N
     return f"{path}: {message}" if path else message
 
 
+#: A library name that is a message's grammatical subject: ``D must be …``, ``gradients: user 2 …``.
+_SUBJECT = re.compile(r"[A-Za-z_]\w*(?=:\s|\s+(?:must|is|are|has|have|needs|gives|cannot|exceeds|lies)\b)")
+
+
 def with_option_names(message: str, options: Any) -> str:
     """``message`` naming the options typed: a library name that begins it (its subject, ``D must be …``) becomes
     the option (``--data-size must be …``); "(m: --data-size; N: --n)" is appended for each other library name it
     uses whose option is named otherwise in this command (and which the message does not name already)."""
     options = list(options)
-    subject = re.match(r"[A-Za-z_]\w*(?![\w(-])", message)
+    subject = re.match(_SUBJECT, message)
     named: Any = None  # the option that became the subject
     for r in options if subject else ():
         library = r.input["name"] if r.input is not None else r.name
