@@ -16,6 +16,7 @@ and grids of more than :data:`MAX_SPLIT_POINTS` points (the first error is repor
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +27,13 @@ from dpcalc.report.render import Column, Format, Result
 if TYPE_CHECKING:
     from dpcalc.cli.command import Args, Command
 
-__all__ = ["MAX_SPLIT_POINTS", "REASON", "Failure", "after_failure"]
+__all__ = ["MAX_SPLIT_POINTS", "REASON", "SPLIT_SECONDS", "Failure", "after_failure"]
 
 MAX_SPLIT_POINTS = 10_000
 """Largest grid whose points outside the domain are separated (each split reruns the body on a part)."""
+
+SPLIT_SECONDS = 30.0
+"""Most time spent separating the rows (the split reruns the body on parts); then the first error is reported."""
 
 REASON = "reason"
 """The JSON field (and row key) that says why a row is not computable."""
@@ -50,14 +54,15 @@ def after_failure(cmd: Command, args: Args, exc: DpcalcError, explain: Any = str
     points = math.prod(len(v) for v in axes.values())
     if isinstance(exc, LimitError) or cmd.output != "table" or not 1 < points <= MAX_SPLIT_POINTS:
         raise exc
-    pieces = list(_bisect(cmd, args, list(axes), exc, explain))
+    deadline = time.perf_counter() + SPLIT_SECONDS
+    pieces = list(_bisect(cmd, args, list(axes), exc, explain, deadline))
     results = [p for p in pieces if isinstance(p, Result)]
     if not results or (len(results) > 1 and any(r.summary for r in results)):
         raise exc
     return _merge(pieces, results, args)
 
 
-def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, explain: Any
+def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, explain: Any, deadline: float
             ) -> Iterator[Result | Failure]:
     """The pieces of a grid whose body failed with ``error``: results of the parts that run, failures of points."""
     split = next((n for n in names if len(args[n]) > 1), None)
@@ -66,13 +71,16 @@ def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, expl
         return
     values = args[split]
     for part in (values[:len(values) // 2], values[len(values) // 2:]):
+        if time.perf_counter() > deadline:
+            raise LimitError(f"{explain(error)} — and separating the rows outside the domain from the others would "
+                             f"take over {SPLIT_SECONDS:g} s; narrow the sweep to its computable part")
         sub = args.replace(**{split: part})
         try:
             yield cmd.body(sub)
         except LimitError:
             raise
         except DpcalcError as exc:
-            yield from _bisect(cmd, sub, names, exc, explain)
+            yield from _bisect(cmd, sub, names, exc, explain, deadline)
 
 
 def _merge(pieces: list[Result | Failure], results: list[Result], args: Args) -> Result:
