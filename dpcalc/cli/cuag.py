@@ -100,7 +100,8 @@ def _audit_work(a: Args) -> tuple[str, float, str]:
     each = _PLD_ROUND_SECONDS * (max(a.P) / _PLD_P) ** 0.8 * (_PLD_RHO / min(rho, 1.0)) ** 0.6
     grid = "" if a.points() == 1 else f" at each of {a.points():,} points ({a.describe()})"
     return (f"--rounds up to {max(a.T):g} (one certified PLD of T rounds){grid}",
-            a.points() / len(a.T) * sum(a.T) * each, f"~{each:.3g} s a round at ρ = {min(rho, 1.0):.3g}, P = {max(a.P):g}")
+            a.points() / len(a.T) * sum(a.T) * each,
+            f"~{each:.3g} s a round at ρ = {min(rho, 1.0):.3g}, P = {max(a.P):g}")
 
 
 def _audit_grid(g: dict[str, np.ndarray], as_published: bool) -> Any:
