@@ -180,3 +180,45 @@ def test_sweep_with_no_computable_row_or_a_single_point_fails_in_one_line() -> N
 def test_work_limits_are_not_split_into_parts() -> None:
     line = one_error_line(run("nbafl", "accounting", "--eps", "1:60:1", "--data-size", "100"))
     assert "grid points" in line
+
+
+def test_a_two_option_sweep_keeps_grid_order_and_marks_each_point() -> None:
+    doc = run_json("nbafl", "bound", "--eps", "10,50", "--rounds", "1:30:1", "--sampled", "20")
+    rows = doc["rows"]
+    assert [(r["eps"], r["T"]) for r in rows] == [(e, t) for e in (10.0, 50.0) for t in range(1, 31)]
+    # eq. 7 needs K = 20 > 50(1 - e^(-eps/T)): T >= 20 at eps = 10, T >= 98 at eps = 50
+    computed = [(r["eps"], r["T"]) for r in rows if r["bound"] is not None]
+    assert computed == [(10.0, t) for t in range(20, 31)]
+    assert doc["meta"]["not_computable"] == 49
+
+
+def test_paced_work_is_refused_after_its_first_items() -> None:
+    import time
+
+    from dpcalc._limits import LimitError
+    from dpcalc._progress import PROBE, paced
+
+    done = []
+    with pytest.raises(LimitError, match=r"--x \(10000 values\) would take about .* min"):
+        for item in paced(range(10_000), 10_000, "test", "--x (10000 values)"):
+            time.sleep(0.01)  # 10,000 items at >= 10 ms: over the minute
+            done.append(item)
+    assert len(done) == PROBE + 1
+    assert list(paced(range(5), 5, "test", "--x")) == [0, 1, 2, 3, 4]
+
+
+def test_simulation_work_sums_the_rounds_in_closed_form() -> None:
+    from dpcalc.nbafl.simulate import SimulationConfig
+
+    cfg = SimulationConfig(eps=(1.0, 20.0), t_max=2**31, N=20, repeats=2)
+    rounds = (2**31) * (2**31 + 1) / 2  # Σ_{T=1}^{t_max} T
+    assert cfg.work == pytest.approx(2 * 2 * rounds * 20 * cfg.local_steps * cfg.m * cfg.d, rel=1e-15)
+    small = SimulationConfig(eps=(50.0,), K=20, t_max=120)  # t_min = 98 (eq. 7's domain)
+    assert small.work == pytest.approx(small.repeats * sum(range(small.t_min, 121)) * small.N * small.local_steps
+                                       * small.m * small.d, rel=1e-15)
+
+
+def test_audit_of_a_slow_schedule_is_refused_before_it_starts() -> None:
+    line = one_error_line(run("cuag", "audit", "--rounds", "1000", "--lam", "0.1", "--B", "1", "--data-size", "5000",
+                              "--P", "10", "--mu", "0.25"))
+    assert "--rounds up to 1000" in line and "min per call" in line
