@@ -51,9 +51,9 @@ def evaluate(formula: Formula, values: Mapping[str, Sequence[Any]], *, published
                           f"{', '.join(i.name for i in formula.inputs)})")
     if missing:
         raise DomainError(f"{formula.id} needs {', '.join('--' + m for m in missing)}")
-    if published and (formula.erratum is None or not (formula.erratum.published_implementation
-                                                      or formula.erratum.published_sympy)):
-        raise DomainError(f"{formula.id} has no published form (status {formula.status})")
+    if published and not formula.has_published:
+        raise DomainError(f"published=True (--as-published): {formula.id} has no published form (status "
+                          f"{formula.status}); only formulas with an erratum have one")
     if precision is not None and not 1 <= precision <= 10_000:
         raise DomainError(f"--precision must be an integer in [1, 10000] (got {precision})")
     axes = [i for i in formula.inputs if i.kind != "vector"]

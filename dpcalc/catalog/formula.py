@@ -48,6 +48,11 @@ class Formula:
     domain_warning: str = ""
 
     # -- library side -------------------------------------------------------------------------------
+    @property
+    def has_published(self) -> bool:
+        """Whether the paper's published (erroneous) form can be computed: an implementation or a SymPy form."""
+        return self.erratum is not None and bool(self.erratum.published_implementation or self.erratum.published_sympy)
+
     def function(self, published: bool = False) -> Callable[..., Any]:
         """Import and return the implementation (or the published-form implementation)."""
         path = self.implementation

@@ -36,7 +36,7 @@ from dpcalc.cli.options import Opt, Resolved, resolve
 from dpcalc.errors import DpcalcError
 from dpcalc.report.render import Format
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VERIFY_FAILED", "POINT_SECONDS", "Args", "Command", "Group", "Work",
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VERIFY_FAILED", "ITEM_SECONDS", "POINT_SECONDS", "Args", "Command", "Group", "Work",
            "callback", "capture_warnings", "command", "estimate", "fail", "resolved"]
 
 EXIT_OK, EXIT_VERIFY_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -72,6 +72,10 @@ Work = float | Callable[["Args"], tuple[str, float, str]] | None
 POINT_SECONDS = 1e-5
 """Default cost of one grid point: a vectorised closed form, its row computed and written (measured 5–10 µs a row on
 two busy cores: 10^6 rows in ~10 s; the minute is ~6·10^6 rows)."""
+
+ITEM_SECONDS = 1e-4
+"""Default cost of one value of a list option (``vector``: a client, a layer, a norm — usually a row of its own and
+Python work per value): measured ~5 µs of CPU, counted 20× for cores shared with other work."""
 
 
 def command(name: str, *options: Opt, formula: str = "", output: str = "table", extra_args: bool = False,
@@ -111,6 +115,11 @@ class Args:
     def points(self) -> int:
         """The number of grid points: the product of the axes' value counts."""
         return math.prod(len(v) for v in self.axes().values())
+
+    def items(self) -> dict[str, int]:
+        """The number of values of every list option (kind ``vector``) given, by name."""
+        return {n: len(v) for n, r in self._options.items()
+                if r.opt.kind == "vector" and (v := self._values[n]) is not None}
 
     def describe(self, *names: str) -> str:
         """``--eps × --rounds (30 × 20 values)``: the options (default: every axis) with several values."""
@@ -218,6 +227,10 @@ def estimate(cmd: Command, args: Args) -> None:
     else:
         each_point = POINT_SECONDS if cmd.work is None else float(cmd.work)
         what, seconds, each = args.describe(), args.points() * each_point, f"~{_duration(each_point)} a point"
+        items = {n: k for n, k in args.items().items() if k > 1}
+        if sum(items.values()) * ITEM_SECONDS > seconds:  # a long list costs more than the grid
+            what = f"{' + '.join(args.option(n) for n in items)} ({' + '.join(map(str, items.values()))} values)"
+            seconds, each = sum(items.values()) * ITEM_SECONDS, f"~{_duration(ITEM_SECONDS)} a value"
     _limits.check_seconds(what, seconds, each)
 
 
