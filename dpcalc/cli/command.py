@@ -36,8 +36,8 @@ from dpcalc.cli.options import Opt, Resolved, resolve
 from dpcalc.errors import DpcalcError
 from dpcalc.report.render import Format
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VERIFY_FAILED", "ITEM_SECONDS", "POINT_SECONDS", "Args", "Command", "Group", "Work",
-           "callback", "capture_warnings", "command", "estimate", "fail", "resolved"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_VERIFY_FAILED", "ITEM_SECONDS", "POINT_SECONDS", "Args", "Command",
+           "Group", "Work", "callback", "capture_warnings", "command", "estimate", "fail", "resolved"]
 
 EXIT_OK, EXIT_VERIFY_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
