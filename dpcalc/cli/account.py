@@ -57,8 +57,8 @@ def _check_work(options: str, points: int, names: list[str], costs: dict[str, fl
     from dpcalc import _limits
 
     each = sum(costs.get(n, 0.02) for n in names)
-    _limits.check_seconds(f"{options} ({points:,} grid points × {len(names)} accountant(s): {', '.join(names)})",
-                          points * each, f"~{each * 1e3:.3g} ms a point")
+    _limits.check_seconds(f"{options} give {points:,} grid points × {len(names)} accountant(s) ({', '.join(names)}), "
+                          "which", points * each, f"~{each * 1e3:.3g} ms a point")
 
 
 def _accountants(a: Args) -> tuple[list[str], dict[str, Any]]:
