@@ -18,7 +18,7 @@ import numpy as np
 
 from dpcalc import nbafl
 from dpcalc.cli.command import Args, Group, command
-from dpcalc.cli.options import axis, choice, flag, integer, real, text, vector
+from dpcalc.cli.options import SCHEDULER, axis, choice, flag, integer, real, text, vector
 from dpcalc.errors import DomainError
 from dpcalc.nbafl.simulate import BoundConstants, SimulationConfig
 from dpcalc.report.columns import column, columns_for, make_column
@@ -336,7 +336,7 @@ def _simulate_work(a: Args) -> tuple[str, float, str]:
          _setting("non_iid", "float", help="Heterogeneity (0 = IID)"),
          _setting("repeats", help="Independent repeats per (ε, T)"), _setting("seed", help="Root seed"),
          integer("workers", default_from="dpcalc.nbafl.simulate:simulate", formula="-",
-                 help="Processes (results do not depend on it)"),
+                 help="Processes (results do not depend on it)"), SCHEDULER,
          *(_setting(n, "float", BoundConstants, help=f"Bound constant {s} (for the bound's T*)")
            for n, s in (("pl", "l"), ("lipschitz", "β"), ("smoothness", "ρ"), ("dissimilarity", "B"),
                         ("theta", "Θ"))), work=lambda a: _simulate_work(a))
@@ -347,12 +347,14 @@ def simulate_command(a: Args) -> Result:
     """
     from dpcalc._progress import tracker
     from dpcalc.nbafl.simulate import simulate
+    from dpcalc.sim.executor import scheduler_address
 
     cfg = _simulation(a)
     bound = BoundConstants(pl=a.pl, lipschitz=a.lipschitz, smoothness=a.smoothness, dissimilarity=a.dissimilarity,
                            theta=a.theta)
     with tracker("simulating") as update:
-        res = simulate(cfg, workers=a.workers, bound=bound, progress=None if a.format is Format.json else update)
+        res = simulate(cfg, workers=a.workers, bound=bound, progress=None if a.format is Format.json else update,
+                       scheduler=scheduler_address(a.scheduler))
     rows = [{"eps": e, "T": int(t), "loss": float(res.loss[i, j]), "loss_se": float(res.loss_se[i, j]),
              "nonprivate": float(res.nonprivate[j]), "sigma_u": float(res.sigma_u[i, j]),
              "sigma_d": float(res.sigma_d[i, j])}
