@@ -15,8 +15,8 @@ import re
 
 from dpcalc.errors import DomainError
 
-__all__ = ["DEFAULT_MAX_MEMORY", "ENV_VAR", "MAX_ROWS", "check_memory", "check_points", "check_rows", "human",
-           "max_memory", "parse_size", "set_max_memory"]
+__all__ = ["DEFAULT_MAX_MEMORY", "ENV_VAR", "MAX_ROWS", "MAX_SECONDS", "LimitError", "check_memory", "check_points",
+           "check_rows", "check_seconds", "human", "max_memory", "parse_size", "set_max_memory"]
 
 DEFAULT_MAX_MEMORY = 2 * 1024**3
 """Default cap on one computation's working memory: 2 GiB."""
@@ -25,6 +25,14 @@ MAX_ROWS = 10_000_000
 """Most rows one sweep (the product of every option's values) may have."""
 
 ENV_VAR = "DPCALC_MAX_MEMORY"
+
+MAX_SECONDS = 60.0
+"""Most estimated work (seconds) one command starts; more is refused in one line before any work."""
+
+
+class LimitError(DomainError):
+    """The work or memory a call would need exceeds a cap: the whole call is refused (not one point of a sweep)."""
+
 
 _UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1000, "kib": 1024, "m": 1024**2, "mb": 1000**2, "mib": 1024**2,
           "g": 1024**3, "gb": 1000**3, "gib": 1024**3, "t": 1024**4, "tb": 1000**4, "tib": 1024**4}
@@ -77,14 +85,14 @@ def check_memory(what: str, nbytes: float, hint: str = "") -> None:
     if not nbytes <= cap:  # also catches NaN
         tail = f"; {hint}" if hint else ""
         need = f"about {human(nbytes)}" if math.isfinite(nbytes) else "an unbounded amount"
-        raise DomainError(f"{what} would need {need} of memory, over the cap of {human(cap)} "
+        raise LimitError(f"{what} would need {need} of memory, over the cap of {human(cap)} "
                           f"(raise it with --max-memory or {ENV_VAR}){tail}")
 
 
 def check_rows(what: str, rows: float, bytes_per_row: float = 0.0) -> None:
     """Raise if a sweep of ``rows`` rows exceeds :data:`MAX_ROWS` or (at ``bytes_per_row``) the memory cap."""
     if not rows <= MAX_ROWS:
-        raise DomainError(f"{what} gives {rows:.4g} rows (the product of the values of every option); at most "
+        raise LimitError(f"{what} gives {rows:.4g} rows (the product of the values of every option); at most "
                           f"{MAX_ROWS:,} rows per call")
     if bytes_per_row:
         check_memory(what, rows * bytes_per_row, "use fewer values per option")
@@ -94,5 +102,17 @@ def check_points(what: str, points: float, most: int, each: str) -> None:
     """Raise a one-line DomainError before computing if a grid whose every point is expensive (``each`` says what
     one point costs, e.g. "five accountants and their calibrations, ~0.3 s") has more than ``most`` points."""
     if not points <= most:
-        raise DomainError(f"{what} gives {points:.4g} grid points; at most {most:,} per call here (each point runs "
+        raise LimitError(f"{what} gives {points:.4g} grid points; at most {most:,} per call here (each point runs "
                           f"{each}) — use fewer values")
+
+
+def check_seconds(what: str, seconds: float, each: str = "") -> None:
+    """Raise a one-line :class:`LimitError` before any work if its estimate ``seconds`` exceeds :data:`MAX_SECONDS`.
+
+    ``what`` names the options responsible (``"--eps (1e6 values)"``); ``each`` what one unit of work costs.
+    """
+    if not seconds <= MAX_SECONDS:  # also catches NaN
+        cost = f"{seconds / 60:.3g} min" if math.isfinite(seconds) else "an unbounded time"
+        tail = f" ({each})" if each else ""
+        raise LimitError(f"{what} would take about {cost} of work{tail}; at most {MAX_SECONDS / 60:g} min per call "
+                         "— use fewer values or a smaller range")

@@ -13,6 +13,13 @@ Work that counts its own steps (``simulate(..., progress=update)`` calls ``updat
     with tracker("simulate") as update:
         simulate(config, progress=update)
 
+Work of many like items that cannot be estimated beforehand (a catalog formula evaluated row by row) takes
+:func:`paced`: progress, and the measured pace of the first items times their number checked against the
+one-minute work cap (:func:`dpcalc._limits.check_seconds`) before the rest runs::
+
+    for point in paced(points, len(points), "eval", "--eps (1e6 values)"):
+        ...
+
 Nothing is shown when stderr is not a terminal, when ``DPCALC_PROGRESS=0``, or for ``total < 2``; the bar
 disappears when the work ends (transient), so it never mixes with the results on stdout.
 """
@@ -21,11 +28,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["Advance", "enabled", "progress", "tracker"]
+T = TypeVar("T")
+
+__all__ = ["PROBE", "Advance", "enabled", "paced", "progress", "tracker"]
+
+PROBE = 3
+"""Items :func:`paced` times (after the first, which may pay for imports and caches) to estimate the rest."""
 
 Advance = Callable[..., None]
 _active = False  # a bar is on screen
@@ -83,3 +96,21 @@ def tracker(label: str) -> Iterator[Callable[[int, int], None]]:
             state["done"] = done
 
         yield update
+
+
+def paced(items: Iterable[T], total: int, label: str, what: str) -> Iterator[T]:
+    """Yield ``items`` (``total`` of them) with a :func:`progress` bar; once :data:`PROBE` items after the first
+    have run, raise a one-line :class:`~dpcalc._limits.LimitError` if their pace times ``total`` exceeds the work
+    cap (``what`` names the options responsible)."""
+    from dpcalc import _limits
+
+    with progress(total, label) as advance:
+        start = 0.0
+        for i, item in enumerate(items):
+            if i == 1:
+                start = time.perf_counter()
+            elif i == PROBE + 1:
+                pace = (time.perf_counter() - start) / PROBE
+                _limits.check_seconds(what, pace * total, f"~{pace * 1e3:.3g} ms an item, measured")
+            yield item
+            advance()

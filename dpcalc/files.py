@@ -46,8 +46,14 @@ def _os_error(option: str, path: str | Path, exc: OSError, verb: str) -> DomainE
 # ----------------------------------------------------------------------------------------------- reading
 
 
-def _check_readable(option: str, path: Path) -> int:
-    """Stat ``path``; one-line errors for missing files, directories and unreadable paths. Returns its size."""
+_TEXT_FACTOR = 4  # the bytes and the decoded str (up to 4 bytes a character) of a text read whole
+_NUMBERS_FACTOR = 30  # numbers parsed from text: Python floats and lists
+_NPY_FACTOR = 2  # .npy: load + float64 copy
+
+
+def _check_readable(option: str, path: Path, factor: float | None = None) -> int:
+    """Stat ``path``; one-line errors for missing files, directories and unreadable paths; the memory of reading it
+    (``factor`` times its size; default: numbers, from text or .npy) checked against the cap. Returns its size."""
     if "\x00" in str(path):
         raise DomainError(f"{option}: {_show(path)} is not a file name (it contains a NUL byte)")
     try:
@@ -58,8 +64,8 @@ def _check_readable(option: str, path: Path) -> int:
         raise _os_error(option, path, exc, "read") from None
     if path.is_dir():
         raise DomainError(f"{option}: {_show(path)} is a directory, not a file")
-    # text needs ~ 30x its size as Python floats and lists; .npy about 2x (load + float64 copy)
-    factor = 2 if path.suffix.lower() == ".npy" else 30
+    if factor is None:
+        factor = _NPY_FACTOR if path.suffix.lower() == ".npy" else _NUMBERS_FACTOR
     _limits.check_memory(f"{option}: reading {_show(path)} ({_limits.human(st.st_size)})", st.st_size * factor)
     return st.st_size
 
@@ -87,7 +93,7 @@ def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .n
     """The UTF-8 text of a file; missing files, directories, unreadable or non-UTF-8 files are one line naming
     ``option`` and the path (``hint``: what to do about a non-UTF-8 file)."""
     path = Path(path)
-    _check_readable(option, path)
+    _check_readable(option, path, _TEXT_FACTOR)
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -8,6 +8,7 @@ form) exactly as the catalog does; ``precision`` adds the SymPy form evaluated b
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,16 +51,22 @@ def evaluate(formula: Formula, values: Mapping[str, Sequence[Any]], *, published
                           f"{', '.join(i.name for i in formula.inputs)})")
     if missing:
         raise DomainError(f"{formula.id} needs {', '.join('--' + m for m in missing)}")
-    if published and (formula.erratum is None or not (formula.erratum.published_implementation
-                                                      or formula.erratum.published_sympy)):
-        raise DomainError(f"{formula.id} has no published form (status {formula.status})")
+    if published and not formula.has_published:
+        raise DomainError(f"published=True (--as-published): {formula.id} has no published form (status "
+                          f"{formula.status}); only formulas with an erratum have one")
     if precision is not None and not 1 <= precision <= 10_000:
         raise DomainError(f"--precision must be an integer in [1, 10000] (got {precision})")
     axes = [i for i in formula.inputs if i.kind != "vector"]
     vectors = {i.name: list(values[i.name]) for i in formula.inputs if i.kind == "vector"}
     out = formula.output.name
+    from dpcalc._progress import paced
+
     rows = []
-    for point in itertools.product(*(values[i.name] for i in axes)):
+    counts = {i.name: len(values[i.name]) for i in axes}
+    total = math.prod(counts.values())
+    many = [n for n, c in counts.items() if c > 1]
+    what = f"{' × '.join('--' + n for n in many)} ({' × '.join(str(counts[n]) for n in many)} values)"
+    for point in paced(itertools.product(*(values[i.name] for i in axes)), total, formula.id, what):
         row: dict[str, Any] = {**dict(zip((i.name for i in axes), point, strict=True)), **vectors}
         row[out] = _scalar(formula.call(row))
         if published:

@@ -15,6 +15,7 @@ from typing import Any
 from dpcalc import errors
 from dpcalc.catalog import sampling, symbolic
 from dpcalc.catalog.types import CatalogError, Erratum, Example, Input, Output, Paper, split_domain_warning
+from dpcalc.errors import DomainError
 
 __all__ = ["Formula"]
 
@@ -47,12 +48,18 @@ class Formula:
     domain_warning: str = ""
 
     # -- library side -------------------------------------------------------------------------------
+    @property
+    def has_published(self) -> bool:
+        """Whether the paper's published (erroneous) form can be computed: an implementation or a SymPy form."""
+        return self.erratum is not None and bool(self.erratum.published_implementation or self.erratum.published_sympy)
+
     def function(self, published: bool = False) -> Callable[..., Any]:
         """Import and return the implementation (or the published-form implementation)."""
         path = self.implementation
         if published:
             if self.erratum is None or not self.erratum.published_implementation:
-                raise CatalogError(f"{self.id} has no published implementation")
+                raise DomainError(f"{self.id} has no published form to compute (status {self.status}): --published and "
+                                  "published=True apply to formulas with an erratum (dpcalc formulas list)")
             path = self.erratum.published_implementation
         module, _, name = path.rpartition(".")
         try:

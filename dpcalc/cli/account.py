@@ -29,7 +29,7 @@ from dpcalc.errors import DomainError
 from dpcalc.report.columns import column
 from dpcalc.report.render import Column, Result
 
-__all__ = ["ENTRIES", "MAX_SECONDS"]
+__all__ = ["ENTRIES"]
 
 ACCOUNTANT = many("accountant", short="-a", formula="-", help=(
     "Accountant(s) to use (repeatable): rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld. Default: every one that "
@@ -45,8 +45,6 @@ ORDERS = vector("orders", formula="-", default=None, help=(
 #: one core (bench/bench_accounting_kernels.py covers the kernels); used to refuse a grid before computing it
 _SECONDS_EPS = {"rdp": 0.006, "rdp-lemma1": 0.006, "zcdp": 0.002, "analytic": 0.003, "gdp-clt": 0.002, "pld": 0.02}
 _SECONDS_CALIBRATE = {"rdp": 0.12, "rdp-lemma1": 0.12, "zcdp": 0.04, "analytic": 0.03, "gdp-clt": 0.03, "pld": 0.15}
-MAX_SECONDS = 300.0
-"""Most estimated work (seconds) one ``account``/``calibrate`` call starts; more is one line before any work."""
 
 EVENT = Opt("event", "text", formula="-", default=None, help=(
     "An event file (JSON or TOML): dp-accounting's DpEvent.to_named_tuple() form as dictionaries, or the short "
@@ -78,12 +76,12 @@ def _setting() -> list[Column]:
 
 
 def _check_work(options: str, points: int, names: list[str], costs: dict[str, float]) -> None:
+    """The shared work cap (:func:`dpcalc._limits.check_seconds`) at the accountants' measured cost a point."""
+    from dpcalc import _limits
+
     each = sum(costs.get(n, 0.02) for n in names)
-    if points * each > MAX_SECONDS:
-        raise DomainError(f"{options} give {points:,} grid points × {len(names)} accountant(s) ({', '.join(names)}; "
-                          f"~{each * 1e3:.3g} ms a point): ~{points * each / 60:.3g} min of work; at most "
-                          f"{MAX_SECONDS / 60:g} min per call ({int(MAX_SECONDS / each):,} points) — use fewer values "
-                          "or split the grid")
+    _limits.check_seconds(f"{options} give {points:,} grid points × {len(names)} accountant(s) ({', '.join(names)}), "
+                          "which", points * each, f"~{each * 1e3:.3g} ms a point")
 
 
 def _accountants(a: Args) -> tuple[list[str], dict[str, Any]]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from dpcalc.cli.options import Resolved
 
-__all__ = ["WORDS", "aliases", "one_line", "suggest", "usage_message", "with_option_names"]
+__all__ = ["LONGEST_WORD", "WORDS", "aliases", "one_line", "suggest", "usage_message", "with_option_names"]
 
 #: English words a user may type for a quantity, by its library name.
 WORDS: dict[str, tuple[str, ...]] = {
@@ -63,8 +63,15 @@ def suggest(unknown: str, options: Iterable[Resolved]) -> list[str]:
     return ["/".join(x for x in (r.option, r.opt.short) if x) for r in hits]
 
 
+LONGEST_WORD = 120
+"""Longest run of non-blank characters an error line echoes whole: a longer value (typed or read) is shortened
+and its length said — a 100 KB value is not a 100 KB error line."""
+
+
 def one_line(message: str) -> str:
-    return " ".join(str(message).split())
+    """``message`` on one line, each overlong word shortened to its start and its length."""
+    return " ".join(w if len(w) <= LONGEST_WORD else f"{w[:LONGEST_WORD // 2]}…[{len(w):,} characters]"
+                    for w in str(message).split())
 
 
 def usage_message(exc: Any, options_at: Callable[[list[str]], list[Resolved] | None]) -> str:
@@ -83,14 +90,28 @@ def usage_message(exc: Any, options_at: Callable[[list[str]], list[Resolved] | N
     return f"{path}: {message}" if path else message
 
 
+#: A library name that is a message's grammatical subject: ``D must be …``, ``gradients: user 2 …``.
+_SUBJECT = re.compile(r"[A-Za-z_]\w*(?=:\s|\s+(?:must|is|are|has|have|needs|gives|cannot|exceeds|lies)\b)")
+
+
 def with_option_names(message: str, options: Any) -> str:
-    """``message`` with "(m: --data-size; N: --n)" appended for each library name it uses whose option is named
-    otherwise in this command (and which the message does not name already)."""
+    """``message`` naming the options typed: a library name that begins it (its subject, ``D must be …``) becomes
+    the option (``--data-size must be …``); "(m: --data-size; N: --n)" is appended for each other library name it
+    uses whose option is named otherwise in this command (and which the message does not name already)."""
+    options = list(options)
+    subject = re.match(_SUBJECT, message)
+    named: Any = None  # the option that became the subject
+    for r in options if subject else ():
+        library = r.input["name"] if r.input is not None else r.name
+        if r.option.startswith("--") and subject and subject.group(0) in (library, r.name):
+            message, named = r.option + message[subject.end():], r
+            break
     found = []
     for r in options:
         flags = "/".join(x for x in (r.option, r.opt.short) if x)
         library = r.input["name"] if r.input is not None else r.name
-        if (r.option.startswith("--") and r.option != f"--{library}" and r.option not in message
-                and re.search(rf"(?<![\w-]){re.escape(library)}\b", message)):
+        text = message[len(r.option):] if r is named else message
+        if (r.option.startswith("--") and r.option != f"--{library}" and r.option not in text
+                and re.search(rf"(?<![\w-]){re.escape(library)}\b", text)):
             found.append(f"{library}: {flags}")
     return f"{message} ({'; '.join(found)})" if found else message

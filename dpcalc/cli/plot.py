@@ -60,7 +60,7 @@ def _assignments(option: str, items: list[str]) -> dict[str, str]:
          flag("published", formula="-", help="Draw the published (erroneous) form as well"),
          flag("logx", formula="-", help="Logarithmic x axis"), flag("logy", formula="-", help="Logarithmic y axis"),
          Opt("title", "text", formula="-", default="", help="Figure title (default: the formula's title)"),
-         formula="-", output="figure")
+         formula="-", output="figure", work=lambda a: _sweep_work(a))
 def sweep_command(a: Args) -> Figure:
     """Draw any catalog formula over a sweep: x = one input, one line per value of another.
 
@@ -74,6 +74,20 @@ def sweep_command(a: Args) -> Figure:
     spec = sweep_spec(a.formula, x_axis, lines, _assignments("--set", a.fixed or []), published=a.published,
                       logx=a.logx, logy=a.logy, title=a.title)
     return Figure(spec, a.formula)
+
+
+_LINE_SECONDS, _POINT_SECONDS = 5e-3, 1e-4  # matplotlib per line; the catalog formula per point (measured)
+
+
+def _sweep_work(a: Args) -> tuple[str, float, str]:
+    """The sweep's work before drawing: lines (--by values) × points (--x values)."""
+    from dpcalc.report.grid import parse_values
+
+    (x_name, x_text), = _assignments("--x", [a.x]).items()
+    xs = len(parse_values(f"--x {x_name}", x_text))
+    lines = len(parse_values(f"--by {a.by}", next(iter(_assignments("--by", [a.by]).values())))) if a.by else 1
+    return (f"--x ({xs} values) × --by ({lines} lines)", lines * (_LINE_SECONDS + xs * _POINT_SECONDS),
+            f"~{_LINE_SECONDS * 1e3:g} ms a line and {_POINT_SECONDS * 1e3:g} ms a point")
 
 
 ENTRIES = (Group("plot", "Figures: the papers' figures as presets (published and corrected side by side) and sweeps "

@@ -345,8 +345,10 @@ class PersonalizedPlan:
 
     @property
     def gain(self) -> float:
-        """``U* / U_baseline`` (>= 1)."""
-        return self.utility / self.baseline_utility
+        """``U* / U_baseline = (Σ_k α_max/α_k / N)²`` (>= 1), from the α_k: finite even where both utilities
+        underflow to 0 (huge C)."""
+        a = np.asarray(self.alpha, dtype=np.float64)
+        return float((np.sum(np.max(a) / a) / a.size) ** 2)
 
 
 @v.named_shapes

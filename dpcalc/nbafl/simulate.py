@@ -95,7 +95,8 @@ class SimulationConfig:
     @property
     def work(self) -> float:
         """Gradient-coordinate updates of the whole run: len(ε)·repeats·Σ_T T·N·local_steps·m·d."""
-        rounds = float(sum(range(self.t_min, self.t_max + 1)))
+        lo, hi = self.t_min, self.t_max
+        rounds = (float(hi) * (hi + 1) - float(lo) * (lo - 1)) / 2.0  # Σ_{T=lo}^{hi} T in closed form, not a loop
         return (float(len(self.eps)) * self.repeats * rounds * self.N * self.local_steps * self.m * self.d)
 
     @property

@@ -82,6 +82,8 @@ class Spec:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise SpecError(f"{name}: not valid TOML: {str(exc).splitlines()[0]}") from None
+        except RecursionError:  # the parser recurses once per level of nesting
+            raise SpecError(f"{name}: arrays or tables nested too deeply to read") from None
         return cls(data, text, name)
 
     # -- locating -----------------------------------------------------------------------------------

@@ -44,16 +44,20 @@ __all__ = ["CONVERSIONS", "SpanAnalysis", "Theorem2Analysis", "divergence", "spa
 CONVERSIONS = ("lemma1", "improved")
 
 
-def users(matrices: Sequence[ArrayLike]) -> list[v.FloatArray]:
-    """The users' gradient matrices (K × D_i each) as float arrays; one-line error unless they share one K."""
+def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[v.FloatArray]:
+    """The users' gradient matrices (K × D_i each) as float arrays; one-line error unless they share one K (and,
+    ``same_d``, one D: Theorem 2 assumes |D_i| = D), users numbered from 1 as given."""
     found = [np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in matrices]
     if not found:
         raise DomainError("gradients: give at least one user's K × D matrix")
-    k = found[0].shape[0]
+    k, d = found[0].shape[:2]
     for i, u in enumerate(found[1:], 2):
         if u.shape[0] != k:  # every user's gradients live in the same K-dimensional model
             raise DomainError(f"gradients: user {i} has K = {u.shape[0]} rows but user 1 has K = {k} (each "
                               "user's matrix is K × D_i with one K)")
+        if same_d and u.shape[1:] != (d,):
+            raise DomainError(f"gradients: user {i} has D = {u.shape[1]} samples (columns) but user 1 has D = {d} "
+                              "(Theorem 2 assumes the same |D_i| = D for every user)")
     return found
 
 
@@ -84,7 +88,7 @@ def theorem2_analysis(alpha: ArrayLike, *, B: float, C: float, delta: float, rou
     if gradients is not None:
         if eig_min_sum is not None:
             raise DomainError("give either eig_min_sum or gradients, not both")
-        res = theorem2_from_gradients(users(gradients), alphas, B, C, form=form)
+        res = theorem2_from_gradients(users(gradients, same_d=True), alphas, B, C, form=form)
         s4, d, curve = float(res.eig_min_sum_sec4), float(res.D), np.atleast_1d(res.rdp)
         info = {"users": len(gradients), "K": res.K, "D": res.D, "eig_min_sec4": [float(x) for x in res.eig_min_sec4]}
     else:

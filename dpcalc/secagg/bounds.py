@@ -170,9 +170,10 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
 
 
 @v.scalar_params
+@v.documented_inf
 def table1_alpha_max(row: str, N: float, sigma2: float, B: float, C: float, D: float, *,
                      as_published: bool = False) -> float:
-    """Upper end of the order range of a Table-1 row (inf for the Gaussian rows)."""
+    """Upper end of the order range of a Table-1 row: +inf for the Gaussian rows (every order α > 1 is valid)."""
     row = _row(row)
     if row in ("gsgd_iso",) or (row == "gsgd_wfna" and as_published):
         return N * B * D * sigma2 / (C * C)
@@ -312,6 +313,9 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
         return Table1Entry(row, update, noise, False, None, None, None, NO_GUARANTEE[row])
     if row in ("sgd_iid_iso", "gd_iso") and method == "lemma1":
         slope = 2.0 * c * c / ((b if row == "sgd_iid_iso" else d) ** 2 * n * s2)
+        v.finite_result("the RDP slope 2C²/(B²Nσ²)" if row == "sgd_iid_iso" else "the RDP slope 2C²/(D²Nσ²)",
+                        np.asarray(slope),
+                        f"sigma2 = {s2:g} is too small for C = {c:g} (or C too large)")
         e, al = gaussian_closed_form_eps(slope * t, dl)
         g = DPGuarantee(float(e), dl, float(al), float(slope * t * float(al)), method, t)
     else:

@@ -73,6 +73,13 @@ REGRESSIONS: list[list[str]] = [
     ["nbafl", "accounting", "--eps", "1:1e6:1", "--data-size", "1"],  # hours: a million accountant comparisons
     ["nbafl", "accounting", "--eps", "1:3", "--C", "1.7976931348623157e308", "--json"],  # inf sigma_U, NaN saved
     ["table", "\x00"],  # a NUL byte in SPEC: ValueError traceback from pathlib
+    # over a minute: a 9e6-row sweep (the work estimate counts writing the rows), a 3,000-value list of a (Σ a²),
+    # a million layer norms (the list's values counted)
+    ["cuag", "sigma", "--mu", "0.25", "--lam", "0.1", "--B", "10", "--data-size", "500", "--P", "1:3000:1", "--t",
+     "1:3000:1"],
+    ["cuag", "coherence", "--rate", "1", "--a", ",".join(str(i) for i in range(1, 3001))],
+    ["cuag", "rates", "--layer-norms", "0,1:1e6:1"],
+    ["eval", "nbafl.c_constant", "--as-published", "--json"],  # the error named no option
 ]
 _BY_ID = {c.id: c for c in COMMANDS}
 

@@ -97,6 +97,16 @@ def test_output_file_is_atomic_and_refuses_overwrite(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temp files left
 
 
+def test_a_list_with_a_value_outside_the_domain_keeps_the_other_rows() -> None:
+    """The sweep convention (docs/cli.md): the row of ε = -3 is not computable, the others are; exit 0."""
+    doc = run_json("sigma", "--eps", "1,2,-3", "--d", "1000")
+    assert [r["eps"] for r in doc["rows"]] == [1.0, 2.0, -3.0]
+    assert doc["rows"][2]["sigma"] is None and doc["rows"][2]["reason"].startswith("--eps must be a finite number > 0")
+    assert all(r["sigma"] > 0 and r["reason"] is None for r in doc["rows"][:2])
+    code, _, err = run("sigma", "--eps", "-3", "--d", "1000")
+    assert code == 2 and err.startswith("dpcalc: error: --eps must be a finite number > 0")
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -105,12 +115,11 @@ def test_output_file_is_atomic_and_refuses_overwrite(tmp_path: Path) -> None:
         (["--eps", "nan", "--d", "1000"], "--eps must be finite"),
         (["--eps", "inf", "--d", "1000"], "--eps must be finite"),
         (["--eps", "abc", "--d", "1000"], "--eps must be a number"),
-        (["--eps", "1,2,-3", "--d", "1000"], "item 3 of the list"),
         (["--eps", "1,,2", "--d", "1000"], "empty element"),
         (["--eps", "5:1", "--d", "1000"], "start <= stop"),
         (["--eps", "5", "--d", "0"], "d must be an integer >= 1"),
         (["--eps", "5", "--d", "10.5"], "d must be an integer"),
-        (["--eps", "5", "--d", "10", "--n", "0"], "N must be an integer >= 1"),
+        (["--eps", "5", "--d", "10", "--n", "0"], "--n must be an integer >= 1"),
         (["--eps", "5", "--d", "10", "--C", "-2"], "C must be"),
         (["--eps", "5", "--d", "10", "--weights", "0.5,0.6"], "weights must sum to 1"),
         (["--eps", "5", "--d", "10", "--weights", "1.5,-0.5"], "weights must be"),

@@ -122,7 +122,14 @@ HOSTILE_NUMBERS = ["0", "-1", "-0.5", "1e-300", "5e-324", "1e-320", "1e300", "1e
                    "1e9", "3e8", "9007199254740993", "1e-9", "0.999999999999", "2.5", "1.1", "1,", ",1", "1,,2",
                    ",", ":", "1:", ":1", "1:2:0", "1:2:-1", "10:1", "1:1e6:1", "1:1e9", "0:1e308:1e-308", "1:2:3:4",
                    "a:b", "1e-5:1e-4:1e-6", "0.1,0.9", "1,2,3", "1;2", "1 2", "--", "-", "\x00", "é", "1e", "e5",
-                   "+1", "1.", ".5", "00001", "1e-400"]
+                   "+1", "1.", ".5", "00001", "1e-400",
+                   # huge values and long lists (work that must be bounded or refused, echoes that must be short)
+                   "-1e308", "1e308,1e308", ",".join(str(i) for i in range(1, 3001)), "1:3000:1", "x" * 100_000,
+                   # ragged inline matrices
+                   "1,2;3", "1;2,3", "1,2;3,4;5", ";", "1,2;;3,4"]
+
+#: Figure titles matplotlib's mathtext cannot parse (``plot sweep --title``).
+BAD_TITLES = ["$\\undefinedmacro$", "{" * 200, "$x^$", "$$", "$" * 7, "\\", "x" * 10_000]
 
 TYPICAL: dict[str, list[str]] = {
     "eps": ["0.5", "1", "2", "5", "1:3", "0.5,1,2"], "delta": ["1e-5", "1e-3", "0.5", "1e-10"],
@@ -173,6 +180,8 @@ class Files:
         text("spec.toml", 'title = "t"\n[grid]\neps = [1, 5]\n[inputs]\nd = 1000\nC = 1\nN = 10\n[[column]]\n'
                           'input = "eps"\n[[column]]\nformula = "midp.server_sigma_equal"\n')  # dpcalc table SPEC
         text("bad.toml", "[grid\n")
+        text("nested.toml", "x = " + "[" * 3000 + "]" * 3000 + "\n")  # deeper than the TOML parser recurses
+        text("ragged.csv", "1,2\n3\n")
         for name, arr in (("eye.npy", np.eye(2)), ("vec.npy", np.array([0.5, 0.5])), ("empty.npy", np.array([])),
                           ("complex.npy", np.array([1 + 2j, 3])), ("str.npy", np.array(["a", "b"])),
                           ("cube.npy", np.ones((2, 2, 2))), ("bool.npy", np.array([True, False]))):
@@ -211,15 +220,19 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
     if param.name in ("output", "stream"):  # files the command writes: a fresh path, never a prepared input
         return str(out_dir / draw(st.sampled_from(["out.txt", "out.csv", "sub/out.txt"] if hostile else
                                                   ["out.txt", "out.csv", "out.svg"])))
+    if param.name == "title" and hostile:
+        return draw(st.sampled_from(BAD_TITLES))
     if param.kind == "choice":
         return draw(st.sampled_from(["bogus", "", "SERVER", *param.choices] if hostile else list(param.choices)))
     if param.name in ("formula_id", "ids"):
         return draw(st.sampled_from(["bogus.id", "", "midp", "../x"] if hostile else _formula_ids()))
-    file_like = param.kind == "path" or param.name in ("weights", "variances", "norms", "mus", "file", "gradients")
+    file_like = param.kind == "path" or param.name in ("weights", "variances", "norms", "mus", "file", "gradients",
+                                                       "cov", "cov1", "cov2")
     if file_like:
         good = ([files.paths["grads.npy"], files.paths["grads_users.npy"], "0.6,0.8;0.8,-0.6"]
                 if param.name == "gradients"
-                else [files.paths["matrix.csv"], files.paths["eye.npy"]] if param.name.startswith("sigma_")
+                else [files.paths["matrix.csv"], files.paths["eye.npy"], "2,1;1,2"]
+                if param.name.startswith(("sigma_", "cov"))
                 else [files.paths["clients.csv"]] if param.name == "file"
                 else [files.paths["spec.toml"]] if param.name == "spec"
                 else [files.paths["col.csv"], files.paths["row.csv"], files.paths["vec.npy"], *typical])
