@@ -5,7 +5,8 @@
   computed now, and the paper's figure presets (``dpcalc/plot/presets/*.toml``) drawn now as PNG;
 * ``reference/cli.md`` from the Typer app, ``reference/api.md`` (mkdocstrings directives for every module);
 * ``accuracy.md``: the ``dpcalc verify --all`` table, run now;
-* in every page, ``<!-- dpcalc: ARGS -->`` is replaced by ``$ dpcalc ARGS`` and its real output;
+* in every page, ``<!-- dpcalc: ARGS -->`` is replaced by ``$ dpcalc ARGS`` and its real output
+  (``<!-- dpcalc-md: ARGS -->``: the output is Markdown, e.g. ``--format markdown``, and is rendered);
 * math (``$…$``, ``$$…$$`` through ``pymdownx.arithmatex``) is converted to MathML at build time, so pages need
   no JavaScript and no network to show formulas.
 
@@ -59,6 +60,15 @@ def console(args: str) -> str:
 def md_cell(text: str) -> str:
     """Text safe inside a Markdown table cell."""
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def identifier_link(identifier: str) -> str:
+    """A paper identifier of the catalog's ``doi`` field as a link: ``arXiv:ID`` to arxiv.org, a DOI to doi.org."""
+    ident = identifier.strip()
+    if ident.lower().startswith("arxiv:"):
+        number = ident.split(":", 1)[1].strip()
+        return f"[arXiv:{number}](https://arxiv.org/abs/{number})"
+    return f"DOI [{ident}](https://doi.org/{ident})"
 
 
 def anchor(formula_id: str) -> str:
@@ -164,7 +174,7 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
     out = [f"# {md_cell(paper_title(p))}\n", f"**{md_cell(p.title)}**\n"]
     meta = [f"catalog file for paper id `{p.id}`"]
     if p.doi:
-        meta.append(f"DOI [{p.doi}](https://doi.org/{p.doi})")
+        meta.append(", ".join(identifier_link(i) for i in p.doi.split(";") if i.strip()))
     if p.units:
         meta.append(f"units: {md_cell(p.units)}")
     out.append(" · ".join(meta) + "\n")
@@ -338,11 +348,12 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def raw_output(args: str) -> str:
-    """The output of ``dpcalc ARGS`` inserted as Markdown (e.g. a ``--format markdown`` table)."""
+    """``$ dpcalc ARGS`` as a console line, then its output inserted as Markdown (a ``--format markdown`` table
+    renders as an HTML table that wraps inside the content column, where a terminal table would be cut off)."""
     code, text = run_cli(shlex.split(args))
     if code != 0:
         raise RuntimeError(f"docs: `dpcalc {args}` exited with {code}: {text.strip()[:300]}")
-    return text
+    return f"```console\n$ dpcalc {args}\n```\n\n{text.rstrip()}\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
