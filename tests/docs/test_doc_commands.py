@@ -3,8 +3,9 @@ for it is what it prints.
 
 Pages are found by walking ``docs/`` (a page added tomorrow is checked the day it lands). A command is a line
 ``$ dpcalc ARGS`` in a fenced code block; the lines after it, up to the next ``$`` line or the end of the block,
-are its shown output, and a trailing ``# comment`` is shown output too. Every number shown must appear in the
-real output, in the same order (``0.315…`` matches a number it begins). A shown
+are its shown output, and a trailing ``# comment`` is shown output too (except its parenthesised remarks, such as
+"(the paper prints 0.92)"). Every number shown must appear in the real output, in the same order, to the digits
+shown (0.710489 matches 0.7104893346; ``0.315…`` matches a number it begins). A shown
 ``dpcalc: error:`` line means the command must fail with exit code 2. A command runs as a subprocess in a
 scratch directory of its own holding ``docs/`` (so ``-o`` files land there and ``docs/examples/…`` paths resolve).
 
@@ -77,7 +78,7 @@ def commands(path: Path) -> list[DocCommand]:
             text = lines[k].strip()
             if not text.startswith("$ dpcalc"):
                 continue
-            comment = text.split(" # ", 1)[1] if " # " in text else ""
+            comment = re.sub(r"\([^()]*\)", "", text.split(" # ", 1)[1]) if " # " in text else ""
             shown = "\n".join(([comment] if comment else []) + lines[k + 1:nxt])
             found.append(DocCommand(rel, first + k, text, shown))
     return found
@@ -91,12 +92,18 @@ def numbers(text: str) -> list[str]:
 
 
 def _same(shown: str, real: str) -> bool:
+    """Equal, or equal once the real number is rounded to the shown number's decimals (fixed notation)."""
     if shown == real:
         return True
     try:
-        return float(shown) == float(real)
+        if float(shown) == float(real):
+            return True
     except ValueError:
         return False
+    if "e" in shown.lower() or "e" in real.lower() or "." not in shown:
+        return False
+    decimals = len(shown.split(".")[1])
+    return len(real.split(".")[1] if "." in real else "") > decimals and f"{float(real):.{decimals}f}" == shown
 
 
 def shown_matches(shown: str, real: str) -> str | None:
