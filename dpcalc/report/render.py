@@ -112,11 +112,30 @@ def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = noop
 
     ``advance(rows)`` is called after each chunk of rows (twice per row for the table: widths, then lines).
     """
+    if result.meta.get("parts"):  # several results, one after another (dpcalc table a.toml b.toml)
+        return _iter_parts(result.meta["parts"], fmt, advance)
     if fmt is Format.table:
         return iter_plain_table(result, advance=advance)
     from dpcalc.report import formats
 
     return formats.WRITERS[fmt.value](result, advance)
+
+
+def _iter_parts(parts: Sequence[Result], fmt: Format, advance: Callable[..., None]) -> Iterator[str]:
+    """Each part rendered in turn, a blank line between; JSON: one document ``{"tables": [each part's document],
+    "warnings": […], "meta": {"formula": [every part's ids], "units": {}}}``."""
+    texts = ["".join(iter_render(part, fmt, advance)).rstrip("\n") for part in parts]
+    if fmt is not Format.json:
+        yield "\n\n".join(texts) + "\n"
+        return
+    import json
+
+    docs = [json.loads(t) for t in texts]
+    formulas = [f for d in docs for f in ([d["meta"].get("formula")] if isinstance(d["meta"].get("formula"), str)
+                                          else d["meta"].get("formula") or [])]
+    warnings = list(dict.fromkeys(w for d in docs for w in d.get("warnings", [])))
+    yield json.dumps({"tables": docs, "warnings": warnings, "meta": {"formula": formulas, "units": {}}},
+                     indent=2, ensure_ascii=False) + "\n"
 
 
 def render(result: Result, fmt: Format) -> str:
@@ -179,7 +198,7 @@ def _write(result: Result, fmt: Format, output: Path | None, force: bool, advanc
         from dpcalc.files import write_atomic
 
         write_atomic(output, iter_render(result, fmt, advance), force)
-    elif fmt is Format.table:
+    elif fmt is Format.table and not result.meta.get("parts"):
         _table(result, sys.stdout, advance)
     else:
         sys.stdout.writelines(iter_render(result, fmt, advance))

@@ -18,6 +18,7 @@ number-by-number comparison would be a custom Sybil parser of the same size as t
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -40,6 +41,10 @@ class DocCommand:
     line: int
     text: str
     shown: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
 
     @property
     def args(self) -> list[str]:
@@ -74,7 +79,7 @@ def commands(path: Path) -> list[DocCommand]:
     found = []
     for first, _info, lines in blocks(path.read_text(encoding="utf-8")):
         starts = [k for k, line in enumerate(lines) if line.strip().startswith("$ ")] + [len(lines)]
-        for k, nxt in zip(starts, starts[1:]):
+        for k, nxt in itertools.pairwise(starts):
             text = lines[k].strip()
             if not text.startswith("$ dpcalc"):
                 continue
@@ -107,8 +112,9 @@ def _same(shown: str, real: str) -> bool:
 
 
 def shown_matches(shown: str, real: str) -> str | None:
-    """None when every number shown appears in the real output in order; else the first one missing. A number followed by ``…`` matches a real number it begins."""
-    want = [(m.group(0).replace("−", "-"), shown[m.end():m.end() + 1] in ("…", "."))
+    """None when every number shown appears in the real output in order; else the first one missing. A number
+    followed by ``…`` matches a real number it begins."""
+    want = [(m.group(0).replace("−", "-"), shown[m.end():m.end() + 1] == "…")
             for m in _NUMBER.finditer(shown)]
     have = numbers(real)
     k = 0
@@ -130,8 +136,8 @@ def test_every_page_has_been_read() -> None:
 @pytest.mark.parametrize("cmd", ALL, ids=[f"{c.path}:{c.line}" for c in ALL])
 def test_no_synopsis_is_written_as_a_command(cmd: DocCommand) -> None:
     hit = _PLACEHOLDER.search(cmd.text.split(" # ", 1)[0] + " ")
-    assert hit is None, (f"{cmd.path}:{cmd.line}: {cmd.text!r} has a placeholder {hit.group(0)!r}: a synopsis "
-                         f"goes in a ```text title=\"Synopsis\" block without '$'")
+    assert hit is None, (f"{cmd.path}:{cmd.line}: {cmd.text!r} has a placeholder {hit.group(0)!r}: a "
+                         "synopsis goes in a ```text title=\"Synopsis\" block without '$'")
 
 
 @pytest.mark.parametrize("cmd", ALL, ids=[f"{c.path}:{c.line}" for c in ALL])
@@ -139,11 +145,12 @@ def test_doc_command_runs_and_shows_its_real_output(cmd: DocCommand, tmp_path: P
     (tmp_path / "docs").symlink_to(ROOT / "docs", target_is_directory=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "COLUMNS": "200", "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "dpcalc.cli.main", *cmd.args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "dpcalc.cli.main", *cmd.args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
     real = proc.stdout + proc.stderr
     expected_code = 2 if "dpcalc: error:" in cmd.shown else 0
     assert proc.returncode == expected_code, f"{cmd.path}:{cmd.line}: {cmd.text}\n{real[-2000:]}"
     if expected_code == 2:
         assert real.strip().splitlines()[-1] in cmd.shown, f"{cmd.path}:{cmd.line}: the error changed:\n{real}"
     problem = shown_matches(cmd.shown, real)
-    assert problem is None, f"{cmd.path}:{cmd.line}: {cmd.text}: {problem}\nreal output:\n{real}"
+    assert problem is None, f"{cmd.where}: {cmd.text}: {problem}\nreal output:\n{real}"
