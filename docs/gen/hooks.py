@@ -188,8 +188,9 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
     out.append("")
     if figures:
         out.append("## Figures {#figures}\n")
-        out.append("Drawn at build time from the presets in `dpcalc/plot/presets/`; dashed = published form, "
-                   "solid with dots = corrected. Redraw one with `dpcalc plot preset ID -o FILE.png`.\n")
+        out.append("Drawn at build time from the presets in `dpcalc/plot/presets/`; each legend entry says what "
+                   "its line is (published, corrected, disputed, estimate, bound, verified; see "
+                   "[Figures](../figures.md)). Redraw one with `dpcalc plot preset ID -o FILE.png`.\n")
         for fig in figures:
             out.append(f"### `{fig.id}` {{#fig-{fig.id}}}\n")
             out.append(f"![{md_cell(fig.title)}](../figures/{fig.id}.png)\n")
