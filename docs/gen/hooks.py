@@ -363,6 +363,27 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return _RUN.sub(lambda m: raw_output(m.group(2)) if m.group(1) else console(m.group(2)), markdown)
 
 
+SHIM_URL = "https://unpkg.com/iframe-worker/shim"
+SHIM_LOCAL = "js/iframe-worker-shim.js"
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Search from ``file://`` without a network: Material's offline plugin loads the Web Worker shim from unpkg;
+    point it to the vendored copy (``docs/js/iframe-worker-shim.js``) instead."""
+    depth = page.file.dest_uri.count("/")
+    return output.replace(SHIM_URL, "../" * depth + SHIM_LOCAL)
+
+
+def on_post_build(config: Any) -> None:
+    """The same for the one page written without ``on_post_page`` (404.html)."""
+    path = os.path.join(config["site_dir"], "404.html")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text.replace(SHIM_URL, "/" + SHIM_LOCAL if config.get("site_url") else SHIM_LOCAL))
+
+
 def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
     """Math to MathML (no JavaScript or network needed to read the formulas)."""
     from latex2mathml.converter import convert
