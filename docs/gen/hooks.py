@@ -35,8 +35,9 @@ _MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.DOTALL)
 
 # ------------------------------------------------------------------------------------------ helpers
 
-def run_cli(args: list[str]) -> tuple[int, str]:
-    """Run ``dpcalc ARGS`` in-process through the console entry point; (exit code, stdout then stderr)."""
+def run_cli(args: list[str], stderr: bool = True) -> tuple[int, str]:
+    """Run ``dpcalc ARGS`` in-process through the console entry point; (exit code, stdout then stderr; without
+    ``stderr`` stdout alone, e.g. Markdown output, whose warnings are already in its text)."""
     from dpcalc.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -46,7 +47,7 @@ def run_cli(args: list[str]) -> tuple[int, str]:
             main(list(args))
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return code, out.getvalue() + err.getvalue()
+    return code, out.getvalue() + (err.getvalue() if stderr or code != 0 else "")
 
 
 def console(args: str) -> str:
@@ -126,10 +127,11 @@ def _eval_command(f: Any, ex: Any) -> str:
     for name, value in ex.inputs.items():
         text = ",".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value)
         parts += [f"--{name.replace('_', '-')}", text]
-    code, text = run_cli(parts)
+    parts += ["--format", "markdown"]  # a table that wraps inside the content column
+    code, text = run_cli(parts, stderr=False)
     if code != 0:
         return ""
-    return f"```console\n$ dpcalc {' '.join(parts)}\n{text.rstrip()}\n```\n"
+    return f"```console\n$ dpcalc {' '.join(parts)}\n```\n\n{text.rstrip()}\n"
 
 
 def formula_section(f: Any) -> str:
@@ -351,7 +353,7 @@ def on_files(files: Files, config: Any) -> Files:
 def raw_output(args: str) -> str:
     """``$ dpcalc ARGS`` as a console line, then its output inserted as Markdown (a ``--format markdown`` table
     renders as an HTML table that wraps inside the content column, where a terminal table would be cut off)."""
-    code, text = run_cli(shlex.split(args))
+    code, text = run_cli(shlex.split(args), stderr=False)
     if code != 0:
         raise RuntimeError(f"docs: `dpcalc {args}` exited with {code}: {text.strip()[:300]}")
     return f"```console\n$ dpcalc {args}\n```\n\n{text.rstrip()}\n"
