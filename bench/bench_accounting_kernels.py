@@ -1,4 +1,5 @@
-"""Timings of the accounting kernels changed by the one-kernel / one-root-finder work (issue 9 item 1, issue 15).
+"""Timings of the accounting kernels changed when each quantity got one definition on one safe-side root finder
+(and by the precision fixes the domain sweeps asked for).
 
 Run: ``python bench/bench_accounting_kernels.py`` (any checkout on PYTHONPATH; the same script times an older
 checkout for a before/after comparison). 2,000 seeded points per vectorised function; best of 3.

@@ -5,8 +5,8 @@ T >= 1e4 and dp-accounting at vdi 1e-4 beyond T = 1e4; ``--only dpcalc`` times d
 than minutes, for iterating). Prints one Markdown table: time (best of a few runs after a warm-up), ε, and the
 bracket for each case; dp-accounting reports one pessimistic value, prv_accountant (lower, estimate, upper) at
 eps_error 0.01, delta_error δ/1000. Then calibration, T = 1e7 (dpcalc only) and ``dpcalc account``'s wall time, with
-the load average. Targets (issue 13): q = 0.01, σ = 1, T = 1000, width <= 1e-3·ε: <= 50 ms; T = 1e5: <= 100 ms; the
-100-round CUAG schedule: <= 100 ms; calibrate <= 0.5 s.
+the load average. Targets set for the PLD accountant: q = 0.01, σ = 1, T = 1000, width <= 1e-3·ε: <= 50 ms;
+T = 1e5: <= 100 ms; the 100-round CUAG schedule: <= 100 ms; calibrate <= 0.5 s.
 Peers are bench/test-only dependencies (``pip install dp-accounting prv-accountant``); a missing one is reported.
 """
 
@@ -26,8 +26,8 @@ Schedule = list[tuple[float, float, int]]  # (sigma, q, count)
 
 
 def cuag_schedule() -> Schedule:
-    """CUAG-PFL's σ_t (seed 002 eq. 16) at the CLI defaults μ = 0.25, λ = 0.1, B = 50, |D| = 500, P = 25, T = 100:
-    round t runs P steps at rate ρ = 2λB/|D| = 0.02 with noise multiplier σ_t."""
+    """CUAG-PFL's σ_t (Li, Xiao & Chen 2024, eq. (16)) at the CLI defaults μ = 0.25, λ = 0.1, B = 50, |D| = 500,
+    P = 25, T = 100: round t runs P steps at rate ρ = 2λB/|D| = 0.02 with noise multiplier σ_t."""
     from dpcalc import cuag
     from dpcalc.errors import EstimateWarning
 
@@ -71,12 +71,12 @@ def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return best_of(fn, repeat), out
 
 
-#: Consensus tight ε at q = 0.01, σ = 1, T = 1000, δ = 1e-5 (anchors.md §9; dp-accounting at vdi 1e-5 and
-#: prv_accountant agree on 1.82824…).
+#: Consensus tight ε at q = 0.01, σ = 1, T = 1000, δ = 1e-5 (dp-accounting 0.6.0 PLD at vdi 1e-5, pessimistic:
+#: 1.8282367…, and prv-accountant 0.2.0's estimate at eps_error 0.01: 1.8282396…, agree on 1.82824…).
 CONSENSUS_T1E3 = 1.82824
 
 
-#: dpcalc bracket settings compared at matched accuracy: the default (width <= 1e-3·ε), the issue's literal "bracket
+#: dpcalc bracket settings compared at matched accuracy: the default (width <= 1e-3·ε), the target's literal "bracket
 #: of width <= 1e-3" (absolute), and two tighter ones
 _SETTINGS: list[tuple[str, dict[str, float]]] = [
     ("default, width <= 1e-3·ε", {}),
@@ -89,7 +89,8 @@ _VDIS = (1e-3, 9e-4, 8e-4, 7e-4, 6e-4, 5e-4, 4e-4, 3e-4, 2.5e-4, 2e-4, 1.5e-4, 1
 
 
 def comparable_accuracy() -> None:
-    """The "≥ 10× faster at comparable accuracy" ratio of issue 13, measured side by side, as a curve over accuracy.
+    """The PLD accountant's target "≥ 10× faster at comparable accuracy", measured side by side, as a curve over
+    accuracy.
 
     **Comparable accuracy** (both accountants report a pessimistic ε, the value a user may rely on): dp-accounting's
     pessimistic ε exceeds the consensus 1.82824 by no more than our certified ε_upper does. For each dpcalc setting

@@ -49,7 +49,7 @@ def log1p_exp(x: ArrayLike) -> FloatArray:
 
 
 def snr_budget(eps: ArrayLike, d: ArrayLike) -> FloatArray:
-    """``g(ε, d) = d·(e^{2ε/d} − 1)``, computed as ``d*expm1(2ε/d)`` (crosscheck.md §2.1).
+    """``g(ε, d) = d·(e^{2ε/d} − 1)``, computed as ``d*expm1(2ε/d)`` (He & He 2023, eq. (4.7)).
 
     It is the largest signal-to-noise ratio ``p²C²/σ²`` that keeps the Gaussian max-entropy leakage
     bound ``(d/2)·ln(1 + p²C²/(dσ²))`` at or below ε nats. Overflows to inf only when ε/d > ~354;

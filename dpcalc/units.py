@@ -8,8 +8,8 @@ default of its *notion* (:data:`DEFAULTS`), never a per-module choice:
 notion            default  why
 ================  =======  ===========================================================================
 ``"dp"``          nats     (ε, δ)-DP, RDP, zCDP, GDP: ε is a log-likelihood ratio (natural log) by definition
-``"mi-dp"``       nats     seed 000 (He & He 2023): ε-MI-DP is stated in nats
-``"gaussian-mi"`` bits     seed 001 (Gaussian-prior MI): the paper's 2^{2ε} is in bits
+``"mi-dp"``       nats     He & He 2023: ε-MI-DP is stated in nats
+``"gaussian-mi"`` bits     Zeng, Yang & Dai 2022 (Gaussian-prior MI): the paper's 2^{2ε} is in bits
 ================  =======  ===========================================================================
 
 ``to_nats(x, units)`` / ``from_nats(x, units)`` convert (bits → nats multiplies by ln 2); :func:`check` validates

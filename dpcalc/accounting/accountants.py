@@ -9,7 +9,8 @@ Poisson sampling rate, ``steps`` the number of compositions.
 name               bound     method
 =================  ========  ===========================================================================
 ``rdp``            upper     RDP (Mironov et al. 2019) + improved conversion (Balle et al. 2020)
-``rdp-lemma1``     upper     RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017; seed 004)
+``rdp-lemma1``     upper     RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017, Prop. 3;
+                             Zhang et al. 2024, Lemma 1)
 ``zcdp``           upper     q = 1 only: ρ = T/(2σ²), tight zCDP conversion (Bun & Steinke 2016; CKS 2020)
 ``analytic``       upper     q = 1 only: exact, Gaussian with σ/√T (Balle & Wang 2018); tight
 ``gdp-clt``        estimate  μ = q√(T(e^{1/σ²} − 1)) (Bu et al. 2020 CLT), ε(μ, δ); can underestimate
@@ -75,7 +76,7 @@ class AccountantResult:
     """One accountant's answer at one point: ε and its extras, or the one-line reason it could not give one.
 
     ``eps`` is None exactly when ``failure`` is set (e.g. the PLD cannot represent δ = 1e-300); a failing accountant
-    never hides the others' results (issue 15 #9).
+    never hides the others' results (``account --delta 1e-300`` keeps the RDP row).
     """
 
     accountant: str
@@ -187,7 +188,7 @@ def _pld_dp_accounting(sigma: float, q: float, steps: float, delta: float,
 ACCOUNTANTS: dict[str, Accountant] = {
     a.name: a for a in (
         Accountant("rdp", "upper", "RDP (Mironov et al. 2019), improved conversion (Balle et al. 2020)", _rdp),
-        Accountant("rdp-lemma1", "upper", "RDP, classic conversion r + log(1/δ)/(α−1) (Mironov 2017, seed 004)",
+        Accountant("rdp-lemma1", "upper", "RDP, classic conversion r + log(1/δ)/(α−1) (Mironov 2017, Prop. 3)",
                    _rdp_lemma1),
         Accountant("zcdp", "upper", "ρ-zCDP, ρ = T/(2σ²), tight conversion (Bun & Steinke 2016; CKS 2020)", _zcdp,
                    full_batch_only=True),

@@ -1,9 +1,9 @@
 """μ-Gaussian differential privacy (f-DP): δ(ε; μ), its inverses, trade-off curve, composition, CLT.
 
 Sources: Dong, Roth & Su, "Gaussian differential privacy", JRSS-B 84(1), 2022 (``dong2022``): Def. 2.6
-(G_μ), Cor. 2.13 (the (ε, δ(ε)) duality, eq. (6) of seed 002), Thm 2.7 (Gaussian mechanism),
-Cor. 3.3 (composition), Thm 3.5 / Cor. 5.4 and Bu et al. 2020 (the subsampling CLT). Seed 002
-(``../shared/seeds/002_*.txt``, notes ``../shared/notes/seed002.md``) prints Theorem 4 with a typo (erratum E1).
+(G_μ), Cor. 2.13 (the (ε, δ(ε)) duality, eq. (6) of Li, Xiao & Chen 2024), Thm 2.7 (Gaussian mechanism),
+Cor. 3.3 (composition), Thm 3.5 / Cor. 5.4 and Bu et al. 2020 (the subsampling CLT). Li, Xiao & Chen 2024 (CUAG-PFL)
+print their Theorem 4 with a typo (erratum E1, docs/cuag.md).
 
 Numerics. δ(ε; μ) = Φ(a) − e^ε Φ(b) with a = μ/2 − ε/μ, b = a − μ is evaluated without cancellation:
 
@@ -197,7 +197,7 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
 @v.named_shapes
 def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
-    """``δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (seed 002 eq. (6); Dong et al. 2022, Cor. 2.13).
+    """``δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Li, Xiao & Chen 2024, eq. (6); Dong et al. 2022, Cor. 2.13).
 
     Conventions order (mechanism μ, then ε; the inverse :func:`eps_from_mu` is ``(mu, delta)``). Cancellation-free
     (see the module docstring). δ below the smallest subnormal is returned as 0.0; use :func:`log_delta` there.
@@ -232,7 +232,7 @@ def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[v.Flo
 
 @v.named_shapes
 def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: ArrayLike | None = None) -> FloatOrArray:
-    """ε(μ, δ): the smallest ε with δ(ε; μ) <= δ, i.e. μ-GDP ⇒ (ε, δ)-DP (inverse of seed 002 eq. (6)).
+    """ε(μ, δ): the smallest ε with δ(ε; μ) <= δ, i.e. μ-GDP ⇒ (ε, δ)-DP (inverse of Li, Xiao & Chen 2024, eq. (6)).
 
     Give δ, or ``log_delta = ln δ`` for targets below the double range (e.g. ln δ = −800).
 
@@ -344,7 +344,8 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
 
 @v.named_shapes
 def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
-    """The μ-GDP trade-off function ``G_μ(α) = Φ(Φ^{-1}(1 − α) − μ)`` (Dong et al. 2022, eq. (2.2); seed 002 Def. 3).
+    """The μ-GDP trade-off function ``G_μ(α) = Φ(Φ^{-1}(1 − α) − μ)`` (Dong et al. 2022, eq. (2.2); Li, Xiao & Chen
+    2024, Def. 3).
 
     The minimal type-II error at type-I error α of testing N(0,1) vs N(μ,1); computed as ``Φ(−Φ^{-1}(α) − μ)``
     so that α near 0 or 1 loses no digits. α in [0, 1], μ >= 0.
@@ -374,7 +375,7 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
 
 @v.named_shapes
 def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (seed 002 Theorem 2). Keyword-only (see
+    """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (Li, Xiao & Chen 2024, Theorem 2). Keyword-only (see
     :func:`gaussian_mu`)."""
     s = v.positive("sensitivity", sensitivity)
     m = v.positive("mu", mu)
@@ -405,10 +406,10 @@ def _log_clt_mu(q: v.FloatArray, sigma: v.FloatArray, steps: v.FloatArray) -> v.
 @v.named_shapes
 def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bool = False) -> FloatOrArray:
     """CLT μ of T Poisson-subsampled Gaussian steps: ``μ = q·√(T·(e^{1/σ²} − 1))`` (Bu et al. 2020;
-    Dong et al. 2022 Cor. 5.4; seed 002 Theorem 4 corrected, erratum E1).
+    Dong et al. 2022 Cor. 5.4; Li, Xiao & Chen 2024, Theorem 4 corrected, erratum E1).
 
     An asymptotic estimate (T → ∞, q√T fixed), not a bound: always emits an :class:`EstimateWarning`.
-    ``as_published=True`` returns seed 002's printed ``q·√T·(e^{1/σ²} − 1)`` with an :class:`ErratumWarning`.
+    ``as_published=True`` returns Li, Xiao & Chen's printed ``q·√T·(e^{1/σ²} − 1)`` with an :class:`ErratumWarning`.
     q in (0, 1], σ > 0, T an integer >= 1.
     """
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -425,7 +426,7 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
         pub = qq * np.sqrt(t) * np.expm1(1.0 / (s * s))
     v.finite_result("mu", pub, "sigma is too small (the published form overflows)")
     first = float(np.ravel(pub)[0]), float(np.ravel(mu)[0])
-    v.warn(f"erratum E1 (seed 002 Theorem 4): returning the printed mu = q*sqrt(T)*(exp(1/sigma^2) - 1) "
+    v.warn(f"erratum E1 (Li, Xiao & Chen 2024, Theorem 4): returning the printed mu = q*sqrt(T)*(exp(1/sigma^2) - 1) "
            f"= {first[0]:.6g}; the correct CLT value is q*sqrt(T*(exp(1/sigma^2) - 1)) = {first[1]:.6g}",
            ErratumWarning)
     return v.scalar_or_array(pub)
@@ -435,7 +436,7 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
 def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike = 1) -> float:
     """Heterogeneous CLT: ``μ = q·√(P·Σ_τ (e^{1/σ_τ²} − 1))`` for P steps at each σ_τ (Dong et al. 2022, Thm 3.5).
 
-    Used to audit schedules whose σ changes per round (seed 002 erratum E15). Emits an EstimateWarning.
+    Used to audit schedules whose σ changes per round (Li, Xiao & Chen 2024, erratum E15). Emits an EstimateWarning.
     """
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.vector("sigmas", sigmas, 0.0, lo_open=True)

@@ -103,7 +103,7 @@ _EXACT_BINOM_MAX = 2048
 def _log_binom_exact(alpha: int) -> v.FloatArray:
     """log C(α, k), k = 2..α, from Python's exact binomials: error ~u·log C(α, k). The gammaln difference
     gammaln(α+1) − gammaln(k+1) − gammaln(α−k+1) loses ~u·gammaln(α+1) absolute (6e-13 at α = 1024), which left
-    the integer-order RDP up to 1.6e-12 below the exact value (issue 15 deep sweep, α = 904) and an RDP calibration
+    the integer-order RDP up to 1.6e-12 below the exact value (a deep domain sweep, α = 904) and an RDP calibration
     6e-15 above its target ε in exact arithmetic."""
     out = np.array([math.log(math.comb(alpha, k)) for k in range(2, alpha + 1)], dtype=np.float64)
     out.setflags(write=False)
@@ -138,7 +138,7 @@ def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.F
     out = np.full(shape, -np.inf)
     # series Σ_{k>=2} C(α,k) y^k only where α|y| < 1/4: successive terms shrink by |(α−k)/(k+1)|·|y| <= α|y| < 1/4,
     # so 40 terms leave < 4^-38 relative and nothing cancels. (A bound |y| < 1/4 alone is not enough: at α ≈ 100
-    # the terms C(α,k)4^-k reach ~1e9 and alternate — the series then lost all digits, issue 15 defect 1.)
+    # the terms C(α,k)4^-k reach ~1e9 and alternate; the series lost all digits, low or NaN RDP above α ≈ 60.)
     small = alpha * y_abs < 0.25
     ys, als = y[small], alpha[small]
     coef = als * (als - 1.0) / 2.0

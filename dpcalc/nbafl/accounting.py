@@ -1,4 +1,4 @@
-"""What a tight accountant saves on NbAFL's client noise (seed 003; the seed's §6 "future work").
+"""What a tight accountant saves on NbAFL's client noise (Wei et al. 2020; the paper's §6 "future work").
 
 NbAFL sets σ_U = cLΔs_U/ε by linear composition (Thm 1): each of the L exposures of a client's update is a
 Gaussian mechanism with L2 sensitivity Δs_U = 2C/m and noise multiplier z = σ_U/Δs_U = cL/ε. For that schedule

@@ -1,7 +1,7 @@
 """NbAFL noise levels (Wei et al., "Federated Learning With Differential Privacy: Algorithms and Performance
-Analysis", IEEE TIFS 2020; seed 003, §3.3–3.4).
+Analysis", IEEE TIFS 2020, §3.3–3.4).
 
-* :func:`c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the seed uses scale 1, 1.25 and 1.5).
+* :func:`c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the paper uses scale 1, 1.25 and 1.5).
 * :func:`client_sensitivity` — Δs_U = 2C/m (eq. 3, m = smallest local data set).
 * :func:`server_sensitivity` — Δs_D = max_i 2C·p_i/m (eq. 4); 2C/(mN) for equal weights.
 * :func:`client_sigma` — σ_U = cLΔs_U/ε (Thm 1 over L exposures).
@@ -35,7 +35,7 @@ __all__ = ["aggregate_noise_std", "c_constant", "client_sensitivity", "client_si
 FloatOrArray = float | v.FloatArray
 Calibration = Literal["classic", "analytic"]
 
-_FIG4 = "the seed's own Fig. 4 setting (N = 50, K = 20, T = 25, eps = 50) is outside this domain"
+_FIG4 = "the paper's own Fig. 4 setting (N = 50, K = 20, T = 25, eps = 50) is outside this domain"
 
 
 def _c_scale(c_scale: ArrayLike) -> v.FloatArray:
@@ -170,7 +170,7 @@ def sampling_b(eps: ArrayLike, *, T: ArrayLike = 25, N: ArrayLike = 50, K: Array
     """b = −(T/ε)·ln(1 − N/K + (N/K)e^{−ε/T}) (§3.4.2). Exists only for K > N(1 − e^{−ε/T}) (else DomainError).
 
     b·ε/T is the per-round ε₀ whose one-sided amplification −ln(1 − q + q e^{−ε₀}) at q = K/N equals ε/T
-    (crosscheck 003-11). b = 1 at K = N.
+    (σ_D of eq. (7) is positive exactly when T > ε/γ). b = 1 at K = N.
     """
     e = v.positive("eps", eps)
     cnt = _counts(T=T, N=N, K=K)

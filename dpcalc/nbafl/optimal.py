@@ -1,12 +1,13 @@
-"""Optimal rounds T* (Theorem 2) and optimal sampled clients K* (Theorem 3) of NbAFL (seed 003).
+"""Optimal rounds T* (Theorem 2) and optimal sampled clients K* (Theorem 3) of NbAFL (Wei et al. 2020).
 
-* T* — integer scan of eq. (6) over T = 1 … T_max (no closed form when κ0 > 0, crosscheck 003-10), the continuous
-  minimiser near it (golden section), every local minimum of the scanned curve (the bound is **not** convex in T in
-  general, 003-9), and, when κ0 = 0 (ρ = 0), the Lambert-W closed form
+* T* — integer scan of eq. (6) over T = 1 … T_max (no closed form when κ0 > 0: f′(T) = 0 is transcendental), the
+  continuous minimiser near it (golden section), every local minimum of the scanned curve (the bound is **not**
+  convex in T in general, although the paper's remark on Theorem 2 says so), and, when κ0 = 0 (ρ = 0), the
+  Lambert-W closed form
   T* = [1 + a − W₀(e^{1+a})]/λ with λ = −ln P, a = λΘε/κ1.
 * K* — integer scan of eq. (8) over the valid K (eq. 7's domain K > N(1 − e^{−ε/T}) and 0 < Q < 1), reporting
-  whether the minimiser sits at the domain's lower boundary or at K = N (003-13: the interior optimum of the seed
-  is largely an artifact of b's singularity at the boundary).
+  whether the minimiser sits at the domain's lower boundary or at K = N (the paper's interior optimum is largely an
+  artifact of b's singularity at the boundary).
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def lambert_w0_exp(y: float) -> float:
 
 @v.scalar_params
 def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> float:
-    """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (003-10)."""
+    """The minimiser of eq. (6) when κ0 = 0: T* = [1 + a − W₀(e^{1+a})]/λ, λ = −ln P, a = λΘε/κ1 (from f′(T) = 0)."""
     e = v.scalar("eps", v.positive("eps", eps))
     th = v.scalar("theta", v.nonnegative("theta", theta))
     pp = v.scalar("P", v.probability("P", p))

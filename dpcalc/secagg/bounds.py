@@ -1,4 +1,4 @@
-"""RDP bounds of the aggregate update under secure aggregation (seed 004, Theorems 2–4, Table 1, eq. 9, Thm 1).
+"""RDP bounds of the aggregate update under secure aggregation (Zhang et al. 2024, Theorems 2–4, Table 1, eq. 9, Thm 1).
 
 Adjacency is replace-one inside one user's data set of size D; C is the clipping norm; B the batch/scale
 parameter of Gaussian sampling (Assumption 2); N the number of users. All logs are natural (nats).
@@ -42,9 +42,9 @@ NO_GUARANTEE = {
 }
 
 E1_TEXT = ("Table 1 prints the SGD + Gaussian sampling + WF-NA row identical to the isotropic row; Theorem 4 (eq. 35) "
-           "has 2αC²/((α−1)BD) and Nσ² − 2αC²/(BD) (seed 004 erratum E1). The printed row is not proven by the paper")
+           "has 2αC²/((α−1)BD) and Nσ² − 2αC²/(BD) (erratum E1). The printed row is not proven by the paper")
 E2_TEXT = ("Theorem 4's α-range is printed as (1, Nσ²D/(2C²)) without B; the denominator of (35) is positive on "
-           "(1, Nσ²BD/(2C²)) (seed 004 erratum E2)")
+           "(1, Nσ²BD/(2C²)) (erratum E2)")
 
 
 def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
@@ -286,7 +286,7 @@ _TABLE1_NOTES = {
 
 def _amplified_iid(eps_prime: float, r: float) -> float:
     """``log(1 + r(e^{ε'} − 1))``, the IID-sampling amplification of Table 1 row 1 (r = B/D), without overflow:
-    ``log1p(r·expm1(ε'))`` for ε' <= 700, else ``ε' + log r + log1p((1/r − 1)e^{−ε'})`` (issue 15: ε' > 709 gave a
+    ``log1p(r·expm1(ε'))`` for ε' <= 700, else ``ε' + log r + log1p((1/r − 1)e^{−ε'})`` (ε' > 709 gave a
     silent inf; the second form cancels where ε' + log r is small, so it is used only where the first overflows)."""
     if eps_prime <= 700.0:
         return math.log1p(r * math.expm1(eps_prime))
@@ -338,7 +338,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
 @v.scalar_params
 def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, *, method: Method = "lemma1",
            rounds: int = 1, as_published: bool = False) -> tuple[Table1Entry, ...]:
-    """Every row of Table 1 (seed 004) at one setting: ε at δ minimised over α, after ``rounds`` rounds.
+    """Every row of Table 1 (Zhang et al. 2024) at one setting: ε at δ minimised over α, after ``rounds`` rounds.
 
     σ² is the per-user isotropic noise variance for the isotropic rows and the eigenvalue floor (sec5) for WF-NA.
     ``method="lemma1"`` — the default here, unlike the rest of the library (``"improved"``), because the paper's own

@@ -1,7 +1,9 @@
 """Accountants (dpcalc.accounting.accountants) and the CLI commands ``dpcalc account`` / ``dpcalc calibrate``.
 
-Values: anchors.md §9.2 (q = 0.01, σ = 1, T = 1000, δ = 1e-5): exact RDP 2.101365271648395 (1e-12), GDP-CLT
-1.6177118087467188 (1e-12), PLD 1.8282436455855091 (±1e-6, same dp-accounting settings); errors are one stderr line
+Values at q = 0.01, σ = 1, T = 1000, δ = 1e-5: exact RDP 2.101365271648395 (mpmath quadrature of A_α at 30 digits
+over the Opacus orders; 1e-12), GDP-CLT 1.6177118087467188 (the closed form; 1e-12), PLD 1.8282436455855091
+(dp-accounting 0.6.0 PLDAccountant, default vdi 1e-4, pessimistic; ±1e-6 at the same settings); the consensus tight
+ε 1.82824 ± 1e-5 (dp-accounting 0.6.0 PLD at vdi 1e-5 and prv-accountant 0.2.0 agree); errors are one stderr line
 and exit code 2.
 """
 
@@ -27,7 +29,8 @@ def rows(*args: str) -> list[dict]:  # type: ignore[type-arg]
 
 
 def test_accountant_interface_values() -> None:
-    """Every accountant's (eps, extra) at the anchor point, with its bound kind."""
+    """Every accountant's (eps, extra) at the reference point (q = 0.01, σ = 1, T = 1000,
+    δ = 1e-5), with its bound kind."""
     eps, extra = accountants.get("rdp").eps(1.0, 0.01, 1000, 1e-5)
     assert eps == pytest.approx(2.101365271648395, rel=1e-12) and extra["order"] == 7.8
     assert accountants.get("rdp").bound == "upper" and accountants.get("gdp-clt").bound == "estimate"
@@ -45,7 +48,8 @@ def test_accountant_interface_values() -> None:
 
 def test_full_batch_ordering() -> None:
     """q = 1, σ = 1, T = 1: analytic 4.377178095681224 (exact) <= zCDP 4.728386984943314 <= RDP grid 4.728507067217623
-    (anchors §9.1, 1e-12)."""
+    (dp-accounting 0.6.0 get_epsilon_gaussian at tol 1e-15, autodp 0.2.3.1 continuous-order RDP, dp-accounting 0.6.0
+    RdpAccountant at its default orders; 1e-12)."""
     a = accountants.get("analytic").eps(1.0, 1.0, 1, 1e-5)[0]
     z = accountants.get("zcdp").eps(1.0, 1.0, 1, 1e-5)[0]
     r = accountants.get("rdp").eps(1.0, 1.0, 1, 1e-5)[0]
@@ -55,7 +59,7 @@ def test_full_batch_ordering() -> None:
     assert a <= z <= r
 
 
-def test_account_issue_example_rows() -> None:
+def test_account_example_rows() -> None:
     """`dpcalc account --sigma 1 --q 0.01 --steps 1000 --delta 1e-5 --accountant rdp,rdp-lemma1,gdp-clt`: one row
     per accountant with accountant, eps, bound and (RDP) order; the CLT's warning lands in JSON 'warnings'."""
     code, out, err = run("account", *BASE, "--accountant", "rdp,rdp-lemma1,gdp-clt", "--json")
@@ -71,7 +75,7 @@ def test_account_issue_example_rows() -> None:
 
 def test_account_default_lists_every_applicable_accountant() -> None:
     """Without --accountant: rdp, rdp-lemma1, gdp-clt, pld; zcdp/analytic only at q = 1. The PLD row is dpcalc's
-    certified bracket: it contains the consensus tight value of anchors §9.2 (1.82824 ± 1e-5), ε = ε upper."""
+    certified bracket: it contains the consensus tight value 1.82824 ± 1e-5, ε = ε upper."""
     got = {r["accountant"]: r for r in rows("account", *BASE)}
     assert {"rdp", "rdp-lemma1", "gdp-clt", "pld"} <= set(got) and "zcdp" not in got
     p = got["pld"]
@@ -124,9 +128,9 @@ def test_account_bad_input_exit_2(bad: list[str]) -> None:
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
-def test_calibrate_issue_example() -> None:
+def test_calibrate_example() -> None:
     """`dpcalc calibrate --eps 2 --delta 1e-5 --q 0.01 --steps 1000 -a rdp,gdp-clt`: rows with accountant and
-    sigma; rdp σ = 1.0222898 (anchors §9.2 to 1e-6), and it is conservative."""
+    sigma; rdp σ = 1.0222898 (dp-accounting 0.6.0 calibrate_dp_mechanism with RDP, to 1e-6), and it is conservative."""
     r = {x["accountant"]: x for x in rows("calibrate", "--eps", "2", "--delta", "1e-5", "--q", "0.01", "--steps",
                                           "1000", "-a", "rdp,gdp-clt")}
     assert r["rdp"]["noise_multiplier"] == pytest.approx(1.0222898455164913, rel=1e-6)
@@ -155,7 +159,7 @@ def test_console_script_subprocess() -> None:
 
 
 def test_failing_accountant_gives_a_row_with_its_reason() -> None:
-    """Issue 15 #9: at δ = 1e-300 the PLD cannot represent δ; its row carries the reason, the RDP row is 86.1696
+    """At δ = 1e-300 the PLD cannot represent δ; its row carries the reason, the RDP row is 86.1696
     (library: AccountantResult; CLI: one row per accountant)."""
     res = accountants.evaluate("rdp", 1.0, 0.01, 1000, 1e-300)
     assert res.ok and res.eps == pytest.approx(86.1696, rel=1e-5) and res.extra["order"] == 9.3

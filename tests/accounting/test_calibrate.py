@@ -1,7 +1,8 @@
 """Calibration (dpcalc.accounting.calibrate): conservative σ for a target (ε, δ) under each accountant.
 
 Tolerance: the returned σ has ε(σ) <= target (exact float comparison, the property the function guarantees) and
-σ·(1 − 1e-8) has ε > target (tight to the stated rtol 1e-9 plus margin); anchors.md §9.2/§9.3 calibration values.
+σ·(1 − 1e-8) has ε > target (tight to the stated rtol 1e-9 plus margin); peers' calibrations
+(dp-accounting 0.6.0, Opacus's get_noise_multiplier) as reference values.
 """
 
 from __future__ import annotations
@@ -18,18 +19,18 @@ from dpcalc.accounting import gaussian_mechanism as gaussian
 from dpcalc.errors import DomainError, InfeasibleError
 
 
-def test_anchor_rdp_calibration() -> None:
-    """anchors §9.2: dp-accounting calibrate_dp_mechanism with RDP gives 1.0222898455164913 (its own Brent
-    tolerance); ours is the exact root within 1e-6 relative."""
+def test_dp_accounting_rdp_calibration() -> None:
+    """q = 0.01, T = 1000, ε = 2, δ = 1e-5: dp-accounting 0.6.0 calibrate_dp_mechanism with RDP gives 1.0222898455164913
+    (its own Brent tolerance); ours is the exact root within 1e-6 relative."""
     s = calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000)
     assert s == pytest.approx(1.0222898455164913, rel=1e-6)
     assert accountants.get("rdp").eps(s, 0.01, 1000, 1e-5)[0] <= 2.0
 
 
 def test_opacus_get_noise_multiplier_vectors() -> None:
-    """anchors §9.3 (Opacus orders, ε = 8, δ = 1e-5, q = 0.04): Opacus's bisection (tol 0.01 on ε) returns
-    1.416015625 (2250 steps) and 1.3562 (2000 steps), both on the safe side; our exact roots are below them and
-    within 3e-4 relative. GDP: Opacus 1.3232421875, ours within 1e-3."""
+    """Opacus's get_noise_multiplier (Opacus orders, ε = 8, δ = 1e-5, q = 0.04; bisection with tol 0.01 on ε, as in
+    opacus/tests/accountants_test.py) returns 1.416015625 (2250 steps) and 1.3562 (2000 steps), both on the safe side;
+    our exact roots are below them and within 3e-4 relative. GDP: Opacus 1.3232421875, ours within 1e-3."""
     for steps, theirs in [(2250, 1.416015625), (2000, 1.3562)]:
         s = calibrate.sigma_for_eps(8.0, 1e-5, 0.04, steps, orders=rdp.OPACUS_ORDERS)
         assert s <= theirs and s == pytest.approx(theirs, rel=3e-4)
@@ -46,9 +47,9 @@ def test_full_batch_accountants_match_closed_forms() -> None:
     assert calibrate.sigma_for_eps(1.0, 1e-5, 1.0, 4, accountant="zcdp") > s
 
 
-def test_pld_calibration_matches_anchor() -> None:
-    """anchors §9.2: dp-accounting PLD at value_discretization_interval 1e-3 → 0.959240438035819; dpcalc's PLD
-    (certified ε_upper <= 2 at the returned σ) agrees to 1e-3."""
+def test_pld_calibration_matches_dp_accounting() -> None:
+    """q = 0.01, T = 1000, ε = 2, δ = 1e-5: dp-accounting 0.6.0 PLD at value_discretization_interval 1e-3 →
+    0.959240438035819; dpcalc's PLD (certified ε_upper <= 2 at the returned σ) agrees to 1e-3."""
     s = calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld")
     assert s == pytest.approx(0.959240438035819, abs=1e-3)
     assert accountants.get("pld").eps(s, 0.01, 1000, 1e-5)[0] <= 2.0

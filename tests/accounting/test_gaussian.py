@@ -1,9 +1,9 @@
 """Classic and analytic Gaussian mechanism (dpcalc.accounting.gaussian_mechanism).
 
-Checks: anchors.md §9.1/§9.5 reference vectors (tolerance 1e-13 relative for closed forms, 1e-13 for the exact roots
-whose anchors were computed at tol 1e-15), dp-accounting's analytic Gaussian on a seeded random grid (1e-9 relative),
-a Monte Carlo hockey-stick estimate of δ (within 5 standard errors), an mpmath root for ε, hypothesis round trips
-and monotonicity, warnings and one-line errors.
+Checks: reference vectors of dp-accounting 0.6.0's analytic Gaussian (get_sigma_gaussian / get_epsilon_gaussian at tol
+1e-15; tolerance 1e-13 relative for closed forms and for the exact roots), dp-accounting's analytic Gaussian on a seeded
+random grid (1e-9 relative), a Monte Carlo hockey-stick estimate of δ (within 5 standard errors), an mpmath root for ε,
+hypothesis round trips and monotonicity, warnings and one-line errors.
 """
 
 from __future__ import annotations
@@ -29,19 +29,20 @@ EPS_TABLE = [((1.0, 1e-5), 4.377178095681224), ((0.5, 1e-5), 9.997256146434301),
 
 
 @pytest.mark.parametrize(("args", "want"), SIGMA_TABLE)
-def test_sigma_analytic_anchor_table(args: tuple[float, float], want: float) -> None:
-    """anchors §9.5 'Analytic σ(ε,δ)' (dp-accounting tol 1e-15): agreement to 1e-13 relative."""
+def test_sigma_analytic_reference_table(args: tuple[float, float], want: float) -> None:
+    """Analytic σ(ε,δ) of dp-accounting 0.6.0 (get_sigma_gaussian, tol 1e-15): agreement to 1e-13 relative."""
     assert g.sigma_analytic(*args) == pytest.approx(want, rel=1e-13)
 
 
 @pytest.mark.parametrize(("args", "want"), EPS_TABLE)
-def test_eps_analytic_anchor_table(args: tuple[float, float], want: float) -> None:
-    """anchors §9.1 and §9.5 'Analytic ε(σ,δ)', including δ = 1e-300 where PLD returns inf: 1e-13 relative."""
+def test_eps_analytic_reference_table(args: tuple[float, float], want: float) -> None:
+    """Analytic ε(σ,δ) of dp-accounting 0.6.0 (get_epsilon_gaussian, tol 1e-15), including δ = 1e-300 where its PLD
+    returns inf: 1e-13 relative."""
     assert g.eps_analytic(*args) == pytest.approx(want, rel=1e-13)
 
 
 def test_mu_from_eps_is_inverse_sigma() -> None:
-    """anchors §9.5 'μ from (ε,δ) = 1/σ_analytic' to 1e-13."""
+    """μ from (ε,δ) = 1/σ_analytic (dp-accounting 0.6.0, tol 1e-15) to 1e-13."""
     for (e, d), mu in [((1, 1e-5), 0.26805112321129426), ((2, 1e-5), 0.5015516891696565),
                        ((8, 1e-5), 1.6660305978457177)]:
         assert 1.0 / g.sigma_analytic(e, d) == pytest.approx(mu, rel=1e-13)

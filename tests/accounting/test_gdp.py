@@ -1,4 +1,5 @@
-"""μ-GDP (dpcalc.accounting.gdp): reference vectors (seed002.md §5.1, anchors.md §9), mpmath oracles at 50 digits (incl.
+"""μ-GDP (dpcalc.accounting.gdp): reference vectors (the ε of each μ Li, Xiao & Chen 2024 use, eq. (6) solved with
+SciPy; peers' values: dp-accounting 0.6.0, Opacus), mpmath oracles at 50 digits (incl.
 δ ~ 1e-300 and far below), root finders against mpmath findroot (and on the safe side), hypothesis round trips and
 monotonicity, Monte Carlo / optimiser cross-checks, errors.
 
@@ -36,25 +37,27 @@ def mp_log_delta(eps: float, mu: float, dps: int = 50) -> mpmath.mpf:
 
 # --- reference vectors ------------------------------------------------------------------------------
 
-SEED002_EPS = {0.1: 0.340669, 0.15: 0.529939, 0.2: 0.725522, 0.25: 0.926342, 0.5: 1.993091, 1: 4.377178,
-               2: 9.997256, 4: 24.381611}
+CUAG_PFL_EPS = {0.1: 0.340669, 0.15: 0.529939, 0.2: 0.725522, 0.25: 0.926342, 0.5: 1.993091, 1: 4.377178,
+                2: 9.997256, 4: 24.381611}
 
 
-@pytest.mark.parametrize(("mu", "eps"), SEED002_EPS.items())
-def test_seed002_eps_vectors(mu: float, eps: float) -> None:
-    """seed002.md §5.1: ε(μ, 1e-5) to the 6 decimals given (|diff| <= 5e-7)."""
+@pytest.mark.parametrize(("mu", "eps"), CUAG_PFL_EPS.items())
+def test_cuag_pfl_eps_vectors(mu: float, eps: float) -> None:
+    """Li, Xiao & Chen 2024, eq. (6): ε(μ, 1e-5) of each μ the paper uses (SciPy brentq), to the 6 decimals given
+    (|diff| <= 5e-7)."""
     assert abs(gdp.eps_from_mu(mu, 1e-5) - eps) <= 5e-7
 
 
-def test_seed002_mu_vector_and_e10() -> None:
+def test_cuag_pfl_mu_vector_and_e10() -> None:
     """μ(0.92, 1e-5) = 0.248439 (6 decimals); E10: ε(0.25) = 0.9263 rounds to 0.93, the paper prints 0.92."""
     assert abs(gdp.mu_from_eps(0.92, 1e-5) - 0.248439) <= 5e-7
     assert round(float(gdp.eps_from_mu(0.25, 1e-5)), 2) == 0.93
     assert abs(gdp.delta(0.25, 0.92) - 1.1076e-5) <= 5e-10
 
 
-def test_anchor_vectors() -> None:
-    """anchors.md §9 (rtol 1e-12 for closed forms and root finders, as §9 suggests 1e-9 for root finders)."""
+def test_reference_vectors() -> None:
+    """dp-accounting 0.6.0's analytic Gaussian (tol 1e-15) and the closed forms (SciPy): rtol 1e-12 for closed forms
+    and root finders (stricter than the 1e-9 a root finder's reference alone would justify)."""
     assert gdp.eps_from_mu(1.0, 1e-5) == pytest.approx(4.377178095681224, rel=1e-12)
     assert gdp.delta(1.0, 1.0) == pytest.approx(0.12693673750664392, rel=1e-14)
     assert gdp.eps_from_mu(1.0, 1e-300) == pytest.approx(37.448847912139016, rel=1e-12)  # PLD gives inf
@@ -63,12 +66,13 @@ def test_anchor_vectors() -> None:
     assert mu == pytest.approx(0.4145216313365378, rel=1e-14)
     assert gdp.eps_from_mu(mu, 1e-5) == pytest.approx(1.6177118087467188, rel=1e-12)
     assert gdp.eps_from_mu(mu, 1e-5) < 1.82824  # the CLT underestimates the tight (PLD/PRV) value
-    assert gdp.compose([1 / math.sqrt(3)] * 3) == pytest.approx(1.0, rel=1e-15)  # §9.4 PLD Gaussian(√3)×3
+    assert gdp.compose([1 / math.sqrt(3)] * 3) == pytest.approx(1.0, rel=1e-15)  # dp-accounting's test: Gaussian(√3)×3
 
 
 def test_opacus_gdp_vectors() -> None:
-    """anchors.md §9.3 Opacus GDP test: 6.599820769085404 is reproduced (rtol 1e-12) with T = 2249 steps; with
-    T = 2250 = 90/0.04 the CLT gives 6.60157 (so Opacus' test effectively composes 2249 steps)."""
+    """Opacus's GDP test (opacus/tests/accountants_test.py, σ = 1.5, q = 0.04, 90 epochs): 6.599820769085404 is
+    reproduced (rtol 1e-12) with T = 2249 steps; with T = 2250 = 90/0.04 the CLT gives 6.60157 (so Opacus' test
+    effectively composes 2249 steps)."""
     assert gdp.eps_from_mu(gdp.clt_mu(0.04, 1.5, 2249), 1e-5) == pytest.approx(6.599820769085404, rel=1e-12)
     assert gdp.eps_from_mu(gdp.clt_mu(0.04, 1.5, 2250), 1e-5) == pytest.approx(6.601567090158, rel=1e-11)
     # Opacus get_noise_multiplier (GDP, eps = 8, 90 epochs): 1.3232421875 by bisection with tol 0.01 on ε.
@@ -343,7 +347,7 @@ def test_errors_are_one_line_domain_errors(call, match: str) -> None:  # type: i
 def test_clt_vs_exact_composition_pld() -> None:
     """CLT vs the (near-)exact composition: dp-accounting's PLD (pessimistic, vdi 1e-3, an upper bound within
     ~1e-3 of tight) for Poisson q = 0.01, σ = 1. At T = 1000 the CLT ε (1.6177) underestimates the PLD ε (≈1.829,
-    anchors.md §9.2) by > 0.2; the EstimateWarning is there for this reason."""
+    dp-accounting 0.6.0 at vdi 1e-3) by > 0.2; the EstimateWarning is there for this reason."""
     dpa = pytest.importorskip("dp_accounting")
     from dp_accounting import pld
 
@@ -410,7 +414,7 @@ def test_conventions_order_and_no_legacy_names() -> None:
 def test_eps_and_mu_on_the_safe_side_where_delta_cancels() -> None:
     """μ = 0.2260475382135734, δ = 0.07817096199732743: δ = erfcx(u_a) − erfcx(u_b) cancels (κ = 11.7) and its
     log erred by 4.1e-15 > LOG_DELTA_ERR; ε was 3.7e-15 relative below the exact 0.027028481888246213 (40-digit
-    oracle; the 10,000-point sweep, issue 15). Both inverses now take the cancellation into their margins."""
+    oracle; found by a 10,000-point domain sweep). Both inverses now take the cancellation into their margins."""
     mu, delta, eps_exact = 0.2260475382135734, 0.07817096199732743, 0.027028481888246213
     eps = gdp.eps_from_mu(mu, delta)
     assert eps_exact <= eps <= eps_exact * (1 + 1e-12)

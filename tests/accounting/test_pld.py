@@ -1,6 +1,8 @@
-"""dpcalc's PLD accountant (dpcalc.accounting.pld): certified brackets against anchors, peers and properties.
+"""dpcalc's PLD accountant (dpcalc.accounting.pld): certified brackets against reference values, peers and properties.
 
-Reference values: ../shared/notes/anchors.md §9 (consensus tight ε 1.82824 ± 1e-5; analytic Gaussian ε).
+Reference values: the consensus tight ε 1.82824 ± 1e-5 at q = 0.01, σ = 1, T = 1000, δ = 1e-5 (dp-accounting 0.6.0 PLD
+at vdi 1e-5, pessimistic, and prv-accountant 0.2.0's estimate agree); the analytic Gaussian ε (dp-accounting 0.6.0,
+tol 1e-15).
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ def _check(br: pld.EpsBracket, rtol: float = pld.RTOL) -> None:
     assert br.details["converged"] == 1.0
 
 
-def test_anchor_dpsgd_consensus() -> None:
+def test_dpsgd_consensus_value() -> None:
     br = pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
     _check(br)
     assert br.eps_lower <= 1.82824 - 1e-5 and br.eps_upper >= 1.82824 + 1e-5
 
 
-def test_anchor_analytic_gaussian_single_release() -> None:
+def test_analytic_gaussian_single_release() -> None:
     br = pld.epsilon([pld.Step(1.0, 1.0, 1)], 1e-5)
     _check(br)
     assert br.eps_lower <= 4.377178095681224 <= br.eps_upper
@@ -42,8 +44,8 @@ def test_full_batch_contains_exact_gaussian(sigma: float, steps: int, delta: flo
     assert br.eps_lower <= exact <= br.eps_upper
 
 
-def test_sigma_eff_point_one_anchor() -> None:
-    """anchors §9.5: ε(σ = 0.1, δ = 1e-5) = 91.81728962466377 (σ_eff = 0.1 as 100 steps of σ = 1)."""
+def test_sigma_eff_point_one_reference() -> None:
+    """Analytic ε(σ = 0.1, δ = 1e-5) = 91.81728962466377 (dp-accounting 0.6.0) (σ_eff = 0.1 as 100 steps of σ = 1)."""
     br = pld.epsilon([pld.Step(1.0, 1.0, 100)], 1e-5)
     assert br.eps_lower <= 91.81728962466377 <= br.eps_upper
 
@@ -105,14 +107,14 @@ def test_tiny_delta_below_rdp() -> None:
 
 
 def test_delta_bracket_contains_exact() -> None:
-    exact = float(gdp.delta(1.0, 1.0))  # anchors §9.5: 0.12693673750664392
+    exact = float(gdp.delta(1.0, 1.0))  # 0.12693673750664392 (SciPy; mpmath agrees)
     br = pld.delta_for_eps([pld.Step(1.0, 1.0, 1)], 1.0)
     assert br.delta_lower <= exact <= br.delta_upper
     assert br.delta_upper - br.delta_lower <= 1e-3 * exact
 
 
 def test_delta_bracket_subsampled_matches_dp_accounting_vector() -> None:
-    """dp-accounting's test vector (anchors §9.4): Poisson q=0.2, σ=0.5, 3 steps: δ(ε=1) = 0.15594 (±1e-3)."""
+    """dp-accounting 0.6.0's test vector: Poisson q=0.2, σ=0.5, 3 steps: δ(ε=1) = 0.15594 (±1e-3)."""
     br = pld.delta_for_eps([pld.Step(0.5, 0.2, 3)], 1.0)
     assert br.delta_lower <= br.delta_upper
     assert abs(0.5 * (br.delta_lower + br.delta_upper) - 0.15594) <= 1e-3
@@ -121,7 +123,7 @@ def test_delta_bracket_subsampled_matches_dp_accounting_vector() -> None:
 def test_calibration_safe_side() -> None:
     s = calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld")
     assert pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper <= 2.0
-    # anchors §9.2: dp-accounting PLD at vdi 1e-3 gives 0.95924; the tight σ is a little above 0.9592
+    # dp-accounting 0.6.0 PLD at vdi 1e-3 gives 0.95924; the tight σ is a little above 0.9592
     assert 0.955 < s < 0.965
     assert pld.epsilon_subsampled_gaussian(s / (1 + 2e-3), 0.01, 1000, 1e-5).eps_lower > 1.99
 
@@ -187,7 +189,7 @@ def test_against_dp_accounting(sigma: float, q: float, steps: int, delta: float)
     br = pld.epsilon_subsampled_gaussian(sigma, q, steps, delta)
     _check(br)
     assert br.eps_lower <= ref  # its pessimistic value is an upper bound
-    assert br.eps_upper <= ref + 2e-4 + 1e-3 * ref  # its discretisation error at vdi 1e-4 (anchors §9)
+    assert br.eps_upper <= ref + 2e-4 + 1e-3 * ref  # its discretisation error at vdi 1e-4 (~2e-4 in ε)
 
 
 def test_seeded_random_grid_brackets_are_consistent(rng: np.random.Generator) -> None:
@@ -353,9 +355,9 @@ def test_q_next_to_one_needs_no_add_refinement() -> None:
 
 
 def test_upper_curve_below_a_heavy_atom_stays_above_the_exact_delta() -> None:
-    """Deep PLD sweep (issue 15): σ = 7.2628, q = 1, T = 4, δ = 1.7e-27. At the lattice 0.0251 one heavy atom (the
-    tilted mass of a sparse-dot cell) sat at loss 2.7105; just below it A_m − e^t·B_m cancelled to ≤ 0 and the upper
-    δ came out as the tail term alone (4.2e-35), so the pass returned ε_upper = 2.7105 below the exact 2.9178 (the
+    """Found by a deep domain sweep of the PLD: σ = 7.2628, q = 1, T = 4, δ = 1.7e-27. At the lattice 0.0251 one heavy
+    atom (the tilted mass of a sparse-dot cell) sat at loss 2.7105; just below it A_m − e^t·B_m cancelled to ≤ 0 and the
+    upper δ came out as the tail term alone (4.2e-35), so the pass returned ε_upper = 2.7105 below the exact 2.9178 (the
     lower bound, 2.8997, was above it: an internal error). The curve now carries the rounding of that difference."""
     sigma, steps, delta = 7.262778036466415, 4, 1.698912030930936e-27
     exact = float(gdp.eps_from_mu(math.sqrt(steps) / sigma, delta))

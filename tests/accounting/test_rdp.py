@@ -1,9 +1,10 @@
 """RDP of the (subsampled) Gaussian and RDP → (ε, δ) (dpcalc.accounting.rdp).
 
 Oracles: a 40-digit mpmath quadrature of A_α − 1 (fractional orders) and the exact 40-digit binomial sum (integer
-orders), tolerance 1e-12 relative on RDP; dp-accounting as a test-only peer at integer orders (1e-9 relative on a
-seeded random grid with q >= 1e-3, where its float64 log A is itself accurate); the reference vectors of anchors.md
-§9.1–§9.4 to the digits given (or, where a peer's value is biased, the documented direction of the bias).
+orders), tolerance 1e-12 relative on RDP; dp-accounting as a test-only peer at integer orders (1e-9 relative on a seeded
+random grid with q >= 1e-3, where its float64 log A is itself accurate); peers' reference vectors (dp-accounting 0.6.0,
+Opacus's and TF-Privacy's tests, autodp 0.2.3.1) to the digits given (or, where a peer's value is biased, the documented
+direction of the bias).
 """
 
 from __future__ import annotations
@@ -60,16 +61,17 @@ def test_integer_orders_agree_with_dp_accounting_on_random_grid() -> None:
         assert rdp.sampled_gaussian(q, sigma, alpha) == pytest.approx(theirs, rel=1e-9)
 
 
-def test_anchor_exact_log_a_values() -> None:
-    """anchors §9.3: exact log A at (q = 0.04, σ = 1.5) for α = 3.9, 4.0, 3.5 to 1e-14 relative."""
+def test_exact_log_a_values() -> None:
+    """Exact log A at (q = 0.04, σ = 1.5) for α = 3.9, 4.0, 3.5 (mpmath quadrature; dp-accounting 0.6.0 is off at the
+    fractional orders), to 1e-14 relative."""
     for alpha, log_a in [(3.9, 0.0053162863787931897766), (4.0, 0.0056560201933373390411),
                          (3.5, 0.004068948540108226588)]:
         assert rdp.sampled_gaussian(0.04, 1.5, alpha) * (alpha - 1) == pytest.approx(log_a, rel=1e-14)
 
 
-def test_anchor_subsampled_eps_vectors() -> None:
-    """anchors §9.2/§9.3 exact-RDP ε (mpmath oracle values): q=0.01, σ=1, T=1000, δ=1e-5 → 2.101365271648395 at
-    α = 7.8; Opacus test (σ=1.5, q=0.04, T=2250) → 7.329111171484174 at α = 3.9; 1e-13 relative."""
+def test_subsampled_eps_vectors() -> None:
+    """Exact-RDP ε (mpmath quadrature of A_α at 30 digits, Opacus orders): q=0.01, σ=1, T=1000, δ=1e-5 →
+    2.101365271648395 at α = 7.8; Opacus test (σ=1.5, q=0.04, T=2250) → 7.329111171484174 at α = 3.9; 1e-13 relative."""
     eps, order = rdp.eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-5, orders=rdp.OPACUS_ORDERS)
     assert (eps, order) == (pytest.approx(2.101365271648395, rel=1e-13), 7.8)
     eps, order = rdp.eps_subsampled_gaussian(0.04, 1.5, 2250, 1e-5, orders=rdp.OPACUS_ORDERS)
@@ -81,15 +83,15 @@ def test_anchor_subsampled_eps_vectors() -> None:
     (60000, 150, 1.3, 15, 1e-5, 0.7242234026106222, 19.0),
     (1e5, 100, 1.0, 30, 1e-7, 1.4154988495445144, 13.0),
 ])
-def test_anchor_tf_privacy_cli_vectors(n, batch, sigma, epochs, delta, want, order) -> None:  # type: ignore[no-untyped-def]
-    """anchors §9.3 TF-Privacy compute_dp_sgd_privacy vectors (integer optimal orders): 1e-12 relative."""
+def test_tf_privacy_cli_vectors(n, batch, sigma, epochs, delta, want, order) -> None:  # type: ignore[no-untyped-def]
+    """TF-Privacy compute_dp_sgd_privacy test vectors (its test file; integer optimal orders): 1e-12 relative."""
     q, steps = batch / n, math.ceil(epochs * n / batch)
     eps, got_order = rdp.eps_subsampled_gaussian(q, sigma, steps, delta, orders=TF_ORDERS)
     assert eps == pytest.approx(want, rel=1e-12)
     assert got_order == order
 
 
-def test_anchor_tf_extreme_vector_warns_at_grid_edge() -> None:
+def test_tf_extreme_vector_warns_at_grid_edge() -> None:
     """(1e8, 1024, σ = 0.1, 10 epochs, δ = 1e-7) → 5907982.3113978775 at order 1.25 (1e-11 relative; fractional
     order, huge RDP) with an edge-of-grid warning, as TF-Privacy's CLI warns."""
     q, steps = 1024 / 1e8, math.ceil(10 * 1e8 / 1024)
@@ -99,7 +101,7 @@ def test_anchor_tf_extreme_vector_warns_at_grid_edge() -> None:
     assert order == 1.25
 
 
-def test_anchor_dp_accounting_hard_coded_vector() -> None:
+def test_dp_accounting_hard_coded_vector() -> None:
     """dp-accounting's test vector (q=0.01, σ=2.5, 50 steps): integer orders 5, 50, 100 agree to its 9 digits;
     at fractional 1.5 and 2.5 its values (6.70579741e-4, 1.08548710e-3) are over-estimates of the exact ones
     (mpmath quadrature), which we reproduce to 1e-12."""
@@ -112,9 +114,9 @@ def test_anchor_dp_accounting_hard_coded_vector() -> None:
     assert 6.70579741e-04 / got[0] - 1 > 0.03  # dp-accounting 0.6.0's absolute-value series: +3.2 % at α = 1.5
 
 
-def test_anchor_gaussian_rdp_conversions() -> None:
-    """anchors §9.1 (σ = 1, δ = 1e-5): default grid → 4.728507067217623 at α = 5.4; 6300-order linspace →
-    4.728387387137021; δ at ε = 1 on the default grid 0.24703451231409326; all 1e-13 relative."""
+def test_gaussian_rdp_conversions() -> None:
+    """dp-accounting 0.6.0 RdpAccountant (σ = 1, δ = 1e-5): default grid → 4.728507067217623 at α = 5.4; 6300-order
+    linspace → 4.728387387137021; δ at ε = 1 on the default grid 0.24703451231409326; all 1e-13 relative."""
     grid = rdp.orders_array(None)
     assert rdp.eps_from_curve(grid, rdp.gaussian(grid, 1.0), 1e-5) == (pytest.approx(4.728507067217623, rel=1e-13),
                                                                        5.4)
@@ -128,8 +130,9 @@ def test_anchor_gaussian_rdp_conversions() -> None:
 
 
 def test_dp_accounting_scaling_vectors_are_upper_by_its_fractional_bias() -> None:
-    """anchors §9.2 'Scaling' (dp-accounting RDP, default orders): ours is <= theirs and within 3e-4 relative; the
-    T = 1e5 gap (2.2e-4) is dp-accounting's bias at α = 2.1, confirmed by the mpmath oracle (1e-12)."""
+    """q = 0.01, σ = 1, δ = 1e-5 at T = 100, 1e4, 1e5 (dp-accounting 0.6.0 RDP, default orders): ours is <= theirs and
+    within 3e-4 relative; the T = 1e5 gap (2.2e-4) is dp-accounting's bias at α = 2.1, confirmed by the mpmath oracle
+    (1e-12)."""
     for steps, theirs in [(100, 1.2141452944480204), (10000, 6.712756664482653), (100000, 27.237904933772548)]:
         eps, order = rdp.eps_subsampled_gaussian(0.01, 1.0, steps, 1e-5)
         assert eps <= theirs and eps == pytest.approx(theirs, rel=3e-4)
@@ -240,9 +243,9 @@ def test_tiny_sigma_fractional_orders_use_a_valid_upper_bound() -> None:
 
 
 def test_integer_order_log_binomials_exact() -> None:
-    """Issue 15 deep sweep: gammaln differences left the integer-order RDP up to 1.6e-12 below the 40-digit binomial
-    sum at α = 904 (q = 9.8e-7, σ = 91.04), and an RDP calibration (ε = 0.16454, δ = 3.83e-7, q = 0.502, T = 493)
-    6e-15 above its target in exact arithmetic at the accountant's order 128. log C(α, k) now comes from exact
+    """Found by a deep domain sweep: gammaln differences left the integer-order RDP up to 1.6e-12 below the 40-digit
+    binomial sum at α = 904 (q = 9.8e-7, σ = 91.04), and an RDP calibration (ε = 0.16454, δ = 3.83e-7, q = 0.502,
+    T = 493) 6e-15 above its target in exact arithmetic at the accountant's order 128. log C(α, k) now comes from exact
     integers: within 1e-14 of the oracle, and the calibration safe in exact arithmetic."""
     from dpcalc.accounting import accountants, calibrate
 

@@ -1,4 +1,4 @@
-"""Domain sweeps of the accountants' ε entries (formulas/accountants.toml; issue 15): the ε each accountant prints,
+"""Domain sweeps of the accountants' ε entries (formulas/accountants.toml): the ε each accountant prints,
 against independent 40-digit mpmath references, at the entry's documented ``rtol`` (read from the catalog).
 
 * ``accountant.eps_rdp`` — RDP per order by the exact binomial sum (:func:`dpcalc.checks.oracles.subsampled_rdp`),

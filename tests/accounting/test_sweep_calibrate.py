@@ -12,7 +12,7 @@ within the entry's documented rtol (read from the catalog: 1e-9 on σ).
   tests/accounting/test_sweep_accountants.py — and, on a seeded 1-in-20 subset, safe in exact arithmetic
   (20-digit mpmath ε at the accountant's optimal order).
 
-Cost (issue 15): a point is one calibration (16 accountant evaluations since the root finder's Illinois fix, was
+Cost: a point is one calibration (16 accountant evaluations since the root finder's Illinois fix, was
 36) plus the checks; the reference never calibrates a second time (:class:`_Returned`).
 """
 

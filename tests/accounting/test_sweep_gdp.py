@@ -1,4 +1,5 @@
-"""Domain sweeps of the one Gaussian privacy profile kernel (μ and σ forms) and its inverses (issue 15 "Deliver").
+"""Domain sweeps of the one Gaussian privacy profile kernel (μ and σ forms) and its inverses: every public numerical
+function swept over its documented domain against an independent high-precision form.
 
 Reference: :mod:`dpcalc.checks.oracles` (mpmath, 40 digits, precision raised where the difference cancels; inverses
 are bracketed mpmath roots of the oracle). Every inverse is also asserted on the safe side. Default budget small;
@@ -57,7 +58,7 @@ def test_delta_from_eps_sweep() -> None:
 
 
 def test_log_delta_analytic_sweep() -> None:
-    """σ form over the same kernel; reference at the exact μ = Δ/σ; includes the issue-15 reproducers."""
+    """σ form over the same kernel; reference at the exact μ = Δ/σ; includes the precision audit's reproducers."""
     sweep("gaussian.log_delta_analytic",
           [Axis("eps", 1e-8, 1e7), Axis("sigma", 1e-5, 1e7), Axis("sensitivity", 1e-3, 1e3)],
           fn=lambda p: gm.log_delta(p["sigma"], p["eps"], p["sensitivity"]),
@@ -100,7 +101,7 @@ def test_eps_analytic_sweep() -> None:
 
 
 def test_sigma_analytic_sweep() -> None:
-    """σ(ε, δ) >= the exact minimal σ (safe side), within tolerance; incl. the issue-15 reproducer."""
+    """σ(ε, δ) >= the exact minimal σ (safe side), within tolerance; incl. the precision audit's reproducer."""
     def ref(p: dict[str, float]) -> mpmath.mpf:
         g = _guess(gdp.mu_from_eps, p["eps"], p["delta"])
         return mpmath.mpf(p["sensitivity"]) / oracles.gaussian_mu(p["eps"], _ld_target(p["delta"]), guess=g)

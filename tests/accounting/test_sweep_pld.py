@@ -1,4 +1,4 @@
-"""Domain sweep of the PLD accountant against an exact reference (issue 13 "Tests", issue 15 harness).
+"""Domain sweep of the PLD accountant against an exact reference (the shared sweep harness, tests/support/sweep.py).
 
 At q = 1 a schedule of T Gaussian steps with noise multiplier σ is one Gaussian with μ = √T/σ, so the exact ε is
 ``gdp.eps_from_mu(√T/σ, δ)`` (≈1e-14 relative). Every point asserts: the certified bracket contains it

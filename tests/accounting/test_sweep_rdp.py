@@ -1,4 +1,5 @@
-"""Domain sweeps of the RDP of the Poisson-subsampled Gaussian and the zCDP conversion (issue 15 "Deliver").
+"""Domain sweeps of the RDP of the Poisson-subsampled Gaussian and the zCDP conversion, each over its
+documented domain against an independent high-precision form.
 
 References: :mod:`dpcalc.checks.oracles` — the exact 40-digit binomial sum (integer α), 40-digit mpmath quadrature
 of the defining integral (fractional α), the 40-digit CKS optimum for zCDP. Budget: ``DPCALC_SWEEP_POINTS``.
@@ -22,7 +23,7 @@ REPRO = [{"alpha": 97.25, "q": 0.9, "sigma": 20.0}, {"alpha": 99.5, "q": 0.5, "s
 @pytest.mark.slow
 def test_subsampled_gaussian_fractional_sweep() -> None:
     """Fractional α in (1, 256), q in [1e-6, 1), σ in [0.05, 100] (the quadrature range; below σ ≈ 0.03 the
-    documented chord upper bound applies): the entry's documented rtol, incl. the issue-15 reproducers above
+    documented chord upper bound applies): the entry's documented rtol, incl. the precision audit's reproducers above
     α = 60. The reference is the quadrature oracle at 20 digits (agrees with the 40-digit one to 7e-22 relative on
     36 points incl. the corners; 5x cheaper, so 10,000 points take about an hour on one loaded core)."""
     sweep("rdp.subsampled_gaussian[fractional]",
@@ -43,8 +44,8 @@ def test_subsampled_gaussian_integer_sweep() -> None:
 
 
 def test_zcdp_eps_from_rho_sweep() -> None:
-    """ε(ρ, δ) at ρ in [1e-30, 1e4], δ in [1e-300, 0.5]: 1e-12 relative plus the documented absolute term, never
-    below the exact optimum; incl. the issue-15 reproducer (1e-30, 1e-300) -> 5.107e-14 and the deep sweep's unsafe
+    """ε(ρ, δ) at ρ in [1e-30, 1e4], δ in [1e-300, 0.5]: 1e-12 relative plus the documented absolute term, never below
+    the exact optimum; incl. the precision audit's reproducer (1e-30, 1e-300) -> 5.107e-14 and the deep sweep's unsafe
     point (ρ = 3.19e-5, δ = 4.85e-3, where ε ≪ ρx)."""
     sweep("zcdp.eps_from_rho", [Axis("rho", 1e-30, 1e4), Axis("delta", 1e-300, 0.5)],
           fn=lambda p: zcdp.eps_from_rho(p["rho"], p["delta"]),
@@ -56,7 +57,7 @@ def test_zcdp_eps_from_rho_sweep() -> None:
 
 def test_zcdp_optimal_order_sweep() -> None:
     """α*(ρ, δ) outside the Bretagnolle–Huber region (where it is 1 by definition) against the 40-digit root, at
-    the catalog entry's rtol (1e-13), incl. the issue-15 reproducer (1e-30, 1e-300) -> 2.5554e16."""
+    the catalog entry's rtol (1e-13), incl. the precision audit's reproducer (1e-30, 1e-300) -> 2.5554e16."""
     sweep("zcdp.optimal_order", [Axis("rho", 1e-30, 1e4), Axis("delta", 1e-300, 0.5)],
           fn=lambda p: zcdp.optimal_order(p["rho"], p["delta"]),
           ref=lambda p: oracles.zcdp_order(p["rho"], math.log(p["delta"])), rtol=catalog.get("zcdp.optimal_order").rtol,

@@ -1,5 +1,6 @@
-"""ρ-zCDP (dpcalc.accounting.zcdp): OpenDP's and dp-accounting's vectors (anchors.md §9.3, §9.5), the Bun–Steinke bound,
-a Monte Carlo Rényi divergence of the Gaussian, and the tight conversion against a dense order grid."""
+"""ρ-zCDP (dpcalc.accounting.zcdp): OpenDP's vectors (its zCDP → (ε, δ) test, ρ = 1/32) and dp-accounting 0.6.0's (RDP
+of a zCDP event at its default orders), the Bun–Steinke bound, a Monte Carlo Rényi divergence of the Gaussian, and the
+tight conversion against a dense order grid."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ def test_opendp_vectors() -> None:
     (0.1, 1.9142498748403742, 2.2459660262893473), (0.5, 4.728507067217623, 5.298525912188081),
     (1.0, 7.077391578166641, 7.786140424415112)])
 def test_zcdp_table(rho: float, dpa: float, bun_steinke: float) -> None:
-    """anchors §9.5 zCDP table: Bun–Steinke to 1e-14; the tight value is <= dp-accounting's grid value and within
-    3e-5 of it (a continuous α beats the grid); ρ = 0.5 equals autodp's continuous 4.728386984943314 (1e-12)."""
+    """ρ → ε at δ = 1e-5 (dp-accounting 0.6.0, default orders): Bun–Steinke to 1e-14; the tight value is <=
+    dp-accounting's grid value and within 3e-5 of it (a continuous α beats the grid); ρ = 0.5 equals autodp's continuous
+    4.728386984943314 (1e-12)."""
     assert zcdp.eps_bun_steinke(rho, 1e-5) == pytest.approx(bun_steinke, rel=1e-14)
     tight = zcdp.eps_from_rho(rho, 1e-5)
     assert tight <= dpa and tight == pytest.approx(dpa, rel=3e-5)
@@ -102,7 +104,7 @@ def test_delta_from_rho_subnormal_rho() -> None:
 
 def test_subnormal_rho_is_solved_in_log_space() -> None:
     """ρ = δ = 1e-320 gave NaN (√(L/ρ) overflowed); 60-digit bisection of the optimum: α* = 1.9117194003063519e161,
-    ε = 3.8181653417729617e-159 (library fuzz, issue 14)."""
+    ε = 3.8181653417729617e-159 (found by the library fuzz)."""
     eps = zcdp.eps_from_rho(1e-320, 1e-320)
     assert 3.8181653417729617e-159 <= eps <= 3.8181653417729617e-159 * (1 + 1e-13)
     assert zcdp.optimal_order(1e-320, 1e-320) == pytest.approx(1.9117194003063519e161, rel=1e-12)

@@ -1,4 +1,5 @@
-"""CLI ``dpcalc cuag sigma|audit|baseline``: seed002.md §5.1 vectors through the CLI, E3/E15 behaviour, errors."""
+"""CLI ``dpcalc cuag sigma|audit|baseline``: reference values of Li, Xiao & Chen 2024 (eq. (16) and the audit, SciPy,
+6-7 digits) through the CLI, E3/E15 behaviour, errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CLI ``dpcalc gauss``: JSON keys of the issue, units on every row, errata columns, errors (exit 2, one line)."""
+"""CLI ``dpcalc gauss``: the documented JSON keys, units on every row, errata columns, errors (exit 2, one line)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ def _json(*args: str) -> dict[str, Any]:
     return run_json("gauss", *args)
 
 
-def test_case2_issue_example_with_published() -> None:
-    """The issue's example: 10 rows, corrected and published columns match crosscheck §3.2 (6 digits)."""
+def test_case2_fig5_grid_with_published() -> None:
+    """Zeng, Yang & Dai 2022, Fig. 5 parameters (n = 101, σ_m² = 2, σ_k² = 1.8), ε = 1..10: 10 rows; the corrected and
+    published columns match reference values from exact log-determinants (6 digits)."""
     doc = _json("case2", "--eps", "1:10:1", "--n", "101", "--var", "2", "--cov", "1.8", "--as-published")
     rows = doc["rows"]
     assert len(rows) == 10
@@ -85,7 +86,7 @@ def test_errors_exit_2_one_line(args: list[str], needle: str) -> None:
 
 
 def test_case3_grid_keeps_rows_where_sigma2_is_not_attained() -> None:
-    """Issue 15 defect 10: one point without a finite σ² no longer drops the grid; u_max exists for both."""
+    """Regression: one point without a finite σ² no longer drops the grid; u_max exists for both."""
     doc = _json("case3", "--eps", "0.001,2", "--n", "101", "--var", "30", "--cov", "2", "--as-published")
     rows = doc["rows"]
     assert len(rows) == 2
@@ -94,7 +95,7 @@ def test_case3_grid_keeps_rows_where_sigma2_is_not_attained() -> None:
 
 
 def test_case2_tiny_eps_is_a_one_line_error() -> None:
-    """Issue 15 defect 6: ``--eps 1e-310 --json`` tracebacked on inf; now exit 2, one line."""
+    """Regression: ``--eps 1e-310 --json`` tracebacked on inf; now exit 2, one line."""
     code, out, err = run("gauss", "case2", "--eps", "1e-310", "--n", "101", "--var", "2", "--cov", "1.8", "--json")
     assert code == 2
     assert "overflows" in err and "Traceback" not in err + out and len(err.strip().splitlines()) == 1

@@ -1,4 +1,4 @@
-"""CLI ``dpcalc gdp ...``: the issue's examples, JSON keys (eps, delta and always log_delta), lists, warnings,
+"""CLI ``dpcalc gdp ...``: the usage examples, JSON keys (eps, delta and always log_delta), lists, warnings,
 --as-published, errors (one stderr line, exit 2)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from tests.support.cli_runner import run, run_json
 
 
 def test_eps_example() -> None:
-    """`dpcalc gdp eps --mu 0.25 --delta 1e-5` → ε = 0.926342 (seed002.md §5.1), keys eps/delta/log_delta."""
+    """`dpcalc gdp eps --mu 0.25 --delta 1e-5` → ε = 0.926342 (Li, Xiao & Chen 2024's μ; eq. (6)), keys
+    eps/delta/log_delta."""
     code, out, _ = run("gdp", "eps", "--mu", "0.25", "--delta", "1e-5")
     assert code == 0 and "0.926341504" in out
     row = run_json("gdp", "eps", "--mu", "0.25", "--delta", "1e-5")["rows"][0]
@@ -61,8 +62,8 @@ def test_mu_compose_tradeoff() -> None:
 
 
 def test_clt_estimate_and_as_published() -> None:
-    """Anchor §9.2: μ = 0.4145216313365378, ε = 1.6177118087467188; warnings carry the estimate caveat; the printed
-    Theorem-4 form only with --as-published (ErratumWarning text names E1)."""
+    """q = 0.01, σ = 1, T = 1000, δ = 1e-5: μ = 0.4145216313365378, ε = 1.6177118087467188 (closed forms); warnings
+    carry the estimate caveat; the printed Theorem-4 form only with --as-published (ErratumWarning text names E1)."""
     doc = run_json("gdp", "clt", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--delta", "1e-5")
     row = doc["rows"][0]
     assert row["mu"] == pytest.approx(0.4145216313365378, rel=1e-14)

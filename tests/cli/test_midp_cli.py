@@ -1,4 +1,5 @@
-"""CLI of the seed-000 family and the shared CLI conventions (formats, lists/ranges, --output, errors, exit codes)."""
+"""CLI of the ε-MI-DP family (He & He 2023) and the shared CLI conventions (formats, lists/ranges, --output, errors,
+exit codes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``dpcalc nbafl …`` through the console entry point: the issue's example, every command's JSON, errors (one line,
+"""``dpcalc nbafl …`` through the console entry point: the T* example, every command's JSON, errors (one line,
 exit 2, no traceback), progress bar only on a terminal, option names."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ def _formulas(doc: dict) -> list[str]:  # type: ignore[type-arg]
     return f if isinstance(f, list) else [f]
 
 
-def test_issue_example_optimal_t() -> None:
+def test_optimal_t_example() -> None:
     doc = run_json(*EXAMPLE)
-    assert [r["t_star"] for r in doc["rows"]] == [7, 9, 20]  # crosscheck §3.2, assumption set 1
+    assert [r["t_star"] for r in doc["rows"]] == [7, 9, 20]  # assumed constants A1 of formulas/003_nbafl.toml
     assert [round(r["t_continuous"], 2) for r in doc["rows"]] == [6.62, 9.39, 20.14]
     assert all(r["t_lambert"] is None for r in doc["rows"])
     assert any("lambda1" in w for w in doc["warnings"])  # published λ1: erratum warning

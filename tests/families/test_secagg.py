@@ -103,7 +103,7 @@ def test_table1_fig5_setting(s2: float) -> None:
             secagg.table1_eps(row, 50, s2, 1e-4, 32, 10, 1200)
 
 
-def test_table1_example_of_the_issue_and_published_row() -> None:
+def test_table1_row_order_and_published_row() -> None:
     rows = {r.row: r for r in secagg.table1(100, 0.01, 1e-5, 32, 10, 1200)}
     assert rows["gsgd_wfna"].eps > rows["gsgd_iso"].eps > rows["gd_iso"].eps
     with pytest.warns(ErratumWarning, match="E1"):

@@ -52,7 +52,7 @@ def test_published_and_corrected_are_marked() -> None:
     assert [ln.kind for ln in lines] == ["corrected", "published"]
     assert lines[1].legend.endswith("— published")
     assert any("erratum gauss.case2_sigma2" in w for w in warns)
-    # the numbers quoted in crosscheck 001-7 / the gauss CLI warning
+    # U_max at ε = 1 (Zeng, Yang & Dai 2022, Fig. 5 parameters; exact log-det), as the gauss CLI warning quotes them
     assert lines[0].y[0] == pytest.approx(1.04122158, rel=1e-8)
     assert lines[1].y[0] == pytest.approx(0.140288, rel=1e-5)
 
