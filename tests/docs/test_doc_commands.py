@@ -7,7 +7,8 @@ are its shown output, and a trailing ``# comment`` is shown output too (except i
 "(the paper prints 0.92)"). Every number shown must appear in the real output, in the same order, to the digits
 shown (0.710489 matches 0.7104893346; ``0.315…`` matches a number it begins). A shown
 ``dpcalc: error:`` line means the command must fail with exit code 2. A command runs as a subprocess in a
-scratch directory of its own holding ``docs/`` (so ``-o`` files land there and ``docs/examples/…`` paths resolve).
+scratch directory of its own holding ``docs/`` (so ``-o`` files land there and ``docs/examples/…`` paths resolve)
+and every file the page showed before it with ``$ cat NAME`` (the lines after that line are the file).
 
 Forms with placeholders (``[--x]``, ``a|b``, ``FILE``) are synopses, not commands: they are fenced as
 ```` ```text title="Synopsis" ```` without ``$``, and a ``$`` line with a placeholder fails here.
@@ -41,6 +42,7 @@ class DocCommand:
     line: int
     text: str
     shown: str
+    files: tuple[tuple[str, str], ...] = ()  # (name, content) of the page's ``$ cat NAME`` blocks before it
 
     @property
     def where(self) -> str:
@@ -77,15 +79,19 @@ def blocks(text: str) -> list[tuple[int, str, list[str]]]:
 def commands(path: Path) -> list[DocCommand]:
     rel = path.relative_to(ROOT).as_posix()
     found = []
+    files: dict[str, str] = {}
     for first, _info, lines in blocks(path.read_text(encoding="utf-8")):
         starts = [k for k, line in enumerate(lines) if line.strip().startswith("$ ")] + [len(lines)]
         for k, nxt in itertools.pairwise(starts):
             text = lines[k].strip()
+            if text.startswith("$ cat ") and len(text.split()) == 3:
+                files[text.split()[2]] = "\n".join(lines[k + 1:nxt]) + "\n"
+                continue
             if not text.startswith("$ dpcalc"):
                 continue
             comment = re.sub(r"\([^()]*\)", "", text.split(" # ", 1)[1]) if " # " in text else ""
             shown = "\n".join(([comment] if comment else []) + lines[k + 1:nxt])
-            found.append(DocCommand(rel, first + k, text, shown))
+            found.append(DocCommand(rel, first + k, text, shown, tuple(files.items())))
     return found
 
 
@@ -143,6 +149,8 @@ def test_no_synopsis_is_written_as_a_command(cmd: DocCommand) -> None:
 @pytest.mark.parametrize("cmd", ALL, ids=[f"{c.path}:{c.line}" for c in ALL])
 def test_doc_command_runs_and_shows_its_real_output(cmd: DocCommand, tmp_path: Path) -> None:
     (tmp_path / "docs").symlink_to(ROOT / "docs", target_is_directory=True)
+    for name, content in cmd.files:
+        (tmp_path / name).write_text(content, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "COLUMNS": "200", "NO_COLOR": "1"}
     proc = subprocess.run([sys.executable, "-m", "dpcalc.cli.main", *cmd.args], cwd=tmp_path, env=env,
