@@ -15,7 +15,8 @@ import re
 import sys
 from pathlib import Path
 
-ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const|ref|term):`(~?)([^`<]*?)\s*(?:<([^`>]*)>)?`")
+ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const|ref|term):"
+                  r"`(~?)([^`<]*?)\s*(?:<([^`>]*)>)?`")
 RULE = re.compile(r"^(\s*)(=+)((?: +=+)+)\s*$")
 
 
@@ -34,6 +35,10 @@ def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
         cells.append(line[start:stop].strip() if k + 1 < len(spans) else line[start:].strip())
         del end
     return cells
+
+
+def _row(indent: str, cells: list[str]) -> str:
+    return indent + "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
 def tables(text: str) -> tuple[str, int]:
@@ -59,10 +64,8 @@ def tables(text: str) -> tuple[str, int]:
             else:
                 rows.append(cells)
 
-        def row(cells: list[str]) -> str:
-            return indent + "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-        out += [row(header), indent + "|" + "|".join("---" for _ in spans) + "|", *(row(r) for r in rows)]
+        out += [_row(indent, header), indent + "|" + "|".join("---" for _ in spans) + "|",
+                *(_row(indent, r) for r in rows)]
         k = ends[1] + 1
         count += 1
     return "\n".join(out), count

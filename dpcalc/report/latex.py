@@ -111,6 +111,7 @@ SCALES = ("none", "small", "footnotesize", "fit")
 _MATH_UNICODE = {ch: tex.strip("$") for ch, tex in _LATEX_UNICODE.items() if tex.startswith("$")}
 _ASSIGNMENT = re.compile(r"(?<![\w$\\])([A-Za-z\u0370-\u03ff](?:_\w+)?)\s*=\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                          r"(?![\w.])")
+_NUMBER_FORMAT = re.compile(r"^(?:\.\d{1,2}[efg])?$")
 _HEADER = re.compile(r"^(?P<symbol>.*?)(?: \((?P<unit>.*)\))?(?P<published> \[published\])?$")
 
 
@@ -142,6 +143,10 @@ def _math_number(s: str) -> str:
 def paper_number(value: Any, number: str, integers: bool) -> str:
     """One cell of a paper table: the column's significant digits kept (``0.1000`` beside ``0.2235``, not
     ``0.1``), powers of ten as ``\\times 10^{k}`` and never ``\\times 10^{0}``; integers as integers."""
+    if not isinstance(number, str) or not _NUMBER_FORMAT.match(number):
+        from dpcalc.errors import DomainError
+
+        raise DomainError(f"number: a format spec such as '.4g', '.3e' or '.2f' (got {number!r})")
     v = clean(value, False)
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "--"
@@ -214,8 +219,12 @@ def latex_float(result: Any, env: str = "table", scale: str = "none") -> str:
     both columns of a two-column paper); ``scale``: ``none``, ``small``, ``footnotesize`` or ``fit`` (scaled
     to the line width).
     """
+    from dpcalc.errors import DomainError
+
     if env not in FLOATS or scale not in SCALES:
-        raise ValueError(f"env must be one of {FLOATS} and scale one of {SCALES} (got {env!r}, {scale!r})")
+        raise DomainError(f"env must be one of {FLOATS} and scale one of {SCALES} (got {env!r}, {scale!r})")
+    if not all(hasattr(result, k) for k in ("columns", "rows", "title", "note", "meta")):
+        raise DomainError(f"result: a table result (dpcalc.report.render.Result) (got {type(result).__name__})")
     columns = list(result.columns)
     parts = _header_parts(columns)
     runs = _groups(parts)
