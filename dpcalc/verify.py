@@ -27,6 +27,7 @@ from dpcalc import _validate as v
 from dpcalc import catalog
 from dpcalc.checks.registry import CheckContext, get_recipe
 from dpcalc.errors import DomainError, UnknownNameError
+from dpcalc.sim.executor import ClusterError, SchedulerLike, open_executor, use
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
@@ -139,6 +140,8 @@ def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0
         with warnings.catch_warnings(), single_threaded_blas():
             warnings.simplefilter("ignore")  # ErratumWarning etc. are expected here; the verdict says what matters
             res = fn(formula, values, ctx)
+    except ClusterError:  # the cluster failing is not the recipe's fault: stop the run with one line
+        raise
     except Exception as exc:  # a recipe bug must show up as a row, not abort the whole run
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return _row(formula, method, "error", f"recipe {name!r} raised {last}", published,
@@ -157,12 +160,15 @@ def _run_task(task: tuple[str, bool, int, int, float]) -> CheckRow:
 
 def verify(formulas: Iterable[Formula | str], *, samples: int = DEFAULT_SAMPLES, seed: int = 0, workers: int = 1,
            level: float = DEFAULT_LEVEL, as_published: bool = False,
-           progress: Callable[[CheckRow], None] | None = None) -> list[CheckRow]:
+           progress: Callable[[CheckRow], None] | None = None, scheduler: SchedulerLike = None) -> list[CheckRow]:
     """Check every formula — catalog entries or their ids — (and, with ``as_published``, its published form if it has
     one); rows in the order given.
 
-    ``workers > 1`` runs the checks in a process pool (each check with one worker); results do not depend on
-    ``workers`` because each check's random stream is seeded by (seed, formula id).
+    ``workers > 1`` runs the checks in a local process pool (each check with one worker); ``scheduler`` (a
+    ``distributed.Client``, a scheduler address or an executor, :mod:`dpcalc.sim.executor`) runs them on a Dask
+    cluster instead: one task per check, or, when every check has at least two chunks per cluster thread, the checks
+    one after another here with their Monte Carlo chunks spread over the cluster. Results do not depend on any of
+    this: each check's random stream is seeded by (seed, formula id) and its chunks are summed in order.
     """
     if not MIN_SAMPLES <= samples <= MAX_SAMPLES:
         raise DomainError(f"samples must be an integer in [{MIN_SAMPLES:,}, {MAX_SAMPLES:,}] (got {samples})")
@@ -174,41 +180,38 @@ def verify(formulas: Iterable[Formula | str], *, samples: int = DEFAULT_SAMPLES,
         tasks.append((f, False))
         if as_published and (has_published_form(f) or (f.erratum is not None and f.erratum.published_sympy)):
             tasks.append((f, True))
-    if workers <= 1 or len(tasks) <= 1:
-        rows = []
-        for f, pub in tasks:
-            row = run_check(f, samples=samples, seed=seed, workers=max(workers, 1), level=level, published=pub)
-            rows.append(row)
+    if scheduler is None and (workers <= 1 or len(tasks) <= 1):
+        return _in_process(tasks, samples, seed, max(workers, 1), level, progress)
+    # Local processes are fresh interpreters with single-threaded BLAS: W processes × multi-threaded BLAS
+    # oversubscribes the cores (measured: a 101-dimensional Gaussian check took 46 s instead of 7 s on a loaded
+    # 2-core machine).
+    with open_executor(scheduler, workers=min(workers, len(tasks)), start_method="spawn",
+                       env=dict.fromkeys(_BLAS_ENV, "1")) as ex:
+        from dpcalc.sim.parallel import DEFAULT_CHUNK
+
+        if ex.cluster and samples >= 2 * ex.workers * DEFAULT_CHUNK:
+            with use(ex):
+                return _in_process(tasks, samples, seed, 1, level, progress)
+        # Monte Carlo checks first (usually the long ones), so the pool's tail is short; rows keep catalog order
+        order = sorted(range(len(tasks)), key=lambda k: tasks[k][0].check.get("method") != "monte-carlo")
+        out: list[CheckRow | None] = [None] * len(tasks)
+        items = [(tasks[k][0].id, tasks[k][1], samples, seed, level) for k in order]
+        for k, row in zip(order, ex.imap(_run_task, items), strict=True):
+            out[k] = row
             if progress is not None:
                 progress(row)
-        return rows
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    # Fresh interpreters with single-threaded BLAS: W processes × multi-threaded BLAS oversubscribes the cores
-    # (measured: a 101-dimensional Gaussian check took 46 s instead of 7 s on a loaded 2-core machine).
-    saved = {k: os.environ.get(k) for k in _BLAS_ENV}
-    os.environ.update({k: "1" for k in _BLAS_ENV})
-    out: list[CheckRow | None] = [None] * len(tasks)
-    try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            # Monte Carlo checks first (usually the long ones), so the pool's tail is short; rows keep catalog order
-            order = sorted(range(len(tasks)), key=lambda k: tasks[k][0].check.get("method") != "monte-carlo")
-            futures = {pool.submit(_run_task, (tasks[k][0].id, tasks[k][1], samples, seed, level)): k for k in order}
-            for fut in as_completed(futures):
-                row = fut.result()
-                out[futures[fut]] = row
-                if progress is not None:
-                    progress(row)
-    finally:
-        for k, val in saved.items():
-            if val is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = val
     return [r for r in out if r is not None]
+
+
+def _in_process(tasks: list[tuple[Formula, bool]], samples: int, seed: int, workers: int, level: float,
+                progress: Callable[[CheckRow], None] | None) -> list[CheckRow]:
+    rows = []
+    for f, pub in tasks:
+        row = run_check(f, samples=samples, seed=seed, workers=workers, level=level, published=pub)
+        rows.append(row)
+        if progress is not None:
+            progress(row)
+    return rows
 
 
 def exit_code(rows: Iterable[CheckRow]) -> int:

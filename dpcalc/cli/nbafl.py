@@ -17,7 +17,7 @@ import numpy as np
 
 from dpcalc import nbafl
 from dpcalc.cli.command import Args, Group, command
-from dpcalc.cli.options import axis, choice, flag, integer, real, text, vector
+from dpcalc.cli.options import SCHEDULER, axis, choice, flag, integer, real, text, vector
 from dpcalc.nbafl.simulate import BoundConstants, SimulationConfig
 from dpcalc.report.columns import column, columns_for, make_column
 from dpcalc.report.grid import flatten
@@ -302,7 +302,7 @@ _SIM = "nbafl.server_sigma_sampled"
          _setting("non_iid", "float", help="Heterogeneity (0 = IID)"),
          _setting("repeats", help="Independent repeats per (ε, T)"), _setting("seed", help="Root seed"),
          integer("workers", default_from="dpcalc.nbafl.simulate:simulate", formula="-",
-                 help="Processes (results do not depend on it)"),
+                 help="Processes (results do not depend on it)"), SCHEDULER,
          *(_setting(n, "float", BoundConstants, help=f"Bound constant {s} (for the bound's T*)")
            for n, s in (("pl", "l"), ("lipschitz", "β"), ("smoothness", "ρ"), ("dissimilarity", "B"),
                         ("theta", "Θ"))))
@@ -313,6 +313,7 @@ def simulate_command(a: Args) -> Result:
     """
     from dpcalc._progress import tracker
     from dpcalc.nbafl.simulate import simulate
+    from dpcalc.sim.executor import scheduler_address
 
     cfg = SimulationConfig(eps=tuple(a.eps), t_max=a.t_max, N=a.N, K=a.K, m=a.m, d=a.d, C=a.C, delta=a.delta,
                            c_scale=a.c_scale, L=a.L, prox_mu=a.prox_mu, lr=a.lr, local_steps=a.local_steps,
@@ -320,7 +321,8 @@ def simulate_command(a: Args) -> Result:
     bound = BoundConstants(pl=a.pl, lipschitz=a.lipschitz, smoothness=a.smoothness, dissimilarity=a.dissimilarity,
                            theta=a.theta)
     with tracker("simulating") as update:
-        res = simulate(cfg, workers=a.workers, bound=bound, progress=None if a.format is Format.json else update)
+        res = simulate(cfg, workers=a.workers, bound=bound, progress=None if a.format is Format.json else update,
+                       scheduler=scheduler_address(a.scheduler))
     rows = [{"eps": e, "T": int(t), "loss": float(res.loss[i, j]), "loss_se": float(res.loss_se[i, j]),
              "nonprivate": float(res.nonprivate[j]), "sigma_u": float(res.sigma_u[i, j]),
              "sigma_d": float(res.sigma_d[i, j])}

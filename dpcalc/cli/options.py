@@ -28,7 +28,7 @@ import typer
 
 from dpcalc.errors import DomainError
 
-__all__ = ["AS_PUBLISHED", "KINDS", "Opt", "Resolved", "argument", "axis", "choice", "flag", "integer",
+__all__ = ["AS_PUBLISHED", "KINDS", "SCHEDULER", "Opt", "Resolved", "argument", "axis", "choice", "flag", "integer",
            "library_default", "many", "matrix", "one", "path", "real", "resolve", "source_default", "text", "units",
            "vector"]
 
@@ -111,6 +111,9 @@ def units(default_from: Any, **fields: Any) -> Opt:
 
 #: ``--as-published``: the switch of docs/conventions.md §3, the same in every command that has it.
 AS_PUBLISHED = Opt("as_published", "flag", formula="-", help="Also show the paper's published (erroneous) form")
+SCHEDULER = Opt("scheduler", "text", formula="-", default=None, option="--scheduler",
+                help="Run on a Dask cluster: its scheduler address, e.g. tcp://10.0.0.5:8786 (default: "
+                     "$DASK_SCHEDULER_ADDRESS, else this machine); same numbers either way. Needs dpcalc[dask]")
 
 
 # ------------------------------------------------------------------------------------------ resolution

@@ -4,9 +4,10 @@ docs/tables.md)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dpcalc.cli.command import Args, command
-from dpcalc.cli.options import Opt, choice
+from dpcalc.cli.options import SCHEDULER, Opt, choice, path
 from dpcalc.errors import DomainError
 from dpcalc.report.render import Result
 
@@ -20,6 +21,8 @@ __all__ = ["ENTRIES"]
                      "two-column paper)"),
          choice("scale", ("none", "small", "footnotesize", "fit"), formula="-", default="none",
                 help="LaTeX size: none, small, footnotesize, or fit (scaled to the line width; needs graphicx)"),
+         path("stream", formula="-", default=None, help="Evaluate the grid in blocks (on this machine's cores, or the "
+              "cluster of --scheduler) and write its raw values to this CSV file as they complete"), SCHEDULER,
          formula="-")
 def table_command(a: Args) -> Result:
     """Build tables from specs: formulas (catalog ids), a parameter grid, columns, digits, caption and label.
@@ -35,10 +38,15 @@ def table_command(a: Args) -> Result:
     specs = [Path(s) for s in (a.spec or [])]
     if not specs:
         raise DomainError("SPEC: give at least one table spec file (TOML)")
-    results = []
     for spec in specs:
         if not spec.name or spec.is_dir():
             raise DomainError(f"SPEC: {str(spec)!r} is a directory (or an empty name); give the table spec file (TOML)")
+    if a.stream is not None or a.scheduler:
+        if len(specs) > 1:
+            raise DomainError("--stream: one table spec at a time (it writes one CSV file)")
+        return _streamed(table.read(specs[0]), a)
+    results = []
+    for spec in specs:
         result = table.build(table.read(spec))
         result.meta["latex_float"] = {"env": str(a.float_env), "scale": str(a.scale)}
         check_finite(result)
@@ -48,6 +56,26 @@ def table_command(a: Args) -> Result:
     warnings = list(dict.fromkeys(w for r in results for w in r.warnings))
     return Result(columns=[], rows=[], formula=[f for r in results for f in r.formula], warnings=warnings,
                   meta={"parts": results})
+
+
+def _streamed(spec: Any, a: Args) -> Result:
+    """``--stream``: the grid in blocks, written as they complete; the result is a one-row summary."""
+    import time
+
+    from dpcalc.report.grid import stream_csv
+    from dpcalc.report.render import Column
+    from dpcalc.report.table_blocks import TableBlock
+    from dpcalc.sim.executor import scheduler_address
+    from dpcalc.sim.parallel import default_workers
+
+    if a.stream is None:
+        raise DomainError("--scheduler needs --stream FILE.csv (a table evaluated on a cluster is written in blocks)")
+    start = time.perf_counter()
+    rows = stream_csv(TableBlock(spec), spec.grid, a.stream, scheduler=scheduler_address(a.scheduler),
+                      workers=default_workers())
+    return Result(columns=[Column("rows"), Column("path"), Column("seconds")],
+                  rows=[{"rows": rows, "path": str(a.stream), "seconds": round(time.perf_counter() - start, 3)}],
+                  title=spec.title)
 
 
 ENTRIES = (table_command,)

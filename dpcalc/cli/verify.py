@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dpcalc.cli.command import EXIT_VERIFY_FAILED, Args, command
-from dpcalc.cli.options import AS_PUBLISHED, Opt, flag, integer, real, text
+from dpcalc.cli.options import AS_PUBLISHED, SCHEDULER, Opt, flag, integer, real, text
 from dpcalc.errors import DomainError
 from dpcalc.report.render import Column, Format, Result
 
@@ -26,7 +26,7 @@ _VERIFY = "dpcalc.verify:verify"
               help="Two-sided confidence level of each Monte Carlo interval"),
          AS_PUBLISHED._replace(help="Also check the published (erroneous) form of every entry with an erratum; those "
                                     "rows are marked published and should fail"),
-         formula="-")
+         SCHEDULER, formula="-")
 def verify_command(a: Args) -> Result:
     """Check formulas against simulation or exact numerics: closed form vs estimate ± CI, verdict.
 
@@ -40,6 +40,7 @@ def verify_command(a: Args) -> Result:
     """
     from dpcalc import verify as V
     from dpcalc._progress import progress
+    from dpcalc.sim.executor import scheduler_address
     from dpcalc.sim.parallel import default_workers
 
     if not V.MIN_SAMPLES <= a.samples <= V.MAX_SAMPLES:
@@ -57,7 +58,8 @@ def verify_command(a: Args) -> Result:
         raise DomainError(str(exc.args[0]) if exc.args else str(exc)) from None
     with progress(len(formulas), "verify") as advance:
         rows = V.verify(formulas, samples=a.samples, seed=a.seed, workers=n_workers, level=a.level,
-                        as_published=a.as_published, progress=lambda row: advance(1, row.id))
+                        as_published=a.as_published, progress=lambda row: advance(1, row.id),
+                        scheduler=scheduler_address(a.scheduler))
     data = [r.as_dict() for r in rows]
     if a.format in (Format.json, Format.csv):
         columns = [Column(k) for k in _FULL]

@@ -26,6 +26,7 @@ import numpy as np
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, OutOfDomainWarning
 from dpcalc.sim import fl
+from dpcalc.sim.executor import SchedulerLike, open_executor
 
 __all__ = ["MAX_WORK", "BoundConstants", "SimulationConfig", "SimulationResult", "noise_schedule", "simulate"]
 
@@ -182,8 +183,11 @@ def _run(args: tuple[SimulationConfig, int, int, np.ndarray, np.ndarray]) -> np.
 
 @v.scalar_params
 def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound: BoundConstants | None = None,
-             progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+             progress: Callable[[int, int], None] | None = None, scheduler: SchedulerLike = None
+             ) -> SimulationResult:
     """Run the simulation (module doc); ``progress(done, total)`` is called after each task in this process.
+    ``scheduler`` (a ``distributed.Client`` or a scheduler address) runs the tasks on a Dask cluster instead of
+    ``workers`` local processes: the same numbers (:mod:`dpcalc.sim.executor`).
 
     With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the paper) at the
     simulation's C, m, N, δ, c_scale and μ is reported beside the empirical best T; it is None where the constants
@@ -203,23 +207,8 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
     zeros = np.zeros(cfg.rounds.size)
     sched.append((zeros, zeros))  # the non-private baseline
     tasks = [(cfg, e, r, sched[e][0], sched[e][1]) for e in range(len(sched)) for r in range(cfg.repeats)]
-    results: list[np.ndarray] = []
-    if nw == 1 or len(tasks) == 1:
-        for i, task in enumerate(tasks):
-            results.append(_run(task))
-            if progress:
-                progress(i + 1, len(tasks))
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        with ProcessPoolExecutor(max_workers=min(nw, len(tasks)), mp_context=ctx) as pool:
-            for i, res in enumerate(pool.map(_run, tasks)):
-                results.append(res)
-                if progress:
-                    progress(i + 1, len(tasks))
+    with open_executor(scheduler, workers=min(nw, len(tasks))) as ex:  # this process, a local pool or Dask
+        results: list[np.ndarray] = ex.map(_run, tasks, done=progress)
     losses = np.asarray(results).reshape(len(sched), cfg.repeats, cfg.rounds.size)
     mean = losses.mean(axis=1)
     se = losses.std(axis=1, ddof=1) / math.sqrt(cfg.repeats) if cfg.repeats > 1 else np.zeros_like(mean)

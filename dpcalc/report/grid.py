@@ -212,3 +212,16 @@ def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object],
     arrays = {**shape_like, **{k: np.asarray(v, dtype=np.float64) for k, v in results.items()}}
     shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
     return Rows({k: np.broadcast_to(a, shape) for k, a in arrays.items()}, missing=missing)
+
+
+def stream_csv(evaluate: Any, options: Mapping[str, Sequence[float]], path: Any, *, scheduler: Any = None,
+               workers: int = 1) -> int:
+    """The block hook: evaluate a sweep too large for memory in blocks (``evaluate(block options) -> columns``, see
+    :func:`dpcalc.sim.sweep.write_csv`) on this machine or a Dask cluster, written to ``path`` as it completes;
+    the row cap is :data:`dpcalc.sim.sweep.MAX_SWEEP_ROWS`, not the in-memory one. Returns the row count."""
+    from dpcalc._progress import tracker
+    from dpcalc.sim.sweep import write_csv
+
+    with tracker("sweep blocks") as update:
+        return write_csv(evaluate, options, path, scheduler=scheduler, workers=workers, done=update)
+

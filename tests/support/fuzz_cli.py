@@ -142,6 +142,7 @@ TYPICAL: dict[str, list[str]] = {
     "formula": ["gdp.delta_from_eps"], "x": ["eps=0.5:3:0.5", "eps=1,2"], "by": ["mu=0.5,1"], "fixed": ["mu=1"],
     "fmt": ["svg", "png"], "g_new": ["0.3,0.4,0.1", "0.6,0.8", "1,0,0"],
     "name": ["001-fig5", "000-sigma-vs-eps", "002-fig4a"],
+    "scheduler": [""],  # this machine (a cluster's address is tested in tests/sim/test_dask.py)
 }
 
 
@@ -207,7 +208,7 @@ def _formula_ids() -> list[str]:
 def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: bool) -> str:
     """One value for ``param``: typical (valid-looking) or, if ``hostile``, hostile numbers/lists/ranges/files."""
     typical = TYPICAL.get(param.name) or ["1", "0.5", "10"]
-    if param.name == "output":
+    if param.name in ("output", "stream"):  # files the command writes: a fresh path, never a prepared input
         return str(out_dir / draw(st.sampled_from(["out.txt", "out.csv", "sub/out.txt"] if hostile else
                                                   ["out.txt", "out.csv", "out.svg"])))
     if param.kind == "choice":

@@ -1,0 +1,97 @@
+"""Running dpcalc's tasks on a ``dask.distributed`` cluster (the optional extra ``dask``).
+
+:func:`connect` gives a :class:`DaskExecutor` for a scheduler address or an existing ``distributed.Client``; the
+executor submits every task with one retry (``retries=1``) and yields results in task order, so the callers'
+in-order reductions give the same bits as on the local pool. A worker lost mid-run is harmless: Dask reschedules its
+tasks elsewhere and, since each task is a pure function of its seed and inputs, they return the same values.
+
+Errors are one line (:class:`~dpcalc.sim.taskbase.ClusterError`): the extra is not installed, the scheduler cannot be
+reached within :data:`CONNECT_TIMEOUT` seconds, or a task failed twice (an exception raised twice, or workers
+dying under it more often than the scheduler's ``allowed-failures``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from dpcalc.sim.taskbase import ClusterError, Done, Executor, ordered
+
+__all__ = ["CONNECT_TIMEOUT", "EXTRA", "DaskExecutor", "connect", "require"]
+
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for the scheduler before giving up with one line."""
+EXTRA = "pip install 'dpcalc[dask]'"
+
+
+def require() -> Any:
+    """The ``distributed`` module, or a one-line :class:`ClusterError` naming the extra to install."""
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"a Dask scheduler needs the optional extra 'dask': {EXTRA}") from None
+    return distributed
+
+
+class DaskExecutor(Executor):
+    """An :class:`~dpcalc.sim.taskbase.Executor` on a ``distributed.Client``; ``workers`` is the cluster's thread
+    count when the executor is made (the in-flight window is four tasks per thread)."""
+
+    cluster = True
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.workers = max(1, sum(client.nthreads().values()))
+
+    def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
+             window: int | None = None, total: int | None = None) -> Iterator[Any]:
+        distributed = require()
+        finished = distributed.as_completed(loop=self.client.loop)  # this client's, not a default one
+
+        def submit(item: Any) -> Any:
+            future = self.client.submit(fn, item, pure=False, retries=1)
+            finished.add(future)
+            return future
+
+        def wait_any(pending: Iterable[Any]) -> set[Any]:
+            return {next(finished), *finished.next_batch(block=False)}
+
+        return ordered(submit, wait_any, items, done, window or 4 * self.workers, total, result=_result)
+
+
+def _result(future: Any) -> Any:
+    from distributed import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise ClusterError(f"a task was lost with its worker too often on the cluster ({exc})") from None
+    except ClusterError:
+        raise
+    except Exception as exc:
+        last = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise ClusterError(f"a task failed twice on the cluster: {last}") from None
+
+
+@contextmanager
+def connect(scheduler: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[DaskExecutor]:
+    """A :class:`DaskExecutor` on ``scheduler``: a ``distributed.Client`` (used as is, left open) or an address
+    such as ``tcp://10.0.0.5:8786`` (a client opened here and closed at the end)."""
+    distributed = require()
+    if isinstance(scheduler, distributed.Client):
+        yield DaskExecutor(scheduler)
+        return
+    address = str(scheduler).strip()
+    if not address:
+        raise ClusterError("the scheduler address is empty (give e.g. tcp://127.0.0.1:8786)")
+    try:
+        client = distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({why[:160]})"
+                           ) from None
+    try:
+        yield DaskExecutor(client)
+    finally:
+        client.close()

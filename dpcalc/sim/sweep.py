@@ -1,0 +1,101 @@
+"""Sweeps too large for memory: a product grid evaluated in blocks (locally or on a cluster), written as it completes.
+
+A sweep is an ordered mapping ``{name: values}``; its rows are the points of the product grid in
+``itertools.product`` order (first name slowest), as everywhere in dpcalc. :func:`plan` cuts the rows into
+contiguous blocks that are themselves product grids — one value of each of the first few names, a slice of the
+next, every value of the rest — so a block is evaluated by the same vectorised code as a whole grid, on a smaller
+grid. ``evaluate(options) -> {column: values}`` gets a block's options (same names, fewer values) and returns its
+columns over the block's rows.
+
+:func:`write_csv` sends the blocks to an executor (:mod:`dpcalc.sim.executor`: this process, a local pool or a
+Dask cluster); each task formats its block as CSV text itself (shortest round-trip ``repr`` of every float, so the
+file holds the exact doubles) and the blocks are appended in row order as they arrive. Memory per task: one block,
+about ``rows × columns × 8`` bytes times the evaluator's temporaries, plus its text (≈ 20 bytes a value); with
+:data:`BLOCK_ROWS` rows that is a few tens of MB. This process holds at most the executor's window of blocks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpcalc.errors import DomainError
+from dpcalc.sim.executor import Done, SchedulerLike, open_executor
+
+__all__ = ["BLOCK_ROWS", "MAX_SWEEP_ROWS", "Block", "Evaluate", "block_options", "csv_text", "plan", "write_csv"]
+
+BLOCK_ROWS = 1 << 18
+"""Rows per block (at most; a block is a product sub-grid): 262,144."""
+MAX_SWEEP_ROWS = 10**10
+"""Most rows of a sweep written in blocks (about 200 GB of CSV)."""
+Evaluate = Callable[[Mapping[str, list[float]]], Mapping[str, Any]]
+Block = tuple[tuple[int, ...], int, int]
+"""(indices of the leading names, start and stop on the next name)."""
+
+
+def plan(sizes: Sequence[int], block_rows: int = BLOCK_ROWS) -> list[Block]:
+    """The blocks of a product grid with axes of ``sizes`` values, in row order, each at most ``block_rows`` rows
+    (unless one value of every leading name already exceeds it — never, as block_rows >= 1)."""
+    sizes = [int(s) for s in sizes]
+    if not sizes or min(sizes) < 1:
+        raise DomainError(f"a sweep needs at least one value per option (got sizes {sizes})")
+    rows = math.prod(sizes)
+    if rows > MAX_SWEEP_ROWS:
+        raise DomainError(f"the sweep has {rows:.4g} rows (at most {MAX_SWEEP_ROWS:.0e} in blocks)")
+    block_rows = max(1, int(block_rows))
+    inner = [math.prod(sizes[k + 1:]) for k in range(len(sizes))]
+    k = next(i for i, n in enumerate(inner) if n <= block_rows)  # the name that is sliced
+    step = max(1, block_rows // inner[k])
+    return [(prefix, lo, min(lo + step, sizes[k]))
+            for prefix in itertools.product(*(range(s) for s in sizes[:k]))
+            for lo in range(0, sizes[k], step)]
+
+
+def block_options(options: Mapping[str, Sequence[float]], block: Block) -> dict[str, list[float]]:
+    """The options of one block: one value of each leading name, a slice of the next, all values of the rest."""
+    prefix, lo, hi = block
+    out: dict[str, list[float]] = {}
+    for i, (name, values) in enumerate(options.items()):
+        values = list(values)
+        out[name] = [values[prefix[i]]] if i < len(prefix) else values[lo:hi] if i == len(prefix) else values
+    return out
+
+
+def csv_text(columns: Mapping[str, Any], rows: int) -> str:
+    """CSV lines (no header) of the columns, each broadcast to ``rows`` values; floats as their shortest exact repr."""
+    cells = []
+    for values in columns.values():
+        a = np.broadcast_to(np.asarray(values), (rows,))
+        cells.append([repr(x) if isinstance(x, float) else str(x) for x in a.tolist()])
+    return "".join(",".join(row) + "\n" for row in zip(*cells, strict=True))
+
+
+def _run_block(task: tuple[Evaluate, dict[str, list[float]]]) -> tuple[list[str], str]:
+    evaluate, options = task
+    columns = evaluate(options)
+    return list(columns), csv_text(columns, math.prod(len(v) for v in options.values()))
+
+
+def write_csv(evaluate: Evaluate, options: Mapping[str, Sequence[float]], path: str | Path, *,
+              scheduler: SchedulerLike = None, workers: int = 1, block_rows: int = BLOCK_ROWS,
+              done: Done | None = None) -> int:
+    """Evaluate the sweep over ``options`` block by block and write it to ``path`` (CSV, header = the evaluator's
+    column names) as the blocks complete, in row order; return the number of rows. ``evaluate`` must be picklable
+    for a pool or a cluster (a module-level function or an instance of a module-level class)."""
+    names = list(options)
+    blocks = plan([len(options[n]) for n in names], block_rows)
+    tasks = ((evaluate, block_options(options, b)) for b in blocks)  # made as the window moves
+    rows = 0
+    with open_executor(scheduler, workers=min(workers, len(blocks))) as ex, open(path, "w", encoding="utf-8") as out:
+        for i, (header, text) in enumerate(ex.imap(_run_block, tasks, done=done, total=len(blocks))):
+            if i == 0:
+                out.write(",".join(header) + "\n")
+            out.write(text)
+            out.flush()
+            rows += text.count("\n")
+    return rows
