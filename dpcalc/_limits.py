@@ -1,9 +1,9 @@
 """Resource limits shared by every command and library routine: a row cap and a user-settable memory cap.
 
 Anything that allocates in proportion to its input (a sweep grid, a Rényi-order grid, a composition over
-many rounds, a PLD) estimates its peak bytes first and calls :func:`check_memory`, which raises a one-line
-:class:`~dpcalc.errors.DomainError` *before* allocating. The cap is, in order of precedence, the root option
-``dpcalc --max-memory 2G …``, the environment variable ``DPCALC_MAX_MEMORY``, or :data:`DEFAULT_MAX_MEMORY`.
+many rounds, a PLD) estimates its peak bytes first and calls `check_memory`, which raises a one-line
+`DomainError` *before* allocating. The cap is, in order of precedence, the root option
+``dpcalc --max-memory 2G …``, the environment variable ``DPCALC_MAX_MEMORY``, or `DEFAULT_MAX_MEMORY`.
 Sizes are written ``500M``, ``2G``, ``1.5GiB`` or a plain number of bytes.
 """
 
@@ -82,7 +82,7 @@ def check_memory(what: str, nbytes: float, hint: str = "") -> None:
 
 
 def check_rows(what: str, rows: float, bytes_per_row: float = 0.0) -> None:
-    """Raise if a sweep of ``rows`` rows exceeds :data:`MAX_ROWS` or (at ``bytes_per_row``) the memory cap."""
+    """Raise if a sweep of ``rows`` rows exceeds `MAX_ROWS` or (at ``bytes_per_row``) the memory cap."""
     if not rows <= MAX_ROWS:
         raise DomainError(f"{what} gives {rows:.4g} rows (the product of the values of every option); at most "
                           f"{MAX_ROWS:,} rows per call")

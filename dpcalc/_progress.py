@@ -8,7 +8,7 @@ Usage::
             advance(1, item_name)
 
 Work that counts its own steps (``simulate(..., progress=update)`` calls ``update(done, total)``) takes
-:func:`tracker`, which opens the same bar on the first call::
+`tracker`, which opens the same bar on the first call::
 
     with tracker("simulate") as update:
         simulate(config, progress=update)
@@ -45,7 +45,7 @@ def enabled() -> bool:
 
 @contextmanager
 def progress(total: int, label: str) -> Iterator[Advance]:
-    """Yield ``advance(steps=1, description="")``; draws a rich bar on stderr when :func:`enabled`."""
+    """Yield ``advance(steps=1, description="")``; draws a rich bar on stderr when `enabled`."""
     global _active
     if total < 2 or _active or not enabled():  # one bar at a time: nested work (e.g. a PLD inside verify) is silent
         yield _noop
@@ -71,7 +71,7 @@ def progress(total: int, label: str) -> Iterator[Advance]:
 
 @contextmanager
 def tracker(label: str) -> Iterator[Callable[[int, int], None]]:
-    """Yield ``update(done, total)``: the :func:`progress` bar for work that reports its own count, opened at the
+    """Yield ``update(done, total)``: the `progress` bar for work that reports its own count, opened at the
     first update (when the total is known) and closed with the block."""
     with ExitStack() as stack:
         state: dict[str, Any] = {}

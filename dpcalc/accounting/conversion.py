@@ -13,7 +13,7 @@ At order α = 1 + x with RDP value r (an order-α Rényi divergence bound) and l
   cancel (ε ≪ r near the Bretagnolle–Huber boundary);
 * ``r = +inf`` (an order outside a bound's domain) gives ``ε = +inf``.
 
-The minimisers move their result outward by :data:`~dpcalc._numerics.SAFE_UP` for the rounding of the RDP values
+The minimisers move their result outward by `SAFE_UP` for the rounding of the RDP values
 themselves (computed in float64). Any order gives a valid guarantee, so a search over orders only makes ε small.
 δ at ε is the same bound solved for δ: ``log δ = x(r − ε) − log1p(x) − x·log1p(1/x)`` (Canonne, Kamath & Steinke
 2020, Prop. 12).
@@ -94,7 +94,7 @@ def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str
 def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> v.FloatArray:
     """The sum of the magnitudes of the conversion's terms at α = 1 + x (``r + |log δ|/x``, plus
     ``log1p(1/x) + log1p(x)/x`` for the improved one): their float64 rounding is a few ulps of it, and
-    :func:`eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
+    `eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
     ε ≪ r (ρ = 3.2e-5, δ = 4.8e-3 in zCDP: ε = 1.1e-7 from terms of ~0.04)."""
     r, xx, ld = v.nonnegative("rdp", rdp), v.positive("x", x), _log_delta(log_delta)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -142,7 +142,7 @@ def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta
 
     A 400-point log-spaced grid in α − 1 (from 1e-4 to min(alpha_max, 1e7) − 1), then a bounded Brent refinement
     between the neighbours of the best grid point. The returned ε is the conversion at the returned α (safe at any
-    order); :class:`InfeasibleError` when no order of the range gives a finite bound."""
+    order); `InfeasibleError` when no order of the range gives a finite bound."""
     from scipy.optimize import minimize_scalar
 
     m = check_method(method)

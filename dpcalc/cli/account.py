@@ -1,6 +1,6 @@
 """``dpcalc account`` (ε under every accountant, side by side) and ``dpcalc calibrate`` (σ for a target ε).
 
-Library: :mod:`dpcalc.accounting.accountants`, :mod:`dpcalc.accounting.calibrate`
+Library: `dpcalc.accounting.accountants`, `dpcalc.accounting.calibrate`
 (RDP, zCDP, analytic Gaussian, GDP-CLT, PLD).
 """
 

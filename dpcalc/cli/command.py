@@ -1,7 +1,7 @@
 """Declared commands: the options once, one body; parsing, errors, warnings and output shared by all.
 
-A command is a :class:`Command` — a name, its options (:mod:`dpcalc.cli.options`), the catalog formula its options
-are read from, its output kind (:mod:`dpcalc.cli.output`) and a body that receives the parsed values (:class:`Args`)
+A command is a `Command` — a name, its options (`dpcalc.cli.options`), the catalog formula its options
+are read from, its output kind (`dpcalc.cli.output`) and a body that receives the parsed values (`Args`)
 and returns what is shown::
 
     @command("leakage", axis("sigma"), axis("d"), axis("C"), formula="midp.server_leakage")
@@ -12,8 +12,8 @@ and returns what is shown::
                       flatten(axes, {"eps": midp.server_leakage(axes["sigma"], axes["d"], C=axes["C"])}),
                       formula="midp.server_leakage")
 
-The decorator only declares: a family module lists its commands in ``ENTRIES`` and :mod:`dpcalc.cli.main`
-registers every one the same way (:func:`callback`). Input errors (``DpcalcError``) become one stderr line naming the
+The decorator only declares: a family module lists its commands in ``ENTRIES`` and `dpcalc.cli.main`
+registers every one the same way (`callback`). Input errors (``DpcalcError``) become one stderr line naming the
 option and exit code 2; warnings raised while the command runs are collected into its output.
 See docs/conventions.md ("How to add a command").
 """
@@ -105,7 +105,7 @@ class Args:
         return {n: self._values[n] for n in names if self._values[n] is not None}
 
     def grid(self, *names: str) -> dict[str, Any]:
-        """The broadcast sweep grid (:func:`dpcalc.report.grid.grid`) of ``names`` (default: every grid option
+        """The broadcast sweep grid (`dpcalc.report.grid.grid`) of ``names`` (default: every grid option
         given, in declaration order): one axis each, first slowest."""
         from dpcalc.report.grid import grid
 
@@ -114,7 +114,7 @@ class Args:
 
 
 def resolved(cmd: Command, with_help: bool = True) -> list[Resolved]:
-    """The command's options completed from the catalog and the library (see :func:`dpcalc.cli.options.resolve`)."""
+    """The command's options completed from the catalog and the library (see `dpcalc.cli.options.resolve`)."""
     return [resolve(o, cmd.formula, with_help) for o in cmd.options]
 
 

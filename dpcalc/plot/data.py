@@ -1,6 +1,6 @@
-"""The numbers behind a figure: evaluate every series of a :class:`~dpcalc.plot.spec.FigureSpec` over its x grid.
+"""The numbers behind a figure: evaluate every series of a `FigureSpec` over its x grid.
 
-No plotting here (and no matplotlib): :func:`lines` returns plain arrays, so the data can be tested, tabulated
+No plotting here (and no matplotlib): `lines` returns plain arrays, so the data can be tested, tabulated
 or drawn by any tool.
 """
 
@@ -25,7 +25,7 @@ KIND_SUFFIX = {"published": "published", "corrected": "corrected", "disputed": "
 
 @dataclass(frozen=True)
 class Line:
-    """One drawn line: legend ``label``, points ``x``/``y``, ``kind`` (:data:`~dpcalc.plot.spec.KINDS`) and its
+    """One drawn line: legend ``label``, points ``x``/``y``, ``kind`` (`KINDS`) and its
     formula; ``by``: the value of the series' ``by`` parameter that gave it (None without one)."""
 
     label: str

@@ -1,7 +1,7 @@
-"""Drawing a :class:`~dpcalc.plot.spec.FigureSpec` with matplotlib (Agg, headless) to PNG, SVG or PDF.
+"""Drawing a `FigureSpec` with matplotlib (Agg, headless) to PNG, SVG or PDF.
 
 matplotlib is the optional extra ``plot`` and is imported only here, inside the functions that draw. Without
-it, :func:`draw` raises :class:`MissingExtraError` (one line naming the extra to install).
+it, `draw` raises `MissingExtraError` (one line naming the extra to install).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class MissingExtraError(DpcalcError):
 
 @dataclass(frozen=True)
 class Drawn:
-    """What :func:`draw` produced: the bytes of the file, the lines drawn and the warnings raised."""
+    """What `draw` produced: the bytes of the file, the lines drawn and the warnings raised."""
 
     data: bytes
     fmt: str
@@ -71,7 +71,7 @@ def format_of(path: Path | None, fmt: str | None) -> str:
 
 def _label(plt: Any, text: str, where: str = "") -> str:
     """``text`` if matplotlib's mathtext can parse it. Else: with ``where`` (a user's text, e.g. the title) a
-    one-line :class:`DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol)."""
+    one-line `DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol)."""
     if "$" not in text:
         return text
     try:
@@ -157,8 +157,8 @@ def _legend(ax: Any, fig_spec: FigureSpec, drawn: list[Line]) -> None:
 def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
     """Compute and draw ``fig_spec``; return the encoded file (nothing is written).
 
-    Every label goes through matplotlib's mathtext; a title it cannot typeset is a one-line :class:`DomainError`.
-    Warnings matplotlib raises while drawing are returned in :attr:`Drawn.warnings`, not shown raw.
+    Every label goes through matplotlib's mathtext; a title it cannot typeset is a one-line `DomainError`.
+    Warnings matplotlib raises while drawing are returned in `Drawn.warnings`, not shown raw.
     """
     import warnings
 

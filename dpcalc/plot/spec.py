@@ -1,6 +1,6 @@
 """Figure specs: what to draw, as data. Presets live in ``dpcalc/plot/presets/*.toml`` (schema in docs/figures.md).
 
-A :class:`FigureSpec` sweeps one parameter ``x`` over ``x_values`` and draws one line per :class:`SeriesSpec`
+A `FigureSpec` sweeps one parameter ``x`` over ``x_values`` and draws one line per `SeriesSpec`
 (or one per value of the series' ``by`` parameter). A series evaluates a catalog formula (its published form
 with ``published = true``) or, when no catalog entry gives the curve, a library function by dotted path; an
 optional ``then`` step feeds the result into a second formula/function (e.g. μ → ε(μ, δ)).
@@ -161,7 +161,7 @@ def _series(spec: Spec, path: KeyPath, raw: Mapping[str, Any]) -> SeriesSpec:
 
 
 def parse_figures(spec: Spec) -> list[FigureSpec]:
-    """All ``[[figure]]`` tables of a spec, validated (one-line :class:`~dpcalc.report.spec.SpecError`)."""
+    """All ``[[figure]]`` tables of a spec, validated (one-line `SpecError`)."""
     spec.check_keys((), spec.data, ("figure",))
     out = []
     for k, raw in enumerate(spec.tables(("figure",))):
@@ -197,7 +197,7 @@ def presets() -> dict[str, FigureSpec]:
 
 
 def preset(name: str) -> FigureSpec:
-    """One preset by id; an unknown id is a one-line :class:`~dpcalc.errors.DomainError` with suggestions."""
+    """One preset by id; an unknown id is a one-line `DomainError` with suggestions."""
     from dpcalc import _validate as v
     from dpcalc.errors import DomainError
 

@@ -1,9 +1,9 @@
-"""LaTeX text and numbers for the LaTeX writer (:mod:`dpcalc.report.formats`) and the catalog columns' LaTeX
+"""LaTeX text and numbers for the LaTeX writer (`dpcalc.report.formats`) and the catalog columns' LaTeX
 headers: imported only when LaTeX is written or a header needs escaping (the table path needs none of it).
 
-* :func:`latex_text` — plain (possibly Unicode) text as LaTeX that compiles with pdflatex;
-* :func:`latex_number` / :func:`latex_cell` — one cell: numbers in math mode, ``$1.5 \\times 10^{-5}$``;
-* :func:`latex_numbers` — a chunk of text-format numbers in math mode at once.
+* `latex_text` — plain (possibly Unicode) text as LaTeX that compiles with pdflatex;
+* `latex_number` / `latex_cell` — one cell: numbers in math mode, ``$1.5 \\times 10^{-5}$``;
+* `latex_numbers` — a chunk of text-format numbers in math mode at once.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def latex_text(text: str) -> str:
 
 
 def latex_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A LaTeX body cell: numbers in math mode (:func:`latex_number`), text escaped by :func:`latex_text`."""
+    """A LaTeX body cell: numbers in math mode (`latex_number`), text escaped by `latex_text`."""
     v = clean(value, integer)
     if v is None:
         return "--"
@@ -92,7 +92,7 @@ _LATEX_EXP = re.compile(r"e(?:\+|(-))0*(\d+)")  # "e-05" → "-5", "e+20" → "2
 
 
 def latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
-    """Text-format numbers in math mode (as :func:`latex_number`), one regular expression over the chunk."""
+    """Text-format numbers in math mode (as `latex_number`), one regular expression over the chunk."""
     if not strs:
         return []
     joined = "$" + "$\n$".join(strs) + "$"
@@ -105,7 +105,7 @@ def latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
 
 # ------------------------------------------------------------------------------------------ paper tables
 
-#: Float environments and scalings of :func:`latex_float` (``dpcalc table --float``, ``--scale``).
+#: Float environments and scalings of `latex_float` (``dpcalc table --float``, ``--scale``).
 FLOATS = ("table", "table*")
 SCALES = ("none", "small", "footnotesize", "fit")
 _MATH_UNICODE = {ch: tex.strip("$") for ch, tex in _LATEX_UNICODE.items() if tex.startswith("$")}
@@ -116,7 +116,7 @@ _HEADER = re.compile(r"^(?P<symbol>.*?)(?: \((?P<unit>.*)\))?(?P<published> \[pu
 
 
 def latex_caption(text: str) -> str:
-    """A caption or note as LaTeX: :func:`latex_text`, with each assignment ``N = 10``, ``ε = 5`` set as math
+    """A caption or note as LaTeX: `latex_text`, with each assignment ``N = 10``, ``ε = 5`` set as math
     (``$N = 10$``, ``$\\varepsilon = 5$``) rather than as words and digits."""
     out, last = [], 0
     for m in _ASSIGNMENT.finditer(text):

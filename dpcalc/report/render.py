@@ -1,10 +1,10 @@
 """Rendering of a command's result: the table here; JSON, CSV, Markdown, LaTeX and the terminal-fitted (rich)
-table in :mod:`dpcalc.report.formats`, imported only for those formats; to stdout or a file.
+table in `dpcalc.report.formats`, imported only for those formats; to stdout or a file.
 
 JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
 "meta": {"formula": id, "units": {column: unit, …}, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
-``meta.units`` is always a dict: the units of the columns (from the catalog, see :mod:`dpcalc.report.columns`)
-updated by :attr:`Result.units`.
+``meta.units`` is always a dict: the units of the columns (from the catalog, see `dpcalc.report.columns`)
+updated by `Result.units`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def iter_plain_table(result: Result, styled: bool = False, advance: Callable[...
 
     Plain for pipes, files and tests; ``styled`` adds rich's italic title and bold headers (ANSI) for a terminal.
     A small result is formatted cell by cell here; a larger one streams through
-    :func:`dpcalc.report._chunks.table_body` (the same cells, in bounded memory).
+    `dpcalc.report._chunks.table_body` (the same cells, in bounded memory).
     """
     head = [c.header for c in result.columns]
     if len(result.rows) > _SMALL:
@@ -207,7 +207,7 @@ def _write(result: Result, fmt: Format, output: Path | None, force: bool, advanc
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
     """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise.
 
-    Checked first by :func:`check_finite` (no silent NaN/inf in any format).
+    Checked first by `check_finite` (no silent NaN/inf in any format).
     """
     check_finite(result)
     total = _progress_total(result, fmt, output)

@@ -9,7 +9,7 @@ Numerics (stable at K in the thousands, no explicit inverse or determinant): whi
 ``E = L₁⁻¹(Σ₂ − Σ₁)L₁⁻ᵀ`` (triangular solves), so ``Σ_α ≅ I + αE``; log-determinants are sums of the logs of
 Cholesky diagonals near 1 (absolute error ≈ K·1e-16, independent of the scale of Σ), and positive definiteness of
 Σ_α is decided by that Cholesky. For many orders the eigenvalues of E are computed once and the co-diagonal formula
-is used (same kernel as :func:`renyi_gaussian_codiagonal`).
+is used (same kernel as `renyi_gaussian_codiagonal`).
 """
 
 from __future__ import annotations
