@@ -10,17 +10,17 @@ Import the package and reach every part of it as an attribute; each subpackage i
 
 Packages:
 
-* :mod:`dpcalc.accounting` — privacy notions and accountants: the Gaussian mechanism, μ-GDP, RDP, zCDP, the
+* `dpcalc.accounting` — privacy notions and accountants: the Gaussian mechanism, μ-GDP, RDP, zCDP, the
   certified PLD accountant, noise calibration;
-* the families, one per paper: :mod:`dpcalc.midp` (ε-MI-DP, He & He 2023), :mod:`dpcalc.gaussian_mi`
-  (mutual-information privacy of Gaussian parameters, Zeng, Yang & Dai 2022), :mod:`dpcalc.cuag` (CUAG-PFL,
-  Li, Xiao & Chen 2024), :mod:`dpcalc.nbafl` (NbAFL, Wei et al. 2020), :mod:`dpcalc.secagg` (DP of secure
+* the families, one per paper: `dpcalc.midp` (ε-MI-DP, He & He 2023), `dpcalc.gaussian_mi`
+  (mutual-information privacy of Gaussian parameters, Zeng, Yang & Dai 2022), `dpcalc.cuag` (CUAG-PFL,
+  Li, Xiao & Chen 2024), `dpcalc.nbafl` (NbAFL, Wei et al. 2020), `dpcalc.secagg` (DP of secure
   aggregation, Zhang et al. 2024);
-* :mod:`dpcalc.catalog` (the formula catalog), :mod:`dpcalc.sim` (the Monte Carlo core), :mod:`dpcalc.verify`
-  (closed forms against simulation), :mod:`dpcalc.units`, :mod:`dpcalc.files`, :mod:`dpcalc.plot`.
+* `dpcalc.catalog` (the formula catalog), `dpcalc.sim` (the Monte Carlo core), `dpcalc.verify`
+  (closed forms against simulation), `dpcalc.units`, `dpcalc.files`, `dpcalc.plot`.
 
-Every bad input raises :class:`DomainError` (a ``ValueError``) with a one-line message naming the parameter and its
-allowed range; results outside a formula's proven domain carry an :class:`OutOfDomainWarning`.
+Every bad input raises `DomainError` (a ``ValueError``) with a one-line message naming the parameter and its
+allowed range; results outside a formula's proven domain carry an `OutOfDomainWarning`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Resource limits shared by every command and library routine: a row cap and a user-settable memory cap.
 
 Anything that allocates in proportion to its input (a sweep grid, a Rényi-order grid, a composition over
-many rounds, a PLD) estimates its peak bytes first and calls :func:`check_memory`, which raises a one-line
-:class:`~dpcalc.errors.DomainError` *before* allocating. The cap is, in order of precedence, the root option
-``dpcalc --max-memory 2G …``, the environment variable ``DPCALC_MAX_MEMORY``, or :data:`DEFAULT_MAX_MEMORY`.
+many rounds, a PLD) estimates its peak bytes first and calls `check_memory`, which raises a one-line
+`DomainError` *before* allocating. The cap is, in order of precedence, the root option
+``dpcalc --max-memory 2G …``, the environment variable ``DPCALC_MAX_MEMORY``, or `DEFAULT_MAX_MEMORY`.
 Sizes are written ``500M``, ``2G``, ``1.5GiB`` or a plain number of bytes.
 """
 
@@ -90,7 +90,7 @@ def check_memory(what: str, nbytes: float, hint: str = "") -> None:
 
 
 def check_rows(what: str, rows: float, bytes_per_row: float = 0.0) -> None:
-    """Raise if a sweep of ``rows`` rows exceeds :data:`MAX_ROWS` or (at ``bytes_per_row``) the memory cap."""
+    """Raise if a sweep of ``rows`` rows exceeds `MAX_ROWS` or (at ``bytes_per_row``) the memory cap."""
     if not rows <= MAX_ROWS:
         raise LimitError(f"{what} gives {rows:.4g} rows (the product of the values of every option); at most "
                           f"{MAX_ROWS:,} rows per call")
@@ -107,7 +107,7 @@ def check_points(what: str, points: float, most: int, each: str) -> None:
 
 
 def check_seconds(what: str, seconds: float, each: str = "") -> None:
-    """Raise a one-line :class:`LimitError` before any work if its estimate ``seconds`` exceeds :data:`MAX_SECONDS`.
+    """Raise a one-line `LimitError` before any work if its estimate ``seconds`` exceeds `MAX_SECONDS`.
 
     ``what`` names the options responsible (``"--eps (1e6 values)"``); ``each`` what one unit of work costs.
     """

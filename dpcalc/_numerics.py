@@ -53,7 +53,7 @@ def snr_budget(eps: ArrayLike, d: ArrayLike) -> FloatArray:
 
     It is the largest signal-to-noise ratio ``p²C²/σ²`` that keeps the Gaussian max-entropy leakage
     bound ``(d/2)·ln(1 + p²C²/(dσ²))`` at or below ε nats. Overflows to inf only when ε/d > ~354;
-    callers that need that region use :func:`log_snr_budget`.
+    callers that need that region use `log_snr_budget`.
     """
     eps = np.asarray(eps, dtype=np.float64)
     d = np.asarray(d, dtype=np.float64)

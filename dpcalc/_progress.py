@@ -8,14 +8,14 @@ Usage::
             advance(1, item_name)
 
 Work that counts its own steps (``simulate(..., progress=update)`` calls ``update(done, total)``) takes
-:func:`tracker`, which opens the same bar on the first call::
+`tracker`, which opens the same bar on the first call::
 
     with tracker("simulate") as update:
         simulate(config, progress=update)
 
 Work of many like items that cannot be estimated beforehand (a catalog formula evaluated row by row) takes
-:func:`paced`: progress, and the measured pace of the first items times their number checked against the
-one-minute work cap (:func:`dpcalc._limits.check_seconds`) before the rest runs::
+`paced`: progress, and the measured pace of the first items times their number checked against the
+one-minute work cap (`dpcalc._limits.check_seconds`) before the rest runs::
 
     for point in paced(points, len(points), "eval", "--eps (1e6 values)"):
         ...
@@ -38,7 +38,7 @@ T = TypeVar("T")
 __all__ = ["PROBE", "Advance", "enabled", "paced", "progress", "tracker"]
 
 PROBE = 3
-"""Items :func:`paced` times (after the first, which may pay for imports and caches) to estimate the rest."""
+"""Items `paced` times (after the first, which may pay for imports and caches) to estimate the rest."""
 
 Advance = Callable[..., None]
 _active = False  # a bar is on screen
@@ -58,7 +58,7 @@ def enabled() -> bool:
 
 @contextmanager
 def progress(total: int, label: str) -> Iterator[Advance]:
-    """Yield ``advance(steps=1, description="")``; draws a rich bar on stderr when :func:`enabled`."""
+    """Yield ``advance(steps=1, description="")``; draws a rich bar on stderr when `enabled`."""
     global _active
     if total < 2 or _active or not enabled():  # one bar at a time: nested work (e.g. a PLD inside verify) is silent
         yield _noop
@@ -84,7 +84,7 @@ def progress(total: int, label: str) -> Iterator[Advance]:
 
 @contextmanager
 def tracker(label: str) -> Iterator[Callable[[int, int], None]]:
-    """Yield ``update(done, total)``: the :func:`progress` bar for work that reports its own count, opened at the
+    """Yield ``update(done, total)``: the `progress` bar for work that reports its own count, opened at the
     first update (when the total is known) and closed with the block."""
     with ExitStack() as stack:
         state: dict[str, Any] = {}
@@ -99,8 +99,8 @@ def tracker(label: str) -> Iterator[Callable[[int, int], None]]:
 
 
 def paced(items: Iterable[T], total: int, label: str, what: str) -> Iterator[T]:
-    """Yield ``items`` (``total`` of them) with a :func:`progress` bar; once :data:`PROBE` items after the first
-    have run, raise a one-line :class:`~dpcalc._limits.LimitError` if their pace times ``total`` exceeds the work
+    """Yield ``items`` (``total`` of them) with a `progress` bar; once `PROBE` items after the first
+    have run, raise a one-line `LimitError` if their pace times ``total`` exceeds the work
     cap (``what`` names the options responsible)."""
     from dpcalc import _limits
 

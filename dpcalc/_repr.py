@@ -1,7 +1,7 @@
 """Short ``repr`` for result objects: what a notebook prints should fit on a screen.
 
 A result dataclass may carry whole curves (a scan over 10⁶ values of T, a δ-curve); the generated ``repr`` would
-print every value. :func:`short_repr` replaces it with one that shows scalars in full (their digits matter) and
+print every value. `short_repr` replaces it with one that shows scalars in full (their digits matter) and
 summarises arrays and long sequences::
 
     @short_repr
@@ -49,7 +49,7 @@ def short(value: Any) -> str:
 
 
 def short_repr(cls: T) -> T:
-    """Class decorator for a dataclass: a ``__repr__`` built from :func:`short` of each field shown in the repr."""
+    """Class decorator for a dataclass: a ``__repr__`` built from `short` of each field shown in the repr."""
 
     def __repr__(self: Any) -> str:
         parts = (f"{f.name}={short(getattr(self, f.name))}" for f in dataclasses.fields(self) if f.repr)

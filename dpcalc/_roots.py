@@ -1,27 +1,27 @@
 """The one safe-side bracketing root finder behind every inverse and calibration in dpcalc.
 
-:func:`bracket` shrinks a bracket ``[lo, hi]`` of a monotone function to a relative/absolute width, vectorised over
+`bracket` shrinks a bracket ``[lo, hi]`` of a monotone function to a relative/absolute width, vectorised over
 independent problems. Invariant, kept at every step: ``s·f(lo) < 0 <= s·f(hi)`` with ``s = +1`` for increasing
 ``f`` and ``−1`` for decreasing ``f`` — so both ends are *evaluated* points, one on each side of the root.
-:func:`safe_root` returns the end on the requested side (the "safe side" of an inverse: e.g. the larger ε whose δ
+`safe_root` returns the end on the requested side (the "safe side" of an inverse: e.g. the larger ε whose δ
 is <= the target, the smaller μ whose δ is <= the target) — it satisfies the target as evaluated by the forward
 map, by construction — and re-checks it there.
 
 Steps: a Newton step when ``f`` also returns its slope (quadratic convergence; a converged iterate is certified by
 one evaluation just past it, which closes the bracket), otherwise Illinois false position (superlinear); both fall
 back to bisection whenever the step leaves the bracket or stalls. Scalars are 1-element problems
-(:func:`scalar_root`, used by the Monte Carlo checks).
+(`scalar_root`, used by the Monte Carlo checks).
 
 Scalar searches where one evaluation is either very cheap (NumPy's per-call overhead would dominate) or very
 expensive (an accountant: every evaluation counts), in plain Python:
 
-* :func:`expand` — a vectorised bracket search upwards in fixed steps (the GDP μ(ε, δ) bracket);
-* :func:`bisect` — bisection on a monotone predicate (the PLD's tail quantile and its δ-curve inverse in a cell);
-* :func:`integer_search` — the smallest integer where a monotone predicate holds (the PLD's lattice search; an
+* `expand` — a vectorised bracket search upwards in fixed steps (the GDP μ(ε, δ) bracket);
+* `bisect` — bisection on a monotone predicate (the PLD's tail quantile and its δ-curve inverse in a cell);
+* `integer_search` — the smallest integer where a monotone predicate holds (the PLD's lattice search; an
   integer knob of a calibration);
-* :func:`secant_search` — safeguarded secant steps from a start point with no bracket yet, steps capped, an
+* `secant_search` — safeguarded secant steps from a start point with no bracket yet, steps capped, an
   optional overshoot that brackets the root from both sides, and an optional early acceptance test (the
-  calibration of an accountant's monotone knob, :mod:`dpcalc.accounting.calibrate`).
+  calibration of an accountant's monotone knob, `dpcalc.accounting.calibrate`).
 
 References: Dahlquist & Björck, *Numerical Methods* (1974) §6.2 (Illinois); Press et al., *Numerical Recipes*
 §9.4 (Newton safeguarded by bisection, ``rtsafe``).
@@ -107,7 +107,7 @@ def expand(f: Callable[[FloatArray, NDArray[np.intp]], FloatArray], lo: FloatArr
            increasing: bool, step: float, max_iter: int = 2100) -> tuple[FloatArray, FloatArray]:
     """Bracket search upwards, vectorised: while ``s·f(hi) < 0`` (the root lies above hi) move ``lo`` to ``hi`` and
     ``hi`` up by ``step``, at most ``max_iter`` times; only the problems still short are evaluated. Returns the new
-    ``(lo, hi)`` (``f(x, idx)`` as in :func:`bracket`, without a slope)."""
+    ``(lo, hi)`` (``f(x, idx)`` as in `bracket`, without a slope)."""
     lo = np.array(lo, dtype=np.float64, copy=True)
     hi = np.array(hi, dtype=np.float64, copy=True)
     sign = 1.0 if increasing else -1.0
@@ -238,7 +238,7 @@ def integer_search(pred: Callable[[int], bool], lo: int, hi: int) -> int:
 
 @dataclass(frozen=True)
 class Search:
-    """Outcome of :func:`secant_search`: the last point ``x`` and slope estimate, the evaluated bracket ends ``lo``
+    """Outcome of `secant_search`: the last point ``x`` and slope estimate, the evaluated bracket ends ``lo``
     (s·f < 0) and ``hi`` (s·f >= 0) — ±inf while a side is unknown — and why it stopped: ``"done"`` (the acceptance
     test held at ``x``), ``"width"`` (hi − lo <= xtol), ``"limit"`` (a step was clamped to ``x_min``/``x_max`` and
     did not move: ``x`` is that limit) or ``"max_iter"``."""

@@ -1,8 +1,8 @@
-"""The bracketed mpmath root finder: the high-precision counterpart of :mod:`dpcalc._roots`.
+"""The bracketed mpmath root finder: the high-precision counterpart of `dpcalc._roots`.
 
 Used where an inverse must be known to tens of digits: the catalog's ``SolveFor`` forms (an inverse stated as the
-root of its forward formula, :mod:`dpcalc.catalog.solve_for`) and the verification oracles
-(:mod:`dpcalc.checks.oracles`). Illinois false position (regula falsi with halving; Dahlquist & Björck 1974 §6.2)
+root of its forward formula, `dpcalc.catalog.solve_for`) and the verification oracles
+(`dpcalc.checks.oracles`). Illinois false position (regula falsi with halving; Dahlquist & Björck 1974 §6.2)
 with a bisection fallback, in log x when the bracket is positive. mpmath is imported inside the function; the
 precision is set with ``mpmath.workdps`` (no global state).
 """

@@ -199,7 +199,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def documented_inf(func: F) -> F:
     """Marker: ``func`` may return ±inf as a documented value (its docstring says when, e.g. an RDP bound at an
     order outside its range). Every other public function that would return an inf refuses in one line instead
-    (:func:`evaluate`). Apply it below the public decorator (``@named_shapes`` above ``@documented_inf``)."""
+    (`evaluate`). Apply it below the public decorator (``@named_shapes`` above ``@documented_inf``)."""
     func._dpcalc_inf_ok = True  # type: ignore[attr-defined]
     return func
 
@@ -210,7 +210,7 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     NumPy's overflow/underflow/divide/invalid flags are internal to the computation (an ``exp`` overflowing to inf
     whose reciprocal is the 0 wanted, a ``log(0)`` branch that ``np.where`` discards): every result is checked
     instead, so no ``RuntimeWarning`` reaches the user. A NaN result is never an answer, nor an inf unless the
-    function documents it (:func:`documented_inf`): either is refused in one line naming the inputs, as is a bare
+    function documents it (`documented_inf`): either is refused in one line naming the inputs, as is a bare
     ``OverflowError``/``ZeroDivisionError`` from Python float arithmetic (a ``x ** 2`` past 1.8e308).
     """
     name = getattr(func, "__name__", "the function")
@@ -312,7 +312,7 @@ def _scalar_names(func: Callable[..., Any]) -> tuple[str, ...]:
 
 
 def named_shapes(func: F) -> F:
-    """Decorator: a NumPy broadcasting failure inside ``func`` becomes a one-line :class:`DomainError` naming the
+    """Decorator: a NumPy broadcasting failure inside ``func`` becomes a one-line `DomainError` naming the
     arguments whose shapes clash (``eps and d: shapes (3,) and (4,) do not broadcast``) instead of NumPy's bare
     "operands could not be broadcast together". Free on success (only a failing call inspects its arguments)."""
     @functools.wraps(func)
@@ -367,7 +367,7 @@ def elementwise(kernel: Callable[..., float], **named: ArrayLike) -> float | Flo
 
     The library's convention for scalar kernels (a root finder per point, an accountant): scalar inputs give a
     Python float, array inputs an ndarray of the broadcast shape; shapes that do not broadcast are refused by
-    :func:`broadcast` naming the parameters.
+    `broadcast` naming the parameters.
     """
     if all(np.ndim(a) == 0 for a in named.values()):
         return float(kernel(**{k: float(np.asarray(a)) for k, a in named.items()}))
@@ -443,7 +443,7 @@ def scalar_or_array(x: FloatArray) -> float | FloatArray:
 
 def warn(message: str, category: type[Warning]) -> None:
     """``warnings.warn`` attributed to the first frame outside dpcalc: the user's call, however deep the library's
-    call chain and its decorators (:func:`named_shapes`, :func:`scalar_params`) — a fixed ``stacklevel`` would
+    call chain and its decorators (`named_shapes`, `scalar_params`) — a fixed ``stacklevel`` would
     point at a wrapper in this file."""
     frame = sys._getframe(1)
     level = 2  # stacklevel 2 is warn's caller

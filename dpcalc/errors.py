@@ -1,6 +1,6 @@
 """Exceptions and warnings shared by every dpcalc family.
 
-Every bad input raises :class:`DomainError` (a :class:`ValueError`) whose message is one line that names
+Every bad input raises `DomainError` (a `ValueError`) whose message is one line that names
 the parameter and its allowed range. The CLI turns it into exit code 2 without a traceback.
 """
 
@@ -19,7 +19,7 @@ class DomainError(DpcalcError):
 
 
 class UnknownNameError(DomainError, KeyError):
-    """An unknown name in a lookup (a formula id, a paper, a column): a :class:`DomainError` like every bad input,
+    """An unknown name in a lookup (a formula id, a paper, a column): a `DomainError` like every bad input,
     and a ``KeyError`` for callers that catch failed lookups."""
 
     def __str__(self) -> str:  # KeyError would quote the message

@@ -1,8 +1,8 @@
 """The one file reader (numbers from text/CSV/``.npy``) and the one atomic output writer of every command.
 
-Every failure is a one-line :class:`~dpcalc.errors.DomainError` naming the option and the file: a missing
+Every failure is a one-line `DomainError` naming the option and the file: a missing
 file, a directory, a non-UTF-8 text, a short row, an empty / complex / non-numeric ``.npy``, a path too long
-for the file system. The writer checks the target *before* the computation (:func:`check_output`), writes
+for the file system. The writer checks the target *before* the computation (`check_output`), writes
 through a temporary file in the target's own directory and ``os.replace`` (so a reader never sees half a
 file and an error leaves nothing behind), gives a new file the mode the umask allows (``0666 & ~umask``, as
 ``open`` would), keeps an existing file's mode, writes *through* a symlink to its target (the link stays a
@@ -131,7 +131,7 @@ def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:
 
 
 def read_numbers(option: str, path: str | Path) -> NDArray[np.float64]:
-    """All numbers of a file as a float64 array (see :func:`read_table`; the header, if any, is dropped)."""
+    """All numbers of a file as a float64 array (see `read_table`; the header, if any, is dropped)."""
     return read_table(option, path)[1]
 
 
@@ -140,7 +140,7 @@ def read_table(option: str, path: str | Path) -> tuple[list[str], NDArray[np.flo
 
     Text: comma, semicolon, tab or space separated, ``#`` comments, one optional header line (its names are
     returned, else ``[]``). Every row must have the same number of values. Raises a one-line
-    :class:`DomainError` on any problem (missing, directory, not UTF-8, short row, empty, complex, NaN/inf).
+    `DomainError` on any problem (missing, directory, not UTF-8, short row, empty, complex, NaN/inf).
     """
     p = Path(path)
     _check_readable(option, p)

@@ -2,17 +2,15 @@
 
 Privacy losses and information quantities are computed in **nats** internally everywhere. A user-facing
 function that accepts or returns them in another unit takes ``units: Units`` (keyword) whose default is the
-default of its *notion* (:data:`DEFAULTS`), never a per-module choice:
+default of its *notion* (`DEFAULTS`), never a per-module choice:
 
-================  =======  ===========================================================================
-notion            default  why
-================  =======  ===========================================================================
-``"dp"``          nats     (ε, δ)-DP, RDP, zCDP, GDP: ε is a log-likelihood ratio (natural log) by definition
-``"mi-dp"``       nats     He & He 2023: ε-MI-DP is stated in nats
-``"gaussian-mi"`` bits     Zeng, Yang & Dai 2022 (Gaussian-prior MI): the paper's 2^{2ε} is in bits
-================  =======  ===========================================================================
+| notion | default | why |
+|---|---|---|
+| ``"dp"`` | nats | (ε, δ)-DP, RDP, zCDP, GDP: ε is a log-likelihood ratio (natural log) by definition |
+| ``"mi-dp"`` | nats | He & He 2023: ε-MI-DP is stated in nats |
+| ``"gaussian-mi"`` | bits | Zeng, Yang & Dai 2022 (Gaussian-prior MI): the paper's 2^{2ε} is in bits |
 
-``to_nats(x, units)`` / ``from_nats(x, units)`` convert (bits → nats multiplies by ln 2); :func:`check` validates
+``to_nats(x, units)`` / ``from_nats(x, units)`` convert (bits → nats multiplies by ln 2); `check` validates
 a units string with the one-line message every family and the CLI use.
 """
 
@@ -43,7 +41,7 @@ BITS: Units = "bits"
 
 
 def check(units: str, name: str = "units") -> Units:
-    """Validate a units string (case-insensitive) and return it as :data:`Units`; else a one-line DomainError."""
+    """Validate a units string (case-insensitive) and return it as `Units`; else a one-line DomainError."""
     u = units.lower() if isinstance(units, str) else units
     if not isinstance(u, str) or u not in UNITS:  # an array: no ambiguous truth value
         raise DomainError(f"{name} must be 'nats' or 'bits' (got {v.brief(units)})")

@@ -1,4 +1,4 @@
-"""Run the catalog's verification checks: ``verify(ids | paper | all)`` → one :class:`CheckRow` per check.
+"""Run the catalog's verification checks: ``verify(ids | paper | all)`` → one `CheckRow` per check.
 
 Each catalog entry names a recipe (``check = {method = ..., recipe = ...}``); the recipe computes the entry's
 closed form at one point (``check.inputs``, else the first example's inputs) and an independent estimate
@@ -48,7 +48,7 @@ _BLAS_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 @dataclass(frozen=True)
 class CheckRow:
-    """One verification outcome (JSON-ready: NaN is turned into None by :meth:`as_dict`)."""
+    """One verification outcome (JSON-ready: NaN is turned into None by `as_dict`)."""
 
     id: str
     method: str
@@ -165,7 +165,7 @@ def verify(formulas: Iterable[Formula | str], *, samples: int = DEFAULT_SAMPLES,
     one); rows in the order given.
 
     ``workers > 1`` runs the checks in a local process pool (each check with one worker); ``scheduler`` (a
-    ``distributed.Client``, a scheduler address or an executor, :mod:`dpcalc.sim.executor`) runs them on a Dask
+    ``distributed.Client``, a scheduler address or an executor, `dpcalc.sim.executor`) runs them on a Dask
     cluster instead: one task per check, or, when every check has at least two chunks per cluster thread, the checks
     one after another here with their Monte Carlo chunks spread over the cluster. Results do not depend on any of
     this: each check's random stream is seeded by (seed, formula id) and its chunks are summed in order.

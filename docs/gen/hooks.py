@@ -5,7 +5,8 @@
   computed now, and the paper's figure presets (``dpcalc/plot/presets/*.toml``) drawn now as PNG;
 * ``reference/cli.md`` from the Typer app, ``reference/api.md`` (mkdocstrings directives for every module);
 * ``accuracy.md``: the ``dpcalc verify --all`` table, run now;
-* in every page, ``<!-- dpcalc: ARGS -->`` is replaced by ``$ dpcalc ARGS`` and its real output;
+* in every page, ``<!-- dpcalc: ARGS -->`` is replaced by ``$ dpcalc ARGS`` and its real output
+  (``<!-- dpcalc-md: ARGS -->``: the output is Markdown, e.g. ``--format markdown``, and is rendered);
 * math (``$…$``, ``$$…$$`` through ``pymdownx.arithmatex``) is converted to MathML at build time, so pages need
   no JavaScript and no network to show formulas.
 
@@ -34,8 +35,9 @@ _MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.DOTALL)
 
 # ------------------------------------------------------------------------------------------ helpers
 
-def run_cli(args: list[str]) -> tuple[int, str]:
-    """Run ``dpcalc ARGS`` in-process through the console entry point; (exit code, stdout then stderr)."""
+def run_cli(args: list[str], stderr: bool = True) -> tuple[int, str]:
+    """Run ``dpcalc ARGS`` in-process through the console entry point; (exit code, stdout then stderr; without
+    ``stderr`` stdout alone, e.g. Markdown output, whose warnings are already in its text)."""
     from dpcalc.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
@@ -45,7 +47,7 @@ def run_cli(args: list[str]) -> tuple[int, str]:
             main(list(args))
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return code, out.getvalue() + err.getvalue()
+    return code, out.getvalue() + (err.getvalue() if stderr or code != 0 else "")
 
 
 def console(args: str) -> str:
@@ -59,6 +61,15 @@ def console(args: str) -> str:
 def md_cell(text: str) -> str:
     """Text safe inside a Markdown table cell."""
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def identifier_link(identifier: str) -> str:
+    """A paper identifier of the catalog's ``doi`` field as a link: ``arXiv:ID`` to arxiv.org, a DOI to doi.org."""
+    ident = identifier.strip()
+    if ident.lower().startswith("arxiv:"):
+        number = ident.split(":", 1)[1].strip()
+        return f"[arXiv:{number}](https://arxiv.org/abs/{number})"
+    return f"DOI [{ident}](https://doi.org/{ident})"
 
 
 def anchor(formula_id: str) -> str:
@@ -116,10 +127,11 @@ def _eval_command(f: Any, ex: Any) -> str:
     for name, value in ex.inputs.items():
         text = ",".join(repr(float(v)) for v in value) if isinstance(value, list) else repr(value)
         parts += [f"--{name.replace('_', '-')}", text]
-    code, text = run_cli(parts)
+    parts += ["--format", "markdown"]  # a table that wraps inside the content column
+    code, text = run_cli(parts, stderr=False)
     if code != 0:
         return ""
-    return f"```console\n$ dpcalc {' '.join(parts)}\n{text.rstrip()}\n```\n"
+    return f"```console\n$ dpcalc {' '.join(parts)}\n```\n\n{text.rstrip()}\n"
 
 
 def formula_section(f: Any) -> str:
@@ -164,7 +176,7 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
     out = [f"# {md_cell(paper_title(p))}\n", f"**{md_cell(p.title)}**\n"]
     meta = [f"catalog file for paper id `{p.id}`"]
     if p.doi:
-        meta.append(f"DOI [{p.doi}](https://doi.org/{p.doi})")
+        meta.append(", ".join(identifier_link(i) for i in p.doi.split(";") if i.strip()))
     if p.units:
         meta.append(f"units: {md_cell(p.units)}")
     out.append(" · ".join(meta) + "\n")
@@ -178,8 +190,9 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
     out.append("")
     if figures:
         out.append("## Figures {#figures}\n")
-        out.append("Drawn at build time from the presets in `dpcalc/plot/presets/`; dashed = published form, "
-                   "solid with dots = corrected. Redraw one with `dpcalc plot preset ID -o FILE.png`.\n")
+        out.append("Drawn at build time from the presets in `dpcalc/plot/presets/`; each legend entry says what "
+                   "its line is (published, corrected, disputed, estimate, bound, verified; see "
+                   "[Figures](../figures.md)). Redraw one with `dpcalc plot preset ID -o FILE.png`.\n")
         for fig in figures:
             out.append(f"### `{fig.id}` {{#fig-{fig.id}}}\n")
             out.append(f"![{md_cell(fig.title)}](../figures/{fig.id}.png)\n")
@@ -338,17 +351,39 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def raw_output(args: str) -> str:
-    """The output of ``dpcalc ARGS`` inserted as Markdown (e.g. a ``--format markdown`` table)."""
-    code, text = run_cli(shlex.split(args))
+    """``$ dpcalc ARGS`` as a console line, then its output inserted as Markdown (a ``--format markdown`` table
+    renders as an HTML table that wraps inside the content column, where a terminal table would be cut off)."""
+    code, text = run_cli(shlex.split(args), stderr=False)
     if code != 0:
         raise RuntimeError(f"docs: `dpcalc {args}` exited with {code}: {text.strip()[:300]}")
-    return text
+    return f"```console\n$ dpcalc {args}\n```\n\n{text.rstrip()}\n"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """``<!-- dpcalc: ARGS -->`` → a console block with the real output; ``<!-- dpcalc-md: ARGS -->`` → the
     output itself as Markdown."""
     return _RUN.sub(lambda m: raw_output(m.group(2)) if m.group(1) else console(m.group(2)), markdown)
+
+
+SHIM_URL = "https://unpkg.com/iframe-worker/shim"
+SHIM_LOCAL = "js/iframe-worker-shim.js"
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Search from ``file://`` without a network: Material's offline plugin loads the Web Worker shim from unpkg;
+    point it to the vendored copy (``docs/js/iframe-worker-shim.js``) instead."""
+    depth = page.file.dest_uri.count("/")
+    return output.replace(SHIM_URL, "../" * depth + SHIM_LOCAL)
+
+
+def on_post_build(config: Any) -> None:
+    """The same for the one page written without ``on_post_page`` (404.html)."""
+    path = os.path.join(config["site_dir"], "404.html")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text.replace(SHIM_URL, "/" + SHIM_LOCAL if config.get("site_url") else SHIM_LOCAL))
 
 
 def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:

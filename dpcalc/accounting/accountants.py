@@ -1,26 +1,21 @@
 """One small interface over the accountants for the Poisson-subsampled Gaussian (DP-SGD / DP-FedAvg rounds).
 
-An :class:`Accountant` has a ``name``, a ``bound`` kind (``"upper"``: a guaranteed ε; ``"estimate"``: an
+An `Accountant` has a ``name``, a ``bound`` kind (``"upper"``: a guaranteed ε; ``"estimate"``: an
 approximation that can be below the true ε; ``"lower"``) and ``eps(sigma, q, steps, delta) -> (eps, extra)``, where
 ``extra`` carries e.g. the optimal RDP ``order``. σ is the noise multiplier (noise std / L2 sensitivity), q the
 Poisson sampling rate, ``steps`` the number of compositions.
 
-=================  ========  ===========================================================================
-name               bound     method
-=================  ========  ===========================================================================
-``rdp``            upper     RDP (Mironov et al. 2019) + improved conversion (Balle et al. 2020)
-``rdp-lemma1``     upper     RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017, Prop. 3;
-                             Zhang et al. 2024, Lemma 1)
-``zcdp``           upper     q = 1 only: ρ = T/(2σ²), tight zCDP conversion (Bun & Steinke 2016; CKS 2020)
-``analytic``       upper     q = 1 only: exact, Gaussian with σ/√T (Balle & Wang 2018); tight
-``gdp-clt``        estimate  μ = q√(T(e^{1/σ²} − 1)) (Bu et al. 2020 CLT), ε(μ, δ); can underestimate
-``pld``            upper     dpcalc's PLD accountant (:mod:`dpcalc.accounting.pld`): certified bracket
-                             ε_lower ≤ ε ≤ ε_upper (extras ``eps_lower``/``eps_upper``), ε = ε_upper;
-                             ``backend="dp-accounting"`` compares with Google's PLD (optional extra)
-=================  ========  ===========================================================================
+| name | bound | method |
+|---|---|---|
+| ``rdp`` | upper | RDP (Mironov et al. 2019) + improved conversion (Balle et al. 2020) |
+| ``rdp-lemma1`` | upper | RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017, Prop. 3; Zhang et al. 2024, Lemma 1) |
+| ``zcdp`` | upper | q = 1 only: ρ = T/(2σ²), tight zCDP conversion (Bun & Steinke 2016; CKS 2020) |
+| ``analytic`` | upper | q = 1 only: exact, Gaussian with σ/√T (Balle & Wang 2018); tight |
+| ``gdp-clt`` | estimate | μ = q√(T(e^{1/σ²} − 1)) (Bu et al. 2020 CLT), ε(μ, δ); can underestimate |
+| ``pld`` | upper | dpcalc's PLD accountant (`dpcalc.accounting.pld`): certified bracket ε_lower ≤ ε ≤ ε_upper (extras ``eps_lower``/``eps_upper``), ε = ε_upper; ``backend="dp-accounting"`` compares with Google's PLD (optional extra) |
 
-The schedule (σ, q, steps) is the most common event: :func:`schedule_event` builds it for
-:func:`dpcalc.accounting.events.account.account`, which accounts any event (other mechanisms, sampling schemes,
+The schedule (σ, q, steps) is the most common event: `schedule_event` builds it for
+`dpcalc.accounting.events.account.account`, which accounts any event (other mechanisms, sampling schemes,
 neighbouring relations) and gives the same numbers here.
 """
 
@@ -96,7 +91,7 @@ class AccountantResult:
 
 @v.scalar_params
 def evaluate(name: str, sigma: float, q: float, steps: float, delta: float, **options: Any) -> AccountantResult:
-    """ε under accountant ``name`` as an :class:`AccountantResult`: an accountant-specific failure (DomainError or
+    """ε under accountant ``name`` as an `AccountantResult`: an accountant-specific failure (DomainError or
     InfeasibleError) becomes the result's ``failure`` instead of an exception. Invalid inputs and unknown names
     still raise (they are the caller's error, not the accountant's)."""
     acc = get(name)
@@ -209,7 +204,7 @@ ACCOUNTANTS: dict[str, Accountant] = {
 @v.scalar_params
 def epsilon(sigma: float, q: float, steps: float, delta: float, *, accountant: str = "rdp", **options: Any) -> float:
     """ε alone (a float) of accountant ``accountant`` at (σ, q, steps, δ): the forward map of the calibration
-    (:func:`dpcalc.accounting.calibrate.sigma_for_eps`) and of the catalog entries ``accountant.eps_*``."""
+    (`dpcalc.accounting.calibrate.sigma_for_eps`) and of the catalog entries ``accountant.eps_*``."""
     return get(accountant).eps(sigma, q, steps, delta, **options)[0]
 
 
@@ -219,7 +214,7 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Accountant:
-    """The accountant called ``name``; unknown names raise a one-line :class:`DomainError`."""
+    """The accountant called ``name``; unknown names raise a one-line `DomainError`."""
     if not isinstance(name, str) or name not in ACCOUNTANTS:
         raise DomainError(f"accountant must be one of {', '.join(ACCOUNTANTS)} (got {name!r})")
     return ACCOUNTANTS[name]

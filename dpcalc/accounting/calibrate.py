@@ -2,12 +2,12 @@
 accountant is <= a target.
 
 Always on the safe side: the returned value's ε, as evaluated by the accountant, is <= the target (for ``pld``: its
-certified ε_upper). Every accountant, the PLD among them, goes through one search, :func:`solve`, over a
-:class:`Knob` (the unknown: its range, whether ε grows or shrinks along it, integer or continuous, log or linear
-steps) and a :class:`Forward` (ε of the accountant as a function of the knob):
+certified ε_upper). Every accountant, the PLD among them, goes through one search, `solve`, over a
+`Knob` (the unknown: its range, whether ε grows or shrinks along it, integer or continuous, log or linear
+steps) and a `Forward` (ε of the accountant as a function of the knob):
 
 * a continuous knob is searched in log (or linear) coordinates by the safeguarded secant of
-  :func:`dpcalc._roots.secant_search` on ``log ε − log target``: steps capped at a factor 8, bisection once the
+  `dpcalc._roots.secant_search` on ``log ε − log target``: steps capped at a factor 8, bisection once the
   root is bracketed, an overshoot of the tolerance that brackets it from both sides. An exact accountant is
   searched until the bracket is ``rtol/2`` wide (the returned end is then within ``rtol`` of the exact root). An
   accountant whose ε comes with an accuracy of its own (the PLD's bracket width) is searched twice: first on a cheap
@@ -15,10 +15,10 @@ steps) and a :class:`Forward` (ε of the accountant as a function of the knob):
   (``|d log ε / d log σ|·rtol/2``), accepting the first safe point whose linearised distance to the root is within
   ``rtol/2``;
 * an integer knob is bracketed by doubling from its start and settled by binary search
-  (:func:`dpcalc._roots.integer_search`): the returned integer meets the target and its neighbour on the far side
+  (`dpcalc._roots.integer_search`): the returned integer meets the target and its neighbour on the far side
   does not.
 
-A target outside the knob's range raises :class:`~dpcalc.errors.InfeasibleError` (e.g. below the floor
+A target outside the knob's range raises `InfeasibleError` (e.g. below the floor
 log(1/δ)/(α_max − 1) of the classic RDP conversion).
 """
 
@@ -94,7 +94,7 @@ def _log_ratio(eps: float, log_target: float) -> float:
 def solve(forward: Forward, target: float, knob: Knob, *, rtol: float, what: str) -> float:
     """The knob value whose ε (``forward.upper``) is <= ``target``, on the safe side and within ``rtol`` of the exact
     root (continuous knobs; integer knobs: the last integer that meets the target). ``what`` names the accountant in
-    the :class:`InfeasibleError` raised when the knob's range does not reach the target."""
+    the `InfeasibleError` raised when the knob's range does not reach the target."""
     if not isinstance(forward, Forward) or not isinstance(knob, Knob):
         raise DomainError(f"forward must be a calibrate.Forward and knob a calibrate.Knob (got "
                           f"{type(forward).__name__} and {type(knob).__name__})")
@@ -159,7 +159,7 @@ def _infeasible(target: float, knob: Knob, what: str, *, at_hi: bool) -> None:
 
 
 def _solve_integer(forward: Forward, target: float, knob: Knob, what: str) -> int:
-    """Integer knob: bracket by doubling from ``start``, then binary search (:func:`integer_search`)."""
+    """Integer knob: bracket by doubling from ``start``, then binary search (`integer_search`)."""
     lo_n, hi_n = math.ceil(knob.lo), math.floor(knob.hi)
     cache: dict[int, bool] = {}
 
@@ -252,7 +252,7 @@ def sigma_for_eps(eps: ArrayLike, delta: ArrayLike, q: ArrayLike, steps: ArrayLi
 
 def _sigma_for_eps(acc: Accountant, target: float, d: float, qq: float, t: float, tol: float,
                    opts: dict[str, Any]) -> float:
-    """The scalar kernel of :func:`sigma_for_eps` (validated inputs)."""
+    """The scalar kernel of `sigma_for_eps` (validated inputs)."""
     reason = acc.applicable(qq)
     if reason is not None:
         raise DomainError(reason)

@@ -13,7 +13,7 @@ At order α = 1 + x with RDP value r (an order-α Rényi divergence bound) and l
   cancel (ε ≪ r near the Bretagnolle–Huber boundary);
 * ``r = +inf`` (an order outside a bound's domain) gives ``ε = +inf``.
 
-The minimisers move their result outward by :data:`~dpcalc._numerics.SAFE_UP` for the rounding of the RDP values
+The minimisers move their result outward by `SAFE_UP` for the rounding of the RDP values
 themselves (computed in float64). Any order gives a valid guarantee, so a search over orders only makes ε small.
 δ at ε is the same bound solved for δ: ``log δ = x(r − ε) − log1p(x) − x·log1p(1/x)`` (Canonne, Kamath & Steinke
 2020, Prop. 12).
@@ -57,7 +57,7 @@ def _grid(lo: float, hi: float, cap: float) -> v.FloatArray:
 
 def _follow_minimum(f: Callable[[v.FloatArray], v.FloatArray], cap: float
                     ) -> tuple[v.FloatArray, v.FloatArray]:
-    """The grid of :func:`best_over_range` in u = log(α − 1) below ``cap`` and f on it: windows of ~290 points
+    """The grid of `best_over_range` in u = log(α − 1) below ``cap`` and f on it: windows of ~290 points
     moved by a factor 1e8 while the minimum sits on a moving end."""
     lo, hi = _LOG_X_BOTTOM_START, min(cap, _LOG_X_TOP_START)
     u = _grid(lo, hi, cap)
@@ -123,7 +123,7 @@ def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str
 def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> v.FloatArray:
     """The sum of the magnitudes of the conversion's terms at α = 1 + x (``r + |log δ|/x``, plus
     ``log1p(1/x) + log1p(x)/x`` for the improved one): their float64 rounding is a few ulps of it, and
-    :func:`eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
+    `eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
     ε ≪ r (ρ = 3.2e-5, δ = 4.8e-3 in zCDP: ε = 1.1e-7 from terms of ~0.04)."""
     r, xx, ld = v.nonnegative("rdp", rdp), v.positive("x", x), _log_delta(log_delta)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -176,7 +176,7 @@ def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta
     1e8, to alpha_max (or 1 + 1e300) and down to α − 1 = 1e-15 — the range comes from the problem, not a fixed cap
     (a cap at 1e7 returned 18× the minimum of Table 1's GSGD row, whose optimum lies at α ≈ 3.4e8). Then a bounded
     Brent refinement between the neighbours of the best grid point. The returned ε is the conversion at the
-    returned α (safe at any order); :class:`InfeasibleError` when no order of the range gives a finite bound."""
+    returned α (safe at any order); `InfeasibleError` when no order of the range gives a finite bound."""
     from scipy.optimize import minimize_scalar
 
     m = check_method(method)

@@ -5,12 +5,12 @@ Sensitivity is the L2 sensitivity Δ (default 1, so σ is the noise multiplier).
 neighbours with the same Δ give the same curve.
 
 * Classic (Dwork & Roth 2014, Thm A.1): σ = c(δ)·Δ/ε with c(δ) = √(2 ln(1.25/δ)); proven only for ε < 1,
-  outside it an :class:`~dpcalc.errors.OutOfDomainWarning` is raised (the value is then not a guarantee).
+  outside it an `OutOfDomainWarning` is raised (the value is then not a guarantee).
 * Analytic (Balle & Wang 2018, Thm 8): the mechanism is (ε, δ)-DP iff
   ``δ >= Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``. We evaluate the right side without cancellation or underflow
   through ``erfcx`` (with a = Δ/(2σ) − εσ/Δ <= 0 it equals ``½e^{−a²/2}[erfcx(−a/√2) − erfcx(−b/√2)]``, because
   b² − a² = 2ε), so ``log δ`` is accurate even where δ < 1e-300. This module is the σ form, thin over the one
-  μ-form kernel and its inverses in :mod:`dpcalc.accounting.gdp` (μ = Δ/σ); ε(σ, δ) and σ(ε, δ) are its
+  μ-form kernel and its inverses in `dpcalc.accounting.gdp` (μ = Δ/σ); ε(σ, δ) and σ(ε, δ) are its
   safe-side roots.
 """
 
@@ -44,7 +44,7 @@ def _sens(sensitivity: ArrayLike) -> v.FloatArray:
 @v.named_shapes
 def classic_c(delta: ArrayLike) -> FloatOrArray:
     """Dwork & Roth (2014) Thm A.1 constant ``c(δ) = √(2 ln(1.25/δ))`` (δ in (0, 1)): the one definition behind
-    every classic calibration (:func:`classic_sigma`, :func:`classic_eps`, NbAFL's Def. 2). The noise levels built
+    every classic calibration (`classic_sigma`, `classic_eps`, NbAFL's Def. 2). The noise levels built
     on it carry the outward factor SAFE_UP; the constant itself is the closed form (within an ulp or two)."""
     return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(_delta_inputs(delta)))))
 
@@ -53,8 +53,8 @@ def classic_c(delta: ArrayLike) -> FloatOrArray:
 def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Classic Gaussian noise ``σ = c(δ)·Δ/ε`` (Dwork & Roth 2014, Thm A.1).
 
-    Proven only for ε < 1: for ε >= 1 an :class:`OutOfDomainWarning` says the value is not a guarantee
-    (use :func:`sigma_analytic`, which is exact for every ε). Moved outward by SAFE_UP (5e-14 relative), as every
+    Proven only for ε < 1: for ε >= 1 an `OutOfDomainWarning` says the value is not a guarantee
+    (use `sigma_analytic`, which is exact for every ε). Moved outward by SAFE_UP (5e-14 relative), as every
     classic σ of the library.
     """
     e = v.positive("eps", eps)
@@ -69,7 +69,7 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
 
 @v.named_shapes
 def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """Inverse of :func:`classic_sigma`: ``ε = c(δ)·Δ/σ``, rounded outward by ``SAFE_UP`` like every guaranteed ε
+    """Inverse of `classic_sigma`: ``ε = c(δ)·Δ/σ``, rounded outward by ``SAFE_UP`` like every guaranteed ε
     (a few ulps above the exact value, never below); warns when the result is >= 1 (outside Thm A.1)."""
     s = v.positive("sigma", sigma)
     d = _delta_inputs(delta)
@@ -98,7 +98,7 @@ def log_delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) ->
     """Natural log of the exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018, Thm 8); finite below 1e-308.
 
     Conventions order (mechanism σ, then ε, then scale Δ). The σ form of the one Gaussian privacy profile kernel
-    (:func:`dpcalc.accounting.gdp.log_delta` at μ = Δ/σ): accurate as δ → 1 and down to log δ ≈ −1e308.
+    (`dpcalc.accounting.gdp.log_delta` at μ = Δ/σ): accurate as δ → 1 and down to log δ ≈ −1e308.
     """
     e = v.nonnegative("eps", eps)
     ld, _ = gdp._log_delta(e, _mu(sigma, sensitivity))
@@ -111,7 +111,7 @@ def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> Flo
     """Exact δ(ε) of the Gaussian mechanism N(0, σ²), L2 sensitivity Δ (Balle & Wang 2018, Thm 8):
 
     ``δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)`` (the profile kernel at μ = Δ/σ). Conventions order (σ, ε, Δ).
-    Underflows to 0 only where δ < ~1e-308 (use :func:`log_delta` there).
+    Underflows to 0 only where δ < ~1e-308 (use `log_delta` there).
     """
     e = v.nonnegative("eps", eps)
     ld, d = gdp._log_delta(e, _mu(sigma, sensitivity))
@@ -121,9 +121,9 @@ def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> Flo
 
 @v.named_shapes
 def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """Exact (smallest) ε of the Gaussian mechanism at δ: the root of :func:`delta` (Balle & Wang 2018).
+    """Exact (smallest) ε of the Gaussian mechanism at δ: the root of `delta` (Balle & Wang 2018).
 
-    :func:`dpcalc.accounting.gdp.eps_from_mu` at μ = Δ/σ (vectorised Newton, safe side: δ(returned ε) <= δ,
+    `dpcalc.accounting.gdp.eps_from_mu` at μ = Δ/σ (vectorised Newton, safe side: δ(returned ε) <= δ,
     at most ``gdp.ROOT_RTOL`` above the exact root). Returns 0 when δ >= δ(0) = 2Φ(Δ/(2σ)) − 1.
     """
     m = _mu(sigma, sensitivity)
@@ -137,7 +137,7 @@ def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
 def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Smallest σ making the Gaussian mechanism (ε, δ)-DP, exactly (Balle & Wang 2018, Alg. 1 solved by root finding).
 
-    ``σ = Δ/μ(ε, δ)`` with :func:`dpcalc.accounting.gdp.mu_from_eps` (safe side: μ below the exact root, so
+    ``σ = Δ/μ(ε, δ)`` with `dpcalc.accounting.gdp.mu_from_eps` (safe side: μ below the exact root, so
     δ(ε; returned σ) <= δ; at most ``gdp.ROOT_RTOL`` relative above the exact minimal σ).
     """
     e = v.positive("eps", eps)
@@ -151,5 +151,5 @@ def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
 
 @v.named_shapes
 def mu(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """The Gaussian mechanism is μ-GDP with μ = Δ/σ (Dong, Roth & Su 2022, Thm 2.7; :func:`gdp.gaussian_mu`)."""
+    """The Gaussian mechanism is μ-GDP with μ = Δ/σ (Dong, Roth & Su 2022, Thm 2.7; `gdp.gaussian_mu`)."""
     return gdp.gaussian_mu(sigma=sigma, sensitivity=sensitivity)

@@ -199,8 +199,8 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     """``δ(ε; μ) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Li, Xiao & Chen 2024, eq. (6); Dong et al. 2022, Cor. 2.13).
 
-    Conventions order (mechanism μ, then ε; the inverse :func:`eps_from_mu` is ``(mu, delta)``). Cancellation-free
-    (see the module docstring). δ below the smallest subnormal is returned as 0.0; use :func:`log_delta` there.
+    Conventions order (mechanism μ, then ε; the inverse `eps_from_mu` is ``(mu, delta)``). Cancellation-free
+    (see the module docstring). δ below the smallest subnormal is returned as 0.0; use `log_delta` there.
     """
     e, m = _check_eps_mu(eps, mu)
     ld, d = _log_delta(e, m)
@@ -364,7 +364,7 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     """Gaussian mechanism: noise N(0, σ²) on an ℓ2-sensitivity-Δ query is (Δ/σ)-GDP (Dong et al. 2022, Thm 2.7).
 
     Keyword-only (the argument order was ``(sensitivity, sigma)`` before the conventions; keywords keep old
-    calls unambiguous). :func:`dpcalc.accounting.gaussian_mechanism.mu` is the positional ``(sigma, sensitivity)``
+    calls unambiguous). `dpcalc.accounting.gaussian_mechanism.mu` is the positional ``(sigma, sensitivity)``
     form.
     """
     s = v.positive("sensitivity", sensitivity)
@@ -376,7 +376,7 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
 @v.named_shapes
 def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (Li, Xiao & Chen 2024, Theorem 2). Keyword-only (see
-    :func:`gaussian_mu`)."""
+    `gaussian_mu`)."""
     s = v.positive("sensitivity", sensitivity)
     m = v.positive("mu", mu)
     with np.errstate(over="ignore"):
@@ -408,8 +408,8 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     """CLT μ of T Poisson-subsampled Gaussian steps: ``μ = q·√(T·(e^{1/σ²} − 1))`` (Bu et al. 2020;
     Dong et al. 2022 Cor. 5.4; Li, Xiao & Chen 2024, Theorem 4 corrected, erratum E1).
 
-    An asymptotic estimate (T → ∞, q√T fixed), not a bound: always emits an :class:`EstimateWarning`.
-    ``as_published=True`` returns Li, Xiao & Chen's printed ``q·√T·(e^{1/σ²} − 1)`` with an :class:`ErratumWarning`.
+    An asymptotic estimate (T → ∞, q√T fixed), not a bound: always emits an `EstimateWarning`.
+    ``as_published=True`` returns Li, Xiao & Chen's printed ``q·√T·(e^{1/σ²} − 1)`` with an `ErratumWarning`.
     q in (0, 1], σ > 0, T an integer >= 1.
     """
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)

@@ -1,13 +1,13 @@
 """User-level privacy: each user contributes at most k examples, so a user's data is a group of k records.
 
-* :func:`group_delta` / :func:`eps_user_vadhan` — group privacy of (ε, δ)-DP (Vadhan 2017, Lemma 2.2, in its
+* `group_delta` / `eps_user_vadhan` — group privacy of (ε, δ)-DP (Vadhan 2017, Lemma 2.2, in its
   summed form): an (ε, δ)-DP mechanism is (kε, δ·Σ_{i<k} e^{iε}) = (kε, δ·(e^{kε} − 1)/(e^ε − 1))-DP for groups of
   k. The user's δ is met by the largest example-level δ_e whose group δ is <= it (the lemma's other form,
   k·e^{(k−1)ε}·δ, is looser).
-* :func:`user_mixture` — the mixture-of-Gaussians accountant (Ganesh et al. 2024): under Poisson sampling the
+* `user_mixture` — the mixture-of-Gaussians accountant (Ganesh et al. 2024): under Poisson sampling the
   number of a user's k examples in a batch is Binomial(k, q), so one step is N(0, σ²) against
   Σᵢ C(k, i) qⁱ (1 − q)^{k−i} N(i, σ²) — accounted by the event model's PLD (tight, not a group bound).
-* :func:`eps_user_rdp` — group privacy of RDP (Mironov 2017, Prop. 2): a (2^{c+1}·β, r)-RDP mechanism is
+* `eps_user_rdp` — group privacy of RDP (Mironov 2017, Prop. 2): a (2^{c+1}·β, r)-RDP mechanism is
   (β, 3^c·r)-RDP for groups of k <= 2^c, at every order β >= 2; then the improved conversion (Balle et al. 2020).
 
 At k = 1 both return the example-level ε unchanged. Both are upper bounds on the user-level ε.

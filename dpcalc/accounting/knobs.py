@@ -1,8 +1,8 @@
 """Calibrate any one knob of a training run for a target (ε, δ): the noise multiplier, the number of steps or
 epochs, the batch size, the sampling rate, the clients per round or the number of rounds.
 
-Every knob goes through the one search of :func:`dpcalc.accounting.calibrate.solve` (integer knobs by the shared
-integer search of :mod:`dpcalc._roots`). The answer is safe (its ε under the accountant is <= the target) and tight:
+Every knob goes through the one search of `dpcalc.accounting.calibrate.solve` (integer knobs by the shared
+integer search of `dpcalc._roots`). The answer is safe (its ε under the accountant is <= the target) and tight:
 one step past it (the next integer, or the rate times 1 + rtol) exceeds the target. A knob bounded by the run itself
 (batch size <= dataset size, clients per round <= clients, rate <= 1) whose largest value meets the target returns
 that value with no next one.

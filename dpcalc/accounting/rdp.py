@@ -12,8 +12,8 @@
     converges geometrically for this analytic integrand (Trefethen & Weideman 2014; strip half-width πσ²).
 
 * Conversions (ε at δ, minimised over an order grid; the optimal order is reported and an
-  :class:`~dpcalc.errors.OutOfDomainWarning` is raised when it lies at the edge of the grid), the one conversion of
-  :mod:`dpcalc.accounting.conversion`:
+  `OutOfDomainWarning` is raised when it lies at the edge of the grid), the one conversion of
+  `dpcalc.accounting.conversion`:
 
   - ``"improved"`` (the default): Balle et al. 2020 Thm 21 / Canonne, Kamath & Steinke 2020 Prop. 12:
     ``ε = RDP(α) + log1p(−1/α) − (log δ + log α)/(α − 1)``, clamped at 0 and set to 0 when the
@@ -53,7 +53,7 @@ OPACUS_ORDERS: tuple[float, ...] = tuple([round(1.0 + x / 10.0, 1) for x in rang
 
 @v.named_shapes
 def orders_array(orders: ArrayLike | None) -> v.FloatArray:
-    """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default :data:`DEFAULT_ORDERS`)."""
+    """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default `DEFAULT_ORDERS`)."""
     if orders is None:
         return np.asarray(DEFAULT_ORDERS, dtype=np.float64)
     a = np.atleast_1d(v.check_range("orders", orders, 1.0, lo_open=True))
@@ -237,7 +237,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     For σ below ~0.03 (quadrature grid > 20k points) fractional orders return the chord upper bound of the
     log-convex log A_α between the neighbouring integers: valid (never below the true RDP), not exact.
 
-    Conventions order (mechanism q, σ, then the order α — as :func:`subsampled_gaussian_curve`).
+    Conventions order (mechanism q, σ, then the order α — as `subsampled_gaussian_curve`).
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -283,7 +283,7 @@ def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
 @v.named_shapes
 def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """(α, r)-RDP ⇒ (r + log(1/δ)/(α − 1), δ)-DP (Mironov 2017 Prop. 3). Elementwise; outward by the rounding bound
-    of its terms (:func:`dpcalc.accounting.conversion.eps_at_order`)."""
+    of its terms (`dpcalc.accounting.conversion.eps_at_order`)."""
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     d = v.probability("delta", delta)
@@ -309,8 +309,8 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: M
     """Smallest ε over the order grid for an RDP curve: returns ``(eps, optimal order)``.
 
     ``method="improved"`` (Balle et al. 2020) or ``"lemma1"`` (Mironov 2017); the best order's ε is moved outward by
-    SAFE_UP for the rounding of the curve (:func:`dpcalc.accounting.conversion.best_over_grid`). Warns
-    (:class:`OutOfDomainWarning`) when the optimal order is the smallest or largest order of the grid: a wider grid
+    SAFE_UP for the rounding of the curve (`dpcalc.accounting.conversion.best_over_grid`). Warns
+    (`OutOfDomainWarning`) when the optimal order is the smallest or largest order of the grid: a wider grid
     could give a smaller ε.
     """
     a = orders_array(orders)
@@ -336,7 +336,7 @@ def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, 
                             warn: bool = True) -> tuple[float, float]:
     """ε of ``steps`` Poisson-subsampled Gaussian steps at δ via RDP: ``(eps, optimal order)``.
 
-    ``warn=False`` drops the grid-edge :class:`OutOfDomainWarning` of :func:`eps_from_curve` (the value is the
+    ``warn=False`` drops the grid-edge `OutOfDomainWarning` of `eps_from_curve` (the value is the
     minimum over the given grid either way, and a valid upper bound at any order)."""
     a = orders_array(orders)
     curve = subsampled_gaussian_curve(q, sigma, steps, a)

@@ -112,7 +112,7 @@ SHUFFLE_MISSING = ("{opt}sampling shuffle (fixed-size batches drawn without repl
 
 
 def event(schedule: Schedule, sigma: float) -> Any:
-    """The schedule as an event of :mod:`dpcalc.accounting.events`: T self-compositions of the Gaussian with noise
+    """The schedule as an event of `dpcalc.accounting.events`: T self-compositions of the Gaussian with noise
     multiplier σ, Poisson-sampled at q, or on a fixed-size batch of b of N drawn without replacement."""
     from dpcalc.accounting import events
 
@@ -134,9 +134,9 @@ def event(schedule: Schedule, sigma: float) -> Any:
 
 def evaluate(schedule: Schedule, sigma: float, delta: float, accountant: str, **options: Any) -> AccountantResult:
     """ε of ``schedule`` at noise multiplier σ and δ under ``accountant``, as an
-    :class:`~dpcalc.accounting.accountants.AccountantResult` (an accountant-specific failure is its ``failure``).
+    `AccountantResult` (an accountant-specific failure is its ``failure``).
 
-    Poisson sampling: the accountant of :mod:`dpcalc.accounting.accountants` (add/remove neighbours). Shuffled
+    Poisson sampling: the accountant of `dpcalc.accounting.accountants` (add/remove neighbours). Shuffled
     fixed-size batches: the event model's RDP or PLD of sampling without replacement under replace-one neighbours
     (a replaced example moves the clipped sum by up to twice the clipping norm)."""
     from dpcalc.accounting import accountants

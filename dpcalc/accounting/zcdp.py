@@ -95,9 +95,9 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """Tight-as-RDP ε of ρ-zCDP at δ: continuous-α minimum of the CKS 2020 conversion (see module docstring).
 
     The optimum solves ρ(α − 1)² + log α + log δ = 0 (vectorised Newton, shared bracketing root finder, no cap on
-    α); ε is the one pointwise conversion (:func:`dpcalc.accounting.conversion.eps_at_order`) evaluated there, valid
+    α); ε is the one pointwise conversion (`dpcalc.accounting.conversion.eps_at_order`) evaluated there, valid
     at any α, moved outward by the rounding bound of its terms (4u·``conversion.rounding_scale``) and by SAFE_UP
-    (5e-14 relative), so never below the exact optimum. Always <= :func:`eps_bun_steinke`; 1e-12 relative
+    (5e-14 relative), so never below the exact optimum. Always <= `eps_bun_steinke`; 1e-12 relative
     plus that absolute term, which matters only near the Bretagnolle–Huber boundary where ε ≪ ρ(α − 1) (swept
     against a 40-digit oracle down to ρ = 1e-30, δ = 1e-300).
     """
@@ -110,7 +110,7 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
 @v.named_shapes
 @v.documented_inf
 def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
-    """The order α at which :func:`eps_from_rho` is attained: the root of ρ(α − 1)² + log α + log δ = 0 (inf for
+    """The order α at which `eps_from_rho` is attained: the root of ρ(α − 1)² + log α + log δ = 0 (inf for
     ρ = 0; 1 where the Bretagnolle–Huber bound gives ε = 0)."""
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)

@@ -1,16 +1,16 @@
 """The formula catalog: one TOML file per paper in ``formulas/`` (schema: ``docs/catalog.md``).
 
-* :mod:`dpcalc.catalog.types` — the entry's parts (frozen dataclasses) and :class:`CatalogError` (a leaf module);
-* :mod:`dpcalc.catalog.formula` — one entry, :class:`Formula`: its implementation, SymPy form and sampler;
-* :mod:`dpcalc.catalog.schema` — validation, loading and lookup;
-* :mod:`dpcalc.catalog.symbolic` — the SymPy form (parsed in a restricted namespace, no ``eval``) and its mpmath
+* `dpcalc.catalog.types` — the entry's parts (frozen dataclasses) and `CatalogError` (a leaf module);
+* `dpcalc.catalog.formula` — one entry, `Formula`: its implementation, SymPy form and sampler;
+* `dpcalc.catalog.schema` — validation, loading and lookup;
+* `dpcalc.catalog.symbolic` — the SymPy form (parsed in a restricted namespace, no ``eval``) and its mpmath
   evaluation at any precision;
-* :mod:`dpcalc.catalog.sampling` — random in-domain points and the ``sample_where`` conditions;
-* :mod:`dpcalc.catalog.evaluate` — an entry over a grid of inputs (``dpcalc eval``);
-* :mod:`dpcalc.catalog.raw` — one entry as plain TOML data (the CLI's start-up path for column labels).
+* `dpcalc.catalog.sampling` — random in-domain points and the ``sample_where`` conditions;
+* `dpcalc.catalog.evaluate` — an entry over a grid of inputs (``dpcalc eval``);
+* `dpcalc.catalog.raw` — one entry as plain TOML data (the CLI's start-up path for column labels).
 
 The names below are imported from their modules on first use (PEP 562), so that importing
-:mod:`dpcalc.catalog.raw` does not build the schema's dataclasses.
+`dpcalc.catalog.raw` does not build the schema's dataclasses.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""One catalog entry (:class:`Formula`): its data, its implementation, its SymPy form and its sampler.
+"""One catalog entry (`Formula`): its data, its implementation, its SymPy form and its sampler.
 
-The entry's parts are the leaf types of :mod:`dpcalc.catalog.types`; the methods reach the library implementation
-(by its dotted path), the SymPy form (:mod:`dpcalc.catalog.symbolic`) and the random in-domain points
-(:mod:`dpcalc.catalog.sampling`). Entries are built by the loader, :mod:`dpcalc.catalog.schema`.
+The entry's parts are the leaf types of `dpcalc.catalog.types`; the methods reach the library implementation
+(by its dotted path), the SymPy form (`dpcalc.catalog.symbolic`) and the random in-domain points
+(`dpcalc.catalog.sampling`). Entries are built by the loader, `dpcalc.catalog.schema`.
 """
 
 from __future__ import annotations

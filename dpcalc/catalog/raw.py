@@ -1,8 +1,8 @@
 """One catalog entry as plain TOML data, parsed from its own block of its file (no dataclasses, no validation).
 
 The start-up path of the CLI: column labels, symbols and units of a command come from here, so ``dpcalc sigma``
-parses one small TOML fragment instead of the catalog (:func:`dpcalc.catalog.find` validates the same fragment
-into a :class:`~dpcalc.catalog.Formula`).
+parses one small TOML fragment instead of the catalog (`dpcalc.catalog.find` validates the same fragment
+into a `Formula`).
 """
 
 from __future__ import annotations

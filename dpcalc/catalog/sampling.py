@@ -3,7 +3,7 @@
 Specs: ``uniform(a, b)``, ``loguniform(a, b)``, ``intuniform(a, b)``, ``intloguniform(a, b)``, ``choice(a, b, …)``,
 ``simplex`` (vector weights summing to 1). Conditions (``sample_where``, and the ``if`` part of
 ``domain_warning``) are arithmetic comparisons over the inputs joined by ``and``/``or``/``not``, evaluated by
-:func:`condition` — a small interpreter of Python's ``ast``, never ``eval``.
+`condition` — a small interpreter of Python's ``ast``, never ``eval``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def condition(text: str, values: Mapping[str, Any]) -> bool:
 
 
 def check_condition(text: str, names: set[str]) -> None:
-    """Raise ``ValueError`` unless ``text`` is a condition over ``names`` that :func:`condition` can evaluate."""
+    """Raise ``ValueError`` unless ``text`` is a condition over ``names`` that `condition` can evaluate."""
     if not text:
         return
     try:

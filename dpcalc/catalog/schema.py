@@ -1,4 +1,4 @@
-"""Catalog loading: a TOML file validated into :class:`~dpcalc.catalog.formula.Formula` entries, and lookup by id.
+"""Catalog loading: a TOML file validated into `Formula` entries, and lookup by id.
 
 Each ``[[formula]]`` entry carries an id, its source (the paper's equation), LaTeX, a SymPy expression
 string over the input names, typed inputs with domains and units, the output, assumptions, a status
@@ -7,8 +7,8 @@ library implementation, and examples. Inputs shared by several entries of a pape
 file's ``[inputs.NAME]`` tables and referenced by name (``inputs = ["eps", "d", …]``, or ``{ ref = "eps", … }``
 to override a key). See ``docs/catalog.md``.
 
-Loading needs only the standard library; SymPy and mpmath are imported by :mod:`dpcalc.catalog.symbolic`,
-NumPy by :mod:`dpcalc.catalog.sampling`, when they are used.
+Loading needs only the standard library; SymPy and mpmath are imported by `dpcalc.catalog.symbolic`,
+NumPy by `dpcalc.catalog.sampling`, when they are used.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ _EXAMPLE_KEYS = {"inputs", "expected", "rtol", "atol", "source", "published_expe
 # -- loading ---------------------------------------------------------------------------------------
 
 def catalog_dir() -> Path:
-    """Where the TOML files are (see :func:`dpcalc.catalog.raw.catalog_dir`)."""
+    """Where the TOML files are (see `dpcalc.catalog.raw.catalog_dir`)."""
     return raw.catalog_dir()
 
 
@@ -194,8 +194,8 @@ def find(formula_id: str) -> Formula:
     """One formula by id, parsing only its own entry (fast: CLI column labels at start-up).
 
     The file declaring ``id = "formula_id"`` is found by a text search; its header (``[paper]``, ``[inputs.*]``)
-    and that one ``[[formula]]`` block are parsed and validated exactly as :func:`load_file` would. Same
-    result as :func:`get`, which it falls back to (with its close-match error) when no file matches.
+    and that one ``[[formula]]`` block are parsed and validated exactly as `load_file` would. Same
+    result as `get`, which it falls back to (with its close-match error) when no file matches.
     """
     if load.cache_info().currsize:  # the whole catalog is loaded already
         return get(formula_id)
@@ -208,7 +208,7 @@ def find(formula_id: str) -> Formula:
 
 
 def get(formula_id: str) -> Formula:
-    """One formula by id; raises :class:`~dpcalc.errors.UnknownNameError` (a ``KeyError``) with the closest ids
+    """One formula by id; raises `UnknownNameError` (a ``KeyError``) with the closest ids
     when unknown."""
     cat = load()
     if not isinstance(formula_id, str):

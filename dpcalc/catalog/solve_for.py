@@ -2,7 +2,7 @@
 
 An inverse (ε(μ, δ), σ(ε, δ), the zCDP optimum, …) has no closed form; its catalog entry states it as the root
 ``x`` in ``(lo, hi)`` of ``expr = 0``, where ``expr`` is the forward formula minus its target. When every other
-symbol has a value, ``evalf`` solves it with the bracketed mpmath root finder of :mod:`dpcalc._roots_mp` at the
+symbol has a value, ``evalf`` solves it with the bracketed mpmath root finder of `dpcalc._roots_mp` at the
 requested precision (sign change certified), so ``Formula.evaluate_mp`` gives the inverse to 50 digits like any
 other entry. The caller must give a bracket with a sign change (entries use a known bound).
 """

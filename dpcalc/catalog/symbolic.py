@@ -1,9 +1,9 @@
 """Symbolic side of the catalog: parse an entry's SymPy string without ``eval`` of arbitrary code, and evaluate
 it with mpmath at any precision.
 
-The string is parsed by SymPy's own parser (:func:`sympy.parsing.sympy_parser.parse_expr`) with a *restricted*
+The string is parsed by SymPy's own parser (`sympy.parsing.sympy_parser.parse_expr`) with a *restricted*
 namespace: the entry's input symbols, the summation indices it introduces, and the functions listed in
-:data:`ALLOWED` — nothing else (no builtins, no attribute access), so a TOML string cannot run code.
+`ALLOWED` — nothing else (no builtins, no attribute access), so a TOML string cannot run code.
 """
 
 from __future__ import annotations

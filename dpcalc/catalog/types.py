@@ -1,8 +1,8 @@
 """The catalog's shared types: the entry's parts as frozen dataclasses and the catalog's own error.
 
-A leaf module (standard library only): the loader (:mod:`dpcalc.catalog.schema`), the SymPy side
-(:mod:`dpcalc.catalog.symbolic`), the samplers (:mod:`dpcalc.catalog.sampling`) and the raw reader
-(:mod:`dpcalc.catalog.raw`) all import from here, and nothing here imports them.
+A leaf module (standard library only): the loader (`dpcalc.catalog.schema`), the SymPy side
+(`dpcalc.catalog.symbolic`), the samplers (`dpcalc.catalog.sampling`) and the raw reader
+(`dpcalc.catalog.raw`) all import from here, and nothing here imports them.
 """
 
 from __future__ import annotations

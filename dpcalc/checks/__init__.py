@@ -1,1 +1,1 @@
-"""Verification recipes: one module per family (auto-discovered), registered via :mod:`dpcalc.checks.registry`."""
+"""Verification recipes: one module per family (auto-discovered), registered via `dpcalc.checks.registry`."""

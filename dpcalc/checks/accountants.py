@@ -1,10 +1,10 @@
 """Verification recipes for the accountants' ε and the noise calibration entries (``formulas/accountants.toml``).
 
 * ``accountant_rdp_oracle`` — ε of the RDP accountant recomputed independently: each order's RDP by the 40-digit
-  mpmath oracle (:func:`dpcalc.checks.oracles.subsampled_rdp`), T·RDP converted by Balle et al. 2020 Thm 21 in mpmath,
+  mpmath oracle (`dpcalc.checks.oracles.subsampled_rdp`), T·RDP converted by Balle et al. 2020 Thm 21 in mpmath,
   minimised over the entry's grid; agreement to 1e-10 relative.
 * ``accountant_exact_gaussian`` — q = 1: T Gaussian steps are one Gaussian with μ = √T/σ, whose exact ε(μ, δ) is the
-  40-digit root :func:`dpcalc.checks.oracles.gaussian_eps`. The ``analytic`` accountant must equal it (1e-12); any
+  40-digit root `dpcalc.checks.oracles.gaussian_eps`. The ``analytic`` accountant must equal it (1e-12); any
   other (``zcdp``) is an upper bound and must not be below it.
 
 The calibration entries (σ for a target ε) use the shared ``inverse_round_trip`` recipe with these ε entries as the

@@ -1,6 +1,6 @@
 """Verification recipes of CUAG-PFL's compression (Li, Xiao & Chen 2024, ``formulas/002_cuag_compression.toml``).
 
-* ``cuag_layer_rate_decimal`` — Algorithm 2 re-implemented with :mod:`decimal` (the exact binary value of each float,
+* ``cuag_layer_rate_decimal`` — Algorithm 2 re-implemented with `decimal` (the exact binary value of each float,
   quantised half-even: what Python's ``round`` does) instead of ``round``.
 * ``cuag_matrix_partition`` — Algorithm 3's matrix built densely: every column covered exactly once, b rows, and the
   number of rows of z + 1 ones counted (the only count that makes a partition).

@@ -1,7 +1,7 @@
 """Verification recipes for the Gaussian mechanism entries (dwork2014, balle2018).
 
 * ``analytic_gaussian_hockey_stick`` (Monte Carlo): δ(ε) = E_P[(1 − e^{ε−L})₊] of P = N(Δ, σ²), Q = N(0, σ²) by
-  :func:`dpcalc.sim.estimators.hockey_stick_delta` (importance sampling at L ≈ ε); for the ``log_delta`` entry the
+  `dpcalc.sim.estimators.hockey_stick_delta` (importance sampling at L ≈ ε); for the ``log_delta`` entry the
   estimate and its interval are mapped through log (monotone).
 * ``gaussian_classic_valid`` (exact-numeric): the classic σ = c(δ)Δ/ε must be at least the exact minimal σ of the
   analytic Gaussian (root finding); the interval is [σ_exact, ∞) — pass iff the classic value is a valid σ. For the

@@ -4,15 +4,15 @@ Independent of the library's float64 kernels: every quantity is evaluated from i
 ``dps`` digits (default 40), raising the working precision where a subtraction cancels, and every inverse is a
 bracketed mpmath root of the oracle forward map (certified by a sign change), never the library's own root.
 
-* :func:`gaussian_log_delta` — log δ(ε; μ) of the Gaussian privacy profile (Balle & Wang 2018 Thm 8; Dong et al.
+* `gaussian_log_delta` — log δ(ε; μ) of the Gaussian privacy profile (Balle & Wang 2018 Thm 8; Dong et al.
   2022 Cor. 2.13): ``δ = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)``, with ``log1p(−(Φ(−a) + e^ε Φ(b)))`` as δ → 1;
-* :func:`gaussian_eps`, :func:`gaussian_mu` — its inverses in ε and μ;
-* :func:`zcdp_eps`, :func:`zcdp_order`, :func:`zcdp_rho` — ρ-zCDP → (ε, δ) (Canonne, Kamath & Steinke 2020
+* `gaussian_eps`, `gaussian_mu` — its inverses in ε and μ;
+* `zcdp_eps`, `zcdp_order`, `zcdp_rho` — ρ-zCDP → (ε, δ) (Canonne, Kamath & Steinke 2020
   Prop. 12, continuous α) and back;
-* :func:`rdp_log_a` — log A_α of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019): the exact
+* `rdp_log_a` — log A_α of the Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019): the exact
   binomial sum at integer α, mpmath quadrature of the defining integral at fractional α;
-* :func:`rdp_eps` — ε at δ of T compositions at one RDP order (improved conversion, Balle et al. 2020 Thm 21);
-* :func:`root` — the bracketed mpmath root finder the inverses use (:mod:`dpcalc._roots_mp`).
+* `rdp_eps` — ε at δ of T compositions at one RDP order (improved conversion, Balle et al. 2020 Thm 21);
+* `root` — the bracketed mpmath root finder the inverses use (`dpcalc._roots_mp`).
 
 mpmath is imported inside the functions; precision is set with ``mpmath.workdps`` (no global state).
 """
@@ -63,7 +63,7 @@ def gaussian_log_delta(eps: float, mu: float, dps: int = DPS) -> Any:
 
 
 def gaussian_delta(eps: float, mu: float, dps: int = DPS) -> Any:
-    """δ(ε; μ) of the Gaussian privacy profile (see :func:`gaussian_log_delta`)."""
+    """δ(ε; μ) of the Gaussian privacy profile (see `gaussian_log_delta`)."""
     mp = _mp()
     with mp.workdps(dps):
         return mp.exp(gaussian_log_delta(eps, mu, dps))
@@ -141,7 +141,7 @@ def zcdp_order(rho: float, log_delta: float, dps: int = DPS) -> Any:
 
 def zcdp_eps(rho: float, log_delta: float, dps: int = DPS) -> Any:
     """ε of ρ-zCDP at δ, CKS 2020 Prop. 12 minimised over continuous α, clamped at 0; 0 when the
-    Bretagnolle–Huber bound δ >= √(1 − e^{−ρ}) holds (as in :func:`dpcalc.accounting.zcdp.eps_from_rho`)."""
+    Bretagnolle–Huber bound δ >= √(1 − e^{−ρ}) holds (as in `dpcalc.accounting.zcdp.eps_from_rho`)."""
     mp = _mp()
     with mp.workdps(dps):
         r, ld = mp.mpf(rho), mp.mpf(log_delta)
@@ -153,10 +153,10 @@ def zcdp_eps(rho: float, log_delta: float, dps: int = DPS) -> Any:
 
 
 def zcdp_rho(eps: float, log_delta: float, dps: int = DPS) -> Any:
-    """The ρ with :func:`zcdp_eps` (ρ, δ) = ε (ε > 0), by one root in the optimal order instead of a root of a root:
-    along the optimum, ``ρ = −(log α + log δ)/(α − 1)²`` (the stationarity condition of :func:`zcdp_order`) falls
+    """The ρ with `zcdp_eps` (ρ, δ) = ε (ε > 0), by one root in the optimal order instead of a root of a root:
+    along the optimum, ``ρ = −(log α + log δ)/(α − 1)²`` (the stationarity condition of `zcdp_order`) falls
     from +∞ to 0 as α runs over (1, 1/δ), so ε(α) there is monotone and its root gives ρ. Where that ρ lies in the
-    Bretagnolle–Huber region (ε clamped to 0 there), the nested root of :func:`zcdp_eps` is used instead."""
+    Bretagnolle–Huber region (ε clamped to 0 there), the nested root of `zcdp_eps` is used instead."""
     mp = _mp()
     with mp.workdps(dps):
         e, ld = mp.mpf(eps), mp.mpf(log_delta)

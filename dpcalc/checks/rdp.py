@@ -1,14 +1,14 @@
 """Verification recipes for the RDP and zCDP entries (mironov2019, balle2020, bun2016).
 
 * ``rdp_gaussian_renyi`` / ``zcdp_gaussian_renyi`` (Monte Carlo): D_α(N(Δ,σ²) ‖ N(0,σ²)) by sampling the privacy
-  loss (:func:`dpcalc.sim.estimators.renyi_divergence`); zCDP compares ρ with D_2/2.
+  loss (`dpcalc.sim.estimators.renyi_divergence`); zCDP compares ρ with D_2/2.
 * ``rdp_subsampled_quadrature`` (exact-numeric): log A_α by 40-digit mpmath quadrature of the defining integral
   E_{z~N(0,σ²)}[(1 − q + q e^{(2z−1)/(2σ²)})^α] (written as 1 + E[(1+qX)^α − 1 − αqX]), tolerance 1e-10 relative.
 * ``rdp_conversion_valid`` / ``zcdp_conversion_valid`` (exact-numeric): a conversion is an upper bound, so for the
   Gaussian whose RDP at α is exactly the given r (μ² = 2r/α; for ρ-zCDP μ² = 2ρ) its ε must be at least the
   Gaussian's exact ε (analytic root); the interval is [ε_exact, ∞).
 * ``zcdp_optimal_order`` (exact-numeric): the order of the tight zCDP conversion against the 40-digit bracketed
-  mpmath root of its stationarity condition (:func:`dpcalc.checks.oracles.zcdp_order`), tolerance 1e-13 relative.
+  mpmath root of its stationarity condition (`dpcalc.checks.oracles.zcdp_order`), tolerance 1e-13 relative.
 """
 
 from __future__ import annotations

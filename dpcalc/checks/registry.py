@@ -1,9 +1,9 @@
 """Registry of verification recipes: how each catalog formula is checked against simulation or numerics.
 
-A family module ``dpcalc/checks/<family>.py`` registers recipes with :func:`recipe`; the name is what a catalog
+A family module ``dpcalc/checks/<family>.py`` registers recipes with `recipe`; the name is what a catalog
 entry gives in ``check = {method = "monte-carlo", recipe = "<name>"}``. A recipe receives the formula, the input
-point (the entry's ``check.inputs`` table, else its first example's inputs) and a :class:`CheckContext`, and returns
-a :class:`CheckResult` whose ``closed_form`` comes from ``formula.call(values, published=ctx.published)`` and whose
+point (the entry's ``check.inputs`` table, else its first example's inputs) and a `CheckContext`, and returns
+a `CheckResult` whose ``closed_form`` comes from ``formula.call(values, published=ctx.published)`` and whose
 ``estimate`` is computed independently (simulation, quadrature, optimiser, log-det, …).
 
 Verdict: ``pass`` iff ``ci_low <= closed_form <= ci_high`` (for ``exact-numeric`` checks the interval is the

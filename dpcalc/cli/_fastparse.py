@@ -2,10 +2,10 @@
 
 Typer (0.29) coerces every parameter through a Pydantic ``TypeAdapter``; importing Pydantic and building the
 adapters costs ~100 ms on each ``dpcalc`` call, more than the whole calculation. dpcalc's options are strings
-(numbers are parsed by :mod:`dpcalc.report.grid`), booleans, enums, paths and integers, whose coercion is trivial.
-:func:`install` pre-sets a light coercer on each such parameter of the built Click command.
+(numbers are parsed by `dpcalc.report.grid`), booleans, enums, paths and integers, whose coercion is trivial.
+`install` pre-sets a light coercer on each such parameter of the built Click command.
 
-Typer has no public hook for this: :func:`install` uses two private names (the ``RuntimeParam`` base of
+Typer has no public hook for this: `install` uses two private names (the ``RuntimeParam`` base of
 ``typer._coercion`` and the parameter's ``_runtime_param`` slot). It checks for both first and does nothing when a
 Typer release lacks them — every option then goes through Typer's own coercion, with the same results, only slower
 (``tests/cli/test_cli_fastparse.py`` runs every command both ways).

@@ -1,6 +1,6 @@
 """``dpcalc account`` (ε under every accountant, side by side) and ``dpcalc calibrate`` (σ for a target ε).
 
-Library: :mod:`dpcalc.accounting.accountants`, :mod:`dpcalc.accounting.calibrate`
+Library: `dpcalc.accounting.accountants`, `dpcalc.accounting.calibrate`
 (RDP, zCDP, analytic Gaussian, GDP-CLT, PLD).
 """
 
@@ -76,7 +76,7 @@ def _setting() -> list[Column]:
 
 
 def _check_work(options: str, points: int, names: list[str], costs: dict[str, float]) -> None:
-    """The shared work cap (:func:`dpcalc._limits.check_seconds`) at the accountants' measured cost a point."""
+    """The shared work cap (`dpcalc._limits.check_seconds`) at the accountants' measured cost a point."""
     from dpcalc import _limits
 
     each = sum(costs.get(n, 0.02) for n in names)

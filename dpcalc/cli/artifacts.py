@@ -1,5 +1,5 @@
 """Command outputs that are not tables: a figure (``dpcalc plot``) and a document (``dpcalc formulas show``), with
-their writers (:func:`dpcalc.cli.output.write` imports this module only for them)."""
+their writers (`dpcalc.cli.output.write` imports this module only for them)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ __all__ = ["WRITERS", "Document", "Figure"]
 
 
 class Figure:
-    """A figure to draw: its spec (:class:`dpcalc.plot.spec.FigureSpec`) and the file stem used without --output."""
+    """A figure to draw: its spec (`dpcalc.plot.spec.FigureSpec`) and the file stem used without --output."""
 
     def __init__(self, spec: Any, name: str) -> None:
         self.spec, self.name = spec, name

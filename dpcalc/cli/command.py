@@ -1,7 +1,7 @@
 """Declared commands: the options once, one body; parsing, errors, warnings and output shared by all.
 
-A command is a :class:`Command` — a name, its options (:mod:`dpcalc.cli.options`), the catalog formula its options
-are read from, its output kind (:mod:`dpcalc.cli.output`) and a body that receives the parsed values (:class:`Args`)
+A command is a `Command` — a name, its options (`dpcalc.cli.options`), the catalog formula its options
+are read from, its output kind (`dpcalc.cli.output`) and a body that receives the parsed values (`Args`)
 and returns what is shown::
 
     @command("leakage", axis("sigma"), axis("d"), axis("C"), formula="midp.server_leakage")
@@ -12,8 +12,8 @@ and returns what is shown::
                       flatten(axes, {"eps": midp.server_leakage(axes["sigma"], axes["d"], C=axes["C"])}),
                       formula="midp.server_leakage")
 
-The decorator only declares: a family module lists its commands in ``ENTRIES`` and :mod:`dpcalc.cli.main`
-registers every one the same way (:func:`callback`). Input errors (``DpcalcError``) become one stderr line naming the
+The decorator only declares: a family module lists its commands in ``ENTRIES`` and `dpcalc.cli.main`
+registers every one the same way (`callback`). Input errors (``DpcalcError``) become one stderr line naming the
 option and exit code 2; warnings raised while the command runs are collected into its output.
 See docs/conventions.md ("How to add a command").
 """
@@ -51,7 +51,7 @@ class Command:
         self.formula = formula  # the catalog entry the options' inputs come from (unless an option names its own)
         self.output = output  # table | figure | document
         self.extra_args = extra_args  # --<input> VALUES pairs beyond the declared options (dpcalc eval)
-        self.work = work  # the work estimate (:func:`estimate`)
+        self.work = work  # the work estimate (`estimate`)
 
     @property
     def help(self) -> str:
@@ -66,7 +66,7 @@ class Group:
 
 
 #: A command's work estimate: seconds per grid point (a number), or ``work(args)`` → (the options responsible,
-#: estimated seconds, what one unit costs); None: :data:`POINT_SECONDS` per grid point.
+#: estimated seconds, what one unit costs); None: `POINT_SECONDS` per grid point.
 Work = float | Callable[["Args"], tuple[str, float, str]] | None
 
 POINT_SECONDS = 1e-5
@@ -149,7 +149,7 @@ class Args:
         return {n: self._values[n] for n in names if self._values[n] is not None}
 
     def grid(self, *names: str) -> dict[str, Any]:
-        """The broadcast sweep grid (:func:`dpcalc.report.grid.grid`) of ``names`` (default: every grid option
+        """The broadcast sweep grid (`dpcalc.report.grid.grid`) of ``names`` (default: every grid option
         given, in declaration order): one axis each, first slowest."""
         from dpcalc.report.grid import grid
 
@@ -158,7 +158,7 @@ class Args:
 
 
 def resolved(cmd: Command, with_help: bool = True) -> list[Resolved]:
-    """The command's options completed from the catalog and the library (see :func:`dpcalc.cli.options.resolve`)."""
+    """The command's options completed from the catalog and the library (see `dpcalc.cli.options.resolve`)."""
     return [resolve(o, cmd.formula, with_help) for o in cmd.options]
 
 
@@ -218,8 +218,8 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
 
 
 def estimate(cmd: Command, args: Args) -> None:
-    """Refuse in one line, before any work, a call whose estimated work exceeds :data:`dpcalc._limits.MAX_SECONDS`
-    (what stays within it runs; long work shows progress on a terminal, :mod:`dpcalc._progress`)."""
+    """Refuse in one line, before any work, a call whose estimated work exceeds `dpcalc._limits.MAX_SECONDS`
+    (what stays within it runs; long work shows progress on a terminal, `dpcalc._progress`)."""
     from dpcalc import _limits
 
     if callable(cmd.work):
@@ -239,7 +239,7 @@ def _duration(seconds: float) -> str:
 
 
 def fail(message: str) -> typer.Exit:
-    """Print one line to stderr (:func:`dpcalc.cli.messages.one_line`) and return the Exit(2) to raise."""
+    """Print one line to stderr (`dpcalc.cli.messages.one_line`) and return the Exit(2) to raise."""
     from dpcalc.cli.messages import one_line
 
     print(f"dpcalc: error: {one_line(message)}", file=sys.stderr)

@@ -105,7 +105,7 @@ def _audit_work(a: Args) -> tuple[str, float, str]:
 
 
 def _audit_grid(g: dict[str, np.ndarray], as_published: bool) -> Any:
-    """The audit's closed forms at every grid point at once (:func:`dpcalc.cuag.audit_eps`)."""
+    """The audit's closed forms at every grid point at once (`dpcalc.cuag.audit_eps`)."""
     mu_eff, eps_claimed, eps_eff = (np.asarray(x) for x in cuag.audit_eps(g["mu"], g["T"], g["delta"]))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(eps_claimed > 0, eps_eff / eps_claimed, np.nan)  # no ratio where the claimed ε is 0

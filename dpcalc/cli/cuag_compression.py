@@ -1,5 +1,5 @@
 """``dpcalc cuag uplink|rates|matrix|coherence``: CUAG-PFL's compression (Li, Xiao & Chen 2024, §5.3,
-Algorithms 2-3, eq. 14, Tables 2 and 6). :data:`COMMANDS` joins the ``cuag`` group (:mod:`dpcalc.cli.cuag`)."""
+Algorithms 2-3, eq. 14, Tables 2 and 6). `COMMANDS` joins the ``cuag`` group (`dpcalc.cli.cuag`)."""
 
 from __future__ import annotations
 

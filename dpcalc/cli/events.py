@@ -1,8 +1,8 @@
 """``dpcalc account --event FILE`` and ``dpcalc calibrate --event FILE --solve-for PATH``: any event (a JSON or TOML
 file in dp-accounting's ``to_named_tuple()`` form or the short spelling) under a chosen neighbouring relation.
 
-Library: :func:`dpcalc.accounting.events.account.account`, :func:`dpcalc.accounting.events.solve_for.calibrate`.
-The options are declared in :mod:`dpcalc.cli.account` (``--event``, ``--neighbours``, ``--solve-for``); the bodies
+Library: `dpcalc.accounting.events.account.account`, `dpcalc.accounting.events.solve_for.calibrate`.
+The options are declared in `dpcalc.cli.account` (``--event``, ``--neighbours``, ``--solve-for``); the bodies
 there hand over to these functions when ``--event`` is given.
 """
 

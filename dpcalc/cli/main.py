@@ -1,8 +1,8 @@
 """The ``dpcalc`` command: a Typer app built from the commands the family modules declare.
 
 Each family module (``dpcalc.cli.<module>``) lists its top-level commands and groups in ``ENTRIES``
-(:class:`~dpcalc.cli.command.Command`, :class:`~dpcalc.cli.command.Group`); :data:`COMMANDS` names the module of
-each top-level name, and :func:`register` adds every entry the same way. The console script builds only the command
+(`Command`, `Group`); `COMMANDS` names the module of
+each top-level name, and `register` adds every entry the same way. The console script builds only the command
 it runs (and, in a group, only the named subcommand), so one family's imports never slow another's start-up; family
 modules import SciPy and SymPy inside their bodies only.
 """

@@ -1,13 +1,13 @@
 """One-line error messages that name the command line's options (imported only when an error is reported).
 
-* :func:`usage_message` — Click's usage error on one line; an unknown option answered with the right one:
-  ``--sigma`` where the option is ``--noise-multiplier``, ``--N`` for ``--n`` (:func:`suggest`);
-* :func:`with_option_names` — a library message naming ``m`` glossed with the option, ``(m: --data-size)``.
+* `usage_message` — Click's usage error on one line; an unknown option answered with the right one:
+  ``--sigma`` where the option is ``--noise-multiplier``, ``--N`` for ``--n`` (`suggest`);
+* `with_option_names` — a library message naming ``m`` glossed with the option, ``(m: --data-size)``.
 
 The names an option answers to are derived from its declaration, not listed by hand: its library name (``m`` for
 ``--data-size``, ``N`` for ``--n``, ``sigma`` for ``--noise-multiplier``), the Greek letters of its catalog symbol
 (``--epsilon``, ``--lambda``) and its letter symbol (``--T`` for ``--steps``), plus a few English words for the
-quantities that have them (:data:`WORDS`). An unknown option that is none of these but starts an option name
+quantities that have them (`WORDS`). An unknown option that is none of these but starts an option name
 (``--d`` for ``--delta`` where ``--d`` is not the model dimension) is answered with every option it starts.
 """
 

@@ -1,5 +1,5 @@
 """``dpcalc midp leakage|utility|personalized|plan|clip`` (ε-MI-DP, He & He 2023); ``dpcalc sigma`` is
-:mod:`dpcalc.cli.sigma`."""
+`dpcalc.cli.sigma`."""
 
 from __future__ import annotations
 

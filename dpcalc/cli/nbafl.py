@@ -1,12 +1,12 @@
 """``dpcalc nbafl noise|bound|optimal-t|optimal-k|accounting|simulate`` (NbAFL, Wei et al. 2020).
 
-Thin commands over :mod:`dpcalc.nbafl`. The options and their defaults are the catalog's (``formulas/003_nbafl.toml``):
+Thin commands over `dpcalc.nbafl`. The options and their defaults are the catalog's (``formulas/003_nbafl.toml``):
 the paper's Table 1 setting δ = 0.01, C = 20, m = 100, N = 50, T = 25, c_scale = 1.25 and the assumed constants
 of Theorems 2–3 (l = 0.1, β = 1, ρ = 0.2, B = 1, μ = 1, Θ = 2.3), the same as the library's. Paper symbols whose
 one-letter names would clash with other options are spelled out (docs/conventions.md §2): N → ``--n``,
 K → ``--sampled``, T → ``--rounds``, L → ``--exposures``, m → ``--data-size``, l → ``--pl``, β → ``--lipschitz``,
 ρ → ``--smoothness``, B → ``--dissimilarity``, μ → ``--prox-mu``, Θ → ``--theta``. ``simulate`` takes its
-defaults from :class:`dpcalc.nbafl.simulate.SimulationConfig` (a synthetic setting of its own).
+defaults from `dpcalc.nbafl.simulate.SimulationConfig` (a synthetic setting of its own).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _status() -> dict[str, str]:
 
 
 def _points(axes: dict[str, np.ndarray]) -> list[dict[str, float]]:
-    """One dict per grid point (row order of :func:`flatten`)."""
+    """One dict per grid point (row order of `flatten`)."""
     return list(flatten(axes, {}))
 
 
@@ -317,7 +317,7 @@ def _simulation(a: Args) -> SimulationConfig:
 
 
 def _simulate_work(a: Args) -> tuple[str, float, str]:
-    """The simulation's work before it starts (:attr:`SimulationConfig.work`; invalid settings refused here)."""
+    """The simulation's work before it starts (`SimulationConfig.work`; invalid settings refused here)."""
     cfg = _simulation(a).validated()
     return ("--eps, --t-max, --n, --data-size, --dim, --local-steps, --repeats",
             cfg.work / _SIM_RATE + len(cfg.eps) * _SIM_TSTAR_SECONDS,

@@ -1,7 +1,7 @@
 """Declared options: each command option once, its name, help and default read from where they live.
 
-An :class:`Opt` names a quantity by its library name (``m``, ``N``, ``eps``) and says what kind of value it takes
-(:data:`KINDS`). :func:`resolve` completes it from one place:
+An `Opt` names a quantity by its library name (``m``, ``N``, ``eps``) and says what kind of value it takes
+(`KINDS`). `resolve` completes it from one place:
 
 * a catalog input (the command's formula, or ``Opt.formula``): the option name (the input's ``option`` key, else
   ``--{name}``), the help (the input's description, symbol, unit and domain) and the default (the input's
@@ -10,7 +10,7 @@ An :class:`Opt` names a quantity by its library name (``m``, ``N``, ``eps``) and
 * or the declaration itself, for options that are the command line's own (``--side``, ``--accountant``).
 
 A default of several values (a list or range that a command sweeps when nothing is given, e.g. ``--alpha 2:64:1``)
-is an ``Opt.sweep``: the library has no scalar to agree with. :meth:`Resolved.parse` turns the command-line text into
+is an ``Opt.sweep``: the library has no scalar to agree with. `Resolved.parse` turns the command-line text into
 the value the command's body receives (a list of floats for a grid axis, a vector, one number, a matrix, …).
 """
 
@@ -42,7 +42,7 @@ _NUMERIC = ("axis", "vector", "one")
 
 
 class _FromSource:
-    """The default comes from the catalog input or ``default_from`` (the marker of :attr:`Opt.default`)."""
+    """The default comes from the catalog input or ``default_from`` (the marker of `Opt.default`)."""
 
     def __repr__(self) -> str:
         return "FROM_SOURCE"
@@ -223,7 +223,7 @@ def _catalog_input(formula: str, name: str) -> dict[str, Any] | None:
 
 
 def source_default(opt: Opt, inp: dict[str, Any] | None) -> Any:
-    """The default the option's source holds (:data:`inspect.Parameter.empty` if it has none)."""
+    """The default the option's source holds (`inspect.Parameter.empty` if it has none)."""
     if opt.default_from is not None:
         return library_default(opt.default_from, opt.param or opt.name)
     if inp is not None:
@@ -233,7 +233,7 @@ def source_default(opt: Opt, inp: dict[str, Any] | None) -> Any:
 
 def library_default(source: Any, name: str) -> Any:
     """The default of parameter (or dataclass field) ``name`` of ``source`` (a function, a dataclass, or
-    ``"module:name"``); :data:`inspect.Parameter.empty` if it has none."""
+    ``"module:name"``); `inspect.Parameter.empty` if it has none."""
     if isinstance(source, str):
         module, _, attr = source.partition(":")
         source = getattr(importlib.import_module(module), attr)

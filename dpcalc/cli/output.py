@@ -1,13 +1,13 @@
 """What every command's output shares: the output options, the format, rendering, warnings on stderr.
 
-Three kinds of command output, each with its own option set (added once, by :mod:`dpcalc.cli.command`):
+Three kinds of command output, each with its own option set (added once, by `dpcalc.cli.command`):
 
-* ``table`` — a :class:`~dpcalc.report.render.Result`: ``--format/-f``, ``--json``, ``--output/-o``, ``--force``.
-  The format is ``--json``, else ``--format``, else the ``--output`` file's suffix (:data:`SUFFIX_FORMATS`), else
+* ``table`` — a `Result`: ``--format/-f``, ``--json``, ``--output/-o``, ``--force``.
+  The format is ``--json``, else ``--format``, else the ``--output`` file's suffix (`SUFFIX_FORMATS`), else
   the table; a box-drawn table never lands in a ``.csv`` file.
-* ``figure`` — a :class:`~dpcalc.cli.artifacts.Figure` (``dpcalc plot``): ``--output/-o`` (.png, .svg,
+* ``figure`` — a `Figure` (``dpcalc plot``): ``--output/-o`` (.png, .svg,
   .pdf), ``--format/-f``, ``--force``.
-* ``document`` — a :class:`~dpcalc.cli.artifacts.Document` (``dpcalc formulas show``): its text, or its
+* ``document`` — a `Document` (``dpcalc formulas show``): its text, or its
   JSON with ``--json``; ``--output/-o``, ``--force``.
 """
 

@@ -1,5 +1,5 @@
 """``dpcalc secagg divergence|rdp|table1|waterfill|mi-bound|span-check``: DP of secure aggregation without added
-noise (Zhang et al. 2024). The analyses are :mod:`dpcalc.secagg.analysis`; this module reads the options.
+noise (Zhang et al. 2024). The analyses are `dpcalc.secagg.analysis`; this module reads the options.
 
 Covariance normalisations are explicit (erratum E5): ``--normalization sec4`` for Σ_i = G_iG_iᵀ/D (Theorems 2–3;
 aggregate divided by B) and ``sec5`` for Σ_i = G_iG_iᵀ/(B·D) (WF-NA, Theorem 4, Table 1); λ_sec4 = B·λ_sec5.

@@ -1,5 +1,5 @@
 """``dpcalc sigma``: the minimum Gaussian noise for client-level ε-MI-DP (He & He 2023), and the aggregation options
-it shares with ``dpcalc midp leakage|utility`` (:mod:`dpcalc.cli.midp`). Its own module: the start-up of the most
+it shares with ``dpcalc midp leakage|utility`` (`dpcalc.cli.midp`). Its own module: the start-up of the most
 used command compiles only what it runs.
 """
 

@@ -1,7 +1,7 @@
 """``dpcalc statement``: the privacy statement of a training run, to paste into a paper or a model card.
 
-Library: :mod:`dpcalc.report.statement` (content and rendering), :mod:`dpcalc.accounting.training` (training terms),
-:mod:`dpcalc.accounting.group` (user level).
+Library: `dpcalc.report.statement` (content and rendering), `dpcalc.accounting.training` (training terms),
+`dpcalc.accounting.group` (user level).
 """
 
 from __future__ import annotations

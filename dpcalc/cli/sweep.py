@@ -1,16 +1,16 @@
 """A sweep that crosses a formula's domain edge: the rows that exist, the others shown as not computable.
 
 When the body of a declared table command refuses its inputs
-(a :class:`~dpcalc.errors.DpcalcError`) and more than one grid point was asked for, the grid is split — always the
+(a `DpcalcError`) and more than one grid point was asked for, the grid is split — always the
 first option (in declaration order) that still has several values, so the pieces stay in row order — and each half
 is run again, down to the single points that fail. The rows that were computed are kept; a failing point becomes a
 row whose inputs are shown and whose results are empty: ``—`` in a table with the reason once in the note, ``null``
 plus a ``reason`` field in JSON, empty cells in CSV (the reason on stderr). The command exits 0 if any row was
 computed; when none was, or when a single point was asked for, it fails with the body's one-line error (exit 2).
 
-Not split: a refused amount of work or memory (:class:`~dpcalc._limits.LimitError` — smaller pieces would only
+Not split: a refused amount of work or memory (`LimitError` — smaller pieces would only
 run the refused work in parts), a result with a summary (a summary of a part is not the summary of the sweep),
-and grids of more than :data:`MAX_SPLIT_POINTS` points (the first error is reported instead).
+and grids of more than `MAX_SPLIT_POINTS` points (the first error is reported instead).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``--dataset-size --batch-size --epochs`` (or ``--steps``): example-level DP-SGD; ``--clients --clients-per-round
 --rounds``: client-level DP-FedAvg; ``--q --steps``: the accountants' own symbols. One set per call; an incomplete or
-conflicting combination is one line naming the options. Library: :mod:`dpcalc.accounting.training`.
+conflicting combination is one line naming the options. Library: `dpcalc.accounting.training`.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def shuffle_accountants(a: Args) -> None:
 def evaluate(run: Schedule | None, name: str, sigma: float, q: float, steps: float, delta: float,
              **options: Any) -> Any:
     """One row's AccountantResult: the Poisson accountants (``--q --steps`` or a Poisson run), or the run's own
-    sampling (:func:`dpcalc.accounting.training.evaluate`)."""
+    sampling (`dpcalc.accounting.training.evaluate`)."""
     from dpcalc.accounting import accountants, training
 
     if run is None or run.sampling == "poisson":
@@ -238,7 +238,7 @@ def user_k(a: Args, run: Schedule | None) -> int | None:
 
 def user_rows(a: Args, run: Schedule | None, points: list[tuple[float, ...]], names: list[str],
               options: dict[str, Any]) -> list[dict[str, Any]]:
-    """``account``'s user-level rows (:func:`dpcalc.accounting.group.user_level`), one per bound and grid point."""
+    """``account``'s user-level rows (`dpcalc.accounting.group.user_level`), one per bound and grid point."""
     from dpcalc.accounting import group
     from dpcalc.accounting.training import Schedule
 

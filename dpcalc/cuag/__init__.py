@@ -151,7 +151,7 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
 
     Round τ runs P steps at σ_τ with ρ²P(e^{1/σ_τ²} − 1) = μ²/τ, so μ_eff² = Σ_τ μ²/τ = μ²H_T, whatever
     |D|, λ, B and P are. The paper claims the budget stays μ: ``as_published=True`` returns that claim (μ,
-    broadcast against T) with an :class:`~dpcalc.errors.ErratumWarning`.
+    broadcast against T) with an `ErratumWarning`.
     """
     m = v.positive("mu", mu)
     eff = m * np.sqrt(np.asarray(harmonic(T)))
@@ -187,9 +187,9 @@ class Audit:
 @v.named_shapes
 def audit_eps(mu: ArrayLike, T: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> tuple[FloatOrArray, FloatOrArray,
                                                                                        FloatOrArray]:
-    """The closed forms of :func:`audit`, broadcast over arrays: (μ√H_T, ε(μ, δ), ε(μ√H_T, δ)) — the composed CLT μ
+    """The closed forms of `audit`, broadcast over arrays: (μ√H_T, ε(μ, δ), ε(μ√H_T, δ)) — the composed CLT μ
     of schedule (16) after T rounds, the ε the paper claims and the ε of the composition (CUAG-PFL erratum E15).
-    CLT-based: an estimate (:class:`~dpcalc.errors.EstimateWarning`)."""
+    CLT-based: an estimate (`EstimateWarning`)."""
     mu_eff = effective_mu(mu, T)
     eps_claimed, eps_eff = gdp.eps_from_mu(mu, delta), gdp.eps_from_mu(mu_eff, delta)
     v.warn(gdp.CLT_WARNING, EstimateWarning)
@@ -277,7 +277,7 @@ def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
 
 @v.named_shapes
 def prifedsync_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
-    """PriFedSync baseline curve: ε(μ_t, δ) with μ_t of :func:`prifedsync_mu` (0.406841 at t = 1, 10.235670 at
+    """PriFedSync baseline curve: ε(μ_t, δ) with μ_t of `prifedsync_mu` (0.406841 at t = 1, 10.235670 at
     t = 300 for δ = 1e-5: the paper's [0.41, 10.24])."""
     mu = prifedsync_mu(t)
     return gdp.eps_from_mu(mu, delta)
@@ -295,7 +295,7 @@ class Baselines:
 @v.named_shapes
 def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool = True,
               prifedsync: bool = True) -> Baselines:
-    """DP-SCAFFOLD ε (:func:`dpscaffold_eps`) and PriFedSync μ and ε (:func:`prifedsync_mu`, ε(μ_t, δ)) at t, δ."""
+    """DP-SCAFFOLD ε (`dpscaffold_eps`) and PriFedSync μ and ε (`prifedsync_mu`, ε(μ_t, δ)) at t, δ."""
     mu = prifedsync_mu(t) if prifedsync else None
     return Baselines(eps_dp_scaffold=dpscaffold_eps(t, delta) if dp_scaffold else None, mu_prifedsync=mu,
                      eps_prifedsync=None if mu is None else gdp.eps_from_mu(mu, delta))

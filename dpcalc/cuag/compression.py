@@ -101,7 +101,7 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
 @v.named_shapes
 def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
                 rounding: Rounding = "python") -> v.FloatArray:
-    """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then :func:`layer_rate`."""
+    """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then `layer_rate`."""
     return np.atleast_1d(np.asarray(layer_rate(layer_weights(layer_norms), r_max, r_min, rounding=rounding)))
 
 
@@ -140,7 +140,7 @@ def measurement_count(r: float, layer_size: float, *, as_published: bool = False
     """Number of rows with z + 1 ones: ``I − ⌊1/r⌋·⌊rI⌋`` (corrected, CUAG-PFL erratum E7).
 
     ``as_published=True`` gives the printed ``I − ⌊1/r⌋·r·I`` (can be non-integer: r = 0.3, I = 64 → 6.4 instead
-    of 7), with an :class:`ErratumWarning`.
+    of 7), with an `ErratumWarning`.
     """
     fr, n = _rate(r), _layer(layer_size)
     z = math.floor(1 / fr)
@@ -168,7 +168,7 @@ class MeasurementMatrix:
     widths: np.ndarray
 
     def dense(self) -> v.FloatArray:
-        """The b × I 0/1 matrix (for small layers; use :meth:`apply` for large ones)."""
+        """The b × I 0/1 matrix (for small layers; use `apply` for large ones)."""
         phi = np.zeros((self.b, self.layer_size))
         for j, (s, w) in enumerate(zip(self.starts, self.widths, strict=True)):
             phi[j, s:s + w] = 1.0
@@ -186,7 +186,7 @@ class MeasurementMatrix:
 def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
     """Algorithm 3 (eq. 13) with the corrected count (E7): b = ⌊rI⌋ rows, z = ⌊1/r⌋.
 
-    Raises :class:`DomainError` where the construction is undefined: b = 0, or count = I − z·b > b (small layers:
+    Raises `DomainError` where the construction is undefined: b = 0, or count = I − z·b > b (small layers:
     I <= 19 at r = 0.2, <= 13 at r = 0.3, <= 7 at r = 0.4; CUAG-PFL erratum E7).
     """
     fr, n = _rate(r), _layer(layer_size)
@@ -254,7 +254,7 @@ def _numeric_matrix(name: str, value: ArrayLike) -> np.ndarray:
 def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
     """Eq. (14): ``v(φ, ψ) = √a · max_{i,j} |⟨φ_i, ψ_j⟩| / (‖φ_i‖ ‖ψ_j‖)`` (rows φ_i of φ, columns ψ_j of ψ).
 
-    For an orthonormal ψ, 1 <= v <= √a (:func:`coherence_bounds`).
+    For an orthonormal ψ, 1 <= v <= √a (`coherence_bounds`).
     """
     p = _numeric_matrix("phi", phi)
     s = _numeric_matrix("psi", psi)
@@ -302,8 +302,8 @@ MAX_LAYER_SIZE = 2.0**53
 
 @v.named_shapes
 def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
-    """Layer sizes from a model name (:data:`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
-    :func:`dpcalc.files.read_vector`)."""
+    """Layer sizes from a model name (`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
+    `dpcalc.files.read_vector`)."""
     if isinstance(layer_sizes, str):
         if layer_sizes in MODELS:
             return MODELS[layer_sizes]
@@ -322,7 +322,7 @@ def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[i
 @v.named_shapes
 def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None) -> int:
     """Σ_l ⌊r_l·I_l⌋ parameters per upload (all of them when ``rate`` is None); ``rate`` scalar or per layer;
-    ``layer_sizes`` as accepted by :func:`parse_layer_sizes`."""
+    ``layer_sizes`` as accepted by `parse_layer_sizes`."""
     sizes = parse_layer_sizes(layer_sizes)
     if rate is None:
         return int(sum(sizes))

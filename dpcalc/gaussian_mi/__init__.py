@@ -1,10 +1,10 @@
 """Mutual-information utility-privacy for Gaussian local parameters (Zeng, Yang & Dai, Entropy 2022; paper 001).
 
-* :mod:`dpcalc.gaussian_mi.engine` — exact engine for any PD covariances (Cholesky log-determinants, Schur complements).
-* :mod:`dpcalc.gaussian_mi.cases` — Cases 1-3 closed forms, corrected (the '+' of (14), σ^{2n} twice in (17),
+* `dpcalc.gaussian_mi.engine` — exact engine for any PD covariances (Cholesky log-determinants, Schur complements).
+* `dpcalc.gaussian_mi.cases` — Cases 1-3 closed forms, corrected (the '+' of (14), σ^{2n} twice in (17),
   (22)/(24)), and the published forms behind ``as_published=True``.
-* :mod:`dpcalc.gaussian_mi.waterfill` — the Case-3 optimum in closed form (water-filling; corrects Figs 6/7).
-* :mod:`dpcalc.gaussian_mi.figures` — the data behind Figs. 4-7, published and corrected side by side.
+* `dpcalc.gaussian_mi.waterfill` — the Case-3 optimum in closed form (water-filling; corrects Figs 6/7).
+* `dpcalc.gaussian_mi.figures` — the data behind Figs. 4-7, published and corrected side by side.
 
 Units: bits by default (the paper's 2^{2ε}), ``units="nats"`` on request. The privacy notion is a Gaussian-prior
 conditional MI, not Cuff-Yu MI-DP (no sup over priors). See docs/gauss.md.

@@ -1,5 +1,5 @@
 """Units and validation shared by the Gaussian-prior MI modules (bits by default): a units string is validated and
-converted by :func:`dpcalc.units.nats_per_unit` (through the one validator :func:`dpcalc.units.check`)."""
+converted by `dpcalc.units.nats_per_unit` (through the one validator `dpcalc.units.check`)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ a *Gaussian-prior* conditional MI, ``max_i I(X_i; Y | X^{-i})`` for the stated G
 ``c_ε = 2^{2ε} − 1``, ``V_x = Var(X_i | X^{-i})``. Errata (each recorded in the catalog entry named in its warning):
 the '+' of (14) (gauss.case2_sigma2), σ^{2n} counted twice in (17) (gauss.case2_utility), (22)/(24) wrong for every
 n (gauss.case3_determinant, gauss.case3_privacy); ``as_published=True`` returns the paper's form with an
-:class:`~dpcalc.errors.ErratumWarning` naming the erratum and the true value.
+`ErratumWarning` naming the erratum and the true value.
 """
 
 from __future__ import annotations
@@ -371,11 +371,11 @@ def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
 
 @v.named_shapes
 def bits_to_nats(x: ArrayLike) -> FloatOrArray:
-    """An information quantity (or ε) in bits → nats: ``x·ln 2`` (:func:`dpcalc.units.to_nats`), x >= 0."""
+    """An information quantity (or ε) in bits → nats: ``x·ln 2`` (`dpcalc.units.to_nats`), x >= 0."""
     return v.scalar_or_array(units.to_nats(v.nonnegative("x", x), "bits"))
 
 
 @v.named_shapes
 def nats_to_bits(x: ArrayLike) -> FloatOrArray:
-    """An information quantity (or ε) in nats → bits: ``x/ln 2`` (:func:`dpcalc.units.from_nats`), x >= 0."""
+    """An information quantity (or ε) in nats → bits: ``x/ln 2`` (`dpcalc.units.from_nats`), x >= 0."""
     return v.scalar_or_array(units.from_nats(v.nonnegative("x", x), "bits"))

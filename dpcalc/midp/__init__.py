@@ -145,7 +145,7 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
                    units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by server noise σ: bound (1.40), ``(d/2)·ln(1 + p_max²C²/(dσ²))``.
 
-    An upper bound on the worst-case leakage (not attained under ‖w‖ <= C); the inverse of :func:`server_sigma`.
+    An upper bound on the worst-case leakage (not attained under ‖w‖ <= C); the inverse of `server_sigma`.
     """
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -230,7 +230,7 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
 
 @v.named_shapes
 def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
-    """The published product form of (5.29), kept to show it equals :func:`optimal_utility` (small N only)."""
+    """The published product form of (5.29), kept to show it equals `optimal_utility` (small N only)."""
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     dd = v.scalar("d", v.integer_at_least("d", d, 1))
     n = a.size
@@ -282,7 +282,7 @@ def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
 
 
 def _log_aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> float:
-    """``log Σ_i p_i²σ_i²`` without overflow (see :func:`_aggregate_noise`)."""
+    """``log Σ_i p_i²σ_i²`` without overflow (see `_aggregate_noise`)."""
     m, total = _aggregate_noise(p, s)
     return 2.0 * float(np.log(m)) + float(np.log(total))
 

@@ -1,11 +1,11 @@
 """NbAFL — noising before aggregation FL (Wei et al., "Federated Learning With Differential Privacy: Algorithms and
 Performance Analysis", IEEE TIFS 2020; paper 003, catalog ``formulas/003_nbafl.toml``).
 
-* :mod:`dpcalc.nbafl.noise` — c(δ), sensitivities, σ_U, σ_A, σ_D (eqs. 3–5, 7), b, γ.
-* :mod:`dpcalc.nbafl.bound` — Theorems 2 and 3 (eqs. 6, 8), P, Q, κ1, κ0 (status: disputed).
-* :mod:`dpcalc.nbafl.optimal` — T* and K* by integer scan (+ Lambert-W T* when κ0 = 0).
-* :mod:`dpcalc.nbafl.accounting` — the paper's linear composition vs RDP, analytic Gaussian, GDP (, PLD).
-* :mod:`dpcalc.nbafl.simulate` — a NumPy simulation of NbAFL on synthetic logistic regression.
+* `dpcalc.nbafl.noise` — c(δ), sensitivities, σ_U, σ_A, σ_D (eqs. 3–5, 7), b, γ.
+* `dpcalc.nbafl.bound` — Theorems 2 and 3 (eqs. 6, 8), P, Q, κ1, κ0 (status: disputed).
+* `dpcalc.nbafl.optimal` — T* and K* by integer scan (+ Lambert-W T* when κ0 = 0).
+* `dpcalc.nbafl.accounting` — the paper's linear composition vs RDP, analytic Gaussian, GDP (, PLD).
+* `dpcalc.nbafl.simulate` — a NumPy simulation of NbAFL on synthetic logistic regression.
 
 Defaults (library, catalog and CLI alike): the paper's Table 1 setting δ = 0.01, C = 20, m = 100, N = 50, T = 25,
 c_scale = 1.25, L = 1; the constants of Theorems 2–3, which the paper does not give, default to the assumed

@@ -11,7 +11,7 @@ accounting core,
 with ``noise_saved = 1 − sigma_u/σ_U(paper)``. Accountants: ``linear`` (the paper), ``rdp`` (Mironov et al. 2019,
 improved conversion), ``analytic`` (exact: L Gaussians compose to one with z/√L; Balle & Wang 2018), ``gdp``
 (μ = √L/z, exact for Gaussians; Dong, Roth & Su 2022), and ``pld`` (dpcalc's own certified PLD,
-:mod:`dpcalc.accounting.pld`: ε is its certified upper end ε_upper, σ its safe-side calibration to ~1e-3).
+`dpcalc.accounting.pld`: ε is its certified upper end ε_upper, σ its safe-side calibration to ~1e-3).
 
 Caveat: the paper's linear composition of L (ε/L, δ) releases strictly gives (ε, Lδ); like the paper we compare at
 δ. For per-release ε/L >= 1 the classic σ is not a guarantee (the ``analytic`` ε can exceed the paper's ε — then

@@ -9,7 +9,7 @@ GDP parameter and ``rho`` the zCDP parameter elsewhere in dpcalc.)
 
 **Status: disputed.** λ1 = 1/μ + ρB/μ as published is said to be a misprint of
 1 + ρB/μ (comment on the paper, arXiv 2406.05858): ``as_published=True`` (the default, with an
-:class:`~dpcalc.errors.ErratumWarning`) uses the published λ1, ``as_published=False`` the comment's. Talaei & Izadi
+`ErratumWarning`) uses the published λ1, ``as_published=False`` the comment's. Talaei & Izadi
 (2024) reject the bound as a whole. κ1, κ0 correspond to total noise std σ_U/√N with L = T (no server noise: the
 1/(1 − P) factors come from a geometric recursion with a constant per-round term), so eq. 6 does not describe
 L < T/√N; at K = N eq. 8 does not reduce to eq. 6 (it scales as 1/N, not 1/√N).
@@ -86,7 +86,7 @@ def contraction_q(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarit
 
 def _q_minus_1(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray, K: v.FloatArray
                ) -> v.FloatArray:
-    """Q − 1 of Theorem 3, computed directly (see :func:`_p_minus_1`)."""
+    """Q − 1 of Theorem 3, computed directly (see `_p_minus_1`)."""
     sk = np.sqrt(K)
     inner = rho * b * b / 2.0 + rho * b + rho * b * b / K + 2.0 * rho * b * b / sk + mu * b / sk - mu
     return np.asarray(2.0 * pl / mu ** 2 * inner, dtype=np.float64)

@@ -1,18 +1,18 @@
 """NbAFL noise levels (Wei et al., "Federated Learning With Differential Privacy: Algorithms and Performance
 Analysis", IEEE TIFS 2020, §3.3–3.4).
 
-* :func:`c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the paper uses scale 1, 1.25 and 1.5).
-* :func:`client_sensitivity` — Δs_U = 2C/m (eq. 3, m = smallest local data set).
-* :func:`server_sensitivity` — Δs_D = max_i 2C·p_i/m (eq. 4); 2C/(mN) for equal weights.
-* :func:`client_sigma` — σ_U = cLΔs_U/ε (Thm 1 over L exposures).
-* :func:`server_required_sigma` — σ_A = cTΔs_D/ε (full participation) or cTΔs_D/(bε) (K of N, §3.4.2).
-* :func:`server_sigma` — σ_D of eq. (5) (full) or eq. (7) (K of N): √(max(σ_A² − σ_U²·Σp_i², 0)).
-* :func:`sampling_b`, :func:`sampling_gamma` — b and γ of eq. (7); b exists only if K > N(1 − e^{−ε/T}).
+* `c_constant` — c = scale·√(2 ln(1.25/δ)) (Def. 2; the paper uses scale 1, 1.25 and 1.5).
+* `client_sensitivity` — Δs_U = 2C/m (eq. 3, m = smallest local data set).
+* `server_sensitivity` — Δs_D = max_i 2C·p_i/m (eq. 4); 2C/(mN) for equal weights.
+* `client_sigma` — σ_U = cLΔs_U/ε (Thm 1 over L exposures).
+* `server_required_sigma` — σ_A = cTΔs_D/ε (full participation) or cTΔs_D/(bε) (K of N, §3.4.2).
+* `server_sigma` — σ_D of eq. (5) (full) or eq. (7) (K of N): √(max(σ_A² − σ_U²·Σp_i², 0)).
+* `sampling_b`, `sampling_gamma` — b and γ of eq. (7); b exists only if K > N(1 − e^{−ε/T}).
 
 Validity: Def. 2 (Dwork & Roth 2014, Thm A.1) is proven only for a per-release ε < 1 (ε/L for a client, ε/T or
-bε/T for the server). Outside it the classic σ is not a guarantee: an :class:`~dpcalc.errors.OutOfDomainWarning` is
+bε/T for the server). Outside it the classic σ is not a guarantee: an `OutOfDomainWarning` is
 raised. ``calibration="analytic"`` instead gives the exact Gaussian-mechanism σ for the same per-release (ε, δ)
-(Balle & Wang 2018; :func:`dpcalc.accounting.gaussian_mechanism.sigma_analytic`), valid for every ε; ``c_scale``
+(Balle & Wang 2018; `dpcalc.accounting.gaussian_mechanism.sigma_analytic`), valid for every ε; ``c_scale``
 does not apply to it.
 """
 
@@ -55,7 +55,7 @@ def _calibration(calibration: str) -> Calibration:
 @v.named_shapes
 def c_constant(delta: ArrayLike = 0.01, *, c_scale: ArrayLike = 1.25) -> FloatOrArray:
     """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ))), with the one
-    c(δ) of :func:`dpcalc.accounting.gaussian_mechanism.classic_c`."""
+    c(δ) of `dpcalc.accounting.gaussian_mechanism.classic_c`."""
     return v.scalar_or_array(_c_scale(c_scale) * np.asarray(classic_c(delta)))
 
 

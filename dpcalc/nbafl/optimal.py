@@ -36,7 +36,7 @@ _BYTES_PER_POINT = 128.0  # the curve's temporaries (measured ~80 B per K at N =
 
 
 def check_scan(what: str, points: float) -> None:
-    """Raise a one-line DomainError before scanning if ``points`` integer points exceed :data:`MAX_SCAN` or (at
+    """Raise a one-line DomainError before scanning if ``points`` integer points exceed `MAX_SCAN` or (at
     ~128 bytes each, one scan at a time) the memory cap. ``what`` names the parameter(s) that set the length."""
     from dpcalc import _limits
 
@@ -99,7 +99,7 @@ def local_minima(curve: ArrayLike, xs: ArrayLike) -> tuple[int, ...]:
 def lambert_w0_exp(y: float) -> float:
     """W₀(e^y) for real y: the x > 0 with x + ln x = y (no overflow for large y).
 
-    Safeguarded Newton of the shared root finder (:func:`dpcalc._roots.bracket`) on the bracket
+    Safeguarded Newton of the shared root finder (`dpcalc._roots.bracket`) on the bracket
     [e^y/(1 + e^y), max(y, 1)] (x + ln x − y < 0 at the left end because t/(1 + t) < ln(1 + t), > 0 at the right),
     started at y − ln y for y > 1; the end of the final bracket with the smaller residual. Below y = −700,
     W₀(e^y) = e^y(1 − e^y + …) is e^y to double precision."""

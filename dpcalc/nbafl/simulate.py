@@ -42,14 +42,14 @@ class BoundConstants:
     theta: float = 2.3
 
 
-#: Most work units (:attr:`SimulationConfig.work`) one simulation may take: measured 0.65–2.6e9 units per CPU second,
+#: Most work units (`SimulationConfig.work`) one simulation may take: measured 0.65–2.6e9 units per CPU second,
 #: so about 1.3–5 minutes.
 MAX_WORK = 2e11
 
 
 @dataclass(frozen=True)
 class SimulationConfig:
-    """Settings of :func:`simulate` (defaults: a run of a few seconds showing an interior best T)."""
+    """Settings of `simulate` (defaults: a run of a few seconds showing an interior best T)."""
 
     eps: tuple[float, ...] = (2.0, 5.0, 20.0)
     t_max: int = 30
@@ -188,7 +188,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
              ) -> SimulationResult:
     """Run the simulation (module doc); ``progress(done, total)`` is called after each task in this process.
     ``scheduler`` (a ``distributed.Client`` or a scheduler address) runs the tasks on a Dask cluster instead of
-    ``workers`` local processes: the same numbers (:mod:`dpcalc.sim.executor`).
+    ``workers`` local processes: the same numbers (`dpcalc.sim.executor`).
 
     With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the paper) at the
     simulation's C, m, N, δ, c_scale and μ is reported beside the empirical best T; it is None where the constants

@@ -1,8 +1,8 @@
 """Figures: sweeps of catalog formulas and the papers' figures as presets (optional extra ``plot``: matplotlib).
 
-* :mod:`dpcalc.plot.spec` — what to draw, as data (presets in ``presets/*.toml``);
-* :mod:`dpcalc.plot.data` — the numbers behind each line (no matplotlib);
-* :mod:`dpcalc.plot.figure` — drawing with matplotlib's Agg backend (imported lazily).
+* `dpcalc.plot.spec` — what to draw, as data (presets in ``presets/*.toml``);
+* `dpcalc.plot.data` — the numbers behind each line (no matplotlib);
+* `dpcalc.plot.figure` — drawing with matplotlib's Agg backend (imported lazily).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The numbers behind a figure: evaluate every series of a :class:`~dpcalc.plot.spec.FigureSpec` over its x grid.
+"""The numbers behind a figure: evaluate every series of a `FigureSpec` over its x grid.
 
-No plotting here (and no matplotlib): :func:`lines` returns plain arrays, so the data can be tested, tabulated
+No plotting here (and no matplotlib): `lines` returns plain arrays, so the data can be tested, tabulated
 or drawn by any tool.
 """
 
@@ -19,18 +19,21 @@ from dpcalc.plot.spec import FigureSpec, SeriesSpec, Step
 
 __all__ = ["KIND_SUFFIX", "Line", "lines", "x_grid"]
 
-KIND_SUFFIX = {"published": "published", "corrected": "corrected"}
+KIND_SUFFIX = {"published": "published", "corrected": "corrected", "disputed": "disputed", "estimate": "estimate",
+               "bound": "bound", "verified": "verified"}
 
 
 @dataclass(frozen=True)
 class Line:
-    """One drawn line: legend ``label``, points ``x``/``y``, ``kind`` (published/corrected/"") and its formula."""
+    """One drawn line: legend ``label``, points ``x``/``y``, ``kind`` (`KINDS`) and its
+    formula; ``by``: the value of the series' ``by`` parameter that gave it (None without one)."""
 
     label: str
     x: np.ndarray
     y: np.ndarray
     kind: str
     formula: str
+    by: tuple[str, float] | None = None
 
     @property
     def legend(self) -> str:
@@ -82,8 +85,8 @@ def _call(step: Step, values: Mapping[str, Any], where: str) -> Any:
 
 def _series_lines(fig: FigureSpec, s: SeriesSpec, x: np.ndarray) -> list[Line]:
     entry = _catalog_entry(s.step)
-    kind = s.kind or ("" if entry is None or entry.erratum is None else
-                      "published" if s.step.published else "corrected")
+    kind = s.kind or ("" if entry is None else "disputed" if entry.status == "disputed" else
+                      "verified" if entry.erratum is None else "published" if s.step.published else "corrected")
     where = f"figure {fig.id!r}, series {s.label!r}"
     fixed: dict[str, Any] = dict(s.step.inputs)
     for name, rnd in s.random.items():
@@ -101,7 +104,8 @@ def _series_lines(fig: FigureSpec, s: SeriesSpec, x: np.ndarray) -> list[Line]:
         if s.then is not None:
             y = _call(s.then, {**s.then.inputs, s.then.input: np.asarray(y, dtype=np.float64)}, where)
         y = np.broadcast_to(np.asarray(y, dtype=np.float64), x.shape)
-        out.append(Line(label=label, x=x, y=y.copy(), kind=kind, formula=s.step.name))
+        out.append(Line(label=label, x=x, y=y.copy(), kind=kind, formula=s.step.name,
+                        by=None if s.by is None or value is None else (s.by[0], float(value))))
     return out
 
 

@@ -1,7 +1,7 @@
-"""Drawing a :class:`~dpcalc.plot.spec.FigureSpec` with matplotlib (Agg, headless) to PNG, SVG or PDF.
+"""Drawing a `FigureSpec` with matplotlib (Agg, headless) to PNG, SVG or PDF.
 
 matplotlib is the optional extra ``plot`` and is imported only here, inside the functions that draw. Without
-it, :func:`draw` raises :class:`MissingExtraError` (one line naming the extra to install).
+it, `draw` raises `MissingExtraError` (one line naming the extra to install).
 """
 
 from __future__ import annotations
@@ -11,15 +11,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpcalc.errors import DpcalcError
+from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.plot.data import Line, lines
 from dpcalc.plot.spec import FigureSpec
 
-__all__ = ["FORMATS", "STYLE", "Drawn", "MissingExtraError", "draw", "format_of", "save"]
+__all__ = ["FORMATS", "MAX_LEGEND", "PALETTE", "STYLE", "Drawn", "MissingExtraError", "coinciding", "draw",
+           "format_of", "save"]
 
 FORMATS = ("png", "svg", "pdf")
-STYLE = {"published": {"linestyle": "--", "marker": "x"}, "corrected": {"linestyle": "-", "marker": "o"},
-         "": {"linestyle": "-", "marker": "."}}
+#: Colour-blind-safe qualitative palette (Okabe & Ito 2008; Wong, Nature Methods 2011), yellow last.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
+#: Line style and marker of each kind of line (the legend also names the kind).
+STYLE: dict[str, dict[str, Any]] = {
+    "published": {"linestyle": "--", "marker": "x"}, "corrected": {"linestyle": "-", "marker": "o"},
+    "disputed": {"linestyle": "-.", "marker": "D"}, "estimate": {"linestyle": ":", "marker": "^"},
+    "bound": {"linestyle": (0, (5, 1.5, 1, 1.5)), "marker": "s"}, "verified": {"linestyle": "-", "marker": "."},
+    "": {"linestyle": "-", "marker": "."}}
+#: More lines than this: a colour scale of the ``by`` parameter instead of a legend entry per line.
+MAX_LEGEND = 12
+_RC = {"font.size": 9, "axes.titlesize": 9.5, "legend.fontsize": 8, "svg.hashsalt": "dpcalc", "pdf.compression": 6,
+       "pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path"}  # TrueType fonts embedded; SVG text as paths
 
 
 class MissingExtraError(DpcalcError):
@@ -28,7 +39,7 @@ class MissingExtraError(DpcalcError):
 
 @dataclass(frozen=True)
 class Drawn:
-    """What :func:`draw` produced: the bytes of the file, the lines drawn and the warnings raised."""
+    """What `draw` produced: the bytes of the file, the lines drawn and the warnings raised."""
 
     data: bytes
     fmt: str
@@ -58,17 +69,60 @@ def format_of(path: Path | None, fmt: str | None) -> str:
     return chosen
 
 
-def _label(plt: Any, text: str) -> str:
-    """``text`` if matplotlib's mathtext can parse it, else with the ``$`` removed."""
+def _label(plt: Any, text: str, where: str = "") -> str:
+    """``text`` if matplotlib's mathtext can parse it. Else: with ``where`` (a user's text, e.g. the title) a
+    one-line `DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol)."""
     if "$" not in text:
         return text
     try:
         from matplotlib.mathtext import MathTextParser
 
         MathTextParser("agg").parse(text)
-    except ValueError:
+    except ValueError as exc:
+        if where:
+            reason = " ".join(str(exc).split("\n")[-1].split())[:160]
+            raise DomainError(f"{where}: matplotlib cannot typeset {text[:60]!r} ({reason}); write math between "
+                              "$…$ with known commands, or plain text") from None
         return text.replace("$", "")
     return text
+
+
+def coinciding(drawn: list[Line], log: bool = False, share: float = 0.5) -> list[int]:
+    """For each line, the index of an earlier line it lies on (within 0.4 % of the y range at a ``share`` of its
+    points, and at two or more), else -1. Lines on another for half their points or more are drawn thinner, over a
+    wide translucent band of the earlier one, with shifted markers; lines that touch another at a few points
+    are drawn thinner, so the earlier one shows around them."""
+    import numpy as np
+
+    ys = [np.log10(np.where(line.y > 0, line.y, np.nan)) if log else line.y for line in drawn]
+    finite = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.zeros(0)
+    span = float(finite.max() - finite.min()) if finite.size else 0.0
+    tol = 0.004 * span if span > 0 else 1e-12
+    out = []
+    for k, y in enumerate(ys):
+        hit = -1
+        for j in range(k):
+            if len(ys[j]) == len(y) and np.count_nonzero(np.abs(ys[j] - y) <= tol) >= max(2, share * len(y)):
+                hit = j
+                break
+        out.append(hit)
+    return out
+
+
+def _mark_optimum(ax: Any, fig_spec: FigureSpec, line: Line, colour: str) -> None:
+    """A star at the line's optimum (minimum or maximum of y), its x value written beside it."""
+    import numpy as np
+
+    y = np.where(np.isfinite(line.y), line.y, np.nan)
+    if np.all(np.isnan(y)):
+        return
+    k = int(np.nanargmin(y) if fig_spec.optimum == "min" else np.nanargmax(y))
+    ax.scatter([line.x[k]], [line.y[k]], marker="*", s=150, color=colour, edgecolors="black", linewidths=0.7,
+               zorder=5)
+    name = fig_spec.optimum_label or "x^*"
+    ax.annotate(f"${name} = {line.x[k]:g}$", (line.x[k], line.y[k]), textcoords="offset points", xytext=(0, 9),
+                ha="center", va="bottom", fontsize=7.5, color="black", zorder=6,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": colour, "linewidth": 0.8})
 
 
 def _plain_log_ticks(axis: Any, data: list[Any]) -> None:
@@ -87,19 +141,63 @@ def _plain_log_ticks(axis: Any, data: list[Any]) -> None:
         axis.set_minor_formatter(FuncFormatter(plain))
 
 
+def _legend(ax: Any, fig_spec: FigureSpec, drawn: list[Line]) -> None:
+    """One legend entry per line, plus the optimum's star; or, for many lines, a colour scale of ``by``."""
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    if fig_spec.optimum:
+        what = "minimum" if fig_spec.optimum == "min" else "maximum"
+        handles.append(Line2D([], [], marker="*", markersize=11, color="0.5", markeredgecolor="black",
+                              linestyle="none"))
+        labels.append(f"${fig_spec.optimum_label or 'x^*'}$: {what} of each curve")
+    ax.legend(handles, labels, loc="best", framealpha=0.9)
+
+
 def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
-    """Compute and draw ``fig_spec``; return the encoded file (nothing is written)."""
+    """Compute and draw ``fig_spec``; return the encoded file (nothing is written).
+
+    Every label goes through matplotlib's mathtext; a title it cannot typeset is a one-line `DomainError`.
+    Warnings matplotlib raises while drawing are returned in `Drawn.warnings`, not shown raw.
+    """
+    import warnings
+
+    import numpy as np
+
     plt = _pyplot()
     drawn, messages = lines(fig_spec)
-    with plt.rc_context({"font.size": 9, "axes.titlesize": 9.5, "legend.fontsize": 8, "svg.hashsalt": "dpcalc",
-                         "pdf.compression": 6}):
+    title = _label(plt, fig_spec.title, "title")
+    many = len(drawn) > MAX_LEGEND and all(line.by is not None for line in drawn)
+    with plt.rc_context(_RC), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
         try:
+            under = coinciding(drawn, fig_spec.logy)
+            touching = coinciding(drawn, fig_spec.logy, share=0.0)
+            covered = {j for j in under if j >= 0}
+            cmap = plt.get_cmap("cividis")
+            values = np.array([line.by[1] if line.by else 0.0 for line in drawn])
+            span = (float(values.min()), float(values.max())) if many else (0.0, 1.0)
             for k, line in enumerate(drawn):
-                style = STYLE[line.kind]
-                marker = style["marker"] if len(line.x) <= 40 else ""
-                ax.plot(line.x, line.y, label=line.legend, color=f"C{k % 10}", linestyle=style["linestyle"],
-                        marker=marker, markersize=4, linewidth=1.6)
+                style = STYLE.get(line.kind, STYLE[""])
+                n = len(line.x)
+                if many:
+                    t = 0.0 if span[1] == span[0] else (values[k] - span[0]) / (span[1] - span[0])
+                    ax.plot(line.x, line.y, color=cmap(t), linestyle=style["linestyle"], linewidth=0.8)
+                    continue
+                colour = PALETTE[k % len(PALETTE)]
+                every = max(1, n // 12)
+                marker = style["marker"] if n <= 40 or under[k] >= 0 or k in covered else ""
+                width, alpha = (4.5, 0.35) if k in covered and under[k] < 0 else (1.6, 1.0)
+                if touching[k] >= 0 and under[k] < 0:
+                    width = 1.0
+                shift = (under[k] >= 0) * (1 + k) * max(1, every // 3)
+                ax.plot(line.x, line.y, label=_label(plt, line.legend), color=colour, linestyle=style["linestyle"],
+                        marker=marker, markevery=(shift % every, every) if n > 40 or under[k] >= 0 else None,
+                        markersize=4.5 if under[k] >= 0 else 4, linewidth=width, alpha=alpha,
+                        zorder=2 + (under[k] >= 0))
+                if fig_spec.optimum:
+                    _mark_optimum(ax, fig_spec, line, colour)
             if fig_spec.logx:
                 ax.set_xscale("log")
                 _plain_log_ticks(ax.xaxis, [line.x for line in drawn])
@@ -108,9 +206,17 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
                 _plain_log_ticks(ax.yaxis, [line.y for line in drawn])
             ax.set_xlabel(_label(plt, fig_spec.x_label or fig_spec.x))
             ax.set_ylabel(_label(plt, fig_spec.y_label))
-            ax.set_title(fig_spec.title, wrap=True)
+            ax.set_title(title, wrap=True)
             ax.grid(True, which="major", alpha=0.3)
-            ax.legend(loc="best", framealpha=0.9)
+            if many:
+                from matplotlib.cm import ScalarMappable
+                from matplotlib.colors import Normalize
+
+                name = drawn[0].by[0] if drawn[0].by else "by"
+                bar = fig.colorbar(ScalarMappable(norm=Normalize(*span), cmap=cmap), ax=ax)
+                bar.set_label(f"{name} ({len(drawn)} lines)")
+            else:
+                _legend(ax, fig_spec, drawn)
             buf = io.BytesIO()
             # no dates in SVG/PDF, so a regenerated figure is byte-identical
             metadata: dict[str, Any] = {"Creator": "dpcalc"}
@@ -119,6 +225,10 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
             artists = len(ax.get_lines())
         finally:
             plt.close(fig)
+    for w in caught:
+        text = " ".join(str(w.message).split())
+        if text not in messages:
+            messages.append(text)
     return Drawn(data=buf.getvalue(), fmt=fmt, lines=drawn, warnings=messages, artists=artists)
 
 

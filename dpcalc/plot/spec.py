@@ -1,6 +1,6 @@
 """Figure specs: what to draw, as data. Presets live in ``dpcalc/plot/presets/*.toml`` (schema in docs/figures.md).
 
-A :class:`FigureSpec` sweeps one parameter ``x`` over ``x_values`` and draws one line per :class:`SeriesSpec`
+A `FigureSpec` sweeps one parameter ``x`` over ``x_values`` and draws one line per `SeriesSpec`
 (or one per value of the series' ``by`` parameter). A series evaluates a catalog formula (its published form
 with ``published = true``) or, when no catalog entry gives the curve, a library function by dotted path; an
 optional ``then`` step feeds the result into a second formula/function (e.g. μ → ε(μ, δ)).
@@ -19,14 +19,18 @@ from typing import Any
 
 from dpcalc.report.spec import KeyPath, Spec
 
-__all__ = ["PRESET_DIR", "TRANSFORMS", "Y_TRANSFORMS", "FigureSpec", "SeriesSpec", "Step", "by_paper",
-           "parse_figures", "preset", "presets"]
+__all__ = ["KINDS", "OPTIMA", "PRESET_DIR", "TRANSFORMS", "Y_TRANSFORMS", "FigureSpec", "SeriesSpec", "Step",
+           "by_paper", "parse_figures", "preset", "presets"]
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 TRANSFORMS = ("", "reciprocal")
 Y_TRANSFORMS = ("", "minus_x", "ratio_to_first")
 _FIGURE_KEYS = ("id", "paper", "title", "caption", "x", "x_values", "x_label", "y_label", "logx", "logy", "series",
-                "y_transform")
+                "y_transform", "optimum", "optimum_label")
+#: What a line is, said in its legend: the paper's form as printed, dpcalc's correction, a claim under dispute,
+#: an approximation that is not a guarantee, a bound, or a formula dpcalc verified ("" = derived from the catalog).
+KINDS = ("", "published", "corrected", "disputed", "estimate", "bound", "verified")
+OPTIMA = ("", "min", "max")
 _SERIES_KEYS = ("formula", "function", "inputs", "random", "x_input", "x_transform", "published", "kind", "then",
                 "by", "label")
 _STEP_KEYS = ("formula", "function", "input", "inputs")
@@ -54,7 +58,7 @@ class SeriesSpec:
     step: Step
     x_input: str = ""
     x_transform: str = ""
-    kind: str = ""  # "published", "corrected" or "" (derived from the catalog when empty)
+    kind: str = ""  # one of KINDS ("" = derived from the catalog: its erratum or status)
     then: Step | None = None
     by: tuple[str, tuple[float, ...]] | None = None
     random: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -75,6 +79,8 @@ class FigureSpec:
     logy: bool = False
     y_transform: str = ""  # "minus_x" (y − x, e.g. U_max − ε) or "ratio_to_first" (y / first line)
     source: str = ""
+    optimum: str = ""  # "min" or "max": mark each line's optimum (e.g. the optimal number of rounds T*)
+    optimum_label: str = ""  # mathtext of the optimum's name, e.g. "T^*"
 
     @property
     def line_count(self) -> int:
@@ -138,8 +144,8 @@ def _series(spec: Spec, path: KeyPath, raw: Mapping[str, Any]) -> SeriesSpec:
     if transform not in TRANSFORMS:
         raise spec.error((*path, "x_transform"), f"must be one of {', '.join(repr(t) for t in TRANSFORMS)}")
     kind = spec.get((*path, "kind"), "", within=raw)
-    if kind not in ("", "published", "corrected"):
-        raise spec.error((*path, "kind"), "must be 'published' or 'corrected'")
+    if kind not in KINDS:
+        raise spec.error((*path, "kind"), f"must be one of {', '.join(repr(k) for k in KINDS[1:])}")
     random = spec.get((*path, "random"), {}, within=raw)
     for name, rnd in random.items() if isinstance(random, dict) else [("", None)]:
         if not isinstance(rnd, dict):
@@ -155,7 +161,7 @@ def _series(spec: Spec, path: KeyPath, raw: Mapping[str, Any]) -> SeriesSpec:
 
 
 def parse_figures(spec: Spec) -> list[FigureSpec]:
-    """All ``[[figure]]`` tables of a spec, validated (one-line :class:`~dpcalc.report.spec.SpecError`)."""
+    """All ``[[figure]]`` tables of a spec, validated (one-line `SpecError`)."""
     spec.check_keys((), spec.data, ("figure",))
     out = []
     for k, raw in enumerate(spec.tables(("figure",))):
@@ -165,12 +171,16 @@ def parse_figures(spec: Spec) -> list[FigureSpec]:
         if y_transform not in Y_TRANSFORMS:
             raise spec.error((*path, "y_transform"), f"must be one of {', '.join(map(repr, Y_TRANSFORMS))}")
         series = [_series(spec, (*path, "series", j), s) for j, s in enumerate(spec.tables((*path, "series")))]
+        optimum = spec.string((*path, "optimum"), "")
+        if optimum not in OPTIMA:
+            raise spec.error((*path, "optimum"), "must be 'min' or 'max'")
         out.append(FigureSpec(
             id=spec.string((*path, "id")), paper=spec.string((*path, "paper")), title=spec.string((*path, "title")),
             x=spec.string((*path, "x")), x_values=tuple(spec.values((*path, "x_values"))), series=tuple(series),
             caption=spec.string((*path, "caption"), "").strip(), x_label=spec.string((*path, "x_label"), ""),
             y_label=spec.string((*path, "y_label"), ""), logx=spec.boolean((*path, "logx"), False),
-            logy=spec.boolean((*path, "logy"), False), y_transform=y_transform, source=spec.name))
+            logy=spec.boolean((*path, "logy"), False), y_transform=y_transform, source=spec.name,
+            optimum=optimum, optimum_label=spec.string((*path, "optimum_label"), "")))
     return out
 
 
@@ -187,7 +197,7 @@ def presets() -> dict[str, FigureSpec]:
 
 
 def preset(name: str) -> FigureSpec:
-    """One preset by id; an unknown id is a one-line :class:`~dpcalc.errors.DomainError` with suggestions."""
+    """One preset by id; an unknown id is a one-line `DomainError` with suggestions."""
     from dpcalc import _validate as v
     from dpcalc.errors import DomainError
 

@@ -1,4 +1,4 @@
-"""A :class:`~dpcalc.plot.spec.FigureSpec` for an ad-hoc sweep of one catalog formula (``dpcalc plot sweep``).
+"""A `FigureSpec` for an ad-hoc sweep of one catalog formula (``dpcalc plot sweep``).
 
 Axis labels come from the catalog: the input's and the output's LaTeX symbol (drawn by matplotlib's mathtext)
 and unit.

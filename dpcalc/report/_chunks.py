@@ -1,6 +1,6 @@
-"""A result's cells column by column and chunk by chunk, in one format (:class:`Cells`); the rows joined in one
-``str.join`` (:func:`join_rows`); cell widths on a terminal. Shared by the table (:mod:`dpcalc.report.render`) and
-the other formats (:mod:`dpcalc.report.formats`)."""
+"""A result's cells column by column and chunk by chunk, in one format (`Cells`); the rows joined in one
+``str.join`` (`join_rows`); cell widths on a terminal. Shared by the table (`dpcalc.report.render`) and
+the other formats (`dpcalc.report.formats`)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ CHUNK = 65_536  # rows formatted at a time: output streams, memory stays ~ tens 
 
 
 class Cells:
-    """The cells of one column in one format (:class:`~dpcalc.report.cells.Kind`), chunk by chunk.
+    """The cells of one column in one format (`Kind`), chunk by chunk.
 
-    A sweep input broadcast over the grid (:meth:`~dpcalc.report.grid.Rows.distinct`) is formatted once per
-    distinct value and repeated by NumPy, a constant column (:attr:`~dpcalc.report.grid.Rows.constants`) once;
+    A sweep input broadcast over the grid (`distinct`) is formatted once per
+    distinct value and repeated by NumPy, a constant column (`constants`) once;
     other columns are formatted a chunk at a time.
     """
 
@@ -74,7 +74,7 @@ class Cells:
             return [r.get(key) for r in block]
 
     def _with_missing(self, a: NDArray[np.float64]) -> list[Any]:
-        """Cells of a column whose NaN means "no value" (:attr:`~dpcalc.report.grid.Rows.missing`)."""
+        """Cells of a column whose NaN means "no value" (`missing`)."""
         gone = np.isnan(a)
         out = np.empty(a.size, dtype=object)
         out[gone] = self._empty if self.kind == "csv" else self._format([None], False)[0]

@@ -1,6 +1,6 @@
 """Cells that keep every digit: CSV (``repr`` of a float, quoted by the ``csv`` module when it must be) and JSON
-(``repr``; a documented ±inf as the string "inf"; no NaN). Used by :mod:`dpcalc.report.formats` and, for a chunk of
-a column, :mod:`dpcalc.report.cells`."""
+(``repr``; a documented ±inf as the string "inf"; no NaN). Used by `dpcalc.report.formats` and, for a chunk of
+a column, `dpcalc.report.cells`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The text of one cell in the table and in Markdown: ``format(x, number or ".10g")``, ``inf``/``-inf``, ``—`` for
 no value; an integer column writes integer-valued floats as integers. The base of every other format's cells
-(:mod:`dpcalc.report.cells`, :mod:`dpcalc.report.latex`, :mod:`dpcalc.report._exact`). Also the widths of cells on a
+(`dpcalc.report.cells`, `dpcalc.report.latex`, `dpcalc.report._exact`). Also the widths of cells on a
 terminal and the joining of padded cells into rows."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def text_width(text: str) -> int:
 
 
 def display_width(text: str) -> int:
-    """:func:`text_width`, with ASCII text measured by its length."""
+    """`text_width`, with ASCII text measured by its length."""
     return len(text) if text.isascii() else text_width(text)
 
 

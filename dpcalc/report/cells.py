@@ -1,6 +1,6 @@
 """The text of output cells: one cell (the reference) or a whole column chunk at once (the fast path).
 
-Every format writes a number its own way (:class:`Kind`):
+Every format writes a number its own way (`Kind`):
 
 * ``text`` (table, Markdown) — ``format(x, number or ".10g")``; ``inf``/``-inf``; ``—`` for no value;
 * ``latex`` — the ``text`` number in math mode, ``$1.5 \\times 10^{-5}$``, ``$\\infty$``; text escaped;
@@ -8,10 +8,10 @@ Every format writes a number its own way (:class:`Kind`):
   a documented ±inf is ``"inf"`` in JSON.
 
 An integer column writes integer-valued floats as integers (``str(int(x))``, in its ``number`` format if any).
-:func:`cell` formats one value; :func:`column_cells` gives the same strings, byte for byte, for a whole column
+`cell` formats one value; `column_cells` gives the same strings, byte for byte, for a whole column
 chunk: a chunk of plain floats is formatted as a NumPy array — each distinct value once (grid inputs repeat),
 integers through ``int64``, the LaTeX rewriting as one regular expression over the joined chunk — with no
-per-row Python objects beyond the strings. Anything else (text, ``None``, ints, mixed) takes :func:`cell`.
+per-row Python objects beyond the strings. Anything else (text, ``None``, ints, mixed) takes `cell`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def cell(value: Any, kind: Kind, integer: bool = False, number: str = "") -> str
 
 
 def cells_of(values: Sequence[Any], kind: Kind, integer: bool = False, number: str = "") -> list[str]:
-    """:func:`cell` of each value, the format spec checked once (the per-cell path of mixed columns)."""
+    """`cell` of each value, the format spec checked once (the per-cell path of mixed columns)."""
     check_number(number)
     return [_cell(x, kind, integer, number) for x in values]
 
@@ -125,8 +125,8 @@ def float_cells(a: NDArray[np.float64], kind: Kind, integer: bool = False, numbe
 
 def column_cells(values: Sequence[Any] | NDArray[np.float64], kind: Kind, integer: bool = False,
                  number: str = "") -> list[str]:
-    """The cells of a column chunk: a float64 array or a list of plain floats by :func:`float_cells`,
-    anything else cell by cell (:func:`cell`). Equal, string for string, to ``[cell(x, …) for x in values]``."""
+    """The cells of a column chunk: a float64 array or a list of plain floats by `float_cells`,
+    anything else cell by cell (`cell`). Equal, string for string, to ``[cell(x, …) for x in values]``."""
     if not isinstance(values, np.ndarray | Sequence) or isinstance(values, str | bytes):
         raise DomainError(f"values must be a column (a list or an array of cells); got {type(values).__name__}")
     check_number(number)
@@ -138,5 +138,5 @@ def column_cells(values: Sequence[Any] | NDArray[np.float64], kind: Kind, intege
 
 
 def is_plain(values: Sequence[Any] | NDArray[np.float64]) -> bool:
-    """True when :func:`column_cells` takes the float fast path (its CSV cells then need no quoting)."""
+    """True when `column_cells` takes the float fast path (its CSV cells then need no quoting)."""
     return isinstance(values, np.ndarray) or set(map(type, values)) == {float}

@@ -6,7 +6,7 @@ unit (``meta.units`` in JSON, and in the table header) and whether the value is 
 
     columns_for("midp.server_sigma", ["eps", "d", "C", "sigma"], units={"eps": "bits"})
 
-Only the entry's own block of its TOML file is parsed (:func:`dpcalc.catalog.raw.entry`), so start-up stays fast.
+Only the entry's own block of its TOML file is parsed (`dpcalc.catalog.raw.entry`), so start-up stays fast.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _short_unit(unit: str) -> str:
 
 
 def _latex_unit(unit: str) -> str:
-    """A unit in LaTeX text: as it is when plain (letters, digits, spaces), else :func:`~dpcalc.report.latex.latex_text`
+    """A unit in LaTeX text: as it is when plain (letters, digits, spaces), else `latex_text`
     (imported only then)."""
     if unit.replace(" ", "").isalnum() and unit.isascii():
         return unit
@@ -111,7 +111,7 @@ def columns_for(formula_id: str, names: Iterable[str] | None = None, *, keys: Ma
                 units: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None) -> list[Column]:
     """Columns for several quantities of one formula (default: its scalar inputs, then its output).
 
-    ``keys``/``units``/``labels`` map a quantity name to the override of :func:`column`.
+    ``keys``/``units``/``labels`` map a quantity name to the override of `column`.
     """
     from dpcalc.catalog import raw
 

@@ -1,6 +1,6 @@
 """The writers of the formats other than the plain table: JSON, CSV, Markdown, LaTeX, and the table fitted to a
-narrow terminal by rich. Each streams chunks of rows through :func:`dpcalc.report._chunks.chunks`; imported by
-:func:`dpcalc.report.render.iter_render` only when one of them is asked for (the default table needs none of them).
+narrow terminal by rich. Each streams chunks of rows through `dpcalc.report._chunks.chunks`; imported by
+`dpcalc.report.render.iter_render` only when one of them is asked for (the default table needs none of them).
 """
 
 from __future__ import annotations
@@ -109,19 +109,11 @@ def to_latex(result: Result) -> str:
 
 
 def _latex_float(result: Result) -> str:
-    """The LaTeX of ``result`` in a ``table`` float with ``\\caption`` and ``\\label`` (booktabs tabular)."""
-    tabular = to_latex(result.replace(note="", title="", latex_float=False))
-    lines = [line for line in tabular.splitlines() if not line.startswith("%")]
-    out = [f"% dpcalc table: {result.meta.get('spec', '')}", r"\begin{table}[htbp]", r"\centering"]
-    if result.title:
-        out.append(rf"\caption{{{latex_text(result.title)}}}")
-    if result.meta.get("label"):
-        out.append(rf"\label{{{result.meta['label']}}}")
-    out += lines
-    if result.note:
-        out.append(rf"\par\smallskip{{\footnotesize {latex_text(result.note)}\par}}")
-    out.append(r"\end{table}")
-    return "\n".join(out) + "\n"
+    """The LaTeX of ``result`` as a paper's table float (`dpcalc.report.latex.latex_float`; its environment
+    and scaling from ``meta["latex_float"]``)."""
+    from dpcalc.report.latex import latex_float
+
+    return latex_float(result, **result.meta.get("latex_float", {}))
 
 
 def rich_table(result: Result, file: Any) -> None:
@@ -142,6 +134,6 @@ def rich_table(result: Result, file: Any) -> None:
         console.print(result.note)
 
 
-#: The writer of each format (by :class:`~dpcalc.report.render.Format` value).
+#: The writer of each format (by `Format` value).
 WRITERS: dict[str, Callable[[Result, Callable[..., None]], Iterator[str]]] = {
     "json": iter_json, "csv": iter_csv, "markdown": iter_markdown, "latex": iter_latex}

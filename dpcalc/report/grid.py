@@ -1,5 +1,5 @@
 """Parsing of numeric CLI options: a value, a comma list (``1,2,5``) or an inclusive range (``1:10:0.5``)
-(vectors and matrices that may come from files: :mod:`dpcalc.report.vectors`).
+(vectors and matrices that may come from files: `dpcalc.report.vectors`).
 
 Each option becomes its own axis of a broadcast grid (``np.ix_``), so the library validates every
 option's list with element positions that match what the user typed, and rows come out in
@@ -79,7 +79,7 @@ def check_grid(options: Mapping[str, Sequence[float] | np.ndarray], outputs: int
     """Raise a one-line DomainError before allocating if the sweep over ``options`` is too large.
 
     The sweep has the product of every option's value count as rows; it must stay within
-    :data:`dpcalc._limits.MAX_ROWS` and, at about ``16 * (inputs + outputs)`` bytes a row for the arrays and
+    `dpcalc._limits.MAX_ROWS` and, at about ``16 * (inputs + outputs)`` bytes a row for the arrays and
     their temporaries, within the memory cap. Returns the row count.
     """
     rows = math.prod(_size(v) for v in options.values())
@@ -90,7 +90,7 @@ def check_grid(options: Mapping[str, Sequence[float] | np.ndarray], outputs: int
 
 
 def product(options: Mapping[str, Sequence[float]]) -> Iterator[tuple[float, ...]]:
-    """Rows of the sweep in ``itertools.product`` order (first option slowest), after :func:`check_grid`."""
+    """Rows of the sweep in ``itertools.product`` order (first option slowest), after `check_grid`."""
     check_grid(options)
     return itertools.product(*options.values())
 
@@ -107,10 +107,10 @@ class Rows(Sequence[dict[str, Any]]):
     """The rows of a sweep, stored column-wise (one 1-D float64 array per key); row dicts are built on demand.
 
     A million rows take 8 MB a column instead of ~1 GB of dicts, and the renderers read whole column slices
-    (:meth:`array`) to format and stream them in chunks. Iterating yields fresh dicts: to change rows, make a
+    (`array`) to format and stream them in chunks. Iterating yields fresh dicts: to change rows, make a
     ``list(rows)`` first — or, rather than changing a million dicts, give ``constants`` (a value every row has,
     e.g. the units text), ``missing`` (keys whose NaN means "no value": ``None`` in the row, ``—`` in a table)
-    and ``texts`` (a text cell per row, e.g. a number written beyond the double range: :meth:`with_texts`).
+    and ``texts`` (a text cell per row, e.g. a number written beyond the double range: `with_texts`).
     """
 
     def __init__(self, columns: Mapping[str, np.ndarray], constants: Mapping[str, Any] | None = None,
@@ -173,7 +173,7 @@ class Rows(Sequence[dict[str, Any]]):
     __hash__ = None  # type: ignore[assignment]
 
     def array(self, key: str, start: int, stop: int) -> NDArray[np.float64] | list[Any]:
-        """Values of ``key`` for rows ``start:stop``: a view of its array (NaN where a :attr:`missing` key has no
+        """Values of ``key`` for rows ``start:stop``: a view of its array (NaN where a `missing` key has no
         value), else a list (the constant, or ``None`` where the key is absent)."""
         if key not in self.data:
             return [self.constants.get(key)] * max(0, min(stop, self._n) - start)
@@ -217,8 +217,8 @@ def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object],
 def stream_csv(evaluate: Any, options: Mapping[str, Sequence[float]], path: Any, *, scheduler: Any = None,
                workers: int = 1) -> int:
     """The block hook: evaluate a sweep too large for memory in blocks (``evaluate(block options) -> columns``, see
-    :func:`dpcalc.sim.sweep.write_csv`) on this machine or a Dask cluster, written to ``path`` as it completes;
-    the row cap is :data:`dpcalc.sim.sweep.MAX_SWEEP_ROWS`, not the in-memory one. Returns the row count."""
+    `dpcalc.sim.sweep.write_csv`) on this machine or a Dask cluster, written to ``path`` as it completes;
+    the row cap is `dpcalc.sim.sweep.MAX_SWEEP_ROWS`, not the in-memory one. Returns the row count."""
     from dpcalc._progress import tracker
     from dpcalc.sim.sweep import write_csv
 

@@ -1,9 +1,9 @@
-"""LaTeX text and numbers for the LaTeX writer (:mod:`dpcalc.report.formats`) and the catalog columns' LaTeX
+"""LaTeX text and numbers for the LaTeX writer (`dpcalc.report.formats`) and the catalog columns' LaTeX
 headers: imported only when LaTeX is written or a header needs escaping (the table path needs none of it).
 
-* :func:`latex_text` — plain (possibly Unicode) text as LaTeX that compiles with pdflatex;
-* :func:`latex_number` / :func:`latex_cell` — one cell: numbers in math mode, ``$1.5 \\times 10^{-5}$``;
-* :func:`latex_numbers` — a chunk of text-format numbers in math mode at once.
+* `latex_text` — plain (possibly Unicode) text as LaTeX that compiles with pdflatex;
+* `latex_number` / `latex_cell` — one cell: numbers in math mode, ``$1.5 \\times 10^{-5}$``;
+* `latex_numbers` — a chunk of text-format numbers in math mode at once.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dpcalc.report._text import NONE_TEXT, clean, text_cell
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["latex_text"]
+__all__ = ["FLOATS", "SCALES", "latex_caption", "latex_float", "latex_text", "paper_number"]
 
 def latex_number(value: Any, integer: bool = False, number: str = "") -> str:
     """A number in math mode: ``$1.5 \\times 10^{-5}$``, ``$-\\infty$``; ``--`` for no value or NaN."""
@@ -79,7 +79,7 @@ def latex_text(text: str) -> str:
 
 
 def latex_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A LaTeX body cell: numbers in math mode (:func:`latex_number`), text escaped by :func:`latex_text`."""
+    """A LaTeX body cell: numbers in math mode (`latex_number`), text escaped by `latex_text`."""
     v = clean(value, integer)
     if v is None:
         return "--"
@@ -92,7 +92,7 @@ _LATEX_EXP = re.compile(r"e(?:\+|(-))0*(\d+)")  # "e-05" → "-5", "e+20" → "2
 
 
 def latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
-    """Text-format numbers in math mode (as :func:`latex_number`), one regular expression over the chunk."""
+    """Text-format numbers in math mode (as `latex_number`), one regular expression over the chunk."""
     if not strs:
         return []
     joined = "$" + "$\n$".join(strs) + "$"
@@ -101,3 +101,162 @@ def latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
     for i in np.flatnonzero(odd).tolist():
         out[i] = "--" if math.isnan(a[i]) else ("$\\infty$" if a[i] > 0 else "$-\\infty$")
     return out
+
+
+# ------------------------------------------------------------------------------------------ paper tables
+
+#: Float environments and scalings of `latex_float` (``dpcalc table --float``, ``--scale``).
+FLOATS = ("table", "table*")
+SCALES = ("none", "small", "footnotesize", "fit")
+_MATH_UNICODE = {ch: tex.strip("$") for ch, tex in _LATEX_UNICODE.items() if tex.startswith("$")}
+_ASSIGNMENT = re.compile(r"(?<![\w$\\])([A-Za-z\u0370-\u03ff](?:_\w+)?)\s*=\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+                         r"(?![\w.])")
+_NUMBER_FORMAT = re.compile(r"^(?:\.\d{1,2}[efg])?$")
+_HEADER = re.compile(r"^(?P<symbol>.*?)(?: \((?P<unit>.*)\))?(?P<published> \[published\])?$")
+
+
+def latex_caption(text: str) -> str:
+    """A caption or note as LaTeX: `latex_text`, with each assignment ``N = 10``, ``ε = 5`` set as math
+    (``$N = 10$``, ``$\\varepsilon = 5$``) rather than as words and digits."""
+    out, last = [], 0
+    for m in _ASSIGNMENT.finditer(text):
+        name, value = m.group(1), m.group(2)
+        head, _, sub = name.partition("_")
+        symbol = _MATH_UNICODE.get(head, head) + (f"_{{\\mathrm{{{sub}}}}}" if sub else "")
+        out += [latex_text(text[last:m.start()]), f"${symbol} = {_math_number(value)}$"]
+        last = m.end()
+    out.append(latex_text(text[last:]))
+    return "".join(out)
+
+
+def _math_number(s: str) -> str:
+    """``1e-05`` → ``10^{-5}``, ``1.5e+20`` → ``1.5 \\times 10^{20}``, ``2.5e+00`` → ``2.5`` (no ``× 10^0``)."""
+    if "e" not in s.lower():
+        return s
+    mant, exp = s.lower().split("e")
+    e = int(exp)
+    if e == 0:
+        return mant
+    return f"10^{{{e}}}" if mant in ("1", "1.", "1.0") else f"{mant} \\times 10^{{{e}}}"
+
+
+def paper_number(value: Any, number: str, integers: bool) -> str:
+    """One cell of a paper table: the column's significant digits kept (``0.1000`` beside ``0.2235``, not
+    ``0.1``), powers of ten as ``\\times 10^{k}`` and never ``\\times 10^{0}``; integers as integers."""
+    if not isinstance(number, str) or not _NUMBER_FORMAT.match(number):
+        from dpcalc.errors import DomainError
+
+        raise DomainError(f"number: a format spec such as '.4g', '.3e' or '.2f' (got {number!r})")
+    v = clean(value, False)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "--"
+    if isinstance(v, str):
+        return latex_text(v)
+    x = float(v)
+    if math.isinf(x):
+        return "$\\infty$" if x > 0 else "$-\\infty$"
+    if integers:
+        return f"${int(x)}$"
+    fmt = number or ".10g"
+    kind, digits = fmt[-1], int(fmt[1:-1] or 6)
+    s = format(x, f"#.{digits}{kind}") if kind == "g" else format(x, fmt)
+    if "e" not in s and s.endswith("."):
+        s = s[:-1]
+    if "e" in s:
+        mant, exp = s.split("e")
+        s = f"{mant.rstrip('.')}e{exp}"
+    return f"${_math_number(s)}$"
+
+
+def _header_parts(columns: list[Any]) -> list[tuple[str, str, str]]:
+    """(symbol, unit, status) of each column in LaTeX; status ``published``, ``corrected`` (a formula column
+    beside its published form) or empty."""
+    parts = []
+    for c in columns:
+        m = _HEADER.match(c.latex) if c.latex else None
+        if m is None:
+            m = _HEADER.match(latex_text(c.header))
+        assert m is not None
+        unit = m.group("unit") or (latex_text(c.unit) if c.unit and not c.latex.startswith(m.group("symbol") + " (")
+                                   and c.latex else "")
+        published = bool(m.group("published")) or c.header.endswith("[published]")
+        parts.append((m.group("symbol"), unit, "published" if published else ""))
+    twins = {(s, u) for s, u, st in parts if st}
+    return [(s, u, "corrected" if not st and (s, u) in twins else st) for s, u, st in parts]
+
+
+def _groups(parts: list[tuple[str, str, str]]) -> list[tuple[int, int]]:
+    """Runs [start, end) of neighbouring columns with the same symbol and unit."""
+    runs, k = [], 0
+    while k < len(parts):
+        end = k + 1
+        while end < len(parts) and parts[end][:2] == parts[k][:2]:
+            end += 1
+        runs.append((k, end))
+        k = end
+    return runs
+
+
+def _whole(rows: list[Any], column: Any) -> bool:
+    """Whether a column shows integers (every value a whole number below 10⁶, not in scientific notation)."""
+    if column.number.endswith("e"):
+        return False
+    values = [clean(r.get(column.key), False) for r in rows]
+    return all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer()
+               and abs(v) < 1e6 for v in values)
+
+
+def _span(n: int, text: str) -> str:
+    return text if n == 1 else f"\\multicolumn{{{n}}}{{c}}{{{text}}}"
+
+
+def latex_float(result: Any, env: str = "table", scale: str = "none") -> str:
+    """A table result as a float that a paper can include unedited (booktabs; ``fit`` also needs graphicx).
+
+    Headers are short: the symbol on the first line, its unit on the second; neighbouring columns of one quantity
+    (a published form and its correction) share a spanning header and are told apart on a third line. Numbers
+    keep the column's significant digits. ``env``: ``table`` (one column, the default) or ``table*`` (across
+    both columns of a two-column paper); ``scale``: ``none``, ``small``, ``footnotesize`` or ``fit`` (scaled
+    to the line width).
+    """
+    from dpcalc.errors import DomainError
+
+    if env not in FLOATS or scale not in SCALES:
+        raise DomainError(f"env must be one of {FLOATS} and scale one of {SCALES} (got {env!r}, {scale!r})")
+    if not all(hasattr(result, k) for k in ("columns", "rows", "title", "note", "meta")):
+        raise DomainError(f"result: a table result (dpcalc.report.render.Result) (got {type(result).__name__})")
+    columns = list(result.columns)
+    parts = _header_parts(columns)
+    runs = _groups(parts)
+    symbols = " & ".join(_span(b - a, parts[a][0]) for a, b in runs)
+    units = " & ".join(_span(b - a, f"({parts[a][1]})" if parts[a][1] else "") for a, b in runs)
+    head = [f"  {symbols} \\\\"]
+    if any(u for _, u, _ in parts):
+        head.append(f"  {units} \\\\")
+    if any(st for _, _, st in parts):
+        rules = "".join(f"\\cmidrule(lr){{{a + 1}-{b}}}" for a, b in runs if b - a > 1)
+        if rules:
+            head.append(rules)
+        head.append("  " + " & ".join(st for _, _, st in parts) + " \\\\")
+    rows = list(result.rows)
+    integers = [_whole(rows, c) for c in columns]
+    body = ["  " + " & ".join(paper_number(r.get(c.key), c.number, whole)
+                              for c, whole in zip(columns, integers, strict=True)) + " \\\\" for r in rows]
+    tabular = [f"\\begin{{tabular}}{{{'r' * len(columns)}}}", "\\toprule", *head, "\\midrule", *body,
+               "\\bottomrule", "\\end{tabular}"]
+    if scale == "fit":
+        tabular = ["\\resizebox{\\linewidth}{!}{%", *tabular, "}"]
+    out = [f"% dpcalc table: {result.meta.get('spec', '')} (needs \\usepackage{{booktabs}}"
+           + (", graphicx" if scale == "fit" else "") + ")",
+           f"\\begin{{{env}}}[{'tp' if env == 'table*' else 'htbp'}]", "\\centering"]
+    if scale in ("small", "footnotesize"):
+        out.append(f"\\{scale}")
+    if result.title:
+        out.append(f"\\caption{{{latex_caption(result.title)}}}")
+    if result.meta.get("label"):
+        out.append(f"\\label{{{result.meta['label']}}}")
+    out += tabular
+    if result.note:
+        out.append(f"\\par\\smallskip{{\\footnotesize {latex_caption(result.note)}\\par}}")
+    out.append(f"\\end{{{env}}}")
+    return "\n".join(out) + "\n"

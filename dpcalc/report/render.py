@@ -1,10 +1,10 @@
 """Rendering of a command's result: the table here; JSON, CSV, Markdown, LaTeX and the terminal-fitted (rich)
-table in :mod:`dpcalc.report.formats`, imported only for those formats; to stdout or a file.
+table in `dpcalc.report.formats`, imported only for those formats; to stdout or a file.
 
 JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
 "meta": {"formula": id, "units": {column: unit, …}, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
-``meta.units`` is always a dict: the units of the columns (from the catalog, see :mod:`dpcalc.report.columns`)
-updated by :attr:`Result.units`.
+``meta.units`` is always a dict: the units of the columns (from the catalog, see `dpcalc.report.columns`)
+updated by `Result.units`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def iter_plain_table(result: Result, styled: bool = False, advance: Callable[...
 
     Plain for pipes, files and tests; ``styled`` adds rich's italic title and bold headers (ANSI) for a terminal.
     A small result is formatted cell by cell here; a larger one streams through
-    :func:`dpcalc.report._chunks.table_body` (the same cells, in bounded memory).
+    `dpcalc.report._chunks.table_body` (the same cells, in bounded memory).
     """
     head = [c.header for c in result.columns]
     if len(result.rows) > _SMALL:
@@ -112,11 +112,30 @@ def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = noop
 
     ``advance(rows)`` is called after each chunk of rows (twice per row for the table: widths, then lines).
     """
+    if result.meta.get("parts"):  # several results, one after another (dpcalc table a.toml b.toml)
+        return _iter_parts(result.meta["parts"], fmt, advance)
     if fmt is Format.table:
         return iter_plain_table(result, advance=advance)
     from dpcalc.report import formats
 
     return formats.WRITERS[fmt.value](result, advance)
+
+
+def _iter_parts(parts: Sequence[Result], fmt: Format, advance: Callable[..., None]) -> Iterator[str]:
+    """Each part rendered in turn, a blank line between; JSON: one document ``{"tables": [each part's document],
+    "warnings": […], "meta": {"formula": [every part's ids], "units": {}}}``."""
+    texts = ["".join(iter_render(part, fmt, advance)).rstrip("\n") for part in parts]
+    if fmt is not Format.json:
+        yield "\n\n".join(texts) + "\n"
+        return
+    import json
+
+    docs = [json.loads(t) for t in texts]
+    formulas = [f for d in docs for f in ([d["meta"].get("formula")] if isinstance(d["meta"].get("formula"), str)
+                                          else d["meta"].get("formula") or [])]
+    warnings = list(dict.fromkeys(w for d in docs for w in d.get("warnings", [])))
+    yield json.dumps({"tables": docs, "warnings": warnings, "meta": {"formula": formulas, "units": {}}},
+                     indent=2, ensure_ascii=False) + "\n"
 
 
 def render(result: Result, fmt: Format) -> str:
@@ -179,7 +198,7 @@ def _write(result: Result, fmt: Format, output: Path | None, force: bool, advanc
         from dpcalc.files import write_atomic
 
         write_atomic(output, iter_render(result, fmt, advance), force)
-    elif fmt is Format.table:
+    elif fmt is Format.table and not result.meta.get("parts"):
         _table(result, sys.stdout, advance)
     else:
         sys.stdout.writelines(iter_render(result, fmt, advance))
@@ -188,7 +207,7 @@ def _write(result: Result, fmt: Format, output: Path | None, force: bool, advanc
 def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = False) -> None:
     """Print (or write) the result; warnings go to stderr for human formats and into JSON otherwise.
 
-    Checked first by :func:`check_finite` (no silent NaN/inf in any format).
+    Checked first by `check_finite` (no silent NaN/inf in any format).
     """
     check_finite(result)
     total = _progress_total(result, fmt, output)

@@ -1,10 +1,10 @@
-"""What a command computed, before rendering: its columns (:class:`Column`) and rows (:class:`Result`), and the
-output formats (:class:`Format`). Rendering is :mod:`dpcalc.report.render`.
+"""What a command computed, before rendering: its columns (`Column`) and rows (`Result`), and the
+output formats (`Format`). Rendering is `dpcalc.report.render`.
 
 JSON shape (stable, for programs): ``{"rows": [{input: value, …, output: value}], "warnings": […],
 "meta": {"formula": id, "units": {column: unit, …}, "dpcalc_version": …, …}}``; a command may add ``"summary"``.
-``meta.units`` is always a dict: the units of the columns (from the catalog, see :mod:`dpcalc.report.columns`)
-updated by :attr:`Result.units`.
+``meta.units`` is always a dict: the units of the columns (from the catalog, see `dpcalc.report.columns`)
+updated by `Result.units`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Column(NamedTuple):
     """One output column: ``key`` in JSON/CSV, ``label`` (with unit) in tables, ``latex`` in LaTeX.
 
     ``unit`` goes to ``meta.units`` (JSON); build columns of catalog quantities with
-    :func:`dpcalc.report.columns.column` / :func:`~dpcalc.report.columns.columns_for` rather than by hand.
+    `dpcalc.report.columns.column` / `columns_for` rather than by hand.
     (A named tuple rather than a dataclass: defining one costs microseconds at start-up, a dataclass ~1.5 ms.)
     """
 
@@ -66,7 +66,7 @@ class Result:
         self.latex_float = latex_float  # LaTeX: a ``table`` float with \caption, \label (meta["label"]) and the note
 
     def replace(self, **changes: Any) -> Result:
-        """A copy with ``changes`` (as :func:`dataclasses.replace`)."""
+        """A copy with ``changes`` (as `dataclasses.replace`)."""
         return Result(**{**{k: getattr(self, k) for k in self.__slots__}, **changes})
 
     def __repr__(self) -> str:

@@ -1,8 +1,8 @@
 """Reading small TOML specs (table specs, figure presets) with one-line errors that name the key and its place.
 
-A :class:`Spec` wraps the parsed document and the file's text. Every accessor takes the *path* of the key
-(``("column", 2, "formula")``) and on a bad value raises :class:`SpecError`, a
-:class:`~dpcalc.errors.DomainError` whose message reads like::
+A `Spec` wraps the parsed document and the file's text. Every accessor takes the *path* of the key
+(``("column", 2, "formula")``) and on a bad value raises `SpecError`, a
+`DomainError` whose message reads like::
 
     tables.toml:14: [[column]] #2 key 'formula': unknown formula id 'midp.sigma'; did you mean midp.server_sigma?
 
@@ -63,8 +63,8 @@ class Spec:
 
     @classmethod
     def read(cls, path: str | Path) -> Spec:
-        """Read and parse ``path`` through the one file reader (:func:`dpcalc.files.read_text`): missing,
-        unreadable, non-UTF-8 files and TOML syntax errors are one-line :class:`SpecError`."""
+        """Read and parse ``path`` through the one file reader (`dpcalc.files.read_text`): missing,
+        unreadable, non-UTF-8 files and TOML syntax errors are one-line `SpecError`."""
         from dpcalc.files import read_text
 
         p = Path(path)
@@ -113,7 +113,7 @@ class Spec:
         return table_line
 
     def error(self, path: KeyPath, message: str) -> SpecError:
-        """A :class:`SpecError` for the key at ``path``."""
+        """A `SpecError` for the key at ``path``."""
         line = self.line_of(path)
         where = f"{self.name}:{line}" if line else self.name
         return SpecError(f"{where}: {describe(path)}: {message}")

@@ -1,13 +1,13 @@
 """The privacy statement of a training run: what a paper or a model card can paste.
 
-:func:`statement` computes its content (a JSON-ready dict): ε at the user's δ under each accountant with its bound
+`statement` computes its content (a JSON-ready dict): ε at the user's δ under each accountant with its bound
 type (the PLD's certified bracket), under Poisson sampling and under shuffled fixed-size batches (sampling without
 replacement), at example (or client) level and, with k examples per user, at user level (group privacy); the unit
-of privacy, the neighbouring relation, the references and what the statement does not cover. :func:`render` writes
+of privacy, the neighbouring relation, the references and what the statement does not cover. `render` writes
 the same content as text, Markdown or LaTeX. The numbers are those of ``dpcalc account`` for the same inputs (one
-evaluation path: :func:`dpcalc.accounting.training.evaluate`).
+evaluation path: `dpcalc.accounting.training.evaluate`).
 
-A guaranteed ε is shown rounded up (its bracket's lower end rounded down) to :data:`DIGITS` significant digits.
+A guaranteed ε is shown rounded up (its bracket's lower end rounded down) to `DIGITS` significant digits.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _row(level: str, sampling: str, accountant: str, method: str, res: Any) -> d
 
 def _user_rows(run: Schedule, sigma: float, delta: float, names: Sequence[str], options: Mapping[str, Any],
                k: int) -> list[dict[str, Any]]:
-    """User-level rows (:func:`dpcalc.accounting.group.user_level`), each with its reference."""
+    """User-level rows (`dpcalc.accounting.group.user_level`), each with its reference."""
     from dpcalc.accounting import group
 
     rows = []

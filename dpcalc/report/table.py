@@ -25,9 +25,9 @@ the grid, or catalog formulas (their published form with ``published = true``) w
     label = "σ_server"                        # optional: default symbol (unit) from the catalog
     latex = '$\\sigma_{\\mathrm{server}}$'
 
-The labels, LaTeX symbols and units of the columns come from the catalog (:mod:`dpcalc.report.columns`); the
-result renders in every format of :mod:`dpcalc.report.render`. Every problem in a spec is one line naming the
-file, the line, the table and the key (:class:`~dpcalc.report.spec.SpecError`).
+The labels, LaTeX symbols and units of the columns come from the catalog (`dpcalc.report.columns`); the
+result renders in every format of `dpcalc.report.render`. Every problem in a spec is one line naming the
+file, the line, the table and the key (`SpecError`).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def _column(spec: Spec, k: int, raw: Mapping[str, Any], default_number: str, kno
 
 
 def parse(spec: Spec) -> TableSpec:
-    """Validate a table spec (one-line :class:`~dpcalc.report.spec.SpecError` naming key, line and table)."""
+    """Validate a table spec (one-line `SpecError` naming key, line and table)."""
     spec.check_keys((), spec.data, _TOP_KEYS)
     if "grid" not in spec.data:
         raise spec.error(("grid",), "is required: the parameter grid, e.g. [grid] eps = [1, 5, 10]")
@@ -263,5 +263,5 @@ def _call(entry: Any, args: Mapping[str, Any], published: bool, shape: tuple[int
     return out
 
 
-#: The rendering of a table result in any format (LaTeX: the captioned ``table`` float, :attr:`Result.latex_float`).
+#: The rendering of a table result in any format (LaTeX: the captioned ``table`` float, `Result.latex_float`).
 render_table = render

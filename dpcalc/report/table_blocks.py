@@ -1,4 +1,4 @@
-"""A table spec's grid evaluated block by block (:mod:`dpcalc.sim.sweep`): for tables too large for memory or run
+"""A table spec's grid evaluated block by block (`dpcalc.sim.sweep`): for tables too large for memory or run
 on a Dask cluster (``dpcalc table SPEC --stream FILE.csv [--scheduler ADDRESS]``)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ __all__ = ["TableBlock"]
 
 @dataclasses.dataclass(frozen=True)
 class TableBlock:
-    """The evaluator of one block of ``spec``'s grid: :func:`dpcalc.report.table.build` on the block's sub-grid,
+    """The evaluator of one block of ``spec``'s grid: `dpcalc.report.table.build` on the block's sub-grid,
     its columns by key (the values a whole-grid ``build`` gives for the same rows)."""
 
     spec: TableSpec

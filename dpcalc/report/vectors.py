@@ -1,6 +1,6 @@
 """Per-client vectors and matrices from the command line: values and ranges (the syntax of
-:func:`~dpcalc.report.grid.parse_values`), a file of numbers, or inline rows ``a,b;c,d`` (files are read by
-:mod:`dpcalc.files`)."""
+`parse_values`), a file of numbers, or inline rows ``a,b;c,d`` (files are read by
+`dpcalc.files`)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def _looks_like_path(text: str) -> bool:
 
 
 def parse_vector(option: str, text: str) -> list[float]:
-    """A per-client vector: values/ranges as in :func:`parse_values`, or the path of a file of numbers.
+    """A per-client vector: values/ranges as in `parse_values`, or the path of a file of numbers.
 
-    Files are read by :func:`dpcalc.files.read_vector` (text/CSV one row or column, or ``.npy``).
+    Files are read by `dpcalc.files.read_vector` (text/CSV one row or column, or ``.npy``).
     """
     from dpcalc import files
 
@@ -50,8 +50,8 @@ def parse_vector(option: str, text: str) -> list[float]:
 
 
 def parse_matrix(option: str, text: str) -> NDArray[np.float64]:
-    """A matrix: a file (.npy or a text table, :func:`dpcalc.files.read_matrix`) or inline rows separated by ';'
-    (``1,0.3;0.3,0.5``; each row parsed as :func:`parse_values`)."""
+    """A matrix: a file (.npy or a text table, `dpcalc.files.read_matrix`) or inline rows separated by ';'
+    (``1,0.3;0.3,0.5``; each row parsed as `parse_values`)."""
     from dpcalc import files
 
     text = str(text)

@@ -2,14 +2,14 @@
 
 Each function takes the inputs in whichever form a user has them and returns one result object:
 
-* :func:`users` — per-user per-sample gradient matrices K × D_i, checked to share one K;
-* :func:`theorem2_analysis` — Theorem 2's ε_RDP(α) of the aggregate (from the users' gradients, or from the sum of
+* `users` — per-user per-sample gradient matrices K × D_i, checked to share one K;
+* `theorem2_analysis` — Theorem 2's ε_RDP(α) of the aggregate (from the users' gradients, or from the sum of
   their minimum covariance eigenvalues in a stated normalisation), converted to (ε, δ) at every order by both
   conversions (Lemma 1 = Mironov 2017, Prop. 3; improved = Balle et al. 2020, Thm 21), best over the grid and over
   the continuous orders below α_max;
-* :func:`divergence` — the exact Rényi divergence from full matrices or the co-diagonal form (eq. 22);
-* :func:`water_filling_from` — WF-NA (Sec. 5.1) from gradients, a covariance or its eigenvalues;
-* :func:`span_analysis` — Theorem 1's span condition over every user's gradients, with its δ threshold.
+* `divergence` — the exact Rényi divergence from full matrices or the co-diagonal form (eq. 22);
+* `water_filling_from` — WF-NA (Sec. 5.1) from gradients, a covariance or its eigenvalues;
+* `span_analysis` — Theorem 1's span condition over every user's gradients, with its δ threshold.
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
 
     ``ε = (2αC²/D² + 2αC²/((α−1)BD)) / (Nσ² − 2αC²/(BD))`` for 1 < α < Nσ²BD/(2C²) (positivity of the
     denominator; erratum E2), +inf beyond. ``as_published=True`` uses the printed range α < Nσ²D/(2C²) (without
-    B) with an :class:`ErratumWarning`; the value inside that range is the same.
+    B) with an `ErratumWarning`; the value inside that range is the same.
     """
     a = _alpha(alpha)
     n = v.integer_at_least("N", N, 1)
@@ -149,7 +149,7 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     * ``gd_iso``: ``2αC²/(D²Nσ²)``;
     * ``gsgd_iso``: Theorem 2 with S_sec5 = Nσ² (i.e. S_sec4 = NBσ²);
     * ``gsgd_wfna``: Theorem 4 (eq. 35); ``as_published=True`` gives the row as printed (= ``gsgd_iso``, E1);
-    * ``sgd_iid_wfna``, ``gd_wfna``: no DP guarantee (:class:`InfeasibleError` saying so).
+    * ``sgd_iid_wfna``, ``gd_wfna``: no DP guarantee (`InfeasibleError` saying so).
     """
     row = _row(row)
     if row in NO_GUARANTEE:
@@ -203,9 +203,9 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
                 rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over an order grid for a per-round RDP curve composed over ``rounds`` rounds (RDP adds up:
     Mironov 2017, Prop. 1). +inf entries (orders outside a bound's domain) are skipped. The conversion is the
-    accounting core's (:func:`dpcalc.accounting.conversion.best_over_grid`): ``"improved"`` (Balle et al. 2020, the
+    accounting core's (`dpcalc.accounting.conversion.best_over_grid`): ``"improved"`` (Balle et al. 2020, the
     library's default) or ``"lemma1"`` (the paper's Lemma 1, Mironov 2017 Prop. 3). Raises
-    :class:`InfeasibleError` if every order is +inf."""
+    `InfeasibleError` if every order is +inf."""
     a = np.atleast_1d(_alpha(alpha))
     if a.ndim != 1:
         raise DomainError(f"alpha must be a 1-D list of orders (got shape {a.shape})")
@@ -227,9 +227,9 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
 def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
                method: Method = "improved", rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function: the accounting core's
-    continuous-order minimiser (:func:`dpcalc.accounting.conversion.best_over_range`: a 400-point log grid in α − 1,
+    continuous-order minimiser (`dpcalc.accounting.conversion.best_over_range`: a 400-point log grid in α − 1,
     then a bounded Brent refinement). Any order gives a valid guarantee, so the returned ε (evaluated at the returned
-    α) is always on the safe side; the search only makes it small. ``method`` as in :func:`dp_from_rdp`.
+    α) is always on the safe side; the search only makes it small. ``method`` as in `dp_from_rdp`.
     """
     d = v.scalar("delta", v.probability("delta", delta))
     t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
@@ -300,7 +300,7 @@ def _amplified_iid(eps_prime: float, r: float) -> float:
 @v.scalar_params
 def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
-    """One row of Table 1 (see :func:`table1`; ``method="lemma1"`` by default, as the paper's table)."""
+    """One row of Table 1 (see `table1`; ``method="lemma1"`` by default, as the paper's table)."""
     row = _row(row)
     method = conversion.check_method(method)
     n = v.scalar("N", v.integer_at_least("N", N, 1))
@@ -361,7 +361,7 @@ def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, 
 @v.scalar_params
 def table1_eps(row: str, N: float, sigma2: float, delta: float, B: float, C: float, D: float, *,
                method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> float:
-    """ε of one Table-1 row (``method="lemma1"`` by default, as the paper's table); :class:`InfeasibleError` for the
+    """ε of one Table-1 row (``method="lemma1"`` by default, as the paper's table); `InfeasibleError` for the
     rows with no DP guarantee (they have no number)."""
     entry = table1_entry(row, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
     if entry.eps is None:

@@ -53,7 +53,7 @@ def gradient_list(name: str, value: object) -> list[v.FloatArray]:
 def load_gradients(path: str | Path) -> list[v.FloatArray]:
     """Per-sample gradients from a file (``.npy`` or a text table): K × D (one user) or N × K × D (N users, .npy).
 
-    Read by the shared reader :func:`dpcalc.files.read_numbers` (no pickles; one-line errors)."""
+    Read by the shared reader `dpcalc.files.read_numbers` (no pickles; one-line errors)."""
     from dpcalc import files
 
     arr = files.read_numbers("gradients", path)
@@ -139,7 +139,7 @@ def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: f
 
     λ_{i,min} of Σ_i = G_iG_iᵀ/D (sec4) per user, S = Σ_i λ_{i,min}, then eq. (19) (or (30)). The λ_min of the
     neighbouring data set is not known here; Theorem 2 needs S to bound both (erratum E12). ``rdp`` is +inf (no
-    guarantee) at orders α >= ``alpha_max``, as in :func:`theorem2_rdp`.
+    guarantee) at orders α >= ``alpha_max``, as in `theorem2_rdp`.
     """
     mats = gradient_list("G_users", G_users)
     if not mats:
@@ -182,7 +182,7 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
 
     Least-squares residual of g_new against the numerical column space (SVD, rank tolerance max(K, M)·eps·s_max);
     in span iff residual <= rtol·‖g_new‖. If not in span, the aggregate is not (ε, δ)-DP for any ε and δ below
-    the Theorem-1 threshold (:func:`theorem1_delta_threshold`).
+    the Theorem-1 threshold (`theorem1_delta_threshold`).
     """
     g = gradients("G_all", G_all)
     x = np.atleast_1d(v.as_array("g_new", g_new))
@@ -267,7 +267,7 @@ def exact_aggregate_divergence(G_users: Sequence[ArrayLike], user: int, sample: 
                                ) -> AggregatePair:
     """Exact Rényi divergences (eq. 22) between the aggregate Gaussians of neighbouring data sets: user ``user``'s
     column ``sample`` replaced by ``g_new``. The means differ by (g − g_new)/D; the covariances as in
-    :func:`aggregate_covariance`. This is what Theorems 2/4 and Table 1 bound from above."""
+    `aggregate_covariance`. This is what Theorems 2/4 and Table 1 bound from above."""
     mats = gradient_list("G_users", G_users)
     u = int(v.scalar("user", v.check_range("user", user, 0.0, len(mats) - 1, integer=True)))
     s = int(v.scalar("sample", v.check_range("sample", sample, 0.0, mats[0].shape[1] - 1, integer=True)))

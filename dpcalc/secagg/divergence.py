@@ -11,7 +11,7 @@ kernel on the eigenvalues w of E, ``−½ Σ_k (log1p(αw_k) − α log1p(w_k))/
 cancellation (a power series for small αw, an identity in log1p(z)/z near α = 1): a difference of two Cholesky
 log-determinants lost every digit where Σ₂ ≈ Σ₁ or α ≈ 1. The mean term and positive definiteness of Σ_α come from
 one Cholesky of I + αE per order (≤ 8 orders), or from the eigenvectors of E for many orders (same kernel as
-:func:`renyi_gaussian_codiagonal`). A mean term beyond float64 is a one-line DomainError, not +inf.
+`renyi_gaussian_codiagonal`). A mean term beyond float64 is a one-line DomainError, not +inf.
 """
 
 from __future__ import annotations

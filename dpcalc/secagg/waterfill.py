@@ -5,7 +5,7 @@ covariance up to a floor σ² with Gaussian noise of covariance ``ΔΣ = U max(�
 divided by B first. The added power ``tr ΔΣ = Σ_k max(σ² − λ_k, 0)`` is compared with isotropic noise ``Kσ²``
 reaching the same floor. The block variant (per-block eigendecomposition, cost O(K³/k²)) does not preserve the
 bound (erratum E8): it ignores the cross-block covariance, so the true λ_min can stay below σ² — it is offered
-only with an :class:`ErratumWarning` and reports the true ``min_eigenvalue_after``.
+only with an `ErratumWarning` and reports the true ``min_eigenvalue_after``.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     """WF-NA (Sec. 5.1 steps 3–4) for a covariance ``cov`` given in ``normalization`` ('sec4' needs B).
 
     ``blocks=k`` splits the K coordinates into k contiguous blocks and fills each block separately (the paper's
-    approximate SVD) — with an :class:`ErratumWarning` (E8).
+    approximate SVD) — with an `ErratumWarning` (E8).
     """
     s = symmetric_matrix("cov", cov)
     s = to_sec5(s, normalization=normalization, B=B, name="cov")
@@ -134,7 +134,7 @@ def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as
 
     Proof: X ↦ σ²I + (X − σ²I)₊ is a projection, 1-Lipschitz in the Frobenius norm, so ‖Σ²₊ − Σ¹₊‖ <=
     ‖g²g²ᵀ − g¹g¹ᵀ‖_F/(BD) <= √2C²/(BD). ``as_published=True`` returns the paper's claim 0 (eq. 38) with an
-    :class:`ErratumWarning` (E7: a counterexample gives +0.0907 at B = C = 1, D = 3).
+    `ErratumWarning` (E7: a counterexample gives +0.0907 at B = C = 1, D = 3).
     """
     b = v.check_range("B", B, 1.0)
     c = v.positive("C", C)

@@ -2,17 +2,17 @@
 
 Modules (import what you need; nothing here imports SciPy or SymPy):
 
-* :mod:`dpcalc.sim.parallel` — ``run_moments(fn, n, seed, workers=...)``: per-chunk child seeds
+* `dpcalc.sim.parallel` — ``run_moments(fn, n, seed, workers=...)``: per-chunk child seeds
   (``SeedSequence.spawn``), identical results for any worker count; ``default_workers()``.
-* :mod:`dpcalc.sim.executor` — where tasks run: this process, a local pool (``LocalExecutor``) or a Dask cluster
-  (:mod:`dpcalc.sim.cluster`, extra ``dask``); results always come back in task order (``open_executor``, ``use``).
-* :mod:`dpcalc.sim.sweep` — product grids too large for memory, evaluated in blocks and written to CSV as they
+* `dpcalc.sim.executor` — where tasks run: this process, a local pool (``LocalExecutor``) or a Dask cluster
+  (`dpcalc.sim.cluster`, extra ``dask``); results always come back in task order (``open_executor``, ``use``).
+* `dpcalc.sim.sweep` — product grids too large for memory, evaluated in blocks and written to CSV as they
   complete (``write_csv``).
-* :mod:`dpcalc.sim.stats` — ``Estimate`` (value, se, ci_low, ci_high, n), ``normal_quantile``, ``z_for(level)``.
-* :mod:`dpcalc.sim.estimators` — ``mean_estimate``, ``gaussian_channel_mi``, ``gaussian_vector_mi``,
+* `dpcalc.sim.stats` — ``Estimate`` (value, se, ci_low, ci_high, n), ``normal_quantile``, ``z_for(level)``.
+* `dpcalc.sim.estimators` — ``mean_estimate``, ``gaussian_channel_mi``, ``gaussian_vector_mi``,
   ``aggregation_cmi``, ``aggregation_distortion``, ``hockey_stick_delta`` (importance sampling),
   ``renyi_divergence``, mechanism pairs ``GaussianPair``/``SubsampledGaussianPair``/``MechanismPair``.
-* :mod:`dpcalc.sim.scenarios` — ``gaussian_params``, ``gaussian_clients``, ``clip``, ``clipped_clients``,
+* `dpcalc.sim.scenarios` — ``gaussian_params``, ``gaussian_clients``, ``clip``, ``clipped_clients``,
   ``add_noise`` (client/server placement), ``poisson_subsample``.
 
 Writing a recipe: build a term function ``fn(rng, size) -> terms`` (module level or ``functools.partial``) and call

@@ -1,12 +1,12 @@
 """Running dpcalc's tasks on a ``dask.distributed`` cluster (the optional extra ``dask``).
 
-:func:`connect` gives a :class:`DaskExecutor` for a scheduler address or an existing ``distributed.Client``; the
+`connect` gives a `DaskExecutor` for a scheduler address or an existing ``distributed.Client``; the
 executor submits every task with one retry (``retries=1``) and yields results in task order, so the callers'
 in-order reductions give the same bits as on the local pool. A worker lost mid-run is harmless: Dask reschedules its
 tasks elsewhere and, since each task is a pure function of its seed and inputs, they return the same values.
 
-Errors are one line (:class:`~dpcalc.sim.taskbase.ClusterError`): the extra is not installed, the scheduler cannot be
-reached within :data:`CONNECT_TIMEOUT` seconds, or a task failed twice (an exception raised twice, or workers
+Errors are one line (`ClusterError`): the extra is not installed, the scheduler cannot be
+reached within `CONNECT_TIMEOUT` seconds, or a task failed twice (an exception raised twice, or workers
 dying under it more often than the scheduler's ``allowed-failures``).
 """
 
@@ -26,7 +26,7 @@ EXTRA = "pip install 'dpcalc[dask]'"
 
 
 def require() -> Any:
-    """The ``distributed`` module, or a one-line :class:`ClusterError` naming the extra to install."""
+    """The ``distributed`` module, or a one-line `ClusterError` naming the extra to install."""
     try:
         import distributed
     except ImportError:
@@ -35,7 +35,7 @@ def require() -> Any:
 
 
 class DaskExecutor(Executor):
-    """An :class:`~dpcalc.sim.taskbase.Executor` on a ``distributed.Client``; ``workers`` is the cluster's thread
+    """An `Executor` on a ``distributed.Client``; ``workers`` is the cluster's thread
     count when the executor is made (the in-flight window is four tasks per thread)."""
 
     cluster = True
@@ -76,7 +76,7 @@ def _result(future: Any) -> Any:
 
 @contextmanager
 def connect(scheduler: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[DaskExecutor]:
-    """A :class:`DaskExecutor` on ``scheduler``: a ``distributed.Client`` (used as is, left open) or an address
+    """A `DaskExecutor` on ``scheduler``: a ``distributed.Client`` (used as is, left open) or an address
     such as ``tcp://10.0.0.5:8786`` (a client opened here and closed at the end)."""
     distributed = require()
     if isinstance(scheduler, distributed.Client):

@@ -1,16 +1,16 @@
 """Monte Carlo estimators with confidence intervals (NumPy only; seeded; chunked; optional processes).
 
-Every estimator is a mean of i.i.d. terms (:func:`mean_estimate`) or a smooth function of such means, and
-returns a :class:`dpcalc.sim.stats.Estimate` (value, standard error, two-sided ``level`` interval, n).
+Every estimator is a mean of i.i.d. terms (`mean_estimate`) or a smooth function of such means, and
+returns a `dpcalc.sim.stats.Estimate` (value, standard error, two-sided ``level`` interval, n).
 
-* :func:`gaussian_channel_mi` — I(X; X + Z) of a scalar Gaussian channel (per coordinate, × ``dims``), from
+* `gaussian_channel_mi` — I(X; X + Z) of a scalar Gaussian channel (per coordinate, × ``dims``), from
   log-density ratios ``log p(y|x) − log p(y)``; exact value ½·ln(1 + snr) per coordinate.
-* :func:`gaussian_vector_mi` — I(X; X + Z) for X ~ N(0, Σx), Z ~ N(0, Σz) (Cholesky; small dimension).
-* :func:`aggregation_cmi` — I(w_i; w̄_dp | w^{-i}) of a simulated FL aggregation ``w̄_dp = Σ p_j w_j + noise``
+* `gaussian_vector_mi` — I(X; X + Z) for X ~ N(0, Σx), Z ~ N(0, Σz) (Cholesky; small dimension).
+* `aggregation_cmi` — I(w_i; w̄_dp | w^{-i}) of a simulated FL aggregation ``w̄_dp = Σ p_j w_j + noise``
   with Gaussian client parameters and server- and/or client-side noise (every client's w_j is drawn).
-* :func:`aggregation_distortion` — E‖w̄ − w̄_dp‖² of the same simulated aggregation.
-* :func:`hockey_stick_delta` — δ(ε) = E_P[(1 − e^{ε − L})₊] of a mechanism pair (privacy-loss RV L), with
-  optional importance sampling; :func:`renyi_divergence` — D_α(P‖Q) by sampling from P.
+* `aggregation_distortion` — E‖w̄ − w̄_dp‖² of the same simulated aggregation.
+* `hockey_stick_delta` — δ(ε) = E_P[(1 − e^{ε − L})₊] of a mechanism pair (privacy-loss RV L), with
+  optional importance sampling; `renyi_divergence` — D_α(P‖Q) by sampling from P.
 
 Large ``dims`` (up to 1e12) are handled by sampling one coordinate and multiplying by ``dims``: coordinates are
 i.i.d., so the d-dimensional quantity is exactly ``dims`` × the one-coordinate quantity (value and SE).
@@ -39,7 +39,7 @@ def _estimate(value: float, se: float, n: int, level: float) -> Estimate:
 
 @v.scalar_params
 def moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int = DEFAULT_CHUNK) -> Moments:
-    """Run a term function over ``n`` seeded samples (see :mod:`dpcalc.sim.parallel`)."""
+    """Run a term function over ``n`` seeded samples (see `dpcalc.sim.parallel`)."""
     return run_moments(fn, n, seed, workers=workers, chunk=chunk)
 
 
@@ -346,7 +346,7 @@ class SubsampledGaussianPair(MechanismPair):
 @v.scalar_params
 def exact_gaussian_delta(eps: float, mu_over_sigma: float) -> float:
     """Exact δ(ε) of the Gaussian mechanism (Balle & Wang 2018), for checking the estimators: the one privacy
-    profile kernel, :func:`dpcalc.accounting.gdp.delta` at μ = Δ/σ."""
+    profile kernel, `dpcalc.accounting.gdp.delta` at μ = Δ/σ."""
     from dpcalc.accounting import gdp
 
     mu = v.scalar("mu_over_sigma", v.positive("mu_over_sigma", mu_over_sigma))
@@ -372,7 +372,7 @@ class ChannelCurve:
 
     Each sample's log-density ratio ``log p(y|x) − log p(y) = −Z²/2 + (sU + σZ)²/(2(s²+σ²)) + ½ln(1 + s²/σ²)`` is
     linear in (U², Z², UZ), so the sample mean and its SE are available at every σ from the three sample means and
-    their covariance (common random numbers). :meth:`solve_noise` finds the σ whose simulated MI equals a target.
+    their covariance (common random numbers). `solve_noise` finds the σ whose simulated MI equals a target.
     """
 
     signal_std: float
@@ -415,5 +415,5 @@ class ChannelCurve:
 @v.scalar_params
 def gaussian_channel_curve(signal_std: float, n: int, seed: SeedLike, *, level: float = 0.999,
                            workers: int = 1) -> ChannelCurve:
-    """Draw n samples (2 Gaussians each) and return the :class:`ChannelCurve` for signal std ``signal_std``."""
+    """Draw n samples (2 Gaussians each) and return the `ChannelCurve` for signal std ``signal_std``."""
     return ChannelCurve(float(signal_std), moments(_curve_terms, n, seed, workers=workers), level)

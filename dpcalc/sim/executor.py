@@ -1,18 +1,18 @@
 """The executor seam: where seeded, pure tasks run — in this process, a local process pool, or a Dask cluster.
 
-Every heavy job of dpcalc (the Monte Carlo chunks of :func:`dpcalc.sim.parallel.run_moments`, the checks of
+Every heavy job of dpcalc (the Monte Carlo chunks of `dpcalc.sim.parallel.run_moments`, the checks of
 ``verify``, the runs of ``nbafl simulate``, the blocks of a sweep) is a list of tasks ``fn(item)`` that are pure
-functions of their inputs (their seeds included). An :class:`Executor` maps ``fn`` over the items and yields the
-results **in item order** (:meth:`Executor.imap`), so a caller that reduces them in that order gets the same bits
+functions of their inputs (their seeds included). An `Executor` maps ``fn`` over the items and yields the
+results **in item order** (`Executor.imap`), so a caller that reduces them in that order gets the same bits
 whichever executor ran them and however many workers it had:
 
-* :class:`SerialExecutor` — in this process (``workers = 1``);
-* :class:`LocalExecutor` — a ``concurrent.futures`` process pool on this machine (the default of the CLI);
-* :class:`dpcalc.sim.cluster.DaskExecutor` — a ``dask.distributed`` client (``--scheduler ADDRESS``,
+* `SerialExecutor` — in this process (``workers = 1``);
+* `LocalExecutor` — a ``concurrent.futures`` process pool on this machine (the default of the CLI);
+* `dpcalc.sim.cluster.DaskExecutor` — a ``dask.distributed`` client (``--scheduler ADDRESS``,
   ``DASK_SCHEDULER_ADDRESS``, or a ``distributed.Client`` passed to the library); needs the extra ``dask``.
 
-:func:`open_executor` turns what the caller has (nothing, a worker count, an address, a ``Client`` or an executor)
-into one; nothing of Dask is imported unless a scheduler is given. :func:`use` makes an executor the *current* one
+`open_executor` turns what the caller has (nothing, a worker count, an address, a ``Client`` or an executor)
+into one; nothing of Dask is imported unless a scheduler is given. `use` makes an executor the *current* one
 for code that does not take it as an argument (the recipes of ``verify`` call ``run_moments`` deep inside).
 """
 
@@ -81,7 +81,7 @@ _current: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("dpca
 
 
 def current() -> Executor | None:
-    """The executor set by :func:`use` (None outside one)."""
+    """The executor set by `use` (None outside one)."""
     return _current.get()
 
 
@@ -110,9 +110,9 @@ def scheduler_address(option: str | None) -> str | None:
 
 @contextmanager
 def open_executor(scheduler: SchedulerLike = None, *, workers: int = 1, **local: Any) -> Iterator[Executor]:
-    """The executor for ``scheduler``: given an :class:`Executor`, itself; a ``distributed.Client``, a Dask executor
+    """The executor for ``scheduler``: given an `Executor`, itself; a ``distributed.Client``, a Dask executor
     on it (left open); an address, a client connected to it (closed at the end); None, the local pool of
-    ``workers`` processes (``local``: :class:`LocalExecutor` options), or this process when ``workers <= 1``."""
+    ``workers`` processes (``local``: `LocalExecutor` options), or this process when ``workers <= 1``."""
     if isinstance(scheduler, Executor):
         yield scheduler
         return

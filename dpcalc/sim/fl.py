@@ -3,12 +3,12 @@
 Shapes: a batch of R independent runs is simulated at once; clients' data ``X`` (N, m, d), labels ``y`` (N, m) in
 {0, 1}; per-run client models ``W`` (R, K, d); global models ``w`` (R, d).
 
-* :func:`logistic_data` — synthetic logistic-regression clients, optionally non-IID (client-specific feature means
+* `logistic_data` — synthetic logistic-regression clients, optionally non-IID (client-specific feature means
   and true weights).
-* :func:`logistic_loss` — mean over clients of the mean local logistic loss (the metric of Wei et al. 2020, §5.1).
-* :func:`fedprox_local` — local gradient steps on F_i(w) + μ/2‖w − w_global‖² (FedProx, Algorithm 1 line 5).
-* :func:`clip_models` — clip each model to ‖w‖ <= C (Algorithm 1 line 6); :func:`sample_clients` — K of N without
-  replacement; :func:`aggregate` — equal-weight mean; :func:`gaussian_noise` — N(0, σ²) of a shape.
+* `logistic_loss` — mean over clients of the mean local logistic loss (the metric of Wei et al. 2020, §5.1).
+* `fedprox_local` — local gradient steps on F_i(w) + μ/2‖w − w_global‖² (FedProx, Algorithm 1 line 5).
+* `clip_models` — clip each model to ‖w‖ <= C (Algorithm 1 line 6); `sample_clients` — K of N without
+  replacement; `aggregate` — equal-weight mean; `gaussian_noise` — N(0, σ²) of a shape.
 
 Every operation acts on each run independently (no reduction across runs), so a run's numbers do not depend on
 which other runs share its batch as long as the batch is the same; callers that parallelise must keep batches fixed.

@@ -6,9 +6,9 @@ whatever ``workers`` is, and memory is bounded by one chunk per worker (``chunk`
 
 A *term function* ``fn(rng, size) -> array`` returns per-sample terms of shape ``(size,)`` or ``(k, size)``; each
 chunk is reduced in the worker to ``Moments`` (count, sums, cross-product sums), which add exactly.
-Processes (:class:`dpcalc.sim.executor.LocalExecutor`) are used only when ``workers > 1`` and
-``n >= PROCESS_THRESHOLD``; a Dask executor (given, or current: :func:`dpcalc.sim.executor.use`) gets the chunks in
-tasks of up to :data:`CHUNKS_PER_TASK`. ``fn`` must then be picklable (a module-level function,
+Processes (`dpcalc.sim.executor.LocalExecutor`) are used only when ``workers > 1`` and
+``n >= PROCESS_THRESHOLD``; a Dask executor (given, or current: `dpcalc.sim.executor.use`) gets the chunks in
+tasks of up to `CHUNKS_PER_TASK`. ``fn`` must then be picklable (a module-level function,
 ``functools.partial`` of one, or an instance of a module-level class).
 """
 
@@ -107,7 +107,7 @@ def _batch_moments(task: tuple[TermFn, list[tuple[np.random.SeedSequence, int]]]
 
 
 def _cluster_batch(task: tuple[TermFn, list[tuple[np.random.SeedSequence, int]]]) -> list[Moments]:
-    """A cluster task: :func:`_batch_moments` with one BLAS thread (as ``verify`` runs locally), so a threaded BLAS
+    """A cluster task: `_batch_moments` with one BLAS thread (as ``verify`` runs locally), so a threaded BLAS
     reduction cannot change the last bits, and a worker's threads do not oversubscribe its cores."""
     from dpcalc.sim.blas import single_threaded_blas
 
@@ -116,7 +116,7 @@ def _cluster_batch(task: tuple[TermFn, list[tuple[np.random.SeedSequence, int]]]
 
 
 def chunks_per_task(chunks: int, workers: int) -> int:
-    """Chunks one task evaluates: about four tasks per worker, at most :data:`CHUNKS_PER_TASK` chunks each (so a
+    """Chunks one task evaluates: about four tasks per worker, at most `CHUNKS_PER_TASK` chunks each (so a
     lost task costs little and the per-task overhead stays small). Only the work's grouping depends on it, never
     the result."""
     return max(1, min(CHUNKS_PER_TASK, -(-chunks // (4 * max(1, workers)))))
@@ -124,13 +124,13 @@ def chunks_per_task(chunks: int, workers: int) -> int:
 
 def run_moments(fn: TermFn, n: int, seed: SeedLike, *, workers: int = 1, chunk: int = DEFAULT_CHUNK,
                 process_threshold: int = PROCESS_THRESHOLD, executor: Executor | None = None) -> Moments:
-    """Evaluate ``fn`` on ``n`` samples in seeded chunks and return the summed :class:`Moments`.
+    """Evaluate ``fn`` on ``n`` samples in seeded chunks and return the summed `Moments`.
 
     Same ``seed`` → identical result for any ``workers`` and any executor (chunk ``i`` always uses child seed ``i``;
     every chunk is reduced to its own Moments where it runs and the sum is taken here, in chunk order).
-    ``workers`` above the number of usable cores is clamped to it; ``n`` is capped at :data:`MAX_SAMPLES`.
-    ``executor`` (default: the current one, :func:`dpcalc.sim.executor.use`) runs the chunks elsewhere — on a Dask
-    cluster in tasks of :func:`chunks_per_task` chunks, only their Moments coming back.
+    ``workers`` above the number of usable cores is clamped to it; ``n`` is capped at `MAX_SAMPLES`.
+    ``executor`` (default: the current one, `dpcalc.sim.executor.use`) runs the chunks elsewhere — on a Dask
+    cluster in tasks of `chunks_per_task` chunks, only their Moments coming back.
     """
     sizes = chunk_sizes(n, chunk)
     # more processes than usable cores only oversubscribe them (results do not depend on workers)

@@ -1,11 +1,11 @@
 """Small reusable scenario builders for FL simulations (NumPy, seeded through the caller's Generator).
 
-* :func:`gaussian_params` — local parameters w ~ N(0, Σ) with a given covariance (or per-coordinate variance).
-* :func:`gaussian_clients` — one coordinate of N clients, w_j ~ N(0, s_j²), shape (N, size).
-* :func:`clip` — clip rows to ‖w‖ <= C (the clipping step (5.19) of He & He 2023, DP-SGD's per-example clipping).
-* :func:`clipped_clients` — N clipped client vectors in R^d.
-* :func:`add_noise` — server- and/or client-side Gaussian noise placement on a weighted aggregate.
-* :func:`poisson_subsample` — Bernoulli(q) inclusion mask (Poisson subsampling).
+* `gaussian_params` — local parameters w ~ N(0, Σ) with a given covariance (or per-coordinate variance).
+* `gaussian_clients` — one coordinate of N clients, w_j ~ N(0, s_j²), shape (N, size).
+* `clip` — clip rows to ‖w‖ <= C (the clipping step (5.19) of He & He 2023, DP-SGD's per-example clipping).
+* `clipped_clients` — N clipped client vectors in R^d.
+* `add_noise` — server- and/or client-side Gaussian noise placement on a weighted aggregate.
+* `poisson_subsample` — Bernoulli(q) inclusion mask (Poisson subsampling).
 """
 
 from __future__ import annotations

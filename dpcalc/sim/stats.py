@@ -14,7 +14,7 @@ __all__ = ["Estimate", "from_moments", "normal_cdf", "normal_quantile", "z_for"]
 
 @v.scalar_params
 def normal_cdf(x: float) -> float:
-    """Standard normal CDF Φ(x) (validated; the kernel is :func:`dpcalc._numerics.normal_cdf`)."""
+    """Standard normal CDF Φ(x) (validated; the kernel is `dpcalc._numerics.normal_cdf`)."""
     return _numerics.normal_cdf(v.scalar("x", v.as_array("x", x)))
 
 
@@ -61,7 +61,7 @@ def _tail_series(x: float) -> float:
 
 
 def _log_normal_cdf_tail(x: float) -> float:
-    """log Φ(x) for x < −37 (:func:`_tail_series`)."""
+    """log Φ(x) for x < −37 (`_tail_series`)."""
     return -0.5 * x * x - math.log(-x) - 0.5 * math.log(2.0 * math.pi) + math.log(_tail_series(x))
 
 

@@ -1,17 +1,17 @@
 """Sweeps too large for memory: a product grid evaluated in blocks (locally or on a cluster), written as it completes.
 
 A sweep is an ordered mapping ``{name: values}``; its rows are the points of the product grid in
-``itertools.product`` order (first name slowest), as everywhere in dpcalc. :func:`plan` cuts the rows into
+``itertools.product`` order (first name slowest), as everywhere in dpcalc. `plan` cuts the rows into
 contiguous blocks that are themselves product grids — one value of each of the first few names, a slice of the
 next, every value of the rest — so a block is evaluated by the same vectorised code as a whole grid, on a smaller
 grid. ``evaluate(options) -> {column: values}`` gets a block's options (same names, fewer values) and returns its
 columns over the block's rows.
 
-:func:`write_csv` sends the blocks to an executor (:mod:`dpcalc.sim.executor`: this process, a local pool or a
+`write_csv` sends the blocks to an executor (`dpcalc.sim.executor`: this process, a local pool or a
 Dask cluster); each task formats its block as CSV text itself (shortest round-trip ``repr`` of every float, so the
 file holds the exact doubles) and the blocks are appended in row order as they arrive. Memory per task: one block,
 about ``rows × columns × 8`` bytes times the evaluator's temporaries, plus its text (≈ 20 bytes a value); with
-:data:`BLOCK_ROWS` rows that is a few tens of MB. This process holds at most the executor's window of blocks.
+`BLOCK_ROWS` rows that is a few tens of MB. This process holds at most the executor's window of blocks.
 """
 
 from __future__ import annotations

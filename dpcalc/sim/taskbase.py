@@ -1,6 +1,6 @@
-"""The executor interface (:class:`Executor`) and the in-order, windowed submission loop every executor shares.
+"""The executor interface (`Executor`) and the in-order, windowed submission loop every executor shares.
 
-Kept apart from :mod:`dpcalc.sim.executor` (which chooses an executor) so that :mod:`dpcalc.sim.cluster` can build on
+Kept apart from `dpcalc.sim.executor` (which chooses an executor) so that `dpcalc.sim.cluster` can build on
 it without an import circle.
 """
 
@@ -15,9 +15,9 @@ from dpcalc.errors import DpcalcError
 __all__ = ["ClusterError", "Done", "Executor", "SchedulerLike", "ordered"]
 
 Done = Callable[[int, int], None]
-"""``done(completed, total)``: called in this process as tasks complete (feeds :func:`dpcalc._progress.tracker`)."""
+"""``done(completed, total)``: called in this process as tasks complete (feeds `dpcalc._progress.tracker`)."""
 SchedulerLike = Any
-"""None, a scheduler address (``"tcp://host:8786"``), a ``distributed.Client`` or an :class:`Executor`."""
+"""None, a scheduler address (``"tcp://host:8786"``), a ``distributed.Client`` or an `Executor`."""
 
 
 class ClusterError(DpcalcError):

@@ -189,3 +189,64 @@ def test_pages_in_headless_chromium(site: Path) -> None:
     by_page = {r["url"]: r for r in report}
     assert by_page["papers/001.html"]["math"] > 30  # every formula of paper 001 (Zeng, Yang & Dai 2022)
     assert len(by_page["papers/001.html"]["images"]) >= 6  # its figure presets
+
+
+_ROLE = re.compile(r":(?:py:)?(?:mod|func|class|meth|attr|data|exc|obj|const|ref|term):(?=[`\w])")
+
+
+@pytest.mark.slow
+def test_no_raw_rest_in_the_built_site(site: Path) -> None:
+    """The API reference renders: no raw Sphinx roles (``:func:`x```) and no reStructuredText tables anywhere."""
+    for page in site.rglob("*.html"):
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+        roles = _ROLE.findall(text)
+        assert not roles, f"{page.relative_to(site)}: {len(roles)} raw roles, e.g. {roles[:3]}"
+        assert not re.search(r"^\s*={4,}(\s+={4,})+\s*$", text, re.M), f"{page.relative_to(site)}: a reST table"
+
+
+@pytest.mark.slow
+def test_external_links_and_offline_search(site: Path) -> None:
+    """arXiv ids link to arxiv.org and DOIs to doi.org; search works from file:// (Material's offline plugin with
+    the vendored Web Worker shim: no page loads a script from the network)."""
+    for page in site.rglob("*.html"):
+        html_text = page.read_text(encoding="utf-8")
+        assert "doi.org/arXiv" not in html_text and "doi.org/arxiv" not in html_text, page
+        assert "unpkg.com" not in html_text, f"{page.relative_to(site)} loads a script from the network"
+    assert (site / "search" / "search_index.js").is_file() and (site / "js" / "iframe-worker-shim.js").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None and shutil.which("chromium-browser") is None,
+                    reason="Chromium is not installed (Debian: apt-get install chromium); offline search was only "
+                           "checked by its files")
+def test_search_answers_from_file_url(site: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    url = (site / "index.html").as_uri() + "?q=accountant"
+    proc = subprocess.run([str(browser), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
+                           "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    match = re.search(r'md-search-result__meta">(\d+) matching document', proc.stdout)
+    assert match and int(match.group(1)) > 3, proc.stdout[-1500:]
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("tag:yaml.org,2002:python/name:", lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)
+
+    def walk(item: Any) -> list[str]:
+        if isinstance(item, str):
+            return [item]
+        if isinstance(item, dict):
+            return [p for v in item.values() for p in walk(v)]
+        if isinstance(item, list):
+            return [p for v in item for p in walk(v)]
+        return []
+
+    in_nav = set(walk(config["nav"]))
+    pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
+             if p.relative_to(ROOT / "docs").parts[0] not in ("gen", "examples")}
+    assert not pages - in_nav, f"pages missing from the nav in mkdocs.yml: {sorted(pages - in_nav)}"

@@ -63,7 +63,7 @@ def test_audit_preset_matches_the_audit() -> None:
     spec = presets()["002-fig4a"]
     lines, _ = data.lines(spec)
     composed = lines[3]
-    assert composed.kind == "corrected"
+    assert composed.kind == "estimate"  # the CLT ε of the composed μ: not a guarantee
     with pytest.warns(EstimateWarning, match="CLT"):
         audit = cuag.audit(0.25, 300, 1e-5)
     assert composed.y[-1] == pytest.approx(audit.eps_effective, rel=1e-12)

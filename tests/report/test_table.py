@@ -98,9 +98,11 @@ def _structure(tex: str) -> None:
         assert tex.count(rf"\begin{{{env}}}") == tex.count(rf"\end{{{env}}}") == 1
     ncols = len(re.search(r"\\begin\{tabular\}\{(r+)\}", tex).group(1))  # type: ignore[union-attr]
     body = tex.split(r"\toprule")[1].split(r"\bottomrule")[0]
-    rows = [r for r in body.replace(r"\midrule", "").split(r"\\") if r.strip()]
-    for row in rows:
-        assert len(re.findall(r"(?<!\\)&", row)) == ncols - 1, row
+    body = re.sub(r"\\cmidrule\(lr\)\{\d+-\d+\}", "", body.replace(r"\midrule", ""))
+    rows = [r for r in body.split(r"\\") if r.strip()]
+    for row in rows:  # every row spans every column (a \multicolumn{n} counts n)
+        spans = sum(int(n) - 1 for n in re.findall(r"\\multicolumn\{(\d+)\}", row))
+        assert len(re.findall(r"(?<!\\)&", row)) + spans == ncols - 1, row
     for line in tex.splitlines():
         if not line.startswith("%"):
             assert line.count("$") % 2 == 0 or "\\$" in line, line

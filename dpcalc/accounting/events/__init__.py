@@ -2,13 +2,13 @@
 
 One concept per module:
 
-* :mod:`~dpcalc.accounting.events.relation` — the relations and dpcalc's sensitivity convention;
-* :mod:`~dpcalc.accounting.events.base` — the event base class and the class registry;
-* :mod:`~dpcalc.accounting.events.mechanisms` — Gaussian, Laplace, discrete Laplace, discrete Gaussian,
+* `relation` — the relations and dpcalc's sensitivity convention;
+* `base` — the event base class and the class registry;
+* `mechanisms` — Gaussian, Laplace, discrete Laplace, discrete Gaussian,
   randomized response, mixture of Gaussians, zCDP, (ε, δ), no-op, non-private, unsupported;
-* :mod:`~dpcalc.accounting.events.sampling` — Poisson, without and with replacement, truncated subsampling;
-* :mod:`~dpcalc.accounting.events.composition` — self-composition, sequences, tree aggregation, repeat-and-select;
-* :mod:`~dpcalc.accounting.events.reader` — dictionaries (dp-accounting's ``to_named_tuple()`` form), files and
+* `sampling` — Poisson, without and with replacement, truncated subsampling;
+* `composition` — self-composition, sequences, tree aggregation, repeat-and-select;
+* `reader` — dictionaries (dp-accounting's ``to_named_tuple()`` form), files and
   duck-typed dp-accounting objects.
 """
 

@@ -1,16 +1,13 @@
 """One entry point: ε of any event at δ under a chosen accountant and neighbouring relation.
 
-==========  ===========  ==================================================================================
-accountant  bound        what
-==========  ===========  ==================================================================================
-``rdp``     upper        the event's RDP curve (:mod:`~dpcalc.accounting.events.rdp_accountant`), converted at
-                         the best order by the one conversion (:mod:`dpcalc.accounting.conversion`)
-``pld``     bracket      dpcalc's PLD with a certified bracket ε_lower <= ε <= ε_upper (ε = ε_upper)
-``exact``   exact        μ-GDP of Gaussian noise, finite sums for randomized response and (ε, δ) releases
-==========  ===========  ==================================================================================
+| accountant | bound | what |
+|---|---|---|
+| ``rdp`` | upper | the event's RDP curve (`rdp_accountant`), converted at the best order by the one conversion (`dpcalc.accounting.conversion`) |
+| ``pld`` | bracket | dpcalc's PLD with a certified bracket ε_lower <= ε <= ε_upper (ε = ε_upper) |
+| ``exact`` | exact | μ-GDP of Gaussian noise, finite sums for randomized response and (ε, δ) releases |
 
 The result says which relation and which sampling it assumed; an event an accountant cannot account is one
-:class:`~dpcalc.errors.DomainError` line naming the event and what the accountant supports.
+`DomainError` line naming the event and what the accountant supports.
 """
 
 from __future__ import annotations
@@ -115,5 +112,5 @@ def _rdp(ev: Event, rel: Relation, delta: float, orders: ArrayLike | None) -> tu
 
 def epsilon(event: Any, *, delta: float, accountant: str = "rdp", neighbours: Any = "add_remove", **options: Any
             ) -> float:
-    """ε alone (a float): :func:`account`'s ``eps``."""
+    """ε alone (a float): `account`'s ``eps``."""
     return account(event, delta=delta, accountant=accountant, neighbours=neighbours, **options).eps

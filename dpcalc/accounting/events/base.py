@@ -2,8 +2,8 @@
 
 An event describes what was released (a mechanism), on which records (a sampling scheme) and how often
 (a composition); the neighbouring relation is not part of it — it is passed when the event is accounted
-(:mod:`dpcalc.accounting.events.relation`). Field names are dp-accounting 0.6's (``dp_event.py``), so an event
-reads and writes the nested form of its ``DpEvent.to_named_tuple()`` (:mod:`dpcalc.accounting.events.reader`).
+(`dpcalc.accounting.events.relation`). Field names are dp-accounting 0.6's (``dp_event.py``), so an event
+reads and writes the nested form of its ``DpEvent.to_named_tuple()`` (`dpcalc.accounting.events.reader`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["EVENT_CLASSES", "Event", "register"]
 
 
 class Event:
-    """An event (subclasses are frozen dataclasses registered with :func:`register`)."""
+    """An event (subclasses are frozen dataclasses registered with `register`)."""
 
     CLASS_NAME: ClassVar[str] = "DpEvent"
     #: a shorter spelling the reader accepts for ``class_name`` (besides the class name itself)

@@ -1,7 +1,7 @@
 """Exact ε for the events whose composition has a closed form or a finite sum (the "exact" accountant).
 
 * Gaussian noise without sampling (Gaussians, tree aggregation, compositions of them): μ-GDP with
-  μ² = Σ Δ'²·(nodes per record)/z² (Dong, Roth & Su 2022, Cor. 3.3), ε from :func:`dpcalc.accounting.gdp.eps_from_mu`.
+  μ² = Σ Δ'²·(nodes per record)/z² (Dong, Roth & Su 2022, Cor. 3.3), ε from `dpcalc.accounting.gdp.eps_from_mu`.
 * T-fold self-composition of one finite pair — randomized response (either replace relation), an ε-DP or
   (ε, δ)-DP release (the dominating pair of Kairouz, Oh & Viswanath 2015, Thm. 2.1; their Thm. 3.3 is its
   T-fold composition): the privacy loss takes values l₁ (mass w₁ under P), l₂ (w₂), 0 (w₀) and +∞ (mass δ;

@@ -1,11 +1,11 @@
 """Scalar closed forms behind the event accountants, validated, one per catalog entry (``formulas/events_*.toml``).
 
-* :func:`laplace_rdp` — RDP of the Laplace mechanism (Mironov 2017, Prop. 6);
-* :func:`pure_dp_rdp` — RDP of any ε-DP release: randomized response with e^ε (Mironov 2017, Prop. 5, with the
+* `laplace_rdp` — RDP of the Laplace mechanism (Mironov 2017, Prop. 6);
+* `pure_dp_rdp` — RDP of any ε-DP release: randomized response with e^ε (Mironov 2017, Prop. 5, with the
   dominance of Kairouz, Oh & Viswanath 2015, Thm. 2.1);
-* :func:`optimal_composition_delta` — δ(ε') of the k-fold composition of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015,
+* `optimal_composition_delta` — δ(ε') of the k-fold composition of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015,
   Thm. 3.3);
-* :func:`without_replacement_gaussian_rdp` — RDP of the Gaussian on a fixed-size sample (Wang, Balle &
+* `without_replacement_gaussian_rdp` — RDP of the Gaussian on a fixed-size sample (Wang, Balle &
   Kasiviswanathan 2019, Thm. 9; replace-one, the batch's sum moves by twice the clipping norm).
 """
 

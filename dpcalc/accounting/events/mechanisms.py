@@ -1,7 +1,7 @@
 """Mechanisms: one release of a noisy statistic, with parameters named as dp-accounting 0.6 names them.
 
 Noise parameters are relative to the sensitivity (a noise multiplier is the noise scale over the clipping norm C);
-how far neighbouring outputs move under each relation is :mod:`dpcalc.accounting.events.relation`'s convention
+how far neighbouring outputs move under each relation is `dpcalc.accounting.events.relation`'s convention
 (one sensitivity under add/remove and replace-special, two under replace-one).
 """
 

@@ -1,7 +1,7 @@
-"""Events onto dpcalc's PLD accountant (:mod:`dpcalc.accounting.pld`): each event becomes a list of
+"""Events onto dpcalc's PLD accountant (`dpcalc.accounting.pld`): each event becomes a list of
 ``(privacy loss, count)`` components, composed with a certified bracket ε_lower <= ε <= ε_upper.
 
-Mechanisms map onto the loss constructors of :mod:`dpcalc.accounting.pld.losses` with sensitivity 1 (noise
+Mechanisms map onto the loss constructors of `dpcalc.accounting.pld.losses` with sensitivity 1 (noise
 parameters are relative to it) under the relation; tree aggregation is the Gaussian with noise multiplier
 z/√⌈log₂(T + 1)⌉ (a record touches that many nodes); Poisson sampling and sampling without/with replacement wrap
 the loss of one inner mechanism (a composition of Gaussians inside a sample is one Gaussian with the combined
@@ -85,7 +85,7 @@ def components(event: Event, rel: Relation, count: int = 1) -> list[tuple[Any, i
 
 
 def epsilon(event: Event, rel: Relation, delta: float, *, rtol: float | None = None) -> Any:
-    """The certified bracket (:class:`dpcalc.accounting.pld.EpsBracket`) of an event at δ."""
+    """The certified bracket (`dpcalc.accounting.pld.EpsBracket`) of an event at δ."""
     from dpcalc.accounting import pld
 
     comps = components(event, rel)

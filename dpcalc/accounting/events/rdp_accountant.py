@@ -1,12 +1,12 @@
 """The RDP curve of any event under a neighbouring relation: a walk over the event tree.
 
-Mechanisms take their curves from :mod:`~dpcalc.accounting.events.rdp_mechanisms`; composition adds curves
+Mechanisms take their curves from `rdp_mechanisms`; composition adds curves
 (Mironov 2017, Prop. 1); Poisson sampling of Gaussian noise (one Gaussian or a composition of Gaussians, noise
-multipliers combined as (Σ zᵢ⁻²)^{−1/2}) is exact (Mironov, Talwar & Zhang 2019, :func:`dpcalc.accounting.rdp.
+multipliers combined as (Σ zᵢ⁻²)^{−1/2}) is exact (Mironov, Talwar & Zhang 2019, `dpcalc.accounting.rdp.
 sampled_gaussian`), of anything else the Zhu & Wang 2019 bound; sampling without replacement the Wang, Balle &
-Kasiviswanathan 2019 bound (:mod:`~dpcalc.accounting.events.rdp_amplification`); tree aggregation is a Gaussian
+Kasiviswanathan 2019 bound (`rdp_amplification`); tree aggregation is a Gaussian
 whose record touches ⌈log₂(T + 1)⌉ nodes (Kairouz et al. 2021, App. D); repeat-and-select
-:mod:`~dpcalc.accounting.events.rdp_selection`.
+`rdp_selection`.
 
 Every curve says whether it is the exact RDP of the worst pair (``exact``) or an upper bound.
 """

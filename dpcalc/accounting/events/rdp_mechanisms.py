@@ -1,6 +1,6 @@
 """RDP curves of one mechanism under one neighbouring relation, at any orders α > 1 (fractional ones too).
 
-Shifts follow :mod:`dpcalc.accounting.events.relation` (Δ' = Δ, or 2Δ under replace-one). Each function returns
+Shifts follow `dpcalc.accounting.events.relation` (Δ' = Δ, or 2Δ under replace-one). Each function returns
 the curve as a float array on ``alphas``; all are exact Rényi divergences of the mechanism's worst pair unless said
 otherwise.
 

@@ -97,7 +97,7 @@ def _named_tuple_dict(value: Any) -> dict[str, Any]:
 
 
 def as_event(obj: Any) -> Event:
-    """An :class:`Event` from a dpcalc event, a dictionary, a dp-accounting named tuple or any object with
+    """An `Event` from a dpcalc event, a dictionary, a dp-accounting named tuple or any object with
     ``to_named_tuple()`` (a dp-accounting ``DpEvent``)."""
     if isinstance(obj, Event):
         return obj

@@ -1,5 +1,5 @@
 """Calibrate any one parameter of any event for a target (ε, δ): the one search of
-:func:`dpcalc.accounting.calibrate.solve` over a :class:`~dpcalc.accounting.calibrate.Knob` chosen by the field.
+`dpcalc.accounting.calibrate.solve` over a `Knob` chosen by the field.
 
 The parameter is named by its path in the event: ``noise_multiplier``, ``event.sampling_probability``,
 ``event.event.noise_multiplier``, ``count``, ``events[1].count``, ``sample_size``. Noise parameters (noise

@@ -29,16 +29,16 @@ Method (own implementation after reading Koskela et al. 2020/2021, Gopi et al. 2
 
 The bracket width is controlled by the lattice spacing h, adapted until ε_upper − ε_lower ≤ rtol·ε_upper + atol
 (defaults rtol 1e-3, atol 1e-6 nats). Memory: the FFT length is capped at ``MAX_FFT`` points (peak ≈ 64 bytes ×
-MAX_FFT ≈ 540 MB); beyond it a :class:`~dpcalc.errors.DomainError` names the cause instead of allocating more.
+MAX_FFT ≈ 540 MB); beyond it a `DomainError` names the cause instead of allocating more.
 
-Modules, one concept each: :mod:`~dpcalc.accounting.pld.schedule` (the steps), :mod:`~dpcalc.accounting.pld.mechanism`
-(one step's privacy loss), :mod:`~dpcalc.accounting.pld.discretise` and :mod:`~dpcalc.accounting.pld.relabel` (the
-lattice pairs, :class:`~dpcalc.accounting.pld.pmf.LatticePmf`), :mod:`~dpcalc.accounting.pld.chernoff` (log-MGF
-bounds, orders, tilt), :mod:`~dpcalc.accounting.pld.compose` (FFT composition), :mod:`~dpcalc.accounting.pld.curve`
-(δ(ε) and its inverse), :mod:`~dpcalc.accounting.pld.passes` (one direction at one lattice),
-:mod:`~dpcalc.accounting.pld.dominating` (dominating Gaussian bounds), :mod:`~dpcalc.accounting.pld.accountant` (the
-entry points); shared constants in :mod:`~dpcalc.accounting.pld.common` (``common.MAX_FFT`` is read at call time).
-Calibration (σ for a target ε) is :func:`dpcalc.accounting.calibrate.sigma_for_eps` with ``accountant="pld"``.
+Modules, one concept each: `schedule` (the steps), `mechanism`
+(one step's privacy loss), `discretise` and `relabel` (the
+lattice pairs, `LatticePmf`), `chernoff` (log-MGF
+bounds, orders, tilt), `compose` (FFT composition), `curve`
+(δ(ε) and its inverse), `passes` (one direction at one lattice),
+`dominating` (dominating Gaussian bounds), `accountant` (the
+entry points); shared constants in `common` (``common.MAX_FFT`` is read at call time).
+Calibration (σ for a target ε) is `dpcalc.accounting.calibrate.sigma_for_eps` with ``accountant="pld"``.
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ def _h0(steps: list[Step], rtol: float, scale: float) -> float:
 
 
 def check_delta(delta: float) -> float:
-    """δ in (0, 1), at least :data:`~dpcalc.accounting.pld.common.DELTA_MIN`."""
+    """δ in (0, 1), at least `DELTA_MIN`."""
     d = float(v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))
     if d < DELTA_MIN:
         raise DomainError(f"pld: delta must be >= {DELTA_MIN:g} for the PLD accountant (got {d:g}); use rdp below")
@@ -95,7 +95,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     Both neighbour directions are bounded from above (the reported ε_upper is the larger); the lower bound is the
     remove direction's (and the add direction's when that is the worse). The lattice is refined until
     ``eps_upper − eps_lower ≤ rtol·eps_upper + atol`` (defaults 1e-3 and 1e-6 nats); if finer lattices stop
-    narrowing it (or ``max_iter`` refinements do not reach it) a one-line :class:`~dpcalc.errors.DomainError` says
+    narrowing it (or ``max_iter`` refinements do not reach it) a one-line `DomainError` says
     so: a wide bracket is never returned as if it were tight. One or two steps are summed directly (no FFT).
     ``grid`` starts at that lattice spacing instead of a coarse one (a warm start,
     e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).

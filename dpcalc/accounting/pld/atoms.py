@@ -5,7 +5,7 @@ Connect-the-dots (Doroshenko et al. 2022) splits each atom's Q-mass between the 
 linearly in e^ℓ (the hat weight u = (e^ℓ − e^{g_a})/(e^{g_{a+1}} − e^{g_a})): the upper pair (Q_j, e^{g_j}Q_j)
 dominates the atom's pair (the δ of each atom is convex in e^ε), so the lattice pair of every atom together does.
 The same split applied to both P and Q is a channel: the lower pair is dominated by data processing, then relabelled
-(:mod:`~dpcalc.accounting.pld.relabel`) and moved down to its lattice points. Atoms with Q = 0 (loss +∞) are kept at
+(`relabel`) and moved down to its lattice points. Atoms with Q = 0 (loss +∞) are kept at
 +∞ in both pairs; the quadrature's cut tails go to +∞ / the top lattice point (high side) and to the lattice point
 above the cut / nowhere (low side).
 """

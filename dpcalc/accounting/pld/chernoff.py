@@ -21,7 +21,7 @@ _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspac
 
 @cache
 def theta_grid(top: float) -> FloatArray:
-    """The orders θ of the Chernoff bounds and of the tilt: :data:`_THETAS`, continued geometrically (≈3.4 per
+    """The orders θ of the Chernoff bounds and of the tilt: `_THETAS`, continued geometrically (≈3.4 per
     decade, as below 512) up to ``top`` for schedules whose privacy loss is tiny (large σ): there the tilt that
     resolves δ = 1e-30 is ≈ ln(1/δ)/ε ~ 1e4–1e6 (σ = 899, q = 0.1, T = 10: ε ≈ 0.003), and with orders capped at
     512 the FFT round-off floor kept ε_upper at 0.067 however fine the lattice."""
@@ -45,7 +45,7 @@ def theta_top(steps: Sequence[Step], direction: Direction) -> float:
 
 
 def _log_mgf(d: LatticePmf, h: float, thetas: FloatArray) -> FloatArray:
-    """Upper bound on log E[e^{θL}] (finite atoms) for each θ (see :func:`_exp_rel`)."""
+    """Upper bound on log E[e^{θL}] (finite atoms) for each θ (see `_exp_rel`)."""
     nz = np.flatnonzero(d.p > 0)
     z = np.log(d.p[nz])[None, :] + thetas[:, None] * ((d.k0 + nz) * h + d.c)[None, :]
     mx = z.max(axis=1)
@@ -61,7 +61,7 @@ def _exp_rel(z: FloatArray, top: FloatArray) -> FloatArray:
 
 
 def total_mgf(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray) -> FloatArray:
-    """log-MGF bound of the composition: Σ count·K_i(θ) (each K_i as in :func:`_log_mgf`). The atoms of all steps
+    """log-MGF bound of the composition: Σ count·K_i(θ) (each K_i as in `_log_mgf`). The atoms of all steps
     are concatenated (chunks of about 2^16 atoms) and the per-step log-sum-exps are segment reductions."""
     out = np.zeros(thetas.size)
     chunk: list[tuple[np.ndarray, np.ndarray, int]] = []
@@ -113,7 +113,7 @@ def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float, t
 def saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
            eps: float | None = None) -> tuple[float, float]:
     """(θ*, ε*): the Chernoff-optimal order of the composition at δ and its Chernoff ε (both approximate; θ* weights
-    the tails in :func:`discretise_many`, ε* sizes the first lattice)."""
+    the tails in `discretise_many`, ε* sizes the first lattice)."""
     top = theta_top(steps, direction)
     thetas = theta_grid(top)
     k = np.zeros(thetas.size)

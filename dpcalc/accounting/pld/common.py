@@ -15,7 +15,7 @@ __all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDO
 FloatArray = v.FloatArray
 Direction = Literal["remove", "add"]
 
-#: Largest FFT length (points); below it the memory cap of :mod:`dpcalc._limits` (default 2 GiB, ≈112 bytes per
+#: Largest FFT length (points); below it the memory cap of `dpcalc._limits` (default 2 GiB, ≈112 bytes per
 #: point, i.e. ≈19 million points) decides.
 MAX_FFT = 1 << 27
 #: Smallest δ the accountant certifies (below it the lattice needed exceeds the memory cap).
@@ -31,14 +31,14 @@ TAU = 1e-7  # share of δ given to each truncation / aliasing term
 
 
 class MemoryCapError(DomainError):
-    """The requested accuracy needs more memory than the cap (:mod:`dpcalc._limits`) or :data:`MAX_FFT` points."""
+    """The requested accuracy needs more memory than the cap (`dpcalc._limits`) or `MAX_FFT` points."""
 
 
 _BYTES_PER_POINT = 112  # peak working memory per grid point (both pairs' arrays, spectra and δ-curves)
 
 
 def check_points(npts: int, what: str, h: float) -> None:
-    """Raise :class:`MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT."""
+    """Raise `MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT."""
     from dpcalc import _limits
 
     need = npts * _BYTES_PER_POINT

@@ -1,8 +1,8 @@
-"""The certified bracket of any composition of privacy losses (:mod:`dpcalc.accounting.pld.losses`): ε at δ and δ at ε.
+"""The certified bracket of any composition of privacy losses (`dpcalc.accounting.pld.losses`): ε at δ and δ at ε.
 
 Compositions whose every step is a (Poisson-subsampled) Gaussian in the add/remove form go to the schedule
-accountant (:func:`dpcalc.accounting.pld.accountant.epsilon`: same numbers as before); every other composition is
-discretised pair by pair (:mod:`dpcalc.accounting.pld.generic`) and composed by the same FFT pass.
+accountant (`dpcalc.accounting.pld.accountant.epsilon`: same numbers as before); every other composition is
+discretised pair by pair (`dpcalc.accounting.pld.generic`) and composed by the same FFT pass.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ def _discounted_suffix(w: FloatArray, log_a: float) -> FloatArray:
     return out
 
 
-#: below this A_m (the tilted suffix sum) the δ-curve is summed term by term in log space (:meth:`Curve._direct`)
+#: below this A_m (the tilted suffix sum) the δ-curve is summed term by term in log space (`Curve._direct`)
 _A_DIRECT = 1e-280
 
 
@@ -48,7 +48,7 @@ class Curve:
     """δ(ε) of one composed PLD: δ(x_m + t) = e^{logk − λx_m}(A_m − e^t·B_m ± R_m) + extra ± e^{log_tilt − λε}.
 
     The last term is signed like the curve: the upper curve's bound on the atoms left out of the composition (their
-    tilted weights underflowed, :func:`compose`), the lower curve's bound on the aliased mass (subtracted).
+    tilted weights underflowed, `compose`), the lower curve's bound on the aliased mass (subtracted).
 
     R_m bounds the rounding of the difference: A_m and B_m are sums of up to n − m positive terms (relative error
     ≤ (n − m + 4)·u each, ×8 for the blocked form), and A_m − e^t·B_m cancels where one heavy atom sits just above
@@ -101,7 +101,7 @@ class Curve:
 
     def _direct(self, m: int, eps: float) -> float:
         """Σ_{k>m} P_k·(1 − e^{ε − x_k}) with log P_k = log W_k + logk − λx_k, term by term (positive terms: no
-        cancellation). Used where A_m is below :data:`_A_DIRECT`: its discounted terms e^{−λh(k−m)} underflow at a
+        cancellation). Used where A_m is below `_A_DIRECT`: its discounted terms e^{−λh(k−m)} underflow at a
         large λh (a few atoms far above ε then vanish from A_m and δ came out as 0: σ = 1e4, q = 1, δ = 1e-20 at a
         coarse lattice gave ε_upper 4.4e-5 below the exact 8.0e-4)."""
         xs = self.x[m + 1:]
@@ -118,7 +118,7 @@ class Curve:
 
     def eps(self, delta: float) -> float:
         """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): binary search over the lattice
-        points, then bisection inside the cell (:mod:`dpcalc._roots`), returning the end where δ ≤ delta."""
+        points, then bisection inside the cell (`dpcalc._roots`), returning the end where δ ≤ delta."""
         x0 = max(0.0, float(self.x[0]))
         if self.delta(x0) <= delta:
             return x0
@@ -150,7 +150,7 @@ class Curve:
 
 def build_curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
                 log_tilt: float, upper: bool) -> Curve:
-    """The :class:`Curve` of composed tilted masses ``w`` on the lattice (k_lo + j)·h + off (its suffix sums A, B)."""
+    """The `Curve` of composed tilted masses ``w`` on the lattice (k_lo + j)·h + off (its suffix sums A, B)."""
     j = np.arange(w.size, dtype=np.float64)
     x = (k_lo + j) * h + off
     if (lam + 1.0) * h * w.size < 700.0:  # the powers do not underflow: one reversed cumulative sum each

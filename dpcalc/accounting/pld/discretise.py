@@ -1,6 +1,5 @@
 """Discretisation of one step's privacy loss on a lattice: the dominating upper pair ("connect the dots",
-Doroshenko et al. 2022) and the dominated lower pair (the same hat weights as a channel, then :mod:`relabel
-<dpcalc.accounting.pld.relabel>`), for many steps at once."""
+Doroshenko et al. 2022) and the dominated lower pair (the same hat weights as a channel, then `relabel`), for many steps at once."""
 
 from __future__ import annotations
 
@@ -72,8 +71,8 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     arrays (segment r belongs to step r), so a schedule of many distinct steps costs a few NumPy passes, not a few
     per step. Each segment is computed exactly as a single step would be.
 
-    **Dots.** Every lattice point in the bulk, thinning out to spacing ``s·h`` (s ≤ :data:`_DOT_MAX`) where the
-    P-mass tilted by e^{λL} beyond the point (on the far side from the bulk) is M < :data:`_DOT_MASS`, with
+    **Dots.** Every lattice point in the bulk, thinning out to spacing ``s·h`` (s ≤ `_DOT_MAX`) where the
+    P-mass tilted by e^{λL} beyond the point (on the far side from the bulk) is M < `_DOT_MASS`, with
     s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for any set of dots (Doroshenko et al. 2022),
     so the choice affects only the width of the bracket: a tail interval of width H and tilted mass M adds ≈ M·H² to
     the error, i.e. ≈ _DOT_MASS·h² per decade of M. ``sparse=False`` keeps every lattice point (the direct sum of one
@@ -97,7 +96,7 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
 
 def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
                       lam: float, lower: bool = True, sparse: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
-    """:func:`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
+    """`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
     only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size
     x_lo, x_hi, l_min, l_max, cc, k0, k1 = _lattices(sig, qq, direction, h, zt)

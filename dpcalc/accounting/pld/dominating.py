@@ -26,7 +26,7 @@ def coarse_dominating(steps: list[Step], ratio: float = 1.2) -> list[Step]:
 def certainly_zero(steps: list[Step], delta: float) -> bool:
     """True when ε(δ) = 0 exactly: the schedule is dominated by its un-subsampled Gaussians (joint convexity of the
     hockey-stick divergence, both directions), which compose into one Gaussian with μ = √(Σ count/σ²), whose
-    δ(0) = erf(μ/(2√2)) (:func:`dpcalc.accounting.gdp.delta_at_zero`) is at most μ/√(2π) (erf x ≤ 2x/√π). That
+    δ(0) = erf(μ/(2√2)) (`dpcalc.accounting.gdp.delta_at_zero`) is at most μ/√(2π) (erf x ≤ 2x/√π). That
     bound ≤ δ is tested in log space with an outward margin: huge σ would otherwise reach the lattice as a loss
     range of ~1e-40 and break its sizing; schedules near the boundary take the lattice path."""
     log_bound = 0.5 * log_precision(steps) - 0.5 * math.log(2.0 * math.pi)

@@ -1,6 +1,6 @@
-"""Composition of any privacy losses (:mod:`~dpcalc.accounting.pld.losses`): each distinct pair discretised on the
-lattice (:mod:`~dpcalc.accounting.pld.atoms`), then summed directly (one or two steps) or composed by the FFT pass
-(:func:`~dpcalc.accounting.pld.passes.compose_pass`); the lattice is refined until the bracket meets the tolerance,
+"""Composition of any privacy losses (`losses`): each distinct pair discretised on the
+lattice (`atoms`), then summed directly (one or two steps) or composed by the FFT pass
+(`compose_pass`); the lattice is refined until the bracket meets the tolerance,
 or one line refuses."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Privacy losses as objects: one step's dominating pair (P, Q) in both orientations, for every mechanism and
 sampling scheme the PLD accountant composes.
 
-A :class:`PrivacyLoss` holds two pairs: ``remove`` bounds H_{e^ε}(M(D) ‖ M(D')) and ``add`` bounds
+A `PrivacyLoss` holds two pairs: ``remove`` bounds H_{e^ε}(M(D) ‖ M(D')) and ``add`` bounds
 H_{e^ε}(M(D') ‖ M(D)) for every neighbouring (D, D') of its ``relation`` and every ε ≥ 0. A composition takes
 every step in the same orientation (the neighbouring pair is fixed across it), so the accountant composes all
 ``remove`` pairs, all ``add`` pairs, and reports the worse (Zhu, Dong & Wang 2022, Sec. 4). A pair is
@@ -15,10 +15,10 @@ N(0, σ²), which is dp-accounting 0.6's PLD convention (``pld/privacy_loss_mech
 
 Pairs (each constructor's docstring says which it uses and why it dominates):
 
-* :class:`NoisePair` — additive noise μ (Gaussian, Laplace, discrete Laplace, discrete Gaussian) at weighted shifts:
+* `NoisePair` — additive noise μ (Gaussian, Laplace, discrete Laplace, discrete Gaussian) at weighted shifts:
   P = Σ aᵢ μ(· − sᵢ), Q = Σ bⱼ μ(· − tⱼ); its privacy loss is monotone in the output.
-* :class:`AtomPair` — a finite pair of distributions on outcomes (randomized response, pure and approximate DP).
-* :class:`LabelledPair` — a disjoint union: with probability wₖ the label k is shown and pair k is drawn (sampling
+* `AtomPair` — a finite pair of distributions on outcomes (randomized response, pure and approximate DP).
+* `LabelledPair` — a disjoint union: with probability wₖ the label k is shown and pair k is drawn (sampling
   with replacement, where the number of times the record is drawn is revealed: a post-processing forgets it).
 """
 
@@ -155,7 +155,7 @@ def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove"
 
 def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "add_remove") -> PrivacyLoss:
     """The discrete Laplace mechanism, P(k) ∝ e^{−t|k|} on the integers (dp-accounting's ``parameter`` t), integer
-    sensitivity. Exact pair (integer shift Δ'), as for :func:`laplace`."""
+    sensitivity. Exact pair (integer shift Δ'), as for `laplace`."""
     t = v.scalar("parameter", v.positive("parameter", parameter))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
     return _additive("discrete_laplace", t, d, _relation(relation), "discrete_laplace")

@@ -31,7 +31,7 @@ class Mechanism:
     direction: Direction
 
     def loss(self, x: FloatArray) -> FloatArray:
-        """The privacy loss L(x) (:func:`losses`)."""
+        """The privacy loss L(x) (`losses`)."""
         return losses(np.asarray(x, dtype=np.float64), np.float64(self.sigma), np.float64(self.q), self.direction)
 
     def p_mass_outside(self, x_lo: float, x_hi: float) -> tuple[float, float]:
@@ -63,7 +63,7 @@ def losses(x: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) 
 
 
 def x_of_losses(loss: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:
-    """Inverse of :func:`losses` in x (broadcast)."""
+    """Inverse of `losses` in x (broadcast)."""
     lr = loss if direction == "remove" else -loss
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z = lr + np.log1p(-(1.0 - q) * np.exp(-lr)) - np.log(q)

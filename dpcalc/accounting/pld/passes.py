@@ -140,7 +140,7 @@ def unit_parts(parts: list[tuple[LatticePmf, int]]) -> list[LatticePmf]:
 def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
                delta: float) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, atoms) of a composition of one or two discretised steps, summed directly
-    (:mod:`dpcalc.accounting.pld.direct`); ε_lower = 0 without lower pairs."""
+    (`dpcalc.accounting.pld.direct`); ε_lower = 0 without lower pairs."""
     def one(parts: list[LatticePmf], upper: bool) -> float:
         a, b = (parts[0], parts[1]) if len(parts) == 2 else (direct.identity(), parts[0])
         return direct.eps_of(direct.delta_of_pair(a, b, h, upper), delta, direct.composed_top(parts, h), upper)
@@ -153,7 +153,7 @@ def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
              lower: bool) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
-    composition of at most :data:`~dpcalc.accounting.pld.direct.MAX_DIRECT_STEPS` steps is summed directly."""
+    composition of at most `MAX_DIRECT_STEPS` steps is summed directly."""
     total = sum(st.count for st in steps)
     if total <= direct.MAX_DIRECT_STEPS:
         tail = TAU * delta / (4.0 * total)

@@ -1,0 +1,100 @@
+"""Paper-ready LaTeX tables (``dpcalc table … --format latex``): every example spec compiles with pdflatex in a
+standard one-column article without an overfull box, and as ``table*`` in a two-column one; headers are short
+(symbol, then unit), digits consistent, no ``× 10^0``, assignments in captions set as math; several specs at once."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dpcalc.report import table
+from dpcalc.report.latex import latex_caption, latex_float, paper_number
+from tests.support.cli_runner import run
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.toml"))
+
+
+def _float(spec: Path, **layout: str) -> str:
+    return latex_float(table.build(table.read(spec)), **layout)
+
+
+def test_cells_keep_their_digits_and_never_print_times_ten_to_the_zero() -> None:
+    assert paper_number(0.1, ".4g", False) == "$0.1000$"  # 4 significant digits, as 0.2235 beside it
+    assert paper_number(0.22353, ".4g", False) == "$0.2235$"
+    assert paper_number(1.2661, ".3e", False) == "$1.266$"
+    assert paper_number(0.067332, ".3e", False) == r"$6.733 \times 10^{-2}$"
+    assert paper_number(1000.0, ".0e", False) == "$10^{3}$"
+    assert paper_number(5.0, ".2g", True) == "$5$"
+    assert paper_number(float("inf"), ".4g", False) == r"$\infty$"
+    assert paper_number(float("nan"), ".4g", False) == "--"
+    for spec in EXAMPLES:
+        assert "10^{0}" not in _float(spec)
+
+
+def test_captions_set_assignments_and_greek_as_math() -> None:
+    assert latex_caption("noise for ε-MI-DP, N = 10, C = 1") == r"noise for $\varepsilon$-MI-DP, $N = 10$, $C = 1$"
+    assert latex_caption("at δ = 1e-05 and σ_k = 2.5") == r"at $\delta = 10^{-5}$ and $\sigma_{\mathrm{k}} = 2.5$"
+    assert latex_caption("eq. (14) & 50%") == r"eq. (14) \& 50\%"
+
+
+def test_headers_are_symbol_then_unit_with_published_and_corrected_under_one_header() -> None:
+    tex = _float(ROOT / "docs" / "examples" / "gauss_erratum.toml")
+    head = tex.split(r"\toprule")[1].split(r"\midrule")[0]
+    assert r"\multicolumn{2}{c}{$\sigma^2$}" in head and "(bits)" in head
+    assert "published & corrected & published & corrected" in head and "[published]" not in head
+    assert all(len(line) < 120 for line in head.splitlines())
+
+
+def test_float_and_scale_options() -> None:
+    spec = ROOT / "docs" / "examples" / "midp_sigma.toml"
+    wide = _float(spec, env="table*", scale="fit")
+    assert r"\begin{table*}[tp]" in wide and r"\end{table*}" in wide and r"\resizebox{\linewidth}{!}{%" in wide
+    assert r"\small" in _float(spec, scale="small")
+    with pytest.raises(ValueError, match="env must be one of"):
+        _float(spec, env="figure")
+    code, out, _ = run("table", str(spec), "--float", "table*", "--scale", "footnotesize", "-f", "latex")
+    assert code == 0 and r"\begin{table*}" in out and r"\footnotesize" in out
+    code, _, err = run("table", str(spec), "--float", "sideways")
+    assert code == 2 and err.startswith("dpcalc: error:") and err.count("\n") == 1
+
+
+def test_several_specs_give_one_table_each() -> None:
+    args = [str(p) for p in EXAMPLES]
+    code, out, _ = run("table", *args, "-f", "latex")
+    assert code == 0 and out.count(r"\begin{table}") == len(EXAMPLES) == out.count(r"\end{table}")
+    code, out, _ = run("table", *args, "--json")
+    doc = json.loads(out)
+    assert code == 0 and len(doc["tables"]) == len(EXAMPLES) and doc["meta"]["formula"]
+    code, out, _ = run("table", *args, "-f", "markdown")
+    assert code == 0 and len(re.findall(r"^\|---", out, flags=re.M)) == len(EXAMPLES)
+
+
+def _compile(tmp_path: Path, name: str, preamble: str, body: str) -> str:
+    doc = f"{preamble}\n\\usepackage[T1]{{fontenc}}\n\\usepackage{{booktabs}}\n\\usepackage{{graphicx}}\n" \
+          f"\\begin{{document}}\n{body}\n\\end{{document}}\n"
+    (tmp_path / f"{name}.tex").write_text(doc, encoding="utf-8")
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    return (tmp_path / f"{name}.log").read_text(encoding="latin-1")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None,
+                    reason="pdflatex not installed (Debian: texlive-latex-base texlive-latex-recommended); the "
+                           "LaTeX was checked structurally only (tests/report/test_table.py)")
+@pytest.mark.parametrize("spec", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_compiles_without_an_overfull_box(spec: Path, tmp_path: Path) -> None:
+    cases = {"one-column": (r"\documentclass{article}", {}),
+             "two-column": (r"\documentclass[twocolumn]{article}", {"env": "table*"}),
+             "fit": (r"\documentclass[twocolumn]{article}", {"scale": "fit"})}
+    for name, (preamble, layout) in cases.items():
+        log = _compile(tmp_path, name, preamble, _float(spec, **layout))
+        overfull = re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)
+        assert not overfull, f"{spec.name} ({name}): overfull by {overfull} pt"
+        assert "undefined" not in log
