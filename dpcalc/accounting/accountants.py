@@ -8,11 +8,14 @@ Poisson sampling rate, ``steps`` the number of compositions.
 | name | bound | method |
 |---|---|---|
 | ``rdp`` | upper | RDP (Mironov et al. 2019) + improved conversion (Balle et al. 2020) |
-| ``rdp-lemma1`` | upper | RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017, Prop. 3; Zhang et al. 2024, Lemma 1) |
+| ``rdp-lemma1`` | upper | RDP + classic conversion ε = r + log(1/δ)/(α−1) (Mironov 2017, Prop. 3) |
 | ``zcdp`` | upper | q = 1 only: ρ = T/(2σ²), tight zCDP conversion (Bun & Steinke 2016; CKS 2020) |
 | ``analytic`` | upper | q = 1 only: exact, Gaussian with σ/√T (Balle & Wang 2018); tight |
 | ``gdp-clt`` | estimate | μ = q√(T(e^{1/σ²} − 1)) (Bu et al. 2020 CLT), ε(μ, δ); can underestimate |
-| ``pld`` | upper | dpcalc's PLD accountant (`dpcalc.accounting.pld`): certified bracket ε_lower ≤ ε ≤ ε_upper (extras ``eps_lower``/``eps_upper``), ε = ε_upper; ``backend="dp-accounting"`` compares with Google's PLD (optional extra) |
+| ``pld`` | upper | dpcalc's PLD accountant (`dpcalc.accounting.pld`): certified ε_lower ≤ ε ≤ ε_upper, ε = ε_upper |
+
+The ``pld`` extras carry the bracket (``eps_lower``/``eps_upper``); ``backend="dp-accounting"`` compares with
+Google's PLD (optional extra). The classic conversion is also Lemma 1 of Zhang et al. 2024.
 
 The schedule (σ, q, steps) is the most common event: `schedule_event` builds it for
 `dpcalc.accounting.events.account.account`, which accounts any event (other mechanisms, sampling schemes,

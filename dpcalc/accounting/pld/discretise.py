@@ -1,5 +1,6 @@
 """Discretisation of one step's privacy loss on a lattice: the dominating upper pair ("connect the dots",
-Doroshenko et al. 2022) and the dominated lower pair (the same hat weights as a channel, then `relabel`), for many steps at once."""
+Doroshenko et al. 2022) and the dominated lower pair (the same hat weights as a channel, then `relabel`), for
+many steps at once."""
 
 from __future__ import annotations
 
