@@ -2,7 +2,7 @@
 
 | accountant | bound | what |
 |---|---|---|
-| ``rdp`` | upper | the event's RDP curve (`rdp_accountant`), converted at the best order (`dpcalc.accounting.conversion`) |
+| ``rdp`` | upper | the event's RDP curve (`rdp_accountant`), converted at the best order (`conversion`) |
 | ``pld`` | bracket | dpcalc's PLD with a certified bracket ε_lower <= ε <= ε_upper (ε = ε_upper) |
 | ``exact`` | exact | μ-GDP of Gaussian noise, finite sums for randomized response and (ε, δ) releases |
 
