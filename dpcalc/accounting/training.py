@@ -57,9 +57,7 @@ def relation(sampling: str) -> str:
 
 
 def _sampling(sampling: str) -> Sampling:
-    if sampling not in SAMPLINGS:
-        raise DomainError(f"sampling must be one of {', '.join(SAMPLINGS)} (got {sampling!r})")
-    return sampling
+    return v.choice("sampling", sampling, SAMPLINGS)  # type: ignore[return-value]
 
 
 def _count(name: str, value: float, lo: int = 1, hi: float | None = None) -> int:

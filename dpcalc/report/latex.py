@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpcalc._validate import brief
+from dpcalc.errors import DomainError
 from dpcalc.report._text import NONE_TEXT, clean, text_cell
 
 if TYPE_CHECKING:
@@ -118,6 +120,8 @@ _HEADER = re.compile(r"^(?P<symbol>.*?)(?: \((?P<unit>.*)\))?(?P<published> \[pu
 def latex_caption(text: str) -> str:
     """A caption or note as LaTeX: `latex_text`, with each assignment ``N = 10``, ``ε = 5`` set as math
     (``$N = 10$``, ``$\\varepsilon = 5$``) rather than as words and digits."""
+    if not isinstance(text, str):
+        raise DomainError(f"caption must be text (got {brief(text)})")
     out, last = [], 0
     for m in _ASSIGNMENT.finditer(text):
         name, value = m.group(1), m.group(2)

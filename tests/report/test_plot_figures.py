@@ -68,7 +68,7 @@ def test_colour_blind_safe_palette_and_embedded_fonts() -> None:
 def test_a_title_matplotlib_cannot_typeset_is_one_line_exit_2(title: str, tmp_path: Path) -> None:
     code, _, err = run("plot", "sweep", "midp.server_sigma_equal", "--x", "eps=1:3", "--by", "N=1,10", "--set",
                        "d=100", "--set", "C=1", "--title", title, "-o", str(tmp_path / "t.png"))
-    assert code == 2 and err.startswith("dpcalc: error: title: matplotlib cannot typeset") and err.count("\n") == 1
+    assert code == 2 and err.startswith("dpcalc: error: --title: matplotlib cannot typeset") and err.count("\n") == 1
     assert "Traceback" not in err and not (tmp_path / "t.png").exists()
 
 

@@ -46,4 +46,4 @@ def relation(neighbours: object) -> Relation:
 
 def shift_factor(rel: Relation) -> int:
     """How many sensitivities two neighbouring outputs differ by: 2 under ``replace_one``, else 1."""
-    return 2 if rel == "replace_one" else 1
+    return 2 if v.choice("rel", rel, RELATIONS) == "replace_one" else 1
