@@ -34,7 +34,8 @@ from dpcalc.errors import DomainError
 
 __all__ = ["RELATIONS", "AtomPair", "LabelledPair", "NoiseKind", "NoisePair", "Pair", "PrivacyLoss", "Relation",
            "approx_dp", "discrete_gaussian", "discrete_laplace", "gaussian", "laplace", "mixture_of_gaussians",
-           "poisson", "pure_dp", "randomized_response", "sampled_with_replacement", "sampled_without_replacement"]
+           "poisson", "pure_dp", "randomized_response", "sampled_with_replacement", "sampled_without_replacement",
+           "truncated_poisson"]
 
 Relation = Literal["add_remove", "replace_one", "replace_special"]
 RELATIONS: tuple[str, ...] = ("add_remove", "replace_one", "replace_special")
@@ -343,3 +344,38 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
     desc = f"sampled_with_replacement({loss.description}, {b}/{n})"
     return PrivacyLoss(desc, loss.relation, pair, pair.swapped(), True)
 
+
+
+def truncated_poisson(loss: PrivacyLoss, q: float, dataset_size: int, max_batch: int) -> PrivacyLoss:
+    """Poisson sampling at rate q from n = ``dataset_size`` records, the sample cut to a uniformly random subset of
+    at most B = ``max_batch`` (dp-accounting 0.6's ``TruncatedSubsampledGaussianDpEvent``; additive noise).
+
+    The label L = [at least B of the n − 1 other records are sampled] has the same law under both neighbours,
+    r = P(Binomial(n − 1, q) ≥ B); revealing it only helps an adversary, so the labelled pair below dominates.
+    L = 0: the changed record, when sampled, is never cut: the Poisson pair (`poisson`). L = 1: m ≥ B others are
+    sampled and the record is in the final batch with probability q·B/(m + 1); in that case it replaces a uniform
+    member y of a uniform B-subset of the others, whose law does not depend on m. So given L = 1 the outputs are
+    (γ̄A + (1 − γ̄)C, C) under add_remove, (γ̄A + (1 − γ̄)C, γ̄A' + (1 − γ̄)C) under the replacements, with one
+    common γ̄ = E[q·B/(m + 1) | m ≥ B] = (B/n)·P(Binomial(n, q) ≥ B + 1)/r and A, C differing by a replacement
+    (x in place of y): the fixed-size-sample pair (γ̄μ(· − 2Δ) + (1 − γ̄)μ, μ) (`sampled_without_replacement`)
+    dominates it. γ̄ is rounded up (the pair's divergence grows with it). The same construction as dp-accounting's
+    ``from_truncated_subsampled_gaussian_mechanism``; B ≥ n (r = 0) is Poisson sampling."""
+    loss = _loss_arg(loss, "truncated_poisson")
+    qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    n = int(v.scalar("dataset_size", v.integer_at_least("dataset_size", dataset_size, 1)))
+    bb = int(v.scalar("max_batch", v.integer_at_least("max_batch", max_batch, 1)))
+    if loss.noise is None:
+        raise DomainError(f"truncated_poisson: additive-noise mechanisms only (got {loss.description})")
+    from scipy.stats import binom
+
+    r = float(binom.sf(bb - 1, n - 1, qq)) if bb < n else 0.0
+    untruncated = poisson(loss, qq)
+    if r <= 0.0:
+        return untruncated
+    gamma = min(1.0, (bb / n) * float(binom.sf(bb, n, qq)) / r * (1.0 + 1e-12))
+    nz = loss.noise
+    cut = NoisePair(nz.kind, nz.scale, (2.0 * loss.sensitivity,), (1.0,)).mixed(gamma)
+    rem = LabelledPair(((1.0 - r, untruncated.remove), (r, cut)))
+    add = LabelledPair(((1.0 - r, untruncated.add), (r, cut.swapped())))
+    desc = f"truncated_poisson({loss.description}, q={_fmt(qq)}, n={n}, max_batch={bb})"
+    return PrivacyLoss(desc, loss.relation, rem, add, False)
