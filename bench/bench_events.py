@@ -20,6 +20,7 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from _timing import best_of
@@ -76,7 +77,9 @@ def _ours(e: ev.Event, rel: str, acc: str) -> str:
     return f"{r.bound} {r.eps:.5g}{bracket}, {t * 1e3:.3g} ms"
 
 
-def _peer(e: ev.Event, rel: str, kind: str, vdi: float = 1e-3) -> str:
+def _peer_run(e: ev.Event, rel: str, kind: str, vdi: float) -> Callable[[], float] | str:
+    """dp-accounting's ε of the event under its ``kind`` accountant as a call (raises NotImplementedError where it
+    does not support the event), or why there is none."""
     try:
         import dp_accounting
         from dp_accounting import dp_event
@@ -100,6 +103,13 @@ def _peer(e: ev.Event, rel: str, kind: str, vdi: float = 1e-3) -> str:
         acc.compose(peer)
         return float(acc.get_epsilon(DELTA))
 
+    return run
+
+
+def _peer(e: ev.Event, rel: str, kind: str, vdi: float = 1e-3) -> str:
+    run = _peer_run(e, rel, kind, vdi)
+    if isinstance(run, str):
+        return run
     try:
         eps = run()
         t = best_of(run, 1 if kind == "pld" else 3)
@@ -147,24 +157,10 @@ def _timed_pld(e: ev.Event, rel: str) -> tuple[float, float]:
 
 
 def _peer_pld(e: ev.Event, rel: str, vdi: float) -> tuple[float, float] | None:
-    try:
-        import dp_accounting
-        from dp_accounting import dp_event
-        from dp_accounting.pld import pld_privacy_accountant
-    except ImportError:
+    """(time, ε) of dp-accounting's PLD on the event, None where it does not take it."""
+    run = _peer_run(e, rel, "pld", vdi)
+    if isinstance(run, str):
         return None
-    nr = dp_accounting.privacy_accountant.NeighboringRelation
-    relation = {"add_remove": nr.ADD_OR_REMOVE_ONE, "replace_one": nr.REPLACE_ONE,
-                "replace_special": nr.REPLACE_SPECIAL}[rel]
-    peer = dp_event.DpEvent.from_named_tuple(_named(ev.to_dict(e)))
-
-    def run() -> float:
-        acc = pld_privacy_accountant.PLDAccountant(relation, value_discretization_interval=vdi)
-        if not acc.supports(peer):
-            raise NotImplementedError
-        acc.compose(peer)
-        return float(acc.get_epsilon(DELTA))
-
     try:
         eps = run()
     except NotImplementedError:
