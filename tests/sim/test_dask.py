@@ -1,8 +1,8 @@
 """The executor seam on a Dask cluster: the same bits as the local run, a lost worker included; one-line errors.
 
-A ``LocalCluster`` (2 worker processes, 1 thread each) is started once for the module; the cluster tests skip,
-saying why, when ``distributed`` is not installed (``pip install -e '.[test]'`` installs it). The tests of the
-missing extra and of the default path importing nothing of Dask run without it.
+A ``LocalCluster`` (2 worker processes, 1 thread each: `tests.sim.conftest.cluster`) is started once; the cluster
+tests skip, saying why, when ``distributed`` is not installed (``pip install -e '.[test]'`` installs it). The tests of
+the missing extra and of the default path importing nothing of Dask run without it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import warnings
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -25,35 +24,10 @@ from dpcalc.checks import nbafl as nbafl_checks
 from dpcalc.nbafl.simulate import SimulationConfig, simulate
 from dpcalc.sim import parallel
 from dpcalc.sim.executor import ClusterError, LocalExecutor, SerialExecutor, open_executor
+from tests.sim.conftest import needs_cluster
 from tests.support.cli_runner import run
 
-HAVE_DISTRIBUTED = True
-try:
-    import distributed  # noqa: F401
-except ImportError:
-    HAVE_DISTRIBUTED = False
-needs_cluster = pytest.mark.skipif(not HAVE_DISTRIBUTED, reason="dask.distributed is not installed "
-                                   "(pip install -e '.[test]' or '.[dask]'): the cluster tests need a LocalCluster")
-
 _SIM = SimulationConfig(eps=(2.0, 20.0), t_max=6, N=8, m=40, d=6, repeats=4, seed=3)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    """A LocalCluster of 2 worker processes (1 thread each) and a client on it."""
-    from distributed import Client, LocalCluster
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Dask's own start-up notices are not the code under test
-        lc = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(lc, set_as_default=False)
-    try:
-        yield lc, client
-    finally:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            client.close()
-            lc.close()
 
 
 def _rows(rows: list[V.CheckRow]) -> list[dict[str, Any]]:
