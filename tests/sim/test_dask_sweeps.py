@@ -107,6 +107,34 @@ def test_a_summary_of_the_sweep_needs_the_sweep_in_one_block(tmp_path: Path, mon
     assert not path.exists()
 
 
+def test_a_block_whose_work_is_refused_is_halved_until_each_call_is_within_the_limit() -> None:
+    """A body that refuses more than 3 points (a `LimitError`) gets the 15 points of a block in parts of at most 3,
+    halving the first option with several values; the rows come back complete and in grid order."""
+    from itertools import product
+
+    from dpcalc._limits import LimitError
+    from dpcalc.cli import blocks
+    from dpcalc.cli.command import Args, Command
+    from dpcalc.cli.options import axis, resolve
+    from dpcalc.report.render import Column, Result
+
+    calls: list[int] = []
+
+    def body(a: Args) -> Result:
+        calls.append(len(a.x) * len(a.y))
+        if calls[-1] > 3:
+            raise LimitError(f"{calls[-1]} points take too long")
+        return Result([Column("x"), Column("y")], [{"x": x, "y": y} for x in a.x for y in a.y])
+
+    opts = (axis("x", formula="-", default=None), axis("y", formula="-", default=None))
+    options = {o.name: resolve(o, "-", False) for o in opts}
+    grid = {"x": [1.0, 2.0, 3.0], "y": [10.0, 20.0, 30.0, 40.0, 50.0]}
+    pieces = list(blocks._within_limits(Command("fake", body, opts, formula="-"), Args(grid, options, None, []),
+                                        options))
+    assert [(r["x"], r["y"]) for p in pieces for r in p.rows] == list(product(grid["x"], grid["y"]))
+    assert max(len(p.rows) for p in pieces) <= 3 and calls[0] == 15
+
+
 def test_the_stream_and_the_output_are_two_files(tmp_path: Path) -> None:
     out = tmp_path / "same.csv"
     code, _, err = run("sigma", "--eps", "1,2", "--d", "1e3", "--stream", str(out), "-o", str(out))
