@@ -15,7 +15,9 @@ its part of the grid — in this process, the local process pool, or on a Dask c
 Rows outside a formula's domain keep the sweep convention of `dpcalc.cli.sweep` (``—`` in a table, JSON ``null`` and
 a ``reason``, empty CSV cells with the reason on stderr): a block whose body refuses is split into its computable
 parts and failing points inside the task. The work limit (`dpcalc.cli.command.estimate`) applies to one block
-(what a task does), the row caps to the whole grid. Warnings raised in the tasks are raised again here.
+(what a task does; a block whose work the body refuses is halved), the row caps to the whole grid. Warnings raised in
+the tasks are raised again here, those that differ only in their numbers once. A command that sums its sweep up (a
+summary) runs as one block, or is refused when its grid needs several.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from dpcalc.cli.options import Resolved
 
 __all__ = ["BlockTask", "Kit", "block_rows", "run", "stream_summary"]
+
 
 class Kit(NamedTuple):
     """What the blocks need of `dpcalc.cli.command`, given by it (this module does not import it): the parsed-call

@@ -147,7 +147,27 @@ def test_blocks_without_a_sweep_axis_option_are_refused_by_typer() -> None:
     assert code == 2 and "--stream" in err and err.count("\n") == 1
 
 
+def test_a_sweep_on_a_cluster_without_the_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    code, out, err = run("gdp", "delta", "--mu", "1,2", "--eps", "1", "--scheduler", "tcp://127.0.0.1:8786")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "dpcalc[dask]" in err
+
+
 # ------------------------------------------------------------------------------------------ on a LocalCluster
+
+
+@needs_cluster
+def test_a_sweep_sent_to_an_unreachable_scheduler_is_one_line() -> None:
+    import socket
+
+    with socket.socket() as s:  # a free port, closed again: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, out, err = run("sigma", "--eps", "1,2", "--d", "1e3", "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"dpcalc: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
 
 
 @needs_cluster
