@@ -87,7 +87,8 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_without_scheduler_nothing_of_dask_is_imported(tmp_path: Path) -> None:
-    """verify, nbafl simulate and a streamed table on this machine import neither dask nor distributed."""
+    """verify, nbafl simulate, a streamed table and a command's streamed sweep on this machine import neither dask
+    nor distributed."""
     spec = tmp_path / "t.toml"
     spec.write_text('title = "t"\n[grid]\neps = [1, 2]\nd = [1e3]\n[inputs]\nC = 1\nN = 10\n'
                     '[[column]]\nformula = "midp.server_sigma_equal"\nkey = "s"\n', encoding="utf-8")
@@ -95,7 +96,8 @@ def test_without_scheduler_nothing_of_dask_is_imported(tmp_path: Path) -> None:
         "import sys\nfrom dpcalc.cli.main import main\n"
         "for argv in (['verify', 'midp.server_sigma', '--samples', '2000', '--workers', '2'],"
         " ['nbafl', 'simulate', '--eps', '5', '--t-max', '2', '--n', '4', '--repeats', '2', '--workers', '2'],"
-        f" ['table', {str(spec)!r}, '--stream', {str(tmp_path / 'o.csv')!r}]):\n"
+        f" ['table', {str(spec)!r}, '--stream', {str(tmp_path / 'o.csv')!r}],"
+        f" ['sigma', '--eps', '1:40:1', '--d', '1e3,1e4', '--stream', {str(tmp_path / 's.csv')!r}]):\n"
         "    try:\n        main(argv)\n    except SystemExit as e:\n        assert not e.code, (argv, e.code)\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
         "assert not bad, bad\nprint('clean')\n")
