@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpcalc.checks._util import value_of as num
 from dpcalc.checks.registry import CheckContext, CheckResult, recipe
+from dpcalc.sim.parallel import run_moments
 
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
@@ -24,9 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__: list[str] = []  # verification recipes register themselves (checks.registry)
 
 
-def mc_delta(sigma: float, q: float, steps: int, eps: float, n: int,
-             rng: np.random.Generator) -> tuple[float, float]:
-    """Monte Carlo δ(ε) and its standard error from n samples of the summed privacy loss (remove neighbours)."""
+def delta_terms(rng: np.random.Generator, n: int, *, sigma: float, q: float, steps: int, eps: float) -> np.ndarray:
+    """n samples of (1 − e^{ε−L})₊, L the summed privacy loss of ``steps`` steps (remove neighbours): a term function
+    of `dpcalc.sim.parallel.run_moments`."""
     from dpcalc.accounting.pld.mechanism import Mechanism
 
     m = Mechanism(sigma, q, "remove")
@@ -34,7 +36,13 @@ def mc_delta(sigma: float, q: float, steps: int, eps: float, n: int,
     for _ in range(steps):
         x = rng.normal(0.0, sigma, n) + (rng.random(n) < q)
         total += m.loss(x)
-    vals = np.maximum(0.0, -np.expm1(eps - total))
+    return np.maximum(0.0, -np.expm1(eps - total))
+
+
+def mc_delta(sigma: float, q: float, steps: int, eps: float, n: int,
+             rng: np.random.Generator) -> tuple[float, float]:
+    """Monte Carlo δ(ε) and its standard error from n samples of the summed privacy loss (remove neighbours)."""
+    vals = delta_terms(rng, n, sigma=sigma, q=q, steps=steps, eps=eps)
     return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(n))
 
 
@@ -44,7 +52,10 @@ def _delta_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) ->
     sigma, steps, eps = num(values, "sigma"), int(num(values, "steps")), num(values, "eps")
     q = num(values, "q", 1.0)
     n = int(ctx.samples)
-    mean, se = mc_delta(sigma, q, steps, eps, n, ctx.rng())
+    # in seeded chunks (memory: one chunk; on a cluster its chunks spread), like every Monte Carlo recipe
+    mom = run_moments(partial(delta_terms, sigma=sigma, q=q, steps=steps, eps=eps), n, ctx.seed_sequence(),
+                      workers=ctx.workers)
+    mean, se = float(mom.mean[0]), float(math.sqrt(mom.cov_of_mean[0, 0]))
     return CheckResult("monte-carlo", cf, mean, mean - ctx.z * se, mean + ctx.z * se,
                        f"δ(ε = {eps:g}) of {steps} steps (σ = {sigma:g}, q = {q:g}): E_P[(1 − e^(ε−L))+] with the "
                        "summed privacy loss L sampled directly (remove neighbours)", {"se": se, "n": n})

@@ -32,7 +32,7 @@ from typing import Any
 import typer
 
 from dpcalc.cli import output
-from dpcalc.cli.options import Opt, Resolved, resolve
+from dpcalc.cli.options import IN_BLOCKS, Opt, Resolved, resolve
 from dpcalc.errors import DpcalcError
 from dpcalc.report.render import Format
 
@@ -133,6 +133,14 @@ class Args:
         """The same call with the values of some options replaced (a part of a sweep)."""
         return Args({**self._values, **values}, self._options, self.format, self.extra)
 
+    def reformat(self, fmt: Format | None) -> Args:
+        """The same call rendered as ``fmt``."""
+        return Args(self._values, self._options, fmt, self.extra)
+
+    def parsed(self) -> dict[str, Any]:
+        """Every option's parsed value, by name."""
+        return dict(self._values)
+
     def row_keys(self, name: str) -> tuple[str, ...]:
         """The row keys an input may have: its library name and its option's (``sigma``, ``noise_multiplier``)."""
         return (name, self.option(name).lstrip("-").replace("-", "_"))
@@ -165,6 +173,10 @@ def resolved(cmd: Command, with_help: bool = True) -> list[Resolved]:
 def callback(cmd: Command, with_help: bool = True) -> Callable[..., None]:
     """The Typer callback of ``cmd``: its options, then the output options of its kind."""
     options = resolved(cmd, with_help)
+    in_blocks = (cmd.output == "table" and any(r.opt.kind == "axis" for r in options)
+                 and not {o.name for o in IN_BLOCKS} & {r.name for r in options})
+    if in_blocks:  # --stream, --scheduler: a sweep in blocks, on this machine or a cluster (dpcalc.cli.blocks)
+        options += [resolve(o, cmd.formula, with_help) for o in IN_BLOCKS]
     shared = [p.name for p in output.parameters(cmd.output)]
     names = [r.name for r in options] + shared
     clash = sorted({n for n in names if names.count(n) > 1})
@@ -178,7 +190,7 @@ def callback(cmd: Command, with_help: bool = True) -> Callable[..., None]:
         """Typer's callback: the click context says which options the command line gave."""
         source = ctx.get_parameter_source("fmt")
         given["fmt_given"] = cmd.output == "table" and source is not None and source.name != "DEFAULT"
-        code = execute(cmd, by_name, given, list(ctx.args))
+        code = execute(cmd, by_name, given, list(ctx.args), in_blocks)
         if code:
             raise typer.Exit(code)
 
@@ -189,8 +201,10 @@ def callback(cmd: Command, with_help: bool = True) -> Callable[..., None]:
     return run
 
 
-def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], extra: list[str]) -> int:
-    """Parse, run the body, render; a dpcalc input error is one stderr line and exit code 2."""
+def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], extra: list[str],
+            in_blocks: bool = False) -> int:
+    """Parse, run the body (or with ``--stream``/``--scheduler``, `dpcalc.cli.blocks`), render; a dpcalc input error
+    is one stderr line and exit code 2."""
     try:
         if given.get("output") is not None:  # exists without --force, a directory, …: before any computation
             from dpcalc.files import check_output
@@ -200,14 +214,19 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
                   if cmd.output == "table" else None)
         with capture_warnings() as warns:
             args = Args({n: r.parse(given[n]) for n, r in options.items()}, options, chosen, extra)
-            estimate(cmd, args)
-            try:
-                value = cmd.body(args)
-            except DpcalcError as exc:  # a sweep crossing a domain edge keeps the rows that exist (cli.sweep)
-                from dpcalc.cli.messages import with_option_names
-                from dpcalc.cli.sweep import after_failure
+            if in_blocks and (args.stream is not None or args.scheduler):
+                from dpcalc.cli import blocks
 
-                value = after_failure(cmd, args, exc, lambda e: with_option_names(str(e), options.values()))
+                value = blocks.run(cmd, args, blocks.Kit(Args, capture_warnings, estimate), given.get("output"))
+            else:
+                estimate(cmd, args)
+                try:
+                    value = cmd.body(args)
+                except DpcalcError as exc:  # a sweep crossing a domain edge keeps the rows that exist (cli.sweep)
+                    from dpcalc.cli.messages import with_option_names
+                    from dpcalc.cli.sweep import after_failure
+
+                    value = after_failure(cmd, args, exc, lambda e: with_option_names(str(e), options.values()))
         return output.write(cmd.output, value, given, chosen, warns)
     except DpcalcError as exc:
         from dpcalc.cli.messages import with_option_names

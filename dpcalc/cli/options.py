@@ -28,9 +28,9 @@ import typer
 
 from dpcalc.errors import DomainError
 
-__all__ = ["AS_PUBLISHED", "KINDS", "SCHEDULER", "Opt", "Resolved", "argument", "axis", "choice", "flag", "integer",
-           "library_default", "many", "matrix", "one", "path", "real", "resolve", "source_default", "text", "units",
-           "vector"]
+__all__ = ["AS_PUBLISHED", "IN_BLOCKS", "KINDS", "SCHEDULER", "Opt", "Resolved", "argument", "axis", "choice", "flag",
+           "integer", "library_default", "many", "matrix", "one", "path", "real", "resolve", "source_default", "text",
+           "units", "vector"]
 
 #: axis: a value, a comma list or a range, one axis of the sweep (list of floats); vector: a comma list or a file of
 #: numbers (list); one: exactly one number (float); matrix: a file or inline rows 'a,b;c,d' (ndarray); units: nats or
@@ -114,6 +114,11 @@ AS_PUBLISHED = Opt("as_published", "flag", formula="-", help="Also show the pape
 SCHEDULER = Opt("scheduler", "text", formula="-", default=None, option="--scheduler",
                 help="Run on a Dask cluster: its scheduler address, e.g. tcp://10.0.0.5:8786 (default: "
                      "$DASK_SCHEDULER_ADDRESS, else this machine); same numbers either way. Needs dpcalc[dask]")
+#: ``--stream FILE.csv`` and ``--scheduler ADDRESS`` of every table command with a sweep axis (`dpcalc.cli.blocks`).
+IN_BLOCKS = (path("stream", formula="-", default=None, help="Evaluate the sweep in blocks (this machine's cores, or "
+                  "the cluster of --scheduler) and write its rows to this CSV file as they complete"),
+             SCHEDULER._replace(help="Evaluate the sweep in blocks on a Dask cluster: its scheduler address, e.g. "
+                                "tcp://10.0.0.5:8786; same numbers as on this machine. Needs dpcalc[dask]"))
 
 
 # ------------------------------------------------------------------------------------------ resolution

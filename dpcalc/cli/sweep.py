@@ -27,7 +27,8 @@ from dpcalc.report.render import Column, Format, Result
 if TYPE_CHECKING:
     from dpcalc.cli.command import Args, Command
 
-__all__ = ["MAX_SPLIT_POINTS", "REASON", "SPLIT_SECONDS", "Failure", "after_failure"]
+__all__ = ["MAX_SPLIT_POINTS", "REASON", "SPLIT_SECONDS", "Failure", "after_failure", "merge", "not_computable",
+           "split", "varying"]
 
 MAX_SPLIT_POINTS = 10_000
 """Largest grid whose points outside the domain are separated (each split reruns the body on a part)."""
@@ -54,27 +55,33 @@ def after_failure(cmd: Command, args: Args, exc: DpcalcError, explain: Any = str
     points = math.prod(len(v) for v in axes.values())
     if isinstance(exc, LimitError) or cmd.output != "table" or not 1 < points <= MAX_SPLIT_POINTS:
         raise exc
-    deadline = time.perf_counter() + SPLIT_SECONDS
-    pieces = list(_bisect(cmd, args, list(axes), exc, explain, deadline))
+    pieces = split(cmd, args, exc, explain)
     results = [p for p in pieces if isinstance(p, Result)]
     if not results or (len(results) > 1 and any(r.summary for r in results)):
         raise exc
-    return _merge(pieces, results, args)
+    return merge(pieces, args)
+
+
+def split(cmd: Command, args: Args, exc: DpcalcError, explain: Any = str) -> list[Result | Failure]:
+    """The pieces of a grid whose body failed with ``exc``, in row order: the results of the parts that run and the
+    points that fail (within `SPLIT_SECONDS`, else a one-line `LimitError`)."""
+    deadline = time.perf_counter() + SPLIT_SECONDS
+    return list(_bisect(cmd, args, list(args.axes()), exc, explain, deadline))
 
 
 def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, explain: Any, deadline: float
             ) -> Iterator[Result | Failure]:
     """The pieces of a grid whose body failed with ``error``: results of the parts that run, failures of points."""
-    split = next((n for n in names if len(args[n]) > 1), None)
-    if split is None:
+    halved = next((n for n in names if len(args[n]) > 1), None)
+    if halved is None:
         yield Failure({n: args[n][0] for n in names}, explain(error))
         return
-    values = args[split]
+    values = args[halved]
     for part in (values[:len(values) // 2], values[len(values) // 2:]):
         if time.perf_counter() > deadline:
             raise LimitError(f"{explain(error)} — and separating the rows outside the domain from the others would "
                              f"take over {SPLIT_SECONDS:g} s; narrow the sweep to its computable part")
-        sub = args.replace(**{split: part})
+        sub = args.replace(**{halved: part})
         try:
             yield cmd.body(sub)
         except LimitError:
@@ -83,16 +90,37 @@ def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, expl
             yield from _bisect(cmd, sub, names, exc, explain, deadline)
 
 
-def _merge(pieces: list[Result | Failure], results: list[Result], args: Args) -> Result:
-    """One result: the computed rows and the failures in grid order, the union of the parts' columns."""
-    columns = _union([r.columns for r in results])
-    varying = [n for n, v in args.axes().items() if len(v) > 1]
-    keys = {c.key for c in columns}
-    for name in reversed(varying):  # an input that varies over the sweep is a column, even if fixed in every part
-        if not keys & set(args.row_keys(name)):
-            columns.insert(0, Column(name, args.option(name).lstrip("-"), name))
-    rows: list[dict[str, Any]] = []
+def varying(args: Args) -> list[str]:
+    """The sweep's inputs that take several values (each is a column of the merged result)."""
+    return [n for n, v in args.axes().items() if len(v) > 1]
+
+
+def not_computable(failed: int, rows: int, reasons: list[str]) -> str:
+    """The note on the rows outside the domain: how many, and the first reason (the others are in JSON)."""
+    others = len(set(reasons)) - 1
+    return (f"Not computable (—): {failed} of {rows} rows: {reasons[0]}"
+            + (f" (and {others} other reason(s), in the JSON field '{REASON}')" if others else ""))
+
+
+def merge(pieces: list[Result | Failure], args: Args, inputs: list[str] | None = None) -> Result:
+    """One result from the pieces of a sweep, in grid order: the computed rows and the failures (module doc), the
+    union of the parts' columns, every input of ``inputs`` (default: those of ``args`` with several values) a
+    column. Without failures, parts whose rows are all column-stored stay column-stored."""
+    results = [p for p in pieces if isinstance(p, Result)]
     failures = [p for p in pieces if isinstance(p, Failure)]
+    varying_ = varying(args) if inputs is None else inputs
+    base = results[0]
+    columns = _with_inputs(_union([r.columns for r in results]), varying_, args, base.formula)
+    meta = dict(base.meta)
+    if isinstance(meta.get("inputs"), dict):  # the fixed inputs of a part are not fixed over the sweep
+        meta["inputs"] = {k: v for k, v in meta["inputs"].items() if k not in varying_}
+    warnings = [w for r in results for w in r.warnings]
+    note = base.note
+    exit_code = max(r.exit_code for r in results)
+    if not failures:
+        return base.replace(columns=columns, rows=_concat(results), note=note, warnings=list(dict.fromkeys(warnings)),
+                            meta=meta, exit_code=exit_code)
+    rows: list[dict[str, Any]] = []
     for piece in pieces:
         if isinstance(piece, Result):
             rows.extend(dict(r) for r in piece.rows)
@@ -101,24 +129,59 @@ def _merge(pieces: list[Result | Failure], results: list[Result], args: Args) ->
             for name, value in piece.point.items():
                 row.update(dict.fromkeys(args.row_keys(name), value))
             rows.append({**row, REASON: piece.reason})
-    base = results[0]
-    meta = dict(base.meta)
-    if isinstance(meta.get("inputs"), dict):  # the fixed inputs of a part are not fixed over the sweep
-        meta["inputs"] = {k: v for k, v in meta["inputs"].items() if k not in varying}
     meta["not_computable"] = len(failures)
-    first = failures[0].reason
-    others = len({f.reason for f in failures}) - 1
-    said = (f"Not computable (—): {len(failures)} of {len(failures) + sum(len(r.rows) for r in results)} rows: "
-            f"{first}" + (f" (and {others} other reason(s), in the JSON field "
-                                                         f"'{REASON}')" if others else ""))
-    warnings = [w for r in results for w in r.warnings]
+    said = not_computable(len(failures), len(failures) + sum(len(r.rows) for r in results),
+                          [f.reason for f in failures])
     if args.format is Format.json:
         columns.append(Column(REASON, REASON, REASON, text=True))
     elif args.format is Format.csv:
         warnings.append(said)
-    return base.replace(columns=columns, rows=[{REASON: None, **r} for r in rows],
-                        note=f"{base.note} {said}".strip(), warnings=list(dict.fromkeys(warnings)), meta=meta,
-                        exit_code=max(r.exit_code for r in results))
+    return base.replace(columns=columns, rows=[{REASON: None, **r} for r in rows], note=f"{note} {said}".strip(),
+                        warnings=list(dict.fromkeys(warnings)), meta=meta, exit_code=exit_code)
+
+
+def _with_inputs(columns: list[Column], names: list[str], args: Args, formula: str | list[str]) -> list[Column]:
+    """An input that varies over the sweep is a column, even if fixed in every part (a command may show only the
+    inputs that vary in its grid): each one missing is inserted after the input before it, as the catalog declares
+    it (symbol, unit, integer) in the result's formula, else under its option's name."""
+    from dpcalc.errors import DomainError
+    from dpcalc.report.columns import column
+
+    out, at = list(columns), 0
+    for name in names:
+        found = next((i for i, c in enumerate(out) if c.key in args.row_keys(name)), None)
+        if found is not None:
+            at = found + 1
+            continue
+        made = Column(name, args.option(name).lstrip("-"), name)
+        for fid in [formula] if isinstance(formula, str) else formula:
+            try:
+                made = column(fid, name)
+                break
+            except DomainError:  # not an input of this formula (or no formula)
+                continue
+        out.insert(at, made)
+        at += 1
+    return out
+
+
+def _concat(results: list[Result]) -> Any:
+    """The rows of the results one after another: column-stored when every part is, with the same keys."""
+    from dpcalc.report.grid import Rows
+
+    if len(results) == 1:
+        return results[0].rows
+    stored = [r.rows for r in results if isinstance(r.rows, Rows)]
+    first = stored[0] if stored else None
+    if first is None or len(stored) < len(results) or any(
+            (p.data.keys(), p.texts.keys(), p.constants, p.missing)
+            != (first.data.keys(), first.texts.keys(), first.constants, first.missing) for p in stored):
+        return [dict(row) for r in results for row in r.rows]
+    import numpy as np
+
+    rows = Rows({k: np.concatenate([p.data[k] for p in stored]) for k in first.data}, first.constants, first.missing)
+    texts = {k: [t for p in stored for t in p.texts[k]] for k in first.texts}
+    return rows.with_texts(**texts) if texts else rows
 
 
 def _union(lists: list[list[Column]]) -> list[Column]:

@@ -62,8 +62,8 @@ def _streamed(spec: Any, a: Args) -> Result:
     """``--stream``: the grid in blocks, written as they complete; the result is a one-row summary."""
     import time
 
+    from dpcalc.cli.blocks import stream_summary
     from dpcalc.report.grid import stream_csv
-    from dpcalc.report.render import Column
     from dpcalc.report.table_blocks import TableBlock
     from dpcalc.sim.executor import scheduler_address
     from dpcalc.sim.parallel import default_workers
@@ -73,9 +73,7 @@ def _streamed(spec: Any, a: Args) -> Result:
     start = time.perf_counter()
     rows = stream_csv(TableBlock(spec), spec.grid, a.stream, scheduler=scheduler_address(a.scheduler),
                       workers=default_workers())
-    return Result(columns=[Column("rows"), Column("path"), Column("seconds")],
-                  rows=[{"rows": rows, "path": str(a.stream), "seconds": round(time.perf_counter() - start, 3)}],
-                  title=spec.title)
+    return stream_summary(rows, a.stream, time.perf_counter() - start, spec.title)
 
 
 ENTRIES = (table_command,)

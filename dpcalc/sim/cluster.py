@@ -2,7 +2,9 @@
 
 `connect` gives a `DaskExecutor` for a scheduler address or an existing ``distributed.Client``; the
 executor submits every task with one retry (``retries=1``) and yields results in task order, so the callers'
-in-order reductions give the same bits as on the local pool. A worker lost mid-run is harmless: Dask reschedules its
+in-order reductions give the same bits as on the local pool. Its window of tasks in flight (four per worker thread)
+follows the cluster's current size, re-read as tasks complete (at most every `REFRESH_SECONDS`): an adaptive
+cluster that grows gets the extra tasks to run. A worker lost mid-run is harmless: Dask reschedules its
 tasks elsewhere and, since each task is a pure function of its seed and inputs, they return the same values.
 
 Errors are one line (`ClusterError`): the extra is not installed, the scheduler cannot be
@@ -12,17 +14,23 @@ dying under it more often than the scheduler's ``allowed-failures``).
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from dpcalc.sim.taskbase import ClusterError, Done, Executor, ordered
+from dpcalc.sim.taskbase import ClusterError, Done, Executor, Window, ordered
 
-__all__ = ["CONNECT_TIMEOUT", "EXTRA", "DaskExecutor", "connect", "require"]
+__all__ = ["CONNECT_TIMEOUT", "EXTRA", "REFRESH_SECONDS", "TASKS_PER_THREAD", "DaskExecutor", "connect", "require"]
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for the scheduler before giving up with one line."""
 EXTRA = "pip install 'dpcalc[dask]'"
+TASKS_PER_THREAD = 4
+"""Tasks in flight (or done, waiting to be yielded in order) per worker thread: enough to keep every thread busy."""
+REFRESH_SECONDS = 0.5
+"""Most often the cluster's thread count is asked of the scheduler (one round trip) while tasks complete."""
 
 
 def require() -> Any:
@@ -35,17 +43,33 @@ def require() -> Any:
 
 
 class DaskExecutor(Executor):
-    """An `Executor` on a ``distributed.Client``; ``workers`` is the cluster's thread
-    count when the executor is made (the in-flight window is four tasks per thread)."""
+    """An `Executor` on a ``distributed.Client``; ``workers`` is the cluster's thread count (at least 1), as last
+    read: when the executor is made and, during `imap`, as tasks complete (`refresh`)."""
 
     cluster = True
 
     def __init__(self, client: Any) -> None:
         self.client = client
-        self.workers = max(1, sum(client.nthreads().values()))
+        self._read_at = -math.inf
+        self.refresh(0.0)
+
+    def refresh(self, every: float = REFRESH_SECONDS) -> int:
+        """Re-read ``workers`` from the scheduler unless it was read less than ``every`` seconds ago; return it."""
+        now = time.monotonic()
+        if now - self._read_at >= every:
+            self._read_at = now
+            try:
+                self.workers = max(1, sum(self.client.nthreads().values()))
+            except (OSError, TimeoutError):  # the scheduler busy or briefly away: keep the last count
+                pass
+        return self.workers
+
+    def window(self) -> int:
+        """The in-flight window for the cluster's current size: `TASKS_PER_THREAD` tasks per thread."""
+        return TASKS_PER_THREAD * self.refresh()
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
-             window: int | None = None, total: int | None = None) -> Iterator[Any]:
+             window: Window | None = None, total: int | None = None) -> Iterator[Any]:
         distributed = require()
         finished = distributed.as_completed(loop=self.client.loop)  # this client's, not a default one
 
@@ -57,7 +81,7 @@ class DaskExecutor(Executor):
         def wait_any(pending: Iterable[Any]) -> set[Any]:
             return {next(finished), *finished.next_batch(block=False)}
 
-        return ordered(submit, wait_any, items, done, window or 4 * self.workers, total, result=_result)
+        return ordered(submit, wait_any, items, done, window or self.window, total, result=_result)
 
 
 def _result(future: Any) -> Any:

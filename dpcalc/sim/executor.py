@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from dpcalc.sim.taskbase import ClusterError, Done, Executor, SchedulerLike, ordered
+from dpcalc.sim.taskbase import ClusterError, Done, Executor, SchedulerLike, Window, ordered
 
 __all__ = ["ENV_SCHEDULER", "ClusterError", "Done", "Executor", "LocalExecutor", "SchedulerLike",
            "SerialExecutor", "current", "is_cluster", "open_executor", "scheduler_address", "use"]
@@ -54,7 +54,7 @@ class LocalExecutor(Executor):
             raise
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
-             window: int | None = None, total: int | None = None) -> Iterator[Any]:
+             window: Window | None = None, total: int | None = None) -> Iterator[Any]:
         return ordered(lambda item: self._pool.submit(fn, item), _local_wait, items, done,
                        window or 4 * self.workers, total)
 

@@ -12,13 +12,15 @@ Dask cluster); each task formats its block as CSV text itself (shortest round-tr
 file holds the exact doubles) and the blocks are appended in row order as they arrive. Memory per task: one block,
 about ``rows × columns × 8`` bytes times the evaluator's temporaries, plus its text (≈ 20 bytes a value); with
 `BLOCK_ROWS` rows that is a few tens of MB. This process holds at most the executor's window of blocks.
+`run_blocks` gives any block task's results in row order (`dpcalc.cli.blocks` writes a command's rows with it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,8 @@ import numpy as np
 from dpcalc.errors import DomainError
 from dpcalc.sim.executor import Done, SchedulerLike, open_executor
 
-__all__ = ["BLOCK_ROWS", "MAX_SWEEP_ROWS", "Block", "Evaluate", "block_options", "csv_text", "plan", "write_csv"]
+__all__ = ["BLOCK_ROWS", "MAX_SWEEP_ROWS", "Block", "Evaluate", "block_options", "csv_text", "plan", "run_blocks",
+           "write_csv"]
 
 BLOCK_ROWS = 1 << 18
 """Rows per block (at most; a block is a product sub-grid): 262,144."""
@@ -75,10 +78,15 @@ def csv_text(columns: Mapping[str, Any], rows: int) -> str:
     return "".join(",".join(row) + "\n" for row in zip(*cells, strict=True))
 
 
-def _run_block(task: tuple[Evaluate, dict[str, list[float]]]) -> tuple[list[str], str]:
-    evaluate, options = task
-    columns = evaluate(options)
-    return list(columns), csv_text(columns, math.prod(len(v) for v in options.values()))
+@dataclasses.dataclass(frozen=True)
+class _AsCsv:
+    """A block's columns as (header, CSV lines) (`csv_text`), for an `Evaluate` (picklable if it is)."""
+
+    evaluate: Evaluate
+
+    def __call__(self, options: Mapping[str, list[float]]) -> tuple[list[str], str]:
+        columns = self.evaluate(options)
+        return list(columns), csv_text(columns, math.prod(len(v) for v in options.values()))
 
 
 def write_csv(evaluate: Evaluate, options: Mapping[str, Sequence[float]], path: str | Path, *,
@@ -87,15 +95,29 @@ def write_csv(evaluate: Evaluate, options: Mapping[str, Sequence[float]], path: 
     """Evaluate the sweep over ``options`` block by block and write it to ``path`` (CSV, header = the evaluator's
     column names) as the blocks complete, in row order; return the number of rows. ``evaluate`` must be picklable
     for a pool or a cluster (a module-level function or an instance of a module-level class)."""
-    names = list(options)
-    blocks = plan([len(options[n]) for n in names], block_rows)
-    tasks = ((evaluate, block_options(options, b)) for b in blocks)  # made as the window moves
-    rows = 0
-    with open_executor(scheduler, workers=min(workers, len(blocks))) as ex, open(path, "w", encoding="utf-8") as out:
-        for i, (header, text) in enumerate(ex.imap(_run_block, tasks, done=done, total=len(blocks))):
+    with open(path, "w", encoding="utf-8") as out:
+        for i, (header, text) in enumerate(run_blocks(_AsCsv(evaluate), options, scheduler=scheduler,
+                                                      workers=workers, block_rows=block_rows, done=done)):
             if i == 0:
                 out.write(",".join(header) + "\n")
             out.write(text)
             out.flush()
-            rows += text.count("\n")
-    return rows
+    return math.prod(len(v) for v in options.values())
+
+
+def run_blocks(task: Callable[[dict[str, list[float]]], Any], options: Mapping[str, Sequence[float]], *,
+               scheduler: SchedulerLike = None, workers: int = 1, block_rows: int = BLOCK_ROWS,
+               done: Done | None = None, spread: bool = True) -> Iterator[Any]:
+    """``task(block options)`` for every block of the sweep over ``options``, in row order, as the executor (of
+    ``scheduler``, else ``workers`` local processes) completes them; the blocks' options are made as the window
+    moves. Callers that write what they get (`write_csv`, `dpcalc.cli.blocks`) hold one window of blocks.
+    With ``spread``, on several workers a block has at most ``rows / (4 × workers)`` rows, so that every worker gets
+    blocks to run."""
+    sizes = [len(v) for v in options.values()]
+    plan(sizes, MAX_SWEEP_ROWS)  # the row caps, checked before any work
+    rows = math.prod(sizes)
+    with open_executor(scheduler, workers=min(workers, rows)) as ex:
+        if spread and ex.workers > 1:
+            block_rows = min(block_rows, -(-rows // (4 * ex.workers)))
+        blocks = plan(sizes, block_rows)
+        yield from ex.imap(task, (block_options(options, b) for b in blocks), done=done, total=len(blocks))

@@ -12,12 +12,14 @@ from typing import Any
 
 from dpcalc.errors import DpcalcError
 
-__all__ = ["ClusterError", "Done", "Executor", "SchedulerLike", "ordered"]
+__all__ = ["ClusterError", "Done", "Executor", "SchedulerLike", "Window", "ordered"]
 
 Done = Callable[[int, int], None]
 """``done(completed, total)``: called in this process as tasks complete (feeds `dpcalc._progress.tracker`)."""
 SchedulerLike = Any
 """None, a scheduler address (``"tcp://host:8786"``), a ``distributed.Client`` or an `Executor`."""
+Window = int | Callable[[], int]
+"""Most tasks in flight: a number, or a function re-read as tasks complete (an adaptive cluster's current size)."""
 
 
 class ClusterError(DpcalcError):
@@ -34,10 +36,11 @@ class Executor:
     """True for a Dask cluster: callers size their tasks for it (fewer, larger tasks than chunks)."""
 
     def imap(self, fn: Callable[[Any], Any], items: Iterable[Any], *, done: Done | None = None,
-             window: int | None = None, total: int | None = None) -> Iterator[Any]:
+             window: Window | None = None, total: int | None = None) -> Iterator[Any]:
         """Yield ``fn(item)`` for every item, in order. Items are taken from ``items`` lazily: at most ``window``
-        tasks (default: 4 per worker) are in flight or waiting to be yielded, so memory stays bounded however many
-        items there are. ``total`` (default ``len(items)``) is what ``done(completed, total)`` reports."""
+        tasks (default: 4 per worker, on a cluster its current workers) are in flight or waiting to be yielded, so
+        memory stays bounded however many items there are. ``total`` (default ``len(items)``) is what
+        ``done(completed, total)`` reports."""
         count = _total(items, total)
         for i, item in enumerate(items):
             yield fn(item)
@@ -59,10 +62,13 @@ def _total(items: Iterable[Any], total: int | None) -> int:
 
 
 def ordered(submit: Callable[[Any], Any], wait_any: Callable[[Iterable[Any]], set[Any]], items: Iterable[Any],
-            done: Done | None, window: int, total: int | None = None,
+            done: Done | None, window: Window, total: int | None = None,
             result: Callable[[Any], Any] = lambda f: f.result()) -> Iterator[Any]:
     """Submit items through a sliding window of ``window`` futures; count completions as they happen (``done``),
-    yield results in item order. Shared by the local pool and the Dask client."""
+    yield results in item order. Shared by the local pool and the Dask client. A callable ``window`` is read again
+    each time the window is refilled (after every completion), so the window follows a cluster that grows or
+    shrinks; which tasks run where never changes a result."""
+    size = window if callable(window) else (lambda: window)
     count, completed = _total(items, total), 0
     source = iter(items)
     queue: deque[Any] = deque()  # futures from the next one to yield onwards, in item order
@@ -70,7 +76,8 @@ def ordered(submit: Callable[[Any], Any], wait_any: Callable[[Iterable[Any]], se
     finished: set[Any] = set()
     exhausted = False
     while True:
-        while not exhausted and len(queue) < max(1, window):
+        limit = max(1, size())
+        while not exhausted and len(queue) < limit:
             try:
                 item = next(source)
             except StopIteration:

@@ -1,8 +1,8 @@
 """The executor seam on a Dask cluster: the same bits as the local run, a lost worker included; one-line errors.
 
-A ``LocalCluster`` (2 worker processes, 1 thread each) is started once for the module; the cluster tests skip,
-saying why, when ``distributed`` is not installed (``pip install -e '.[test]'`` installs it). The tests of the
-missing extra and of the default path importing nothing of Dask run without it.
+A ``LocalCluster`` (2 worker processes, 1 thread each: `tests.sim.conftest.cluster`) is started once; the cluster
+tests skip, saying why, when ``distributed`` is not installed (``pip install -e '.[test]'`` installs it). The tests of
+the missing extra and of the default path importing nothing of Dask run without it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import warnings
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -25,35 +24,10 @@ from dpcalc.checks import nbafl as nbafl_checks
 from dpcalc.nbafl.simulate import SimulationConfig, simulate
 from dpcalc.sim import parallel
 from dpcalc.sim.executor import ClusterError, LocalExecutor, SerialExecutor, open_executor
+from tests.sim.conftest import needs_cluster
 from tests.support.cli_runner import run
 
-HAVE_DISTRIBUTED = True
-try:
-    import distributed  # noqa: F401
-except ImportError:
-    HAVE_DISTRIBUTED = False
-needs_cluster = pytest.mark.skipif(not HAVE_DISTRIBUTED, reason="dask.distributed is not installed "
-                                   "(pip install -e '.[test]' or '.[dask]'): the cluster tests need a LocalCluster")
-
 _SIM = SimulationConfig(eps=(2.0, 20.0), t_max=6, N=8, m=40, d=6, repeats=4, seed=3)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    """A LocalCluster of 2 worker processes (1 thread each) and a client on it."""
-    from distributed import Client, LocalCluster
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Dask's own start-up notices are not the code under test
-        lc = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(lc, set_as_default=False)
-    try:
-        yield lc, client
-    finally:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            client.close()
-            lc.close()
 
 
 def _rows(rows: list[V.CheckRow]) -> list[dict[str, Any]]:
@@ -113,7 +87,8 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_without_scheduler_nothing_of_dask_is_imported(tmp_path: Path) -> None:
-    """verify, nbafl simulate and a streamed table on this machine import neither dask nor distributed."""
+    """verify, nbafl simulate, a streamed table and a command's streamed sweep on this machine import neither dask
+    nor distributed."""
     spec = tmp_path / "t.toml"
     spec.write_text('title = "t"\n[grid]\neps = [1, 2]\nd = [1e3]\n[inputs]\nC = 1\nN = 10\n'
                     '[[column]]\nformula = "midp.server_sigma_equal"\nkey = "s"\n', encoding="utf-8")
@@ -121,7 +96,8 @@ def test_without_scheduler_nothing_of_dask_is_imported(tmp_path: Path) -> None:
         "import sys\nfrom dpcalc.cli.main import main\n"
         "for argv in (['verify', 'midp.server_sigma', '--samples', '2000', '--workers', '2'],"
         " ['nbafl', 'simulate', '--eps', '5', '--t-max', '2', '--n', '4', '--repeats', '2', '--workers', '2'],"
-        f" ['table', {str(spec)!r}, '--stream', {str(tmp_path / 'o.csv')!r}]):\n"
+        f" ['table', {str(spec)!r}, '--stream', {str(tmp_path / 'o.csv')!r}],"
+        f" ['sigma', '--eps', '1:40:1', '--d', '1e3,1e4', '--stream', {str(tmp_path / 's.csv')!r}]):\n"
         "    try:\n        main(argv)\n    except SystemExit as e:\n        assert not e.code, (argv, e.code)\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
         "assert not bad, bad\nprint('clean')\n")
