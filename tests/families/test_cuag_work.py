@@ -24,7 +24,7 @@ def _schedule(mu: float, lam: float, b: int, d: int, t: int, p: int) -> list[tup
 
 
 def _booked(schedule: list[tuple[float, float, int]], delta: float) -> float:
-    with _limits.work_budget("test", 1e9):
+    with _limits.work_budget("test", 1e4):
         left = _limits._budget.get()
         assert left is not None
         try:
@@ -33,7 +33,7 @@ def _booked(schedule: list[tuple[float, float, int]], delta: float) -> float:
             pass
         except Exception as exc:  # an unconverged bracket is refused after its passes: they were booked
             assert "stays wider" in str(exc)
-        return 1e9 - left[0]
+        return 1e4 - left[0]
 
 
 def test_the_slow_audit_is_refused_before_any_pass(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,7 +61,7 @@ def test_the_slow_audit_is_refused_before_any_pass(monkeypatch: pytest.MonkeyPat
 def test_least_work_is_a_lower_bound_of_the_booked_work(schedule: list[tuple[float, float, int]],
                                                         delta: float) -> None:
     least = accountant.least_work(schedule, delta)
-    assert 0.0 < least <= _booked(schedule, delta)
+    assert 0.0 < least <= _booked(schedule, delta) * (1 + 1e-9)  # equal when the first passes are all there is
 
 
 def test_budget_refuses_the_pass_that_would_exceed_it() -> None:
