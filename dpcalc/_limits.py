@@ -12,11 +12,15 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from dpcalc.errors import DomainError
 
-__all__ = ["DEFAULT_MAX_MEMORY", "ENV_VAR", "MAX_ROWS", "MAX_SECONDS", "LimitError", "check_memory", "check_points",
-           "check_rows", "check_seconds", "human", "max_memory", "parse_size", "set_max_memory"]
+__all__ = ["DEFAULT_MAX_MEMORY", "ENV_VAR", "MAX_ROWS", "MAX_SECONDS", "LimitError", "charge", "check_memory",
+           "check_points", "check_rows", "check_seconds", "human", "max_memory", "parse_size", "set_max_memory",
+           "work_budget"]
 
 DEFAULT_MAX_MEMORY = 2 * 1024**3
 """Default cap on one computation's working memory: 2 GiB."""
@@ -116,3 +120,36 @@ def check_seconds(what: str, seconds: float, each: str = "") -> None:
         tail = f" ({each})" if each else ""
         raise LimitError(f"{what} would take about {cost} of work{tail}; at most {MAX_SECONDS / 60:g} min per call "
                          "— use fewer values or a smaller range")
+
+
+_budget: ContextVar[list[float] | None] = ContextVar("dpcalc_work_budget", default=None)  # [left, total] seconds
+_budget_what: ContextVar[str] = ContextVar("dpcalc_work_budget_what", default="")
+
+
+@contextmanager
+def work_budget(what: str, seconds: float = MAX_SECONDS) -> Iterator[None]:
+    """Within this block, work that counts its operations (`charge`) may spend at most ``seconds``; ``what`` names
+    the options responsible. Nested blocks share the outer budget."""
+    if _budget.get() is not None:
+        yield
+        return
+    token, token_what = _budget.set([float(seconds), float(seconds)]), _budget_what.set(what)
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+        _budget_what.reset(token_what)
+
+
+def charge(seconds: float, each: str) -> None:
+    """Book ``seconds`` (counted operations × their declared cost) against the `work_budget` in force, *before*
+    doing that work; a one-line `LimitError` when it would exceed the budget (no-op outside a budget)."""
+    left = _budget.get()
+    if left is None:
+        return
+    if not seconds <= left[0]:  # also catches NaN
+        spent = left[1] - left[0]
+        raise LimitError(f"{_budget_what.get()} would take over {left[1] / 60:.3g} min of counted work ({spent:.3g} s "
+                         f"done, the next part {seconds:.3g} s: {each}); at most {left[1] / 60:.3g} min per call — use "
+                         "fewer values or a smaller range")
+    left[0] -= seconds

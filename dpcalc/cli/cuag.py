@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from dpcalc import cuag
+from dpcalc._limits import MAX_SECONDS
 from dpcalc.cli import cuag_compression
 from dpcalc.cli.command import Args, Group, command
 from dpcalc.cli.options import AS_PUBLISHED, axis, choice
@@ -81,27 +82,47 @@ def audit_command(a: Args) -> Result:
                   formula=["cuag.effective_mu", eps])
 
 
-#: The certified PLD of the actual schedule, per round composed (measured, dpcalc's PLD at its default accuracy,
-#: rtol 1e-3): ~3.2 s a round at P = 10 steps and ρ = 4e-5 (refining a lattice that stalls), growing as P^0.8 and
-#: ρ^-0.6 (ρ = 0.02, P = 25: ~0.1 s). An upper estimate: what it admits runs within the minute.
-_PLD_ROUND_SECONDS, _PLD_P, _PLD_RHO = 3.2, 10.0, 4e-5
-
-
 def _audit_work(a: Args) -> tuple[str, float, str]:
-    """The audit's work: the closed forms per grid point, or the PLD of T rounds per point of the actual schedule."""
+    """The audit's work: the closed forms per grid point, or for the actual schedule the least work its certified PLD
+    books at each grid point (`pld.accountant.least_work`: the first passes' lattice points counted, before any
+    pass runs). What is admitted runs under a work budget of the same count (`_audit_rows`), so the call refuses
+    before it starts or finishes (or refuses) within the minute."""
     from dpcalc.cli.command import POINT_SECONDS
 
     given = a.given(*_SCHEDULE)
     if len(given) != len(_SCHEDULE):
         return a.describe(), a.points() * POINT_SECONDS, "closed forms"
-    rho = min(2.0 * lam * b / d for lam in a.lam for b in a.B for d in a.D if d > 0) if min(a.D) > 0 else 0.0
-    if not (rho > 0 and max(a.T) > 0 and max(a.P) > 0):  # invalid inputs: the body says which, in one line
-        return a.describe(), 0.0, ""
-    each = _PLD_ROUND_SECONDS * (max(a.P) / _PLD_P) ** 0.8 * (_PLD_RHO / min(rho, 1.0)) ** 0.6
+    seconds = 0.0
+    for point in product({"mu": a.mu, "T": a.T, "delta": a.delta, **given}):
+        seconds += _least_pld_seconds(*point)
+        if not seconds <= MAX_SECONDS:  # refused already: the rest need not be counted
+            break
     grid = "" if a.points() == 1 else f" at each of {a.points():,} points ({a.describe()})"
-    return (f"--rounds up to {max(a.T):g} (one certified PLD of T rounds){grid}",
-            a.points() / len(a.T) * sum(a.T) * each,
-            f"~{each:.3g} s a round at ρ = {min(rho, 1.0):.3g}, P = {max(a.P):g}")
+    return (f"--rounds up to {max(a.T):g} (one certified PLD of T rounds of P steps){grid}", seconds,
+            "the PLD's first passes, lattice points of each distinct step counted")
+
+
+def _schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> list[tuple[float, float, int]]:
+    """The actual schedule: round t runs P Poisson-subsampled steps at rate ρ = 2λB/|D| with σ_t of (16)."""
+    import warnings
+
+    from dpcalc.errors import EstimateWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EstimateWarning)  # σ_t's own CLT derivation; the PLD below is certified
+        sig = cuag.sigma_schedule(mu, lam, B, D, T, P)
+        rho = float(cuag.sampling_rate(lam, B, D))
+    return [(float(s), rho, int(P)) for s in sig]
+
+
+def _least_pld_seconds(mu: float, T: float, delta: float, lam: float, B: float, D: float, P: float) -> float:
+    """Least PLD work of one grid point (0 for inputs the body refuses in one line anyway)."""
+    from dpcalc.accounting.pld.accountant import least_work
+
+    try:
+        return least_work(_schedule(mu, lam, int(B), int(D), int(T), int(P)), delta)
+    except (DomainError, ValueError, TypeError, OverflowError):
+        return 0.0
 
 
 def _audit_grid(g: dict[str, np.ndarray], as_published: bool) -> Any:
@@ -119,40 +140,39 @@ def _audit_grid(g: dict[str, np.ndarray], as_published: bool) -> Any:
 def _tight_eps(mu: float, lam: float, B: int, D: int, T: int, P: int, delta: float) -> tuple[float, float]:
     """(ε lower, ε upper) of the actual schedule by dpcalc's certified PLD: round t runs P Poisson-subsampled steps at
     rate ρ = 2λB/|D| with noise multiplier σ_t of (16); ε upper is the guarantee."""
-    import warnings
-
     from dpcalc.accounting import pld
-    from dpcalc.errors import EstimateWarning
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EstimateWarning)  # σ_t's own CLT derivation; the PLD below is certified
-        sig = cuag.sigma_schedule(mu, lam, B, D, T, P)
-        rho = float(cuag.sampling_rate(lam, B, D))
-    br = pld.epsilon([(float(s), rho, int(P)) for s in sig], delta)
+    br = pld.epsilon(_schedule(mu, lam, B, D, T, P), delta)
     return br.eps_lower, br.eps_upper
 
 
 def _audit_rows(axes: dict[str, list[float]], as_published: bool) -> list[dict[str, Any]]:
     """Row by row with the actual schedule (--lam --B --data-size --P): its heterogeneous CLT μ and tight PLD ε."""
+    from dpcalc._limits import work_budget
     from dpcalc._progress import paced
 
     rows: list[dict[str, Any]] = []
     points = list(product(axes))  # every value of every option (lists of --lam etc. included)
-    for values in paced(points, len(points), "audit", "the actual schedule's grid"):
-        point = dict(zip(axes, values, strict=True))
-        m, tt, d = point.pop("mu"), point.pop("T"), point.pop("delta")
-        res = cuag.audit(m, tt, d, **point)  # type: ignore[arg-type]
-        row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
-                               "eps_claimed": res.eps_claimed, "mu_eff": res.mu_effective,
-                               "eps": res.eps_effective, "ratio": res.ratio, **point}
-        if res.mu_from_schedule is not None:
-            row["mu_schedule"] = res.mu_from_schedule
-            row["eps_pld_lower"], row["eps_pld_upper"] = _tight_eps(m, point["lam"], int(point["B"]), int(point["D"]),
-                                                                    int(tt), int(point["P"]), d)
-        if as_published:
-            row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
-        rows.append(row)
+    with work_budget("cuag audit (the certified PLD of the actual schedule)"):
+        for values in paced(points, len(points), "audit", "the actual schedule's grid"):
+            rows.append(_audit_row(dict(zip(axes, values, strict=True)), as_published))
     return rows
+
+
+def _audit_row(point: dict[str, Any], as_published: bool) -> dict[str, Any]:
+    """One row of `_audit_rows`: the closed forms, and with the actual schedule its CLT μ and certified PLD ε."""
+    m, tt, d = point.pop("mu"), point.pop("T"), point.pop("delta")
+    res = cuag.audit(m, tt, d, **point)
+    row: dict[str, Any] = {"mu": m, "T": tt, "delta": d, "log_delta": float(np.log(d)),
+                           "eps_claimed": res.eps_claimed, "mu_eff": res.mu_effective,
+                           "eps": res.eps_effective, "ratio": res.ratio, **point}
+    if res.mu_from_schedule is not None:
+        row["mu_schedule"] = res.mu_from_schedule
+        row["eps_pld_lower"], row["eps_pld_upper"] = _tight_eps(m, point["lam"], int(point["B"]), int(point["D"]),
+                                                                int(tt), int(point["P"]), d)
+    if as_published:
+        row["mu_published"] = float(cuag.effective_mu(m, tt, as_published=True))
+    return row
 
 
 @command("baseline", axis("t", sweep="1,300"),

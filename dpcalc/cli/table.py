@@ -39,7 +39,12 @@ def table_command(a: Args) -> Result:
     if not specs:
         raise DomainError("SPEC: give at least one table spec file (TOML)")
     for spec in specs:
-        if not spec.name or spec.is_dir():
+        try:
+            is_dir = spec.is_dir()
+        except OSError as exc:  # e.g. a name over the system's limit (ENAMETOOLONG): is_dir raises, not False
+            raise DomainError(f"SPEC: {str(spec)[:60]!r}… cannot be a file ({exc.strerror}); give the table spec "
+                              "file (TOML)") from None
+        if not spec.name or is_dir:
             raise DomainError(f"SPEC: {str(spec)!r} is a directory (or an empty name); give the table spec file (TOML)")
     if a.stream is not None or a.scheduler:
         if len(specs) > 1:

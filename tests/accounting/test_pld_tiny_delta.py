@@ -59,10 +59,12 @@ def test_two_steps_converge_at_tiny_delta() -> None:
 
 
 def test_unconverged_bracket_is_refused_in_one_line() -> None:
-    """T = 5 at δ = 3.5e-25, q = 3e-4: the FFT's round-off floor (~1e-15 of the tilted mass) holds the bracket at
-    [0.04, 0.41]; it was returned with details['converged'] = 0. Now one DomainError line says why."""
-    with pytest.raises(DomainError, match=r"^pld: the bracket \[.*\] at delta = 3.5e-25 stays wider") as info:
-        pld.epsilon_subsampled_gaussian(1.5, 3e-4, 5, 3.5e-25)
+    """T = 12 at δ = 2.6e-21, q = 3.6e-4: the direct convolution is over its operation cap at the lattice needed and
+    the FFT's round-off floor (~1e-15 of the tilted mass) holds the bracket at [0.01454, 0.01458]; such a bracket was
+    returned with details['converged'] = 0. One DomainError line says why. (T = 5 at δ = 3.5e-25, refused this way
+    before, now converges by direct convolution: test_pld_convolution.py.)"""
+    with pytest.raises(DomainError, match=r"^pld: the bracket \[.*\] at delta = 2.6e-21 stays wider") as info:
+        pld.epsilon_subsampled_gaussian(2.33661005131834, 0.0003604586194473694, 12, 2.601679861316648e-21)
     assert "\n" not in str(info.value)
 
 

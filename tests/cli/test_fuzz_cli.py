@@ -78,6 +78,8 @@ REGRESSIONS: list[list[str]] = [
     ["cuag", "sigma", "--mu", "0.25", "--lam", "0.1", "--B", "10", "--data-size", "500", "--P", "1:3000:1", "--t",
      "1:3000:1"],
     ["cuag", "coherence", "--rate", "1", "--a", ",".join(str(i) for i in range(1, 3001))],
+    ["cuag", "coherence", "--a", "1.7976931348623157e308"],  # OverflowError: a² in the work estimate
+    ["table", ",".join(str(i) for i in range(1, 400))],  # OSError: file name too long, from Path.is_dir
     ["cuag", "rates", "--layer-norms", "0,1:1e6:1"],
     ["eval", "nbafl.c_constant", "--as-published", "--json"],  # the error named no option
 ]

@@ -12,6 +12,7 @@ from dpcalc._progress import progress
 from dpcalc._repr import short_repr
 from dpcalc.accounting.pld.chernoff import saddle
 from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, RTOL, TAU, Direction, MemoryCapError, check_points
+from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
 from dpcalc.accounting.pld.dominating import (
     certainly_zero,
     coarse_dominating,
@@ -19,11 +20,12 @@ from dpcalc.accounting.pld.dominating import (
     gaussian_delta_upper,
     gaussian_eps_upper,
 )
-from dpcalc.accounting.pld.passes import eps_pass, run
+from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, run
 from dpcalc.accounting.pld.schedule import Step, normalise
 from dpcalc.errors import DomainError
 
-__all__ = ["DeltaBracket", "EpsBracket", "delta_for_eps", "delta_upper", "epsilon", "epsilon_subsampled_gaussian"]
+__all__ = ["DeltaBracket", "EpsBracket", "delta_for_eps", "delta_upper", "epsilon", "epsilon_subsampled_gaussian",
+           "least_work"]
 
 #: first lattice: bracket width ≈ T·h²·max(_WIDTH_C, _WIDTH_C_THETA·(1 + θ*)), θ* the Chernoff-optimal order at δ.
 #: Measured on 150 random (σ, q, T, δ): width/(T·h²) spreads from 0.2 to 381 (a constant 4 alone needed a second
@@ -107,12 +109,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     if certainly_zero(steps, d):
         return EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact_zero": 1.0})
     total = sum(st.count for st in steps)
-    # first pass: width ≈ T·h²·max(_WIDTH_C, _WIDTH_C_THETA·(1 + θ*)) (θ* the Chernoff order at δ), ε from the
-    # approximate Chernoff bound
-    th_ch, e_ch = saddle(steps, "remove", d, TAU * d / (4.0 * total))
-    e_est = 0.8 * e_ch if math.isfinite(e_ch) and e_ch > 0 else 1.0
-    c_width = max(_WIDTH_C, _WIDTH_C_THETA * (1.0 + max(th_ch, 0.0)))
-    h_first = min(0.05, max(1e-6, math.sqrt((tol * max(e_est, 1e-2) + a_tol) / (c_width * total))))
+    h_first = _first_lattice(steps, d, tol, a_tol)
     h_coarse = min(0.05, 4.0 * h_first)
     h = float(v.positive("grid", grid)) if grid is not None else h_first
     guess: float | None = None
@@ -194,14 +191,47 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         if a_up > e_up:
             # the add direction is the worse one: ε ≥ its lower bound too, refined like the remove one
             a_up, a_lo, na = _refine_add(steps, d, ha, a_up, min(e_up, e_gauss), tol, a_tol, max_iter)
-            direction = "add"
-            e_up = min(a_up, e_gauss)
+            # ε is the larger of the two directions: the refined add bound may end below the remove one's upper
+            # bound, which then stays (taking the add bound alone was unsafe: σ = 48.3, q = 2e-5, T = 1,
+            # δ = 4.46e-8 reported 3.5416e-7 for the exact 3.5904e-7, inside atol)
+            direction = "add" if a_up > e_up else "remove"
+            e_up = min(max(e_up, a_up), e_gauss)
             e_lo = max(e_lo, a_lo)
             n = max(n, na)
             converged = e_up - e_lo <= tol * e_up + a_tol
     if not converged:
         raise unconverged(e_lo, e_up, d, tol, a_tol)
     return EpsBracket(e_lo, e_up, d, direction, h, n, {"converged": 1.0, "iterations": float(it)})
+
+
+def _first_lattice(steps: list[Step], delta: float, tol: float, a_tol: float) -> float:
+    """The first lattice spacing: width ≈ T·h²·max(_WIDTH_C, _WIDTH_C_THETA·(1 + θ*)) (θ* the Chernoff order at δ),
+    ε from the approximate Chernoff bound."""
+    total = sum(st.count for st in steps)
+    th_ch, e_ch = saddle(steps, "remove", delta, TAU * delta / (4.0 * total))
+    e_est = 0.8 * e_ch if math.isfinite(e_ch) and e_ch > 0 else 1.0
+    c_width = max(_WIDTH_C, _WIDTH_C_THETA * (1.0 + max(th_ch, 0.0)))
+    return min(0.05, max(1e-6, math.sqrt((tol * max(e_est, 1e-2) + a_tol) / (c_width * total))))
+
+
+@v.named_shapes
+def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float) -> float:
+    """Seconds `epsilon` (default accuracy) books at least against a work budget (`dpcalc._limits.work_budget`):
+    its first pass in the remove direction at the first lattice and, when some q < 1, the add direction's coarse
+    pass — counted like the passes count themselves (`passes.charge_discretise`), before any of them runs. Every
+    later pass only adds to it: a call whose least work exceeds the budget can be refused before it starts."""
+    steps = normalise(schedule)
+    d = check_delta(delta)
+    if certainly_zero(steps, d) or dominating_mu(steps) < 1e-9:
+        return 0.0
+    total = sum(st.count for st in steps)
+    tail = TAU * d / (4.0 * total)
+    h = _first_lattice(steps, d, RTOL, ATOL)
+    direct_sum = total <= MAX_DIRECT_STEPS
+    seconds = pass_seconds(steps, "remove", h, tail, direct_sum)
+    if any(st.q < 1.0 for st in steps):
+        seconds += pass_seconds(coarse_dominating(steps), "add", min(0.05, 4.0 * h), tail, direct_sum)
+    return seconds
 
 
 def _refine_add(steps: list[Step], delta: float, h: float, a_up: float, e_remove: float, tol: float, a_tol: float,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcalc import _limits
 from dpcalc._repr import short_repr
 from dpcalc.accounting.pld import direct
 from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgf
@@ -16,10 +17,23 @@ from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, che
 from dpcalc.accounting.pld.compose import compose, fft_len
 from dpcalc.accounting.pld.curve import Curve, build_curve
 from dpcalc.accounting.pld.discretise import discretise_many
+from dpcalc.accounting.pld.mechanism import losses, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["Pass", "compose_pass", "direct_eps", "eps_of_passes", "eps_pass", "run", "unit_parts"]
+__all__ = ["OP_SECONDS", "PASS_SECONDS", "Pass", "charge_discretise", "compose_pass", "convolved_eps", "direct_eps",
+           "eps_of_passes", "eps_pass", "lattice_points", "pass_seconds", "run", "step_points", "unit_parts"]
+
+#: Declared cost of one counted operation of a pass (`charge_discretise`, the FFT in `compose_pass`): one lattice
+#: point of one step (its quadrature nodes, relabelling and one log-MGF term per Chernoff order), or one point of one
+#: FFT row per level of the transform. Booked/actual ≥ 1 measured at load ~10 on two cores (bench/bench_pld_work.py);
+#: work budgets (`dpcalc._limits.work_budget`) count with it.
+OP_SECONDS = 4e-8
+PASS_SECONDS = 0.01
+"""Declared fixed cost of one pass (Python and NumPy call overheads, the Chernoff orders of the saddle point)."""
+_MGF_ORDERS = 64  # Chernoff orders evaluated per lattice point (theta_grid and the refinement around the tilt)
+_DIRECT_EVALS = 256  # δ evaluations per lattice point of a direct sum (bisection of both curves)
+_CONV_OP_SECONDS = 5e-8  # one multiply-add of a direct convolution (np.convolve: 45 ns measured at load 10)
 
 _LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
 
@@ -56,6 +70,7 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
         check_points(int(min(0.25 * span / h, 1e18)), f"the composed privacy loss of the schedule (steps = {total})",
                      h)
     tail = TAU * delta / (4.0 * total)
+    charge_discretise(steps, direction, h, tail)
     ups: list[tuple[LatticePmf, int]] = []
     los: list[tuple[LatticePmf, int]] = []
     theta, _ = saddle(steps, direction, delta, tail, eps_query)
@@ -111,6 +126,8 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     need = math.ceil((hi - off) / h) - kk_lo + 1
     check_points(need, f"the composed privacy loss of the schedule (steps = {sum(c for _, c in ups)})", h)
     n = fft_len(max(need, 16))  # at least a few cells: the δ curve interpolates between lattice points
+    _limits.charge(OP_SECONDS * n * math.log2(n) * (len(ups) + (len(los) if lower else 0) + 2),
+                   f"an FFT composition of {len(ups)} distinct steps on {n:,} points")
     x_hi = (kk_lo + n - 1) * h + off
     # upper: composed mass at +∞ and P(S > window) by Chernoff
     p_inf = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in ups))
@@ -132,6 +149,39 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
 
 
 
+def step_points(steps: list[Step], direction: Direction, h: float, tail: float) -> FloatArray:
+    """Lattice points of each step's loss range at spacing ``h`` (the atoms `discretise_many` computes: the loss
+    at x = −zσ and 1 + zσ, z the tail quantile, as there)."""
+    sig = np.array([st.sigma for st in steps])
+    qq = np.array([st.q for st in steps])
+    zt = tail_z(max(tail, 1e-300))
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = np.abs(losses(1.0 + zt * sig, sig, qq, direction) - losses(-zt * sig, sig, qq, direction)) / h
+    return np.asarray(np.ceil(span) + 2.0)
+
+
+def lattice_points(steps: list[Step], direction: Direction, h: float, tail: float) -> float:
+    """Lattice points of all steps' loss ranges at spacing ``h`` (`step_points` summed)."""
+    return float(np.sum(step_points(steps, direction, h, tail)))
+
+
+def charge_discretise(steps: list[Step], direction: Direction, h: float, tail: float, direct_sum: bool = False) -> None:
+    """Book a pass's discretisation (every lattice point of every step, its quadrature and log-MGF terms; with
+    ``direct_sum`` the δ evaluations of the direct sum too) against the work budget in force
+    (`dpcalc._limits.charge`), before it runs."""
+    pts = lattice_points(steps, direction, h, tail)
+    _limits.charge(pass_seconds(steps, direction, h, tail, direct_sum, pts),
+                   f"{len(steps)} distinct steps on {pts:.3g} lattice points")
+
+
+def pass_seconds(steps: list[Step], direction: Direction, h: float, tail: float, direct_sum: bool = False,
+                 points: float | None = None) -> float:
+    """The seconds a pass's discretisation books: `PASS_SECONDS` + `OP_SECONDS` per counted operation (each lattice
+    point of each step times the Chernoff orders, plus the δ evaluations of a direct sum)."""
+    pts = lattice_points(steps, direction, h, tail) if points is None else points
+    return PASS_SECONDS + OP_SECONDS * pts * (_MGF_ORDERS + (_DIRECT_EVALS if direct_sum else 0))
+
+
 def unit_parts(parts: list[tuple[LatticePmf, int]]) -> list[LatticePmf]:
     """Each discretised step repeated ``count`` times."""
     return [d for d, c in parts for _ in range(c)]
@@ -150,13 +200,54 @@ def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
     return e_lo, e_up, max(d.p.size for d in ups)
 
 
+def convolved_eps(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, int]] | None, h: float,
+                  delta: float) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, atoms) of a composition convolved directly (`dpcalc.accounting.pld.direct.compose`: every
+    composed atom to a relative error bound, no FFT floor), δ(ε) by suffix sums; ε_lower = 0 without lower pairs."""
+    def one(parts: list[tuple[LatticePmf, int]], upper: bool) -> tuple[float, int]:
+        whole, rel = direct.compose(parts, upper)
+        fn = direct.with_error(direct.delta_of_pair(direct.identity(), whole, h, upper), rel, upper)
+        return direct.eps_of(fn, delta, direct.composed_top([whole], h), upper), whole.p.size
+
+    e_up, n = one(ups, True)
+    e_lo = one(los, False)[0] if los is not None else 0.0
+    return e_lo, e_up, n
+
+
+def _convolution_pass(steps: list[Step], direction: Direction, h: float, delta: float,
+                      lower: bool) -> tuple[float, float, int] | None:
+    """The pass by direct convolution at tiny δ (`direct.CONVOLUTION_DELTA`) when it costs at most
+    `direct.MAX_CONVOLUTION_OPS` multiply-adds, else None (the FFT pass)."""
+    if delta > direct.CONVOLUTION_DELTA:
+        return None
+    total = sum(st.count for st in steps)
+    tail = TAU * delta / (4.0 * total)
+    pts = step_points(steps, direction, h, tail)
+    ops = direct.convolution_ops([(int(min(n, 1e9)), st.count) for n, st in zip(pts, steps, strict=True)])
+    if not ops <= direct.MAX_CONVOLUTION_OPS:
+        return None
+    charge_discretise(steps, direction, h, tail)
+    _limits.charge(_CONV_OP_SECONDS * ops * (2 if lower else 1), f"a direct convolution of {total} steps")
+    theta, _ = saddle(steps, direction, delta, tail)
+    pairs = discretise_many(steps, direction, h, tail, theta, lower, sparse=False)
+    ups = [(u, st.count) for st, (u, _) in zip(steps, pairs, strict=True)]
+    los = [(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)] if lower else None
+    return convolved_eps(ups, los, h, delta)
+
+
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
              lower: bool) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
-    composition of at most `MAX_DIRECT_STEPS` steps is summed directly."""
+    composition of at most `MAX_DIRECT_STEPS` steps is summed directly; at tiny δ a larger one is convolved
+    directly when that is cheap (`_convolution_pass`)."""
     total = sum(st.count for st in steps)
+    if total > direct.MAX_DIRECT_STEPS:
+        conv = _convolution_pass(steps, direction, h, delta, lower)
+        if conv is not None:
+            return conv
     if total <= direct.MAX_DIRECT_STEPS:
         tail = TAU * delta / (4.0 * total)
+        charge_discretise(steps, direction, h, tail, direct_sum=True)
         theta, _ = saddle(steps, direction, delta, tail)
         pairs = discretise_many(steps, direction, h, tail, theta, lower, sparse=False)
         ups = unit_parts([(u, st.count) for st, (u, _) in zip(steps, pairs, strict=True)])

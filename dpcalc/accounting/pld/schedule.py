@@ -61,10 +61,14 @@ def log_precision(steps: list[Step]) -> float:
 
 def loss_variance(steps: Sequence[Step]) -> float:
     """Approximate variance of the composed privacy loss, Σ count·min(q²(e^{1/σ²} − 1), 1/σ²) (small-q expansion,
-    capped by the unsubsampled Gaussian's exact 1/σ²; the mean is about half of it)."""
+    capped by the unsubsampled Gaussian's exact 1/σ²; the mean is about half of it). In log space: q² underflows
+    to 0 for q < 1.5e-162 and e^{1/σ²} overflows, and their product (0 at q = 5e-324, σ = 1e-300, where the true
+    term is capped at 1/σ²) had let a lattice that cannot fit reach the Chernoff step, whose all-NaN orders failed."""
     out = []
     for st in steps:
-        inv = math.exp(min(-2.0 * math.log(st.sigma), 700.0))  # 1/σ², without overflow
-        out.append(st.count * min(st.q * st.q * math.expm1(min(inv, 700.0)), inv))
+        log_inv = min(-2.0 * math.log(st.sigma), 700.0)  # log 1/σ², capped below overflow
+        inv = math.exp(log_inv)
+        log_expm1 = inv if inv > 40.0 else math.log(math.expm1(inv))  # log(e^{1/σ²} − 1)
+        out.append(st.count * math.exp(min(2.0 * math.log(st.q) + log_expm1, log_inv)))
     return math.fsum(out)
 
