@@ -38,7 +38,7 @@ from dpcalc.sim.stats import Estimate, from_moments
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
-__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+__all__ = ["tree_nodes"]  # the recipes register themselves (checks.registry)
 
 _CHUNK = 1 << 17
 Draw = Callable[[np.random.Generator, int], np.ndarray]
