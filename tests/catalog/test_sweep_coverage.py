@@ -105,7 +105,7 @@ NOT_A_FORM = {
                                         "test_pld_losses.py and test_pld_peers.py: exact references and dp-accounting)"
        for name in ("gaussian", "laplace", "discrete_laplace", "discrete_gaussian", "randomized_response",
                     "mixture_of_gaussians", "pure_dp", "approx_dp", "poisson", "sampled_without_replacement",
-                    "sampled_with_replacement")},
+                    "sampled_with_replacement", "truncated_poisson")},
     "dpcalc.accounting.pld.epsilon_composed": "the PLD ε bracket of any composition (tests/accounting/"
                                               "test_pld_losses.py: μ-GDP, Laplace, randomized response, optimal "
                                               "composition inside every bracket; test_pld_peers.py)",

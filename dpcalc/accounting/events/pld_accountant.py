@@ -5,8 +5,8 @@ Mechanisms map onto the loss constructors of `dpcalc.accounting.pld.losses` with
 parameters are relative to it) under the relation; tree aggregation is the Gaussian with noise multiplier
 z/√⌈log₂(T + 1)⌉ (a record touches that many nodes); Poisson sampling and sampling without/with replacement wrap
 the loss of one inner mechanism (a composition of Gaussians inside a sample is one Gaussian with the combined
-noise multiplier). zCDP statements, repeat-and-select and truncated subsampling have no PLD here (one line
-naming what is supported).
+noise multiplier); truncated subsampling is `pld.truncated_poisson` of the Gaussian. zCDP statements and
+repeat-and-select have no PLD here (one line naming what is supported).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = ["SUPPORTED", "components", "epsilon"]
 
 SUPPORTED = ("Gaussian, Laplace, DiscreteLaplace, DiscreteGaussian, RandomizedResponse, MixtureOfGaussians, "
              "EpsilonDelta, NoOp, PoissonSampled / SampledWithoutReplacement / SampledWithReplacement of one "
-             "mechanism, SingleEpochTreeAggregation, SelfComposed, Composed")
+             "mechanism, TruncatedSubsampledGaussian, SingleEpochTreeAggregation, SelfComposed, Composed")
 
 
 def _refuse(event: Event, why: str) -> DomainError:
@@ -61,13 +61,15 @@ def _loss(event: Event, rel: Relation) -> Any:
         return pld.poisson(_loss(event.event, rel), event.sampling_probability)
     if isinstance(event, s.SampledWithoutReplacement):
         return pld.sampled_without_replacement(_loss(event.event, rel), event.sample_size, event.source_dataset_size)
+    if isinstance(event, s.TruncatedSubsampledGaussian):
+        return pld.truncated_poisson(pld.gaussian(event.noise_multiplier, 1.0, rel), event.sampling_probability,
+                                     event.dataset_size, event.truncated_batch_size)
     if isinstance(event, s.SampledWithReplacement):
         return pld.sampled_with_replacement(_loss(event.event, rel), event.sample_size, event.source_dataset_size)
     if isinstance(event, c.SelfComposed | c.Composed):
         raise _refuse(event, "a composition inside a sample must be Gaussian noise only")
     why = {m.ZCDp: "a zCDP statement has no privacy-loss distribution (use rdp)",
            c.RepeatAndSelect: "repeat-and-select is accounted through RDP (use rdp)",
-           s.TruncatedSubsampledGaussian: "dpcalc has no proven bound for truncated Poisson subsampling",
            m.Unsupported: "it is dp-accounting's placeholder for a mechanism without accounting",
            m.NonPrivate: "a non-private release has no finite epsilon"}.get(type(event), "unknown event")
     raise _refuse(event, why)

@@ -124,7 +124,7 @@ def rdp_curve(event: Event, relation: Relation, alphas: v.FloatArray) -> Curve:
     if isinstance(event, s.SampledWithReplacement):
         raise _refuse(event, "no RDP bound for sampling with replacement is implemented (use the pld accountant)")
     if isinstance(event, s.TruncatedSubsampledGaussian):
-        raise _refuse(event, "dpcalc has no proven bound for truncated Poisson subsampling")
+        raise _refuse(event, "no RDP bound for truncated Poisson subsampling is implemented (use the pld accountant)")
     if isinstance(event, m.Unsupported):
         raise _refuse(event, "it is dp-accounting's placeholder for a mechanism without accounting")
     raise _refuse(event, "unknown event")  # pragma: no cover - every registered class is handled above

@@ -66,6 +66,7 @@ from dpcalc.accounting.pld.losses import (
     randomized_response,
     sampled_with_replacement,
     sampled_without_replacement,
+    truncated_poisson,
 )
 from dpcalc.accounting.pld.schedule import Step
 
@@ -73,4 +74,4 @@ __all__ = ["ATOL", "DELTA_MIN", "MAX_FFT", "RTOL", "DeltaBracket", "EpsBracket",
            "Step", "approx_dp", "delta_composed", "delta_for_eps", "delta_upper", "discrete_gaussian",
            "discrete_laplace", "epsilon", "epsilon_composed", "epsilon_subsampled_gaussian", "gaussian", "laplace",
            "mixture_of_gaussians", "poisson", "pure_dp", "randomized_response", "sampled_with_replacement",
-           "sampled_without_replacement"]
+           "sampled_without_replacement", "truncated_poisson"]
