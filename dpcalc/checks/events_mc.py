@@ -21,6 +21,10 @@ accountant's upper end δ_upper, at most 2e-3 relative above the exact value (it
   each leaf are counted (the worst leaf's count d, found by enumeration, not by the closed form), the d node outputs
   of the worst leaf drawn from N(2, z²) (its clipped contribution moved by 2 under replace-one), L the sum of the
   per-node losses (2xᵢ − 2)/z².
+* ``events_truncated_loss_mc`` — the label "at least B of the other n − 1 records sampled" drawn with probability
+  r = P(Bin(n − 1, q) >= B) (summed here with exact integer binomials), then X from the Poisson pair
+  (qN(1, z²) + (1 − q)N(0, z²)) or the fixed-size pair at γ̄ = (B/n)P(Bin(n, q) >= B + 1)/r, and its loss; the add
+  orientation draws X from N(0, z²) with the negated loss of its label.
 """
 
 from __future__ import annotations
@@ -170,3 +174,30 @@ def _tree(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> Che
         return np.asarray(((2.0 * x - 2.0) / (z * z)).sum(axis=1))
 
     return _check(formula, values, ctx, remove, None, f"the {d} tree nodes of the worst of {steps} leaves")
+
+
+def _binomial_tail(n: int, q: float, k: int) -> float:
+    """P(Bin(n, q) >= k) as an exact-integer-coefficient sum (math.comb), independent of SciPy."""
+    return math.fsum(math.comb(n, m) * q**m * (1.0 - q) ** (n - m) for m in range(max(k, 0), n + 1))
+
+
+@recipe("events_truncated_loss_mc")
+def _truncated(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    z, q = value_of(values, "noise_multiplier"), value_of(values, "q")
+    n, cap = int(value_of(values, "dataset_size")), int(value_of(values, "max_batch"))
+    r = _binomial_tail(n - 1, q, cap) if cap < n else 0.0
+    g = min(1.0, cap / n * _binomial_tail(n, q, cap + 1) / r) if r > 0 else 1.0
+
+    def loss(x: np.ndarray, cut: np.ndarray) -> np.ndarray:
+        return np.where(cut, _log_mix(g, (2.0 * x - 2.0) / (z * z)), _log_mix(q, (2.0 * x - 1.0) / (2.0 * z * z)))
+
+    def remove(rng: np.random.Generator, size: int) -> np.ndarray:
+        cut = rng.random(size) < r
+        moved = rng.random(size) < np.where(cut, g, q)
+        return loss(rng.normal(0.0, z, size) + np.where(cut, 2.0, 1.0) * moved, cut)
+
+    def add(rng: np.random.Generator, size: int) -> np.ndarray:
+        cut = rng.random(size) < r
+        return -loss(rng.normal(0.0, z, size), cut)
+
+    return _check(formula, values, ctx, remove, add, f"truncated Poisson sample (r = {r:.4g}, γ̄ = {g:.4g})")

@@ -11,7 +11,8 @@ privacy-loss side (``formulas/events_*.toml``). Each builds the event, maps it o
 * `with_replacement_gaussian_delta` — the Gaussian on a sample with replacement, replace-one (the count of draws
   of the changed record revealed);
 * `mixture_of_gaussians_delta` — the mixture-of-Gaussians mechanism with two sensitivities (Ganesh et al. 2024);
-* `tree_aggregation_delta` — single-epoch tree aggregation (Kairouz et al. 2021, App. D), replace-one.
+* `tree_aggregation_delta` — single-epoch tree aggregation (Kairouz et al. 2021, App. D), replace-one;
+* `truncated_gaussian_delta` — the Gaussian on a Poisson sample cut to a maximum batch size, add/remove.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from dpcalc.accounting.events.base import Event
 from dpcalc.accounting.events.relation import Relation
 
 __all__ = ["discrete_laplace_delta", "laplace_delta", "mixture_of_gaussians_delta", "poisson_laplace_delta",
-           "tree_aggregation_delta", "with_replacement_gaussian_delta", "without_replacement_gaussian_delta"]
+           "tree_aggregation_delta", "truncated_gaussian_delta", "with_replacement_gaussian_delta",
+           "without_replacement_gaussian_delta"]
 
 
 def _delta(event: Event, relation: Relation, eps: float) -> float:
@@ -100,3 +102,16 @@ def tree_aggregation_delta(eps: float, noise_multiplier: float, steps: float) ->
     every node, replace-one: μ-GDP with μ = 2√⌈log₂(T + 1)⌉/z (a record's leaf lies in that many completed nodes)."""
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     return _delta(composition.SingleEpochTreeAggregation(z, _size("steps", steps)), "replace_one", eps)
+
+
+@v.scalar_params
+def truncated_gaussian_delta(eps: float, noise_multiplier: float, q: float, dataset_size: float,
+                             max_batch: float) -> float:
+    """δ(ε) of the Gaussian (noise multiplier z) on a Poisson sample at rate q from n = ``dataset_size`` records cut
+    to at most B = ``max_batch``, add/remove: the labelled pair (1 − r)·Poisson pair ⊕ r·fixed-size-sample pair at
+    γ̄ = (B/n)P(Bin(n, q) >= B + 1)/r, r = P(Bin(n − 1, q) >= B) (dp-accounting 0.6's truncated construction)."""
+    z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
+    qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    event = sampling.TruncatedSubsampledGaussian(_size("dataset_size", dataset_size), qq, _size("max_batch", max_batch),
+                                                 z)
+    return _delta(event, "add_remove", eps)
