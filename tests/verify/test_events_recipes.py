@@ -5,6 +5,7 @@ intervals are 0.3–1.7 % relative at the check points; the exact recipes' toler
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from dpcalc import catalog
 from dpcalc import verify as V
 from dpcalc.checks import events_mc
+from tests.support.cli_runner import run
 
 EVENTS = [f for f in catalog.load().values() if f.paper.family == "events"]
 IDS = [f.id for f in EVENTS]
@@ -57,3 +59,15 @@ def test_five_per_cent_off_is_flagged(monkeypatch: pytest.MonkeyPatch, fid: str,
 def test_tree_node_count_by_enumeration(steps: int) -> None:
     """The Monte Carlo recipe counts the worst leaf's completed nodes itself: ⌈log₂(T + 1)⌉."""
     assert events_mc.tree_nodes(steps) == int(np.ceil(np.log2(steps + 1)))
+
+
+def test_cli_paper_events_selects_every_events_entry() -> None:
+    """``dpcalc verify --paper events`` runs the family's entries (one paper id or a family name selects)."""
+    code, out, _ = run("verify", "--paper", "events", "--json", "--samples", "20000")
+    doc = json.loads(out)
+    assert code == 0 and [r["id"] for r in doc["rows"]] == IDS
+    assert all(r["verdict"] == "pass" for r in doc["rows"])
+    code, out, _ = run("verify", "--paper", "events_zhu2022", "--json", "--samples", "20000")
+    assert code == 0 and len(json.loads(out)["rows"]) == 4
+    code, _, err = run("verify", "--paper", "no_such_paper")
+    assert code == 2 and "families:" in err and "events" in err and len(err.strip().splitlines()) == 1
