@@ -9,6 +9,9 @@ quantity from its definition with mpmath at 40 digits, not from the closed form.
   Σₖ (p(k) − e^ε q(k))₊ term by term, or ∫ (p − e^ε q)₊ by quadrature split at 0, Δ and the root of L(x) = ε (found
   by mpmath's root finder); the implementation is the PLD accountant's certified upper end, so it must lie in
   [exact, exact·(1 + 1e-3)] (1e-3 is the accountant's default bracket width).
+* ``events_kov_pld_upper`` (exact-numeric, one-sided): the Kairouz, Oh & Viswanath 2015 sum over the composed
+  privacy loss (`dpcalc.checks.events.kov_delta_mp`); the PLD accountant's upper end must lie in
+  [exact, exact·(1 + 1e-3)].
 * ``events_rr_convolution`` (exact-numeric): the T-fold composed privacy loss of randomized response by T
   convolutions of the three-point loss distribution in mpmath, then δ(ε) = Σ P(l)(1 − e^{ε−l})₊; tolerance 1e-9.
 * ``events_zcdp_gaussian_quadrature`` (exact-numeric): ξ + D_α(N(√(2ρ), 1) ‖ N(0, 1)) by quadrature (the Gaussian
@@ -118,6 +121,14 @@ def _laplace_profile(formula: Formula, values: Mapping[str, Any], ctx: CheckCont
             cuts = [-mp.inf, 0, root, dd, mp.inf]
         exact = float(mp.quad(lambda x: max(lap(x, dd) - mp.e**e * lap(x, 0), 0), cuts))
     return _upper_result(closed, exact, "∫ (p − e^ε q)₊ by 40-digit quadrature")
+
+
+@recipe("events_kov_pld_upper")
+def _kov_pld(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    from dpcalc.checks.events import kov_delta_mp
+
+    closed = float(formula.call(values, published=ctx.published))
+    return _upper_result(closed, kov_delta_mp(values), "the optimal-composition sum over the composed loss")
 
 
 @recipe("events_rr_convolution")

@@ -11,6 +11,7 @@ privacy-loss side (``formulas/events_*.toml``). Each builds the event, maps it o
 * `with_replacement_gaussian_delta` — the Gaussian on a sample with replacement, replace-one (the count of draws
   of the changed record revealed);
 * `mixture_of_gaussians_delta` — the mixture-of-Gaussians mechanism with two sensitivities (Ganesh et al. 2024);
+* `approx_dp_composed_delta` — ``count`` (ε, δ)-DP releases (the dominating pair of Kairouz, Oh & Viswanath 2015);
 * `tree_aggregation_delta` — single-epoch tree aggregation (Kairouz et al. 2021, App. D), replace-one;
 * `truncated_gaussian_delta` — the Gaussian on a Poisson sample cut to a maximum batch size, add/remove.
 """
@@ -22,16 +23,16 @@ from dpcalc.accounting.events import composition, mechanisms, pld_accountant, sa
 from dpcalc.accounting.events.base import Event
 from dpcalc.accounting.events.relation import Relation
 
-__all__ = ["discrete_laplace_delta", "laplace_delta", "mixture_of_gaussians_delta", "poisson_laplace_delta",
-           "tree_aggregation_delta", "truncated_gaussian_delta", "with_replacement_gaussian_delta",
-           "without_replacement_gaussian_delta"]
+__all__ = ["approx_dp_composed_delta", "discrete_laplace_delta", "laplace_delta", "mixture_of_gaussians_delta",
+           "poisson_laplace_delta", "tree_aggregation_delta", "truncated_gaussian_delta",
+           "with_replacement_gaussian_delta", "without_replacement_gaussian_delta"]
 
 
-def _delta(event: Event, relation: Relation, eps: float) -> float:
-    """δ_upper(ε) of ``event`` under ``relation`` by the PLD accountant."""
+def _delta(event: Event, relation: Relation, eps: float, name: str = "eps") -> float:
+    """δ_upper(ε) of ``event`` under ``relation`` by the PLD accountant (``name`` is the ε argument's name)."""
     from dpcalc.accounting import pld
 
-    e = v.scalar("eps", v.nonnegative("eps", eps))
+    e = v.scalar(name, v.nonnegative(name, eps))
     return float(pld.delta_composed(pld_accountant.components(event, relation), e).delta_upper)
 
 
@@ -115,3 +116,13 @@ def truncated_gaussian_delta(eps: float, noise_multiplier: float, q: float, data
     event = sampling.TruncatedSubsampledGaussian(_size("dataset_size", dataset_size), qq, _size("max_batch", max_batch),
                                                  z)
     return _delta(event, "add_remove", eps)
+
+
+@v.scalar_params
+def approx_dp_composed_delta(epsilon: float, delta: float, count: float, eps_total: float) -> float:
+    """δ at ε' = ``eps_total`` of ``count`` (ε, δ)-DP releases (pure when δ = 0) by the PLD accountant on the
+    four-outcome dominating pair (Kairouz, Oh & Viswanath 2015, Thm. 2.1); exact value their Thm. 3.3."""
+    e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0, lo_open=True))
+    d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))
+    k = int(v.scalar("count", v.check_range("count", count, 1.0, 20_000.0, integer=True)))
+    return _delta(composition.SelfComposed(mechanisms.EpsilonDelta(e, d), k), "add_remove", eps_total, "eps_total")
