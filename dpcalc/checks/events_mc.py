@@ -80,6 +80,20 @@ def _log_mix(gamma: float, t: np.ndarray) -> np.ndarray:
     return np.asarray(np.logaddexp(head, math.log(gamma) + t))
 
 
+def _mixture_pair(noise: Draw, shift: float, w: float,
+                  log_ratio: Callable[[np.ndarray], np.ndarray]) -> tuple[Draw, Draw]:
+    """Loss draws of the pair (w·μ(· − shift) + (1 − w)μ, μ) and of its swap, μ the law of ``noise`` and
+    ``log_ratio`` = log(μ(x − shift)/μ(x)): the loss is log(1 − w + w·e^{log_ratio(x)})."""
+
+    def remove(rng: np.random.Generator, n: int) -> np.ndarray:
+        return _log_mix(w, log_ratio(noise(rng, n) + shift * (rng.random(n) < w)))
+
+    def add(rng: np.random.Generator, n: int) -> np.ndarray:
+        return -_log_mix(w, log_ratio(noise(rng, n)))
+
+    return remove, add
+
+
 def _check(formula: Formula, values: Mapping[str, Any], ctx: CheckContext, remove: Draw, add: Draw | None,
            what: str) -> CheckResult:
     closed = float(formula.call(values, published=ctx.published))
@@ -91,15 +105,8 @@ def _check(formula: Formula, values: Mapping[str, Any], ctx: CheckContext, remov
 def _poisson_laplace(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     b, q = value_of(values, "noise_multiplier"), value_of(values, "q")
 
-    def loss(x: np.ndarray) -> np.ndarray:
-        return _log_mix(q, (np.abs(x) - np.abs(x - 1.0)) / b)
-
-    def remove(rng: np.random.Generator, n: int) -> np.ndarray:
-        return loss(rng.laplace(0.0, b, n) + (rng.random(n) < q))
-
-    def add(rng: np.random.Generator, n: int) -> np.ndarray:
-        return -loss(rng.laplace(0.0, b, n))
-
+    remove, add = _mixture_pair(lambda rng, n: rng.laplace(0.0, b, n), 1.0, q,
+                                lambda x: (np.abs(x) - np.abs(x - 1.0)) / b)
     return _check(formula, values, ctx, remove, add, "Laplace outputs of a Poisson sample")
 
 
@@ -108,15 +115,7 @@ def _without(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> 
     s = value_of(values, "sigma")
     g = value_of(values, "sample_size") / value_of(values, "dataset_size")
 
-    def loss(x: np.ndarray) -> np.ndarray:
-        return _log_mix(g, (2.0 * x - 2.0) / (s * s))
-
-    def remove(rng: np.random.Generator, n: int) -> np.ndarray:
-        return loss(rng.normal(0.0, s, n) + 2.0 * (rng.random(n) < g))
-
-    def add(rng: np.random.Generator, n: int) -> np.ndarray:
-        return -loss(rng.normal(0.0, s, n))
-
+    remove, add = _mixture_pair(lambda rng, n: rng.normal(0.0, s, n), 2.0, g, lambda x: (2.0 * x - 2.0) / (s * s))
     return _check(formula, values, ctx, remove, add, "Gaussian outputs of a fixed-size batch")
 
 
