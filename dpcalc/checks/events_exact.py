@@ -6,9 +6,9 @@ quantity from its definition with mpmath at 40 digits, not from the closed form.
   by term, Σₖ p(k)^α q(k)^{1−α} over the integers within 100/a (Laplace) or 16σ + 2 (Gaussian) of where the
   terms peak (the rest is below e^{−100} relative); tolerance 1e-9 relative.
 * ``events_discrete_profile_sum`` and ``events_laplace_profile_quadrature`` (exact-numeric, one-sided): δ(ε) =
-  Σₖ (p(k) − e^ε q(k))₊ term by term, or ∫ (p − e^ε q)₊ by quadrature split at 0, Δ and the root of L(x) = ε (found
-  by mpmath's root finder); the implementation is the PLD accountant's certified upper end, so it must lie in
-  [exact, exact·(1 + 1e-3)] (1e-3 is the accountant's default bracket width).
+  Σₖ (p(k) − e^ε q(k))₊ term by term (discrete Laplace or discrete Gaussian), or ∫ (p − e^ε q)₊ by quadrature split
+  at 0, Δ and the root of L(x) = ε (found by mpmath's root finder); the implementation is the PLD accountant's
+  certified upper end, so it must lie in [exact, exact·(1 + 1e-3)] (1e-3 is the accountant's default bracket width).
 * ``events_kov_pld_upper`` (exact-numeric, one-sided): the Kairouz, Oh & Viswanath 2015 sum over the composed
   privacy loss (`dpcalc.checks.events.kov_delta_mp`); the PLD accountant's upper end must lie in
   [exact, exact·(1 + 1e-3)].
@@ -63,6 +63,16 @@ def _dlap_terms(a: Any, s: int) -> tuple[Any, Any, range]:
     return (lambda k: c * mp.e ** (-a * abs(k - s))), (lambda k: c * mp.e ** (-a * abs(k))), range(-m, s + m + 1)
 
 
+def _dgauss_terms(sigma: Any, s: int) -> tuple[Any, Any, range]:
+    """Discrete Gaussian pair p(k) = e^{−(k − s)²/(2σ²)}/Z, q(k) = e^{−k²/(2σ²)}/Z within 16σ + 2 of both centres."""
+    import mpmath as mp
+
+    m = int(mp.ceil(16 * sigma)) + 2
+    z = mp.fsum(mp.e ** (-mp.mpf(k) ** 2 / (2 * sigma**2)) for k in range(-m, m + 1))
+    return ((lambda k: mp.e ** (-mp.mpf(k - s) ** 2 / (2 * sigma**2)) / z),
+            (lambda k: mp.e ** (-mp.mpf(k) ** 2 / (2 * sigma**2)) / z), range(-m, s + m + 1))
+
+
 @recipe("events_discrete_renyi_sum")
 def _renyi(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
     import mpmath as mp
@@ -97,7 +107,10 @@ def _discrete_profile(formula: Formula, values: Mapping[str, Any], ctx: CheckCon
     eps, s = value_of(values, "eps"), int(value_of(values, "shift"))
     closed = float(formula.call(values, published=ctx.published))
     with mp.workdps(_DPS):
-        p, q, ks = _dlap_terms(mp.mpf(value_of(values, "noise_parameter")), s)
+        if "sigma" in values:
+            p, q, ks = _dgauss_terms(mp.mpf(value_of(values, "sigma")), s)
+        else:
+            p, q, ks = _dlap_terms(mp.mpf(value_of(values, "noise_parameter")), s)
         e = mp.e ** mp.mpf(eps)
         exact = float(mp.fsum(max(p(k) - e * q(k), 0) for k in ks))
     return _upper_result(closed, exact, "Σₖ (p(k) − e^ε q(k))₊ term by term (40 digits)")

@@ -20,7 +20,7 @@ POINTS = 25
 
 
 def test_every_pld_side_entry_is_listed() -> None:
-    assert len(UPPER) == 9
+    assert len(UPPER) == 10
 
 
 @pytest.mark.parametrize("fid", UPPER)

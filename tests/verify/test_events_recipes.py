@@ -29,7 +29,8 @@ def test_events_entries_cover_every_mechanism_sampling_and_composition() -> None
             "events.poisson_laplace_rdp", "events.poisson_laplace_delta", "events.without_replacement_gaussian_rdp",
             "events.without_replacement_gaussian_delta", "events.with_replacement_gaussian_delta",
             "events.tree_aggregation_delta", "events.repeat_and_select_rdp",
-            "events.truncated_gaussian_delta", "events.approx_dp_composed_delta"} <= set(IDS)
+            "events.truncated_gaussian_delta", "events.approx_dp_composed_delta",
+            "events.discrete_gaussian_delta"} <= set(IDS)
 
 
 def test_every_events_entry_passes_at_the_defaults() -> None:

@@ -5,6 +5,7 @@ privacy-loss side (``formulas/events_*.toml``). Each builds the event, maps it o
 
 * `laplace_delta` — the Laplace mechanism (Dwork & Roth 2014, Def. 3.3);
 * `discrete_laplace_delta` — the discrete Laplace mechanism (Canonne, Kamath & Steinke 2020);
+* `discrete_gaussian_delta` — the discrete Gaussian mechanism (Canonne, Kamath & Steinke 2020, Thm. 7);
 * `poisson_laplace_delta` — the Laplace mechanism on a Poisson sample (Zhu, Dong & Wang 2022, Thm. 8);
 * `without_replacement_gaussian_delta` — the Gaussian on a sample without replacement, replace-one (Zhu, Dong &
   Wang 2022, Thm. 10);
@@ -23,8 +24,8 @@ from dpcalc.accounting.events import composition, mechanisms, pld_accountant, sa
 from dpcalc.accounting.events.base import Event
 from dpcalc.accounting.events.relation import Relation
 
-__all__ = ["approx_dp_composed_delta", "discrete_laplace_delta", "laplace_delta", "mixture_of_gaussians_delta",
-           "poisson_laplace_delta", "tree_aggregation_delta", "truncated_gaussian_delta",
+__all__ = ["approx_dp_composed_delta", "discrete_gaussian_delta", "discrete_laplace_delta", "laplace_delta",
+           "mixture_of_gaussians_delta", "poisson_laplace_delta", "tree_aggregation_delta", "truncated_gaussian_delta",
            "with_replacement_gaussian_delta", "without_replacement_gaussian_delta"]
 
 
@@ -55,6 +56,15 @@ def discrete_laplace_delta(eps: float, noise_parameter: float, shift: float) -> 
     differ by the integer ``shift`` s (add/remove, sensitivity s)."""
     a = v.scalar("noise_parameter", v.positive("noise_parameter", noise_parameter))
     return _delta(mechanisms.DiscreteLaplace(a, _size("shift", shift)), "add_remove", eps)
+
+
+@v.scalar_params
+def discrete_gaussian_delta(eps: float, sigma: float, shift: float) -> float:
+    """δ(ε) of one discrete Gaussian release P(k) ∝ e^{−k²/(2σ²)} whose neighbouring outputs differ by the integer
+    ``shift`` s (add/remove, sensitivity s): ``P(X >= m) − e^ε Q(X >= m)``, m = ⌊εσ²/s + s/2⌋ + 1 (Canonne, Kamath &
+    Steinke 2020, Thm. 7)."""
+    sg = v.scalar("sigma", v.positive("sigma", sigma))
+    return _delta(mechanisms.DiscreteGaussian(sg, _size("shift", shift)), "add_remove", eps)
 
 
 @v.scalar_params
