@@ -76,7 +76,8 @@ class CheckRow:
 
 
 def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = False) -> list[Formula]:
-    """The formulas to check: the given ids (KeyError with suggestions if unknown), a paper's, or all."""
+    """The formulas to check: the given ids (KeyError with suggestions if unknown), a paper's (a paper id, or a
+    family such as ``events`` for all its papers), or all."""
     if isinstance(ids, str) or not isinstance(ids, Iterable):
         raise DomainError(f"ids must be a list of formula ids (got {v.brief(ids)})")
     ids = list(ids)
@@ -84,10 +85,12 @@ def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = Fa
         raise DomainError(f"ids must be a list of formula ids (got {v.brief(ids)})")
     chosen = [catalog.get(i) for i in ids]  # every id and paper is checked, even with --all
     if paper is not None:
-        found = catalog.by_paper(paper)
+        found = catalog.by_paper(paper) or [f for f in catalog.load().values() if f.paper.family == paper]
         if not found:
             papers = sorted({f.paper.id for f in catalog.load().values()})
-            raise UnknownNameError(f"no formulas for paper {paper!r}; papers: {', '.join(papers)}")
+            families = sorted({f.paper.family for f in catalog.load().values() if f.paper.family})
+            raise UnknownNameError(f"no formulas for paper {paper!r}; papers: {', '.join(papers)}; families: "
+                                   f"{', '.join(families)}")
         chosen += [f for f in found if f not in chosen]
     return catalog.by_paper(None) if all_ else chosen
 

@@ -27,7 +27,7 @@ from dpcalc.checks.registry import CheckContext, CheckResult, recipe
 if TYPE_CHECKING:  # pragma: no cover
     from dpcalc.catalog import Formula
 
-__all__: list[str] = []  # verification recipes register themselves (checks.registry)
+__all__ = ["kov_delta_mp"]  # the recipes register themselves (checks.registry)
 
 
 @recipe("events_laplace_quadrature")
@@ -61,20 +61,26 @@ def _pure(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> Che
     return exact_result(closed, est, 1e-12, "D_α of binary randomized response (p = e^ε/(1+e^ε)) as a finite sum")
 
 
-@recipe("events_kov_loss_sum")
-def _kov(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+def kov_delta_mp(values: Mapping[str, Any]) -> float:
+    """δ(ε') = E_P[(1 − e^{ε'−L})₊] of ``count`` (ε, δ)-DP releases summed over the composed loss of the four-outcome
+    pair in 40-digit mpmath (inputs ``epsilon``, ``delta``, ``count``, ``eps_total``)."""
     import mpmath as mp
 
     eps, delta = value_of(values, "epsilon"), value_of(values, "delta")
     k, eps_total = int(value_of(values, "count")), value_of(values, "eps_total")
-    closed = float(formula.call(values, published=ctx.published))
     with mp.workdps(40):
         e, d, et = mp.mpf(eps), mp.mpf(delta), mp.mpf(eps_total)
         p = mp.e**e / (1 + mp.e**e)
         body = mp.fsum(mp.binomial(k, i) * p ** (k - i) * (1 - p) ** i * (1 - mp.e ** (et - (k - 2 * i) * e))
                        for i in range(k + 1) if (k - 2 * i) * e > et)
-        est = float(1 - (1 - d) ** k + (1 - d) ** k * body)
-    return exact_result(closed, est, 1e-10, "δ(ε') = E_P[(1 − e^{ε'−L})₊] over the composed privacy loss")
+        return float(1 - (1 - d) ** k + (1 - d) ** k * body)
+
+
+@recipe("events_kov_loss_sum")
+def _kov(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> CheckResult:
+    closed = float(formula.call(values, published=ctx.published))
+    return exact_result(closed, kov_delta_mp(values), 1e-10, "δ(ε') = E_P[(1 − e^{ε'−L})₊] over the composed "
+                                                             "privacy loss")
 
 
 @recipe("events_wor_valid")
