@@ -294,7 +294,9 @@ def api_reference() -> str:
             continue
         names.append(info.name)
     out = ["# API reference\n", "Generated at build time with mkdocstrings from the docstrings of every public module "
-           "(the command line lives in `dpcalc.cli`, the verification recipes in `dpcalc.checks`).\n"]
+           "(the command line lives in `dpcalc.cli`, the verification recipes in `dpcalc.checks`). Every public "
+           "function of the paper families and of the accounting modules ends with an example: the lines after "
+           "`>>>` run as shown, with the output printed below them (the test suite runs each one with doctest).\n"]
     for name in sorted(set(names)):
         out.append(f"::: {name}\n    options:\n      show_submodules: false\n")
     return "\n".join(out)
