@@ -210,7 +210,7 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
                    "[Figures](../figures.md)). Redraw one with `dpcalc plot preset ID -o FILE.png`.\n")
         for fig in figures:
             out.append(f"### `{fig.id}` {{#fig-{fig.id}}}\n")
-            out.append(f"![Figure {fig.id} (its title is drawn in the image)](../figures/{fig.id}.png)\n")
+            out.append(f"![{md_cell(fig.title)}](../figures/{fig.id}.png)\n")
             if fig.caption:
                 out.append(f"{prose(fig.caption)}\n")
             out.append(f"`dpcalc plot preset {fig.id} -o {fig.id}.png`\n")
