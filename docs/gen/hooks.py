@@ -63,6 +63,21 @@ def md_cell(text: str) -> str:
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
+_SUP = re.compile(r"(?<=\S)\^(?:\{([^{}]*)\}|([A-Za-z0-9]))(?![A-Za-z0-9])")
+_SUB = re.compile(r"(?<=[A-Za-zα-ωΑ-Ω])_(?:\{([^{}]*)\}|([A-Za-z0-9]))(?![A-Za-z0-9_])")
+
+
+def prose(text: str) -> str:
+    """Catalog prose (a title, note, erratum, unit) for a page: `md_cell`, with its plain-text exponents and
+    subscripts (``X^{-i}``, ``sigma_m^2``, ``2^{2eps}``) set as superscripts and subscripts outside code spans
+    (``p_max`` and identifiers such as ``case2_sigma2`` stay as written)."""
+    parts = md_cell(text).split("`")
+    for k in range(0, len(parts), 2):  # even parts are outside backticks
+        parts[k] = _SUP.sub(lambda m: f"<sup>{m.group(1) if m.group(1) is not None else m.group(2)}</sup>", parts[k])
+        parts[k] = _SUB.sub(lambda m: f"<sub>{m.group(1) if m.group(1) is not None else m.group(2)}</sub>", parts[k])
+    return "`".join(parts)
+
+
 def identifier_link(identifier: str) -> str:
     """A paper identifier of the catalog's ``doi`` field as a link: ``arXiv:ID`` to arxiv.org, a DOI to doi.org."""
     ident = identifier.strip()
@@ -111,8 +126,8 @@ def _example(f: Any) -> str:
     if cli:
         out = cli + "\n" + out
     if caught:
-        out += "".join(f"\n> warning: {md_cell(w.message)}\n" for w in caught[:2])
-    src = f" (expected {ex.expected!r}" + (f", {md_cell(ex.source)})" if ex.source else ")")
+        out += "".join(f"\n> warning: {md_cell(str(w.message))}\n" for w in caught[:2])
+    src = f" (expected {ex.expected!r}" + (f", {prose(ex.source)})" if ex.source else ")")
     return out + f"\nComputed at build time{src}.\n"
 
 
@@ -137,35 +152,35 @@ def _eval_command(f: Any, ex: Any) -> str:
 def formula_section(f: Any) -> str:
     status = {"verified": "verified", "corrected": "corrected (the paper is wrong; dpcalc implements the fix)",
               "disputed": "disputed"}[f.status]
-    out = [f"## `{f.id}`: {md_cell(f.title)} {{#{anchor(f.id)}}}\n",
+    out = [f"## `{f.id}`: {prose(f.title)} {{#{anchor(f.id)}}}\n",
            f"**Source:** {md_cell(f.paper.short)}, {md_cell(f.equation)} · **Status:** {status} · "
            f"**Implementation:** `{f.implementation}`\n",
            f"$$\n{f.latex}\n$$\n",
            "| Input | Symbol | Unit | Domain | Description |", "|---|---|---|---|---|"]
     for i in f.inputs:
         kind = f" ({i.kind})" if i.kind != "scalar" else ""
-        out.append(f"| `{i.name}`{kind} | ${i.symbol}$ | {md_cell(i.unit)} | `{i.domain}` | {md_cell(i.description)} |")
+        out.append(f"| `{i.name}`{kind} | ${i.symbol}$ | {prose(i.unit)} | `{i.domain}` | {prose(i.description)} |")
     o = f.output
-    out.append(f"\n**Output:** `{o.name}`, ${o.symbol}$ ({md_cell(o.unit)})"
-               + (f": {md_cell(o.description)}" if o.description else "") + "\n")
+    out.append(f"\n**Output:** `{o.name}`, ${o.symbol}$ ({prose(o.unit)})"
+               + (f": {prose(o.description)}" if o.description else "") + "\n")
     if f.assumptions:
         out.append("**Assumptions**\n")
-        out += [f"- {md_cell(a)}" for a in f.assumptions]
+        out += [f"- {prose(a)}" for a in f.assumptions]
         out.append("")
     if f.notes:
-        out.append(f"**Notes.** {md_cell(f.notes)}\n")
+        out.append(f"**Notes.** {prose(f.notes)}\n")
     if f.erratum is not None:
         e = f.erratum
-        body = ['!!! danger "Erratum"', f"    {md_cell(e.text)}", "", f"    **Evidence:** {md_cell(e.evidence)}"]
+        body = ['!!! danger "Erratum"', f"    {prose(e.text)}", "", f"    **Evidence:** {prose(e.evidence)}"]
         if e.published_latex:
             body += ["", "    Published form:", "", "    $$", f"    {e.published_latex.strip()}", "    $$"]
         if e.reference:
-            body += ["", f"    **Reference:** {md_cell(e.reference)}"]
+            body += ["", f"    **Reference:** {prose(e.reference)}"]
         out.append("\n".join(body) + "\n")
     check = dict(f.check)
     if check:
         out.append(f"**Verification:** {md_cell(check.get('method', ''))} recipe `{check.get('recipe', '')}`"
-                   + (f": {md_cell(check['note'])}" if check.get("note") else "") + "\n")
+                   + (f": {prose(check['note'])}" if check.get("note") else "") + "\n")
     out.append("**Example**\n")
     out.append(_example(f))
     return "\n".join(out) + "\n"
@@ -181,12 +196,12 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
         meta.append(f"units: {md_cell(p.units)}")
     out.append(" · ".join(meta) + "\n")
     if p.notes:
-        out.append(f"{md_cell(p.notes)}\n")
+        out.append(f"{prose(p.notes)}\n")
     n_err = sum(1 for f in formulas if f.erratum is not None)
     out.append(f"{len(formulas)} formulas, {n_err} with an erratum. Every number below is computed when this page "
                "is built. List them in a terminal with `dpcalc formulas list --paper " + p.id + "`.\n")
     out += ["| Formula | Title | Status |", "|---|---|---|"]
-    out += [f"| [`{f.id}`](#{anchor(f.id)}) | {md_cell(f.title)} | {f.status} |" for f in formulas]
+    out += [f"| [`{f.id}`](#{anchor(f.id)}) | {prose(f.title)} | {f.status} |" for f in formulas]
     out.append("")
     if figures:
         out.append("## Figures {#figures}\n")
@@ -197,7 +212,7 @@ def paper_page(formulas: list[Any], figures: list[Any]) -> str:
             out.append(f"### `{fig.id}` {{#fig-{fig.id}}}\n")
             out.append(f"![{md_cell(fig.title)}](../figures/{fig.id}.png)\n")
             if fig.caption:
-                out.append(f"{md_cell(fig.caption)}\n")
+                out.append(f"{prose(fig.caption)}\n")
             out.append(f"`dpcalc plot preset {fig.id} -o {fig.id}.png`\n")
     out += [formula_section(f) for f in formulas]
     return "\n".join(out)
@@ -279,7 +294,9 @@ def api_reference() -> str:
             continue
         names.append(info.name)
     out = ["# API reference\n", "Generated at build time with mkdocstrings from the docstrings of every public module "
-           "(the command line lives in `dpcalc.cli`, the verification recipes in `dpcalc.checks`).\n"]
+           "(the command line lives in `dpcalc.cli`, the verification recipes in `dpcalc.checks`). Every public "
+           "function of the paper families and of the accounting modules ends with an example: the lines after "
+           "`>>>` run as shown, with the output printed below them (the test suite runs each one with doctest).\n"]
     for name in sorted(set(names)):
         out.append(f"::: {name}\n    options:\n      show_submodules: false\n")
     return "\n".join(out)

@@ -96,7 +96,14 @@ class AccountantResult:
 def evaluate(name: str, sigma: float, q: float, steps: float, delta: float, **options: Any) -> AccountantResult:
     """ε under accountant ``name`` as an `AccountantResult`: an accountant-specific failure (DomainError or
     InfeasibleError) becomes the result's ``failure`` instead of an exception. Invalid inputs and unknown names
-    still raise (they are the caller's error, not the accountant's)."""
+    still raise (they are the caller's error, not the accountant's).
+
+    Examples:
+        >>> from dpcalc.accounting.accountants import evaluate
+        >>> evaluate('rdp', 1.0, 0.01, 1000, 1e-5)
+        AccountantResult(accountant='rdp', bound='upper', eps=2.101365271648501, extra={'order': 7.8, 'orders': '156
+        orders in [1.1, 1024]'}, failure=None)
+    """
     acc = get(name)
     v.positive("sigma", sigma)
     v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -114,7 +121,13 @@ def evaluate(name: str, sigma: float, q: float, steps: float, delta: float, **op
 
 
 def pld_available() -> bool:
-    """Whether dp-accounting (the optional extra ``pld``) is importable."""
+    """Whether dp-accounting (the optional extra ``pld``) is importable.
+
+    Examples:
+        >>> from dpcalc.accounting.accountants import pld_available
+        >>> isinstance(pld_available(), bool)
+        True
+    """
     import importlib.util
 
     return importlib.util.find_spec("dp_accounting") is not None
@@ -207,17 +220,35 @@ ACCOUNTANTS: dict[str, Accountant] = {
 @v.scalar_params
 def epsilon(sigma: float, q: float, steps: float, delta: float, *, accountant: str = "rdp", **options: Any) -> float:
     """ε alone (a float) of accountant ``accountant`` at (σ, q, steps, δ): the forward map of the calibration
-    (`dpcalc.accounting.calibrate.sigma_for_eps`) and of the catalog entries ``accountant.eps_*``."""
+    (`dpcalc.accounting.calibrate.sigma_for_eps`) and of the catalog entries ``accountant.eps_*``.
+
+    Examples:
+        >>> from dpcalc.accounting.accountants import epsilon
+        >>> epsilon(1.0, 0.01, 1000, 1e-5)
+        2.101365271648501
+    """
     return get(accountant).eps(sigma, q, steps, delta, **options)[0]
 
 
 def names() -> list[str]:
-    """All accountant names, in display order."""
+    """All accountant names, in display order.
+
+    Examples:
+        >>> from dpcalc.accounting.accountants import names
+        >>> names()
+        ['rdp', 'rdp-lemma1', 'zcdp', 'analytic', 'gdp-clt', 'pld']
+    """
     return list(ACCOUNTANTS)
 
 
 def get(name: str) -> Accountant:
-    """The accountant called ``name``; unknown names raise a one-line `DomainError`."""
+    """The accountant called ``name``; unknown names raise a one-line `DomainError`.
+
+    Examples:
+        >>> from dpcalc.accounting.accountants import get
+        >>> get('rdp').bound
+        'upper'
+    """
     if not isinstance(name, str) or name not in ACCOUNTANTS:
         raise DomainError(f"accountant must be one of {', '.join(ACCOUNTANTS)} (got {name!r})")
     return ACCOUNTANTS[name]
@@ -225,7 +256,13 @@ def get(name: str) -> Accountant:
 
 def schedule_event(sigma: float, q: float, steps: int) -> Any:
     """The event of ``steps`` rounds of noise multiplier σ at Poisson rate q (add/remove neighbours):
-    ``SelfComposed(PoissonSampled(q, Gaussian(σ)), steps)``, without the sampling at q = 1."""
+    ``SelfComposed(PoissonSampled(q, Gaussian(σ)), steps)``, without the sampling at q = 1.
+
+    Examples:
+        >>> from dpcalc.accounting.accountants import schedule_event
+        >>> schedule_event(1.0, 0.01, 1000)
+        SelfComposed(event=PoissonSampled(sampling_probability=0.01, event=Gaussian(noise_multiplier=1.0)), count=1000)
+    """
     from dpcalc.accounting import events
 
     s = v.scalar("sigma", v.positive("sigma", sigma))

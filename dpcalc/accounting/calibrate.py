@@ -94,7 +94,15 @@ def _log_ratio(eps: float, log_target: float) -> float:
 def solve(forward: Forward, target: float, knob: Knob, *, rtol: float, what: str) -> float:
     """The knob value whose ε (``forward.upper``) is <= ``target``, on the safe side and within ``rtol`` of the exact
     root (continuous knobs; integer knobs: the last integer that meets the target). ``what`` names the accountant in
-    the `InfeasibleError` raised when the knob's range does not reach the target."""
+    the `InfeasibleError` raised when the knob's range does not reach the target.
+
+    Examples:
+        >>> from dpcalc.accounting.calibrate import solve
+        >>> from dpcalc.accounting.calibrate import Forward, Knob
+        >>> forward = Forward(upper=lambda sigma, accuracy: 2.0 / sigma)
+        >>> solve(forward, 0.5, Knob('sigma', 0.1, 100.0, eps_increases=False), rtol=1e-6, what='eps = 2/sigma')
+        4.00000000390625
+    """
     if not isinstance(forward, Forward) or not isinstance(knob, Knob):
         raise DomainError(f"forward must be a calibrate.Forward and knob a calibrate.Knob (got "
                           f"{type(forward).__name__} and {type(knob).__name__})")
@@ -241,6 +249,11 @@ def sigma_for_eps(eps: ArrayLike, delta: ArrayLike, q: ArrayLike, steps: ArrayLi
     ε_upper <= ``eps`` and lies within ``rtol`` of the root of ε_upper, to first order). Broadcasts like the rest of
     the library: scalar inputs give a float, arrays an ndarray (one calibration per point of the broadcast of eps,
     delta, q and steps).
+
+    Examples:
+        >>> from dpcalc.accounting.calibrate import sigma_for_eps
+        >>> sigma_for_eps(1.0, 1e-5, 0.01, 1000)
+        1.5131221626087412
     """
     named = {"eps": v.positive("eps", eps), "delta": v.probability("delta", delta),
              "q": v.check_range("q", q, 0.0, 1.0, lo_open=True), "steps": v.integer_at_least("steps", steps, 1)}

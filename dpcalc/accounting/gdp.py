@@ -189,6 +189,11 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
     Conventions order (mechanism μ, then ε). Finite far below δ = 1e-308 (e.g. μ = 1, ε = 1000: log δ ≈ −5.0e5)
     and accurate as δ → 1. ε >= 0 (nats), μ > 0.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import log_delta
+        >>> log_delta(1.0, 1.0)
+        -2.0640664465003913
     """
     e, m = _check_eps_mu(eps, mu)
     ld, _ = _log_delta(e, m)
@@ -201,6 +206,11 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
     Conventions order (mechanism μ, then ε; the inverse `eps_from_mu` is ``(mu, delta)``). Cancellation-free
     (see the module docstring). δ below the smallest subnormal is returned as 0.0; use `log_delta` there.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import delta
+        >>> delta(1.0, 1.0)
+        0.12693673750664386
     """
     e, m = _check_eps_mu(eps, mu)
     ld, d = _log_delta(e, m)
@@ -210,7 +220,13 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
 @v.named_shapes
 def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
-    """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0."""
+    """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import delta_at_zero
+        >>> delta_at_zero(1.0)
+        0.3829249225480261
+    """
     from scipy import special
 
     m = v.positive("mu", mu)
@@ -243,6 +259,11 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     of the branch that computed δ, through the slope; it
     matters only near δ(0; μ), where ε ≪ δ is ill-conditioned in δ). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1
     (in particular for μ = 0: 0-GDP is perfect privacy).
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import eps_from_mu
+        >>> eps_from_mu(1.0, 1e-5)
+        4.377178095681273
     """
     from scipy import special
 
@@ -291,6 +312,11 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     safeguarded Newton in log μ (d log δ/d log μ = μ φ(a)/δ). Safe side: the returned μ satisfies
     δ(ε; μ) <= δ and is below the exact root by at most ~1.2e-14 relative (bracket plus margin) plus the log δ
     evaluation error bound over the slope d log δ/d log μ (at most 3e-14 relative on the 10,000-point sweep).
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import mu_from_eps
+        >>> mu_from_eps(1.0, 1e-5)
+        0.2680511232112906
     """
     from scipy import special
 
@@ -349,6 +375,11 @@ def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
 
     The minimal type-II error at type-I error α of testing N(0,1) vs N(μ,1); computed as ``Φ(−Φ^{-1}(α) − μ)``
     so that α near 0 or 1 loses no digits. α in [0, 1], μ >= 0.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import tradeoff
+        >>> tradeoff(0.05, 1.0)
+        0.740488977158556
     """
     from scipy import special
 
@@ -366,6 +397,11 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     Keyword-only (the argument order was ``(sensitivity, sigma)`` before the conventions; keywords keep old
     calls unambiguous). `dpcalc.accounting.gaussian_mechanism.mu` is the positional ``(sigma, sensitivity)``
     form.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import gaussian_mu
+        >>> gaussian_mu(sigma=2.0)
+        0.5
     """
     s = v.positive("sensitivity", sensitivity)
     sg = v.positive("sigma", sigma)
@@ -376,7 +412,13 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
 @v.named_shapes
 def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (Li, Xiao & Chen 2024, Theorem 2). Keyword-only (see
-    `gaussian_mu`)."""
+    `gaussian_mu`).
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import gaussian_sigma
+        >>> gaussian_sigma(mu=0.5)
+        2.0
+    """
     s = v.positive("sensitivity", sensitivity)
     m = v.positive("mu", mu)
     with np.errstate(over="ignore"):
@@ -388,6 +430,11 @@ def compose(mus: ArrayLike) -> float:
     """n-fold composition of μ_i-GDP mechanisms is √(Σ μ_i²)-GDP (Dong et al. 2022, Cor. 3.3).
 
     Computed with max-scaling so μ_i up to 1e300 neither overflow nor lose digits. μ_i >= 0, 1-D.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import compose
+        >>> compose([0.3, 0.4])
+        0.5
     """
     m = v.vector("mus", mus, 0.0)
     top = float(np.max(m))
@@ -411,6 +458,18 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     An asymptotic estimate (T → ∞, q√T fixed), not a bound: always emits an `EstimateWarning`.
     ``as_published=True`` returns Li, Xiao & Chen's printed ``q·√T·(e^{1/σ²} − 1)`` with an `ErratumWarning`.
     q in (0, 1], σ > 0, T an integer >= 1.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import clt_mu
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = clt_mu(0.01, 1.0, 1000)
+        ...
+        >>> result
+        0.414521631336538
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
     """
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
@@ -437,6 +496,18 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
     """Heterogeneous CLT: ``μ = q·√(P·Σ_τ (e^{1/σ_τ²} − 1))`` for P steps at each σ_τ (Dong et al. 2022, Thm 3.5).
 
     Used to audit schedules whose σ changes per round (Li, Xiao & Chen 2024, erratum E15). Emits an EstimateWarning.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import clt_mu_schedule
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = clt_mu_schedule(0.01, [1.0, 2.0], 500)
+        ...
+        >>> result
+        0.3164101171854961
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
     """
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.vector("sigmas", sigmas, 0.0, lo_open=True)
@@ -457,6 +528,18 @@ def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrA
 
     Computed as ``1/√(log1p(exp(2 ln μ − 2 ln q − ln T)))`` (no overflow). Emits an EstimateWarning:
     the CLT can underestimate, so this σ may be too small for a guaranteed (ε, δ).
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import sigma_from_clt_mu
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = sigma_from_clt_mu(0.5, 0.01, 1000)
+        ...
+        >>> result
+        0.893440317059807
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
     """
     m = v.positive("mu", mu)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)

@@ -41,12 +41,24 @@ GROUP_METHODS = {
 
 
 def group_size(k: float) -> int:
-    """Validated k (an integer >= 1): the most examples one user contributes."""
+    """Validated k (an integer >= 1): the most examples one user contributes.
+
+    Examples:
+        >>> from dpcalc.accounting.group import group_size
+        >>> group_size(4)
+        4
+    """
     return int(v.scalar("k", v.integer_at_least("k", k, 1)))
 
 
 def group_delta(eps: float, delta: float, k: int) -> float:
-    """δ of a group of k under (ε, δ)-DP: δ·(e^{kε} − 1)/(e^ε − 1) (k·δ at ε = 0), rounded up; inf on overflow."""
+    """δ of a group of k under (ε, δ)-DP: δ·(e^{kε} − 1)/(e^ε − 1) (k·δ at ε = 0), rounded up; inf on overflow.
+
+    Examples:
+        >>> from dpcalc.accounting.group import group_delta
+        >>> group_delta(1.0, 1e-6, 2)
+        3.7182818284590493e-06
+    """
     eps = float(v.scalar("eps", v.nonnegative("eps", eps)))
     delta = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0)))
     k = group_size(k)
@@ -62,7 +74,14 @@ def group_delta(eps: float, delta: float, k: int) -> float:
 def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, rtol: float = 1e-2
                     ) -> tuple[float, float, float]:
     """User-level ε at user δ by group privacy: ``(k·ε_e, δ_e, ε_e)`` for the largest example-level δ_e (to ``rtol``
-    in log δ_e, safe side) whose group δ is <= ``delta``; ``eps_at(δ_e)`` is the accountant's example-level ε."""
+    in log δ_e, safe side) whose group δ is <= ``delta``; ``eps_at(δ_e)`` is the accountant's example-level ε.
+
+    Examples:
+        >>> from dpcalc.accounting.group import eps_user_vadhan
+        >>> from dpcalc.accounting.accountants import epsilon
+        >>> eps_user_vadhan(lambda d: epsilon(1.0, 0.01, 1000, d), 1e-5, 2)
+        (4.9470303453490825, 7.72788723784924e-07, 2.4735151726745412)
+    """
     k = group_size(k)
     d = float(v.scalar("delta", v.probability("delta", delta)))
     if k == 1:
@@ -99,7 +118,13 @@ def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, r
 def eps_user_rdp(q: float, sigma: float, steps: float, delta: float, k: int, *,
                  orders: ArrayLike | None = None) -> tuple[float, dict[str, Any]]:
     """User-level ε by the RDP group-privacy bound (Mironov 2017, Prop. 2) of ``steps`` Poisson-subsampled Gaussian
-    steps: ``(eps, {"order": β*, "c": c})`` with 2^c >= k."""
+    steps: ``(eps, {"order": β*, "c": c})`` with 2^c >= k.
+
+    Examples:
+        >>> from dpcalc.accounting.group import eps_user_rdp
+        >>> eps_user_rdp(0.01, 1.0, 1000, 1e-5, 2)
+        (5.747104638108769, {'order': 3.9, 'c': 1})
+    """
     from dpcalc.accounting import rdp
 
     k = group_size(k)
@@ -117,7 +142,14 @@ def eps_user_rdp(q: float, sigma: float, steps: float, delta: float, k: int, *,
 
 
 def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
-    """T steps of the mixture of Gaussians a user with k Poisson-sampled examples sees (Ganesh et al. 2024)."""
+    """T steps of the mixture of Gaussians a user with k Poisson-sampled examples sees (Ganesh et al. 2024).
+
+    Examples:
+        >>> from dpcalc.accounting.group import mixture_event
+        >>> mixture_event(0.01, 1.0, 1000, 2)
+        SelfComposed(event=MixtureOfGaussians(standard_deviation=1.0, sensitivities=(0.0, 1.0, 2.0),
+        sampling_probs=(0.9801, 0.0198, 0.0001)), count=1000)
+    """
     from dpcalc.accounting import events
 
     k = group_size(k)
@@ -131,7 +163,14 @@ def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
 
 def user_mixture(schedule: Schedule, sigma: float, delta: float, k: int, **options: Any) -> AccountantResult:
     """User-level ε by the mixture-of-Gaussians PLD (Poisson sampling only), as an AccountantResult: its failure
-    is one line (e.g. while the PLD cannot compose a mixture yet)."""
+    is one line (e.g. while the PLD cannot compose a mixture yet).
+
+    Examples:
+        >>> from dpcalc.accounting.group import user_mixture
+        >>> from dpcalc.accounting.training import from_examples
+        >>> user_mixture(from_examples(60000, 256, epochs=1), 1.1, 1e-5, 2).eps
+        0.6614786159121715
+    """
     from dpcalc.accounting import accountants, training
 
     if not isinstance(schedule, training.Schedule):
@@ -148,7 +187,18 @@ def user_level(schedule: Schedule, sigma: float, delta: float, names: Sequence[s
     """Every user-level bound of ``schedule`` at σ and δ that the accountants ``names`` give, as ``(method,
     result)`` pairs: group privacy (``"vadhan"``) on each upper-bound accountant, the mixture of Gaussians
     (``"mixture"``, with ``pld``; Poisson sampling) and RDP group privacy (``"rdp-group"``, with ``rdp``; Poisson
-    sampling). A bound an accountant cannot give is a result with its one-line ``failure``."""
+    sampling). A bound an accountant cannot give is a result with its one-line ``failure``.
+
+    Examples:
+        >>> from dpcalc.accounting.group import user_level
+        >>> from dpcalc.accounting.training import from_examples
+        >>> schedule = from_examples(60000, 256, epochs=1)
+        >>> for name, result in user_level(schedule, 1.1, 1e-5, ['rdp'], k=2):
+        ...     print(name, result.eps)
+        ...
+        vadhan 1.6812662984099607
+        rdp-group 1.7775106395385145
+    """
     from dpcalc.accounting import accountants, training
 
     if not isinstance(schedule, training.Schedule):

@@ -71,7 +71,13 @@ def _pick(knob: str, terms: Mapping[str, float | None]) -> tuple[str, ...]:
 
 
 def schedule_of(terms: Mapping[str, float | None], sampling: str = "poisson") -> Schedule:
-    """The schedule the given training terms describe (q and steps, examples, or clients)."""
+    """The schedule the given training terms describe (q and steps, examples, or clients).
+
+    Examples:
+        >>> from dpcalc.accounting.knobs import schedule_of
+        >>> schedule_of({'q': 0.01, 'steps': 1000})
+        Schedule(q=0.01, steps=1000, sampling='poisson', unit='example', terms={'q': 0.01, 'steps': 1000})
+    """
     t = {k: x for k, x in terms.items() if x is not None}
     if "clients" in t:
         return training.from_clients(t["clients"], t.get("clients_per_round", math.nan), t.get("rounds", math.nan),
@@ -124,7 +130,16 @@ def solve_knob(knob: str, eps: float, delta: float, *, terms: Mapping[str, float
                **options: Any) -> Calibration:
     """The value of ``knob`` whose ε under ``accountant`` is <= ``eps`` at ``delta``, safe and tight, with the
     training ``terms`` (library names: q, steps, dataset_size, batch_size, epochs, clients, clients_per_round,
-    rounds) and noise multiplier ``sigma`` holding the rest of the run fixed."""
+    rounds) and noise multiplier ``sigma`` holding the rest of the run fixed.
+
+    Examples:
+        >>> from dpcalc.accounting.knobs import solve_knob
+        >>> solve_knob('noise-multiplier', 1.0, 1e-5, terms={'q': 0.01, 'steps': 1000})
+        Calibration(knob='noise-multiplier', value=1.5131221626087412, eps=0.9999999999985716,
+        next_value=1.513122161095619, next_eps=1.000000001461014, schedule=Schedule(q=0.01, steps=1000,
+        sampling='poisson', unit='example', terms={'q': 0.01, 'steps': 1000}), sigma=1.5131221626087412,
+        accountant='rdp', bound='upper')
+    """
     from dpcalc.accounting import accountants
 
     if knob not in KNOBS:

@@ -53,7 +53,13 @@ OPACUS_ORDERS: tuple[float, ...] = tuple([round(1.0 + x / 10.0, 1) for x in rang
 
 @v.named_shapes
 def orders_array(orders: ArrayLike | None) -> v.FloatArray:
-    """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default `DEFAULT_ORDERS`)."""
+    """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default `DEFAULT_ORDERS`).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import orders_array
+        >>> orders_array([2, 4, 8])
+        array([2., 4., 8.])
+    """
     if orders is None:
         return np.asarray(DEFAULT_ORDERS, dtype=np.float64)
     a = np.atleast_1d(v.check_range("orders", orders, 1.0, lo_open=True))
@@ -87,7 +93,13 @@ def _check_order_cost(a: v.FloatArray, name: str = "orders") -> None:
 
 @v.named_shapes
 def gaussian(alpha: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """RDP of the Gaussian mechanism at order α: ``α Δ²/(2σ²)`` (Mironov 2017, Prop. 7)."""
+    """RDP of the Gaussian mechanism at order α: ``α Δ²/(2σ²)`` (Mironov 2017, Prop. 7).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import gaussian
+        >>> gaussian(8.0, 2.0)
+        1.0
+    """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
     d = v.positive("sensitivity", sensitivity)
@@ -238,6 +250,11 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     log-convex log A_α between the neighbouring integers: valid (never below the true RDP), not exact.
 
     Conventions order (mechanism q, σ, then the order α — as `subsampled_gaussian_curve`).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import sampled_gaussian
+        >>> sampled_gaussian(0.01, 1.0, 8.0)
+        0.0008936439076060331
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -256,7 +273,13 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
 @v.named_shapes
 def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: ArrayLike | None = None
                               ) -> v.FloatArray:
-    """RDP curve of ``steps`` compositions of the Poisson-subsampled Gaussian on an order grid (RDP adds up)."""
+    """RDP curve of ``steps`` compositions of the Poisson-subsampled Gaussian on an order grid (RDP adds up).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import subsampled_gaussian_curve
+        >>> subsampled_gaussian_curve(0.01, 1.0, 1000, orders=[2.0, 8.0, 32.0])
+        array([1.71813422e-01, 8.93643908e-01, 1.12462759e+04])
+    """
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.scalar("sigma", v.positive("sigma", sigma))
     t = v.scalar("steps", v.integer_at_least("steps", steps, 1))
@@ -269,7 +292,13 @@ def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: 
 
 @v.named_shapes
 def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
-    """Composition: RDP curves on the same order grid add (Mironov 2017, Prop. 1)."""
+    """Composition: RDP curves on the same order grid add (Mironov 2017, Prop. 1).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import compose
+        >>> compose([[0.5, 1.0], [0.25, 0.5]])
+        array([0.75, 1.5 ])
+    """
     if isinstance(rdps, str | bytes) or not isinstance(rdps, Iterable):
         raise DomainError(f"rdps must be a list of RDP curves (got {type(rdps).__name__})")
     arrs = [v.nonnegative(f"rdps[{i}]", r) for i, r in enumerate(rdps)]
@@ -283,7 +312,13 @@ def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
 @v.named_shapes
 def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """(α, r)-RDP ⇒ (r + log(1/δ)/(α − 1), δ)-DP (Mironov 2017 Prop. 3). Elementwise; outward by the rounding bound
-    of its terms (`dpcalc.accounting.conversion.eps_at_order`)."""
+    of its terms (`dpcalc.accounting.conversion.eps_at_order`).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import eps_lemma1
+        >>> eps_lemma1(1.0, 8.0, 1e-5)
+        2.644703637852891
+    """
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     d = v.probability("delta", delta)
@@ -295,6 +330,11 @@ def eps_improved(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrA
     """(α, r)-RDP ⇒ (ε, δ)-DP with ``ε = r + log1p(−1/α) − (log δ + log α)/(α − 1)`` (Balle et al. 2020, Thm 21;
     Canonne, Kamath & Steinke 2020, Prop. 12), clamped at 0; ε = 0 when δ >= √(1 − e^{−r}) (Bretagnolle–Huber,
     since KL <= D_α). Elementwise; outward by the rounding bound of its terms.
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import eps_improved
+        >>> eps_improved(1.0, 8.0, 1e-5)
+        2.214109167845535
     """
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
@@ -312,6 +352,11 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: M
     SAFE_UP for the rounding of the curve (`dpcalc.accounting.conversion.best_over_grid`). Warns
     (`OutOfDomainWarning`) when the optimal order is the smallest or largest order of the grid: a wider grid
     could give a smaller ε.
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import eps_from_curve
+        >>> eps_from_curve([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], 1e-5)
+        (3.214109167845696, 8.0)
     """
     a = orders_array(orders)
     r = np.atleast_1d(v.nonnegative("rdp", rdp))
@@ -337,7 +382,13 @@ def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, 
     """ε of ``steps`` Poisson-subsampled Gaussian steps at δ via RDP: ``(eps, optimal order)``.
 
     ``warn=False`` drops the grid-edge `OutOfDomainWarning` of `eps_from_curve` (the value is the
-    minimum over the given grid either way, and a valid upper bound at any order)."""
+    minimum over the given grid either way, and a valid upper bound at any order).
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import eps_subsampled_gaussian
+        >>> eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-5)
+        (2.101365271648501, 7.8)
+    """
     a = orders_array(orders)
     curve = subsampled_gaussian_curve(q, sigma, steps, a)
     return eps_from_curve(a, curve, delta, method=method, warn=warn)
@@ -347,7 +398,13 @@ def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, 
 @v.named_shapes
 def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[float, float]:
     """Smallest δ at ε over the grid (Canonne, Kamath & Steinke 2020, Prop. 12):
-    ``δ = min_α exp((α−1)(r_α − ε) + α log1p(−1/α) − log(α − 1))``, capped at 1. Returns ``(delta, order)``."""
+    ``δ = min_α exp((α−1)(r_α − ε) + α log1p(−1/α) − log(α − 1))``, capped at 1. Returns ``(delta, order)``.
+
+    Examples:
+        >>> from dpcalc.accounting.rdp import delta_from_curve
+        >>> delta_from_curve([2.0, 4.0, 8.0], [0.5, 1.0, 2.0], 2.0)
+        (0.0052509798669231516, 4.0)
+    """
     a = orders_array(orders)
     r = np.atleast_1d(v.nonnegative("rdp", rdp))
     if r.shape != a.shape:

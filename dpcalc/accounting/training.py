@@ -52,7 +52,15 @@ class Schedule:
 
 
 def relation(sampling: str) -> str:
-    """The neighbouring relation under which the sampling scheme is analysed."""
+    """The neighbouring relation under which the sampling scheme is analysed.
+
+    Examples:
+        >>> from dpcalc.accounting.training import relation
+        >>> relation('poisson')
+        'add/remove one record'
+        >>> relation('shuffle')
+        'replace one record'
+    """
     return {"poisson": "add/remove one record", "shuffle": "replace one record"}[_sampling(sampling)]
 
 
@@ -68,20 +76,39 @@ def _count(name: str, value: float, lo: int = 1, hi: float | None = None) -> int
 
 
 def steps_for_epochs(epochs: float, dataset_size: int, batch_size: int) -> int:
-    """T = ⌈E·N/b⌉, exact in the decimal value of E (E = 0.1, N = 1000, b = 100 gives 1, not 2)."""
+    """T = ⌈E·N/b⌉, exact in the decimal value of E (E = 0.1, N = 1000, b = 100 gives 1, not 2).
+
+    Examples:
+        >>> from dpcalc.accounting.training import steps_for_epochs
+        >>> steps_for_epochs(0.1, 1000, 100)
+        1
+    """
     e = float(v.scalar("epochs", v.positive("epochs", epochs)))
     n, b = _count("dataset_size", dataset_size), _count("batch_size", batch_size)
     return max(1, math.ceil(Fraction(repr(e)) * n / b))
 
 
 def epochs_of(steps: int, dataset_size: int, batch_size: int) -> float:
-    """E = T·b/N: the passes over the data that T steps of batch b make."""
+    """E = T·b/N: the passes over the data that T steps of batch b make.
+
+    Examples:
+        >>> from dpcalc.accounting.training import epochs_of
+        >>> epochs_of(235, 60000, 256)
+        1.0026666666666666
+    """
     return _count("steps", steps) * _count("batch_size", batch_size) / _count("dataset_size", dataset_size)
 
 
 def from_examples(dataset_size: float, batch_size: float, *, epochs: float | None = None,
                   steps: float | None = None, sampling: str = "poisson") -> Schedule:
-    """Example-level DP-SGD: q = b/N and T = ⌈E·N/b⌉ (or the given steps); exactly one of ``epochs`` and ``steps``."""
+    """Example-level DP-SGD: q = b/N and T = ⌈E·N/b⌉ (or the given steps); exactly one of ``epochs`` and ``steps``.
+
+    Examples:
+        >>> from dpcalc.accounting.training import from_examples
+        >>> from_examples(60000, 256, epochs=1)
+        Schedule(q=0.004266666666666667, steps=235, sampling='poisson', unit='example', terms={'dataset_size': 60000,
+        'batch_size': 256, 'epochs': 1.0, 'steps': 235})
+    """
     n = _count("dataset_size", dataset_size, 2)
     b = _count("batch_size", batch_size, 1, n)
     if (epochs is None) == (steps is None):
@@ -93,7 +120,14 @@ def from_examples(dataset_size: float, batch_size: float, *, epochs: float | Non
 
 
 def from_clients(clients: float, clients_per_round: float, rounds: float, *, sampling: str = "poisson") -> Schedule:
-    """Client-level DP-FedAvg: q = m/N, T = R; the unit of privacy is the client."""
+    """Client-level DP-FedAvg: q = m/N, T = R; the unit of privacy is the client.
+
+    Examples:
+        >>> from dpcalc.accounting.training import from_clients
+        >>> from_clients(1000, 100, 50)
+        Schedule(q=0.1, steps=50, sampling='poisson', unit='client', terms={'clients': 1000, 'clients_per_round': 100,
+        'rounds': 50})
+    """
     n = _count("clients", clients, 1)
     m = _count("clients_per_round", clients_per_round, 1, n)
     r = _count("rounds", rounds)
@@ -111,7 +145,15 @@ SHUFFLE_MISSING = ("{opt}sampling shuffle (fixed-size batches drawn without repl
 
 def event(schedule: Schedule, sigma: float) -> Any:
     """The schedule as an event of `dpcalc.accounting.events`: T self-compositions of the Gaussian with noise
-    multiplier σ, Poisson-sampled at q, or on a fixed-size batch of b of N drawn without replacement."""
+    multiplier σ, Poisson-sampled at q, or on a fixed-size batch of b of N drawn without replacement.
+
+    Examples:
+        >>> from dpcalc.accounting.training import event
+        >>> from dpcalc.accounting.training import from_examples
+        >>> event(from_examples(60000, 256, epochs=1), 1.1)
+        SelfComposed(event=PoissonSampled(sampling_probability=0.004266666666666667,
+        event=Gaussian(noise_multiplier=1.1)), count=235)
+    """
     from dpcalc.accounting import events
 
     if not isinstance(schedule, Schedule):
@@ -136,7 +178,16 @@ def evaluate(schedule: Schedule, sigma: float, delta: float, accountant: str, **
 
     Poisson sampling: the accountant of `dpcalc.accounting.accountants` (add/remove neighbours). Shuffled
     fixed-size batches: the event model's RDP or PLD of sampling without replacement under replace-one neighbours
-    (a replaced example moves the clipped sum by up to twice the clipping norm)."""
+    (a replaced example moves the clipped sum by up to twice the clipping norm).
+
+    Examples:
+        >>> from dpcalc.accounting.training import evaluate
+        >>> from dpcalc.accounting.training import from_examples
+        >>> schedule = from_examples(60000, 256, epochs=10)
+        >>> evaluate(schedule, 1.1, 1e-5, 'rdp')
+        AccountantResult(accountant='rdp', bound='upper', eps=1.0987725461534001, extra={'order': 12.0, 'orders': '156
+        orders in [1.1, 1024]'}, failure=None)
+    """
     from dpcalc.accounting import accountants
 
     if not isinstance(schedule, Schedule):
@@ -152,7 +203,16 @@ def evaluate(schedule: Schedule, sigma: float, delta: float, accountant: str, **
 
 
 def event_result(name: str, ev: Any, delta: float, neighbours: str, options: dict[str, Any]) -> AccountantResult:
-    """The event model's answer as an AccountantResult (its failure, if any, as the result's ``failure``)."""
+    """The event model's answer as an AccountantResult (its failure, if any, as the result's ``failure``).
+
+    Examples:
+        >>> from dpcalc.accounting.training import event_result
+        >>> from dpcalc.accounting.training import event, from_examples
+        >>> ev = event(from_examples(60000, 256, epochs=1), 1.1)
+        >>> event_result('pld', ev, 1e-5, 'add_remove', {})
+        AccountantResult(accountant='pld', bound='upper', eps=0.307069884721869, extra={'grid': 0.00024471887880492943,
+        'eps_lower': 0.3068839798922661, 'eps_upper': 0.307069884721869}, failure=None)
+    """
     from dpcalc.accounting import accountants
     from dpcalc.accounting.events import account
     from dpcalc.errors import DpcalcError

@@ -30,7 +30,13 @@ _U = 2.0**-53  # unit roundoff
 
 @v.named_shapes
 def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
-    """ρ of the Gaussian mechanism: ``Δ²/(2σ²)`` (Bun & Steinke 2016, Prop. 1.6)."""
+    """ρ of the Gaussian mechanism: ``Δ²/(2σ²)`` (Bun & Steinke 2016, Prop. 1.6).
+
+    Examples:
+        >>> from dpcalc.accounting.zcdp import gaussian_rho
+        >>> gaussian_rho(2.0)
+        0.125
+    """
     s = v.positive("sigma", sigma)
     d = v.positive("sensitivity", sensitivity)
     return v.scalar_or_array(v.finite_result("rho", d * d / (2.0 * s * s), "sigma is too small"))
@@ -38,14 +44,26 @@ def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray
 
 @v.named_shapes
 def compose(rhos: Sequence[float] | ArrayLike) -> float:
-    """Composition: ``ρ = Σ ρ_i`` (Bun & Steinke 2016, Lemma 1.7)."""
+    """Composition: ``ρ = Σ ρ_i`` (Bun & Steinke 2016, Lemma 1.7).
+
+    Examples:
+        >>> from dpcalc.accounting.zcdp import compose
+        >>> compose([0.1, 0.2])
+        0.30000000000000004
+    """
     r = v.vector("rhos", rhos, 0.0)
     return float(np.sum(r))
 
 
 @v.named_shapes
 def eps_bun_steinke(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
-    """``ε = ρ + 2√(ρ log(1/δ))`` (Bun & Steinke 2016, Prop. 1.3)."""
+    """``ε = ρ + 2√(ρ log(1/δ))`` (Bun & Steinke 2016, Prop. 1.3).
+
+    Examples:
+        >>> from dpcalc.accounting.zcdp import eps_bun_steinke
+        >>> eps_bun_steinke(0.1, 1e-5)
+        2.2459660262893473
+    """
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)
     return v.scalar_or_array(r + 2.0 * np.sqrt(r * -np.log(d)))
@@ -100,6 +118,11 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     (5e-14 relative), so never below the exact optimum. Always <= `eps_bun_steinke`; 1e-12 relative
     plus that absolute term, which matters only near the Bretagnolle–Huber boundary where ε ≪ ρ(α − 1) (swept
     against a 40-digit oracle down to ρ = 1e-30, δ = 1e-300).
+
+    Examples:
+        >>> from dpcalc.accounting.zcdp import eps_from_rho
+        >>> eps_from_rho(0.1, 1e-5)
+        1.9142388320036947
     """
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)
@@ -111,7 +134,13 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
 @v.documented_inf
 def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """The order α at which `eps_from_rho` is attained: the root of ρ(α − 1)² + log α + log δ = 0 (inf for
-    ρ = 0; 1 where the Bretagnolle–Huber bound gives ε = 0)."""
+    ρ = 0; 1 where the Bretagnolle–Huber bound gives ε = 0).
+
+    Examples:
+        >>> from dpcalc.accounting.zcdp import optimal_order
+        >>> optimal_order(0.1, 1e-5)
+        10.5682153609574
+    """
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)
     _, order = _eps_and_order(r, np.log(d))
@@ -124,7 +153,13 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
     Evaluated at the continuous optimum (Newton in log(α − 1), no cap on α below 1 + 1e300), never below the exact
     minimum: relative error <= 1e-12 + 1e-15·|ln δ| (the outward margin of its terms' rounding; swept against a
-    40-digit oracle for ρ up to 1e6, ε from 0 past ρ + 2√(650ρ)). Where ε < ρ at large ρ, δ = 1 − e^{−…} is 1."""
+    40-digit oracle for ρ up to 1e6, ε from 0 past ρ + 2√(650ρ)). Where ε < ρ at large ρ, δ = 1 − e^{−…} is 1.
+
+    Examples:
+        >>> from dpcalc.accounting.zcdp import delta_from_rho
+        >>> delta_from_rho(0.1, 1.0)
+        0.008933245771818404
+    """
     r = v.positive("rho", rho)
     e = v.nonnegative("eps", eps)
     rb, eb = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=r, eps=e))

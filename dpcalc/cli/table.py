@@ -21,6 +21,9 @@ __all__ = ["ENTRIES"]
                      "two-column paper)"),
          choice("scale", ("none", "small", "footnotesize", "fit"), formula="-", default="none",
                 help="LaTeX size: none, small, footnotesize, or fit (scaled to the line width; needs graphicx)"),
+         choice("numbers", ("plain", "siunitx"), formula="-", default="plain",
+                help="LaTeX numbers: plain (math mode, any LaTeX) or siunitx (S columns aligned on the decimal "
+                     "marker; needs siunitx)"),
          path("stream", formula="-", default=None, help="Evaluate the grid in blocks (on this machine's cores, or the "
               "cluster of --scheduler) and write its raw values to this CSV file as they complete"), SCHEDULER,
          formula="-")
@@ -53,7 +56,7 @@ def table_command(a: Args) -> Result:
     results = []
     for spec in specs:
         result = table.build(table.read(spec))
-        result.meta["latex_float"] = {"env": str(a.float_env), "scale": str(a.scale)}
+        result.meta["latex_float"] = {"env": str(a.float_env), "scale": str(a.scale), "numbers": str(a.numbers)}
         check_finite(result)
         results.append(result)
     if len(results) == 1:

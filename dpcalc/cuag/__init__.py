@@ -45,7 +45,13 @@ PAPER_DELTA = 1e-5
 
 @v.named_shapes
 def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
-    """ρ = 2λB/|D_n| (proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1."""
+    """ρ = 2λB/|D_n| (proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1.
+
+    Examples:
+        >>> from dpcalc.cuag import sampling_rate
+        >>> sampling_rate(0.5, 32, 1000)
+        0.032
+    """
     la = v.check_range("lam", lam, 0.0, 1.0, lo_open=True)
     b = v.integer_at_least("B", B, 1)
     d = v.integer_at_least("D", D, 1)
@@ -84,6 +90,18 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
 
     It is the σ whose CLT μ over tP steps at rate ρ = 2λB/|D| equals μ (inverse of Theorem 4); computed as
     ``1/√(log1p_exp(log ratio))`` (no overflow). The CLT is an estimate (EstimateWarning).
+
+    Examples:
+        >>> from dpcalc.cuag import sigma
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = sigma(0.5, 0.5, 32, 1000, 1, 10)
+        ...
+        >>> result
+        0.5559587149571034
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
     """
     m, la, b, d, tt, p = _inputs(mu, lam, B, D, t, P)
     lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
@@ -97,7 +115,20 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
 
 @v.scalar_params
 def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
-    """σ_1..σ_T of eq. (16) (array of length T)."""
+    """σ_1..σ_T of eq. (16) (array of length T).
+
+    Examples:
+        >>> from dpcalc.cuag import sigma_schedule
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = sigma_schedule(0.5, 0.5, 32, 1000, 3, 10)
+        ...
+        >>> result
+        array([0.55595871, 0.62248241, 0.67230118])
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     tt = v.scalar("T", v.integer_at_least("T", T, 1))
     from dpcalc import _limits
 
@@ -109,7 +140,20 @@ def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.F
 def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike, P: ArrayLike,
                    C: ArrayLike = 1.0) -> FloatOrArray:
     """Eq. (15) (= (17)): ``ξ = 4C²/(B²·ln(μ²|D|²/(4λ²B²tP) + 1))`` = (2Cσ_t/B)², the per-coordinate noise
-    variance of the layer update with sensitivity 2C/B."""
+    variance of the layer update with sensitivity 2C/B.
+
+    Examples:
+        >>> from dpcalc.cuag import noise_variance
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = noise_variance(0.5, 0.5, 32, 1000, 1, 10)
+        ...
+        >>> result
+        0.0012073831747528236
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     m, la, b, d, tt, p = _inputs(mu, lam, B, D, t, P)
     c = v.positive("C", C)
     lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
@@ -122,7 +166,13 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
 
 @v.named_shapes
 def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0) -> FloatOrArray:
-    """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (§5.4)."""
+    """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (§5.4).
+
+    Examples:
+        >>> from dpcalc.cuag import noise_variance_from_sigma
+        >>> noise_variance_from_sigma(1.0, 32)
+        0.00390625
+    """
     s = v.positive("sigma", sigma)
     b = v.integer_at_least("B", B, 1)
     c = v.positive("C", C)
@@ -131,7 +181,13 @@ def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0
 
 @v.named_shapes
 def harmonic(T: ArrayLike) -> FloatOrArray:
-    """H_T = Σ_{τ=1}^T 1/τ (exact sum up to 1e6 terms, then ψ(T+1) + γ)."""
+    """H_T = Σ_{τ=1}^T 1/τ (exact sum up to 1e6 terms, then ψ(T+1) + γ).
+
+    Examples:
+        >>> from dpcalc.cuag import harmonic
+        >>> harmonic(100)
+        5.187377517639621
+    """
     from scipy import special
 
     tt = v.integer_at_least("T", T, 1)
@@ -152,6 +208,11 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
     Round τ runs P steps at σ_τ with ρ²P(e^{1/σ_τ²} − 1) = μ²/τ, so μ_eff² = Σ_τ μ²/τ = μ²H_T, whatever
     |D|, λ, B and P are. The paper claims the budget stays μ: ``as_published=True`` returns that claim (μ,
     broadcast against T) with an `ErratumWarning`.
+
+    Examples:
+        >>> from dpcalc.cuag import effective_mu
+        >>> effective_mu(0.5, 100)
+        1.1387907531280297
     """
     m = v.positive("mu", mu)
     eff = m * np.sqrt(np.asarray(harmonic(T)))
@@ -189,7 +250,20 @@ def audit_eps(mu: ArrayLike, T: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> tu
                                                                                        FloatOrArray]:
     """The closed forms of `audit`, broadcast over arrays: (μ√H_T, ε(μ, δ), ε(μ√H_T, δ)) — the composed CLT μ
     of schedule (16) after T rounds, the ε the paper claims and the ε of the composition (CUAG-PFL erratum E15).
-    CLT-based: an estimate (`EstimateWarning`)."""
+    CLT-based: an estimate (`EstimateWarning`).
+
+    Examples:
+        >>> from dpcalc.cuag import audit_eps
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = audit_eps(0.5, 100)
+        ...
+        >>> result
+        (1.1387907531280297, 1.993091404415144, 5.091530022615738)
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     mu_eff = effective_mu(mu, T)
     eps_claimed, eps_eff = gdp.eps_from_mu(mu, delta), gdp.eps_from_mu(mu_eff, delta)
     v.warn(gdp.CLT_WARNING, EstimateWarning)
@@ -203,6 +277,19 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
 
     E.g. μ = 0.25, T = 300, δ = 1e-5: μ_eff = 0.626631 and ε_eff = 2.5675, not 0.92. When lam, B, D, P are all
     given, μ is also recomposed from the actual σ_1..σ_T with the heterogeneous CLT (must agree).
+
+    Examples:
+        >>> from dpcalc.cuag import audit
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = audit(0.5, 100)
+        ...
+        >>> result
+        Audit(mu=0.5, T=100, delta=1e-05, mu_effective=1.1387907531280297, eps_claimed=1.993091404415144,
+        eps_effective=5.091530022615738, mu_from_schedule=None)
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
     """
     m = v.scalar("mu", v.positive("mu", mu))
     tt = int(v.scalar("T", v.integer_at_least("T", T, 1)))
@@ -238,6 +325,11 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike
 
     Not a proven bound for subsampled composition (the paper gives no constant conditions); kept to reproduce
     the DP-SCAFFOLD curve.
+
+    Examples:
+        >>> from dpcalc.cuag import classic_sigma
+        >>> classic_sigma(1.0, 1e-5, 0.1, 100)
+        15.174271293852222
     """
     e = v.positive("eps", eps)
     s, r, t, d = _eq3_check(s_f, rho, T, delta)
@@ -248,7 +340,13 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike
 @v.named_shapes
 def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
                 s_f: ArrayLike = 1.0) -> FloatOrArray:
-    """Eq. (3) inverted: ``ε = s_f·√(2ρT ln(1/δ))/ζ``."""
+    """Eq. (3) inverted: ``ε = s_f·√(2ρT ln(1/δ))/ζ``.
+
+    Examples:
+        >>> from dpcalc.cuag import classic_eps
+        >>> classic_eps(1.0, 1e-5, 0.1, 100)
+        15.174271293851463
+    """
     z = v.positive("zeta", zeta)
     s, r, t, d = _eq3_check(s_f, rho, T, delta)
     return v.scalar_or_array(v.finite_result("eps", s * np.sqrt(2.0 * r * t * -np.log(d)) / z, "zeta is too small"))
@@ -259,6 +357,11 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
     """DP-SCAFFOLD baseline curve of Fig. 4(a)/Table 1: eq. (3) inverted with s_f = 1, ρ = 0.1, ζ = 1.0.
 
     At δ = 1e-5 this is √(t·ln 10): 1.517427 at t = 1, 26.282609 at t = 300 (the paper's [1.52, 26.28]).
+
+    Examples:
+        >>> from dpcalc.cuag import dpscaffold_eps
+        >>> dpscaffold_eps(10)
+        4.798525912188081
     """
     return classic_eps(DPSCAFFOLD_ZETA, delta, DPSCAFFOLD_RHO, _round_index(t))
 
@@ -266,7 +369,20 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
 @v.named_shapes
 def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered
-    from the paper's range [0.41, 10.24] and its Table 1). An estimate (EstimateWarning)."""
+    from the paper's range [0.41, 10.24] and its Table 1). An estimate (EstimateWarning).
+
+    Examples:
+        >>> from dpcalc.cuag import prifedsync_mu
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = prifedsync_mu(10)
+        ...
+        >>> result
+        0.37219468024402375
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     tt = _round_index(t)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EstimateWarning)
@@ -278,7 +394,20 @@ def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
 @v.named_shapes
 def prifedsync_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
     """PriFedSync baseline curve: ε(μ_t, δ) with μ_t of `prifedsync_mu` (0.406841 at t = 1, 10.235670 at
-    t = 300 for δ = 1e-5: the paper's [0.41, 10.24])."""
+    t = 300 for δ = 1e-5: the paper's [0.41, 10.24]).
+
+    Examples:
+        >>> from dpcalc.cuag import prifedsync_eps
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = prifedsync_eps(10)
+        ...
+        >>> result
+        1.4357462513941126
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     mu = prifedsync_mu(t)
     return gdp.eps_from_mu(mu, delta)
 
@@ -295,7 +424,21 @@ class Baselines:
 @v.named_shapes
 def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool = True,
               prifedsync: bool = True) -> Baselines:
-    """DP-SCAFFOLD ε (`dpscaffold_eps`) and PriFedSync μ and ε (`prifedsync_mu`, ε(μ_t, δ)) at t, δ."""
+    """DP-SCAFFOLD ε (`dpscaffold_eps`) and PriFedSync μ and ε (`prifedsync_mu`, ε(μ_t, δ)) at t, δ.
+
+    Examples:
+        >>> from dpcalc.cuag import baselines
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = baselines(10)
+        ...
+        >>> result
+        Baselines(eps_dp_scaffold=4.798525912188081, mu_prifedsync=0.37219468024402375,
+        eps_prifedsync=1.4357462513941126)
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     mu = prifedsync_mu(t) if prifedsync else None
     return Baselines(eps_dp_scaffold=dpscaffold_eps(t, delta) if dp_scaffold else None, mu_prifedsync=mu,
                      eps_prifedsync=None if mu is None else gdp.eps_from_mu(mu, delta))
@@ -303,7 +446,20 @@ def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool
 
 @v.named_shapes
 def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
-    """ε after t rounds of ``method`` in {"dp-scaffold", "prifedsync"}."""
+    """ε after t rounds of ``method`` in {"dp-scaffold", "prifedsync"}.
+
+    Examples:
+        >>> from dpcalc.cuag import baseline_eps
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = baseline_eps('prifedsync', 10)
+        ...
+        >>> result
+        1.4357462513941126
+        >>> sorted({w.category.__name__ for w in caught})
+        ['EstimateWarning']
+    """
     key = v.text("method", method).lower().replace("_", "-")
     if key == "dp-scaffold":
         return dpscaffold_eps(t, delta)
@@ -314,7 +470,13 @@ def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> F
 
 @v.scalar_params
 def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: int = 10**6) -> int:
-    """The first round t (1..t_max) at which the baseline's ε reaches ``eps`` (curves increase with t)."""
+    """The first round t (1..t_max) at which the baseline's ε reaches ``eps`` (curves increase with t).
+
+    Examples:
+        >>> from dpcalc.cuag import rounds_to_eps
+        >>> rounds_to_eps('prifedsync', 2.0)
+        19
+    """
     e = v.scalar("eps", v.positive("eps", eps))
     lo, hi = 1, int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))
     with warnings.catch_warnings():

@@ -99,7 +99,19 @@ def compare_accountants(eps: float, delta: float = 0.01, *, C: float = 20.0, m: 
                         c_scale: float = 1.25,
                         accountants: tuple[str, ...] | None = None) -> AccountingComparison:
     """The paper's σ_U vs what each accountant certifies and needs (module doc). ``accountants`` defaults to
-    ``linear, rdp, analytic, gdp, pld``."""
+    ``linear, rdp, analytic, gdp, pld``.
+
+    Examples:
+        >>> from dpcalc.nbafl import compare_accountants
+        >>> comparison = compare_accountants(0.5, accountants=('rdp', 'analytic'))
+        >>> comparison.sigma_u_paper
+        3.1075114600923954
+        >>> for row in comparison.rows:
+        ...     print(row.accountant, row.eps, row.sigma_u)
+        ...
+        rdp 0.19018502915169652 1.5069570636834477
+        analytic 0.13789292175580414 1.2587652394439235
+    """
     from dpcalc.nbafl.noise import client_sensitivity, client_sigma
 
     e = v.scalar("eps", v.positive("eps", eps))

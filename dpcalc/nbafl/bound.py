@@ -71,14 +71,26 @@ def _p(pl: v.FloatArray, rho: v.FloatArray, b: v.FloatArray, mu: v.FloatArray) -
 @v.named_shapes
 def contraction_p(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0,
                   prox_mu: ArrayLike = 1.0) -> FloatOrArray:
-    """P = 1 + 2l(−1/μ + ρB/μ² + ρB²/(2μ²)) of Theorem 2; must lie in (0, 1) (DomainError otherwise)."""
+    """P = 1 + 2l(−1/μ + ρB/μ² + ρB²/(2μ²)) of Theorem 2; must lie in (0, 1) (DomainError otherwise).
+
+    Examples:
+        >>> from dpcalc.nbafl import contraction_p
+        >>> contraction_p()
+        0.86
+    """
     return v.scalar_or_array(_p(*_constants(pl, smoothness, dissimilarity, prox_mu)))
 
 
 @v.named_shapes
 def contraction_q(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0,
                   prox_mu: ArrayLike = 1.0, *, K: ArrayLike) -> FloatOrArray:
-    """Q = 1 + (2l/μ²)(ρB²/2 + ρB + ρB²/K + 2ρB²/√K + μB/√K − μ) of Theorem 3; must lie in (0, 1)."""
+    """Q = 1 + (2l/μ²)(ρB²/2 + ρB + ρB²/K + 2ρB²/√K + μB/√K − μ) of Theorem 3; must lie in (0, 1).
+
+    Examples:
+        >>> from dpcalc.nbafl import contraction_q
+        >>> contraction_q(K=10)
+        0.9525437744847146
+    """
     ll, r, b, m = _constants(pl, smoothness, dissimilarity, prox_mu)
     k = v.integer_at_least("K", K, 1)
     return v.scalar_or_array(_q(ll, r, b, m, k))
@@ -110,7 +122,13 @@ def _c(delta: ArrayLike, c_scale: ArrayLike) -> v.FloatArray:
 @v.named_shapes
 def lambda1(smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0, prox_mu: ArrayLike = 1.0, *,
             as_published: bool = True) -> FloatOrArray:
-    """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment)."""
+    """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment).
+
+    Examples:
+        >>> from dpcalc.nbafl import lambda1
+        >>> lambda1(as_published=False)
+        1.2
+    """
     _, r, b, m = _constants(1.0, smoothness, dissimilarity, prox_mu)
     if as_published:
         v.warn(_ERRATUM, ErratumWarning)
@@ -123,7 +141,20 @@ def kappas(delta: ArrayLike = 0.01, *, pl: ArrayLike = 0.1, lipschitz: ArrayLike
            dissimilarity: ArrayLike = 1.0, prox_mu: ArrayLike = 1.0, C: ArrayLike = 20.0, m: ArrayLike = 100,
            N: ArrayLike = 50, c_scale: ArrayLike = 1.25,
            as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
-    """(κ1, κ0) of Theorem 2: κ1 = λ1·βcC/(m(1−P))·√(2/(Nπ)), κ0 = ρc²C²/(2m²(1−P)N)."""
+    """(κ1, κ0) of Theorem 2: κ1 = λ1·βcC/(m(1−P))·√(2/(Nπ)), κ0 = ρc²C²/(2m²(1−P)N).
+
+    Examples:
+        >>> from dpcalc.nbafl import kappas
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = kappas()
+        ...
+        >>> result
+        (0.7513823985168517, 0.008621988816611251)
+        >>> sorted({w.category.__name__ for w in caught})
+        ['ErratumWarning']
+    """
     ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
     _p(ll, r, b, mm)  # P in (0, 1), else DomainError
     one_minus_p = -_p_minus_1(ll, r, b, mm)
@@ -168,7 +199,20 @@ def convergence_bound(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: ArrayLike =
                       prox_mu: ArrayLike = 1.0, theta: ArrayLike = 2.3, C: ArrayLike = 20.0, m: ArrayLike = 100,
                       N: ArrayLike = 50, c_scale: ArrayLike = 1.25,
                       as_published: bool = True) -> FloatOrArray:
-    """Theorem 2 (eq. 6): E[F(w̃^T) − F(w*)] <= P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T). Status disputed (module doc)."""
+    """Theorem 2 (eq. 6): E[F(w̃^T) − F(w*)] <= P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T). Status disputed (module doc).
+
+    Examples:
+        >>> from dpcalc.nbafl import convergence_bound
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = convergence_bound(10.0)
+        ...
+        >>> result
+        1.940813820484716
+        >>> sorted({w.category.__name__ for w in caught})
+        ['ErratumWarning']
+    """
     e = v.positive("eps", eps)
     t = _rounds(T)
     th = v.nonnegative("theta", theta)
@@ -212,6 +256,11 @@ def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: Arr
 
     g = −ln(1 − N/K + (N/K)e^{−ε/T}) (= bε/T) needs K > N(1 − e^{−ε/T}); α0 = 2ρK/N + ρ,
     α1 = 1 + 2ρB/μ + 2ρB√K/(μN). Status disputed/unverified (no available copy of the paper has eq. 8 to compare).
+
+    Examples:
+        >>> from dpcalc.nbafl import convergence_bound_sampled
+        >>> convergence_bound_sampled(10.0, K=20)
+        0.6178456687350695
     """
     e = v.positive("eps", eps)
     t = _rounds(T)

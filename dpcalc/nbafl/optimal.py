@@ -152,7 +152,13 @@ def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> floa
     Computed as T* = ln W₀(e^{1+a})/λ (w + ln w = 1 + a, so 1 + a − w = ln w), with u = ln w the root of
     expm1(u) + u = a: 1 + a − W₀ cancelled at both ends (a = 1e-13: 4.996e-8 for 5.0e-8; a = 1.4e11: 7 digits).
     For a < 1e-5 the series gives T* = (Θε/κ1)(u/a) (no division by a small λ); a that
-    overflows is taken in log space."""
+    overflows is taken in log space.
+
+    Examples:
+        >>> from dpcalc.nbafl import t_star_lambert
+        >>> t_star_lambert(10.0, theta=2.3, p=0.9, kappa1=0.5)
+        14.000520076109051
+    """
     e = v.scalar("eps", v.positive("eps", eps))
     th = v.scalar("theta", v.nonnegative("theta", theta))
     pp = v.scalar("P", v.probability("P", p))
@@ -193,7 +199,22 @@ def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: fl
               dissimilarity: float = 1.0, prox_mu: float = 1.0, theta: float = 2.3, C: float = 20.0, m: float = 100,
               N: float = 50, c_scale: float = 1.25, t_max: int = 1000,
               as_published: bool = True) -> OptimalT:
-    """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``."""
+    """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``.
+
+    Examples:
+        >>> from dpcalc.nbafl import optimal_t
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter('always')
+        ...     result = optimal_t(10.0)
+        ...
+        >>> result
+        OptimalT(t_star=9, bound=1.0992677405694842, t_continuous=9.385516082436173,
+        bound_continuous=1.0981638846063684, local_minima=(9,), t_lambert=None, t_max=1000, curve=array(shape=(1000,),
+        min=1.099, max=161.4))
+        >>> sorted({w.category.__name__ for w in caught})
+        ['ErratumWarning']
+    """
     e = v.scalar("eps", v.positive("eps", eps))
     tm = int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))
     check_scan(f"t_max = {tm:g} (the scan over T = 1 … t_max)", tm)
@@ -226,7 +247,13 @@ def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: fl
 
 @v.scalar_params
 def k_domain_min(eps: float, T: float, N: float) -> int:
-    """Smallest integer K with K > N(1 − e^{−ε/T}) (eq. 7's domain), at least 1."""
+    """Smallest integer K with K > N(1 − e^{−ε/T}) (eq. 7's domain), at least 1.
+
+    Examples:
+        >>> from dpcalc.nbafl import k_domain_min
+        >>> k_domain_min(10.0, 25, 50)
+        17
+    """
     e = v.scalar("eps", v.positive("eps", eps))
     t = v.scalar("T", v.positive("T", T))
     n = v.scalar("N", v.integer_at_least("N", N, 1))
@@ -243,7 +270,15 @@ def k_domain_min(eps: float, T: float, N: float) -> int:
 def optimal_k(eps: float, delta: float = 0.01, *, T: float = 25, pl: float = 0.1, lipschitz: float = 1.0,
               smoothness: float = 0.2, dissimilarity: float = 1.0, prox_mu: float = 1.0, theta: float = 2.3,
               C: float = 20.0, m: float = 100, N: float = 50, c_scale: float = 1.25) -> OptimalK:
-    """K* of Theorem 3 by integer scan over the valid K (see the module doc)."""
+    """K* of Theorem 3 by integer scan over the valid K (see the module doc).
+
+    Examples:
+        >>> from dpcalc.nbafl import optimal_k
+        >>> optimal_k(10.0)
+        OptimalK(k_star=17, bound=0.557349043002727, k_min=17, k_max=50, at_lower_boundary=True, at_full=False,
+        lower_reason="eq. 7's domain K > N(1 - e^(-eps/T))", local_minima=(17, 50), ks=array(shape=(34,), min=17,
+        max=50), curve=array(shape=(34,), min=0.5573, max=0.6272))
+    """
     e = v.scalar("eps", v.positive("eps", eps))
     t = v.scalar("T", v.integer_at_least("T", T, 1))
     n = int(v.scalar("N", v.integer_at_least("N", N, 1)))

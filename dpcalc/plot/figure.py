@@ -109,20 +109,18 @@ def coinciding(drawn: list[Line], log: bool = False, share: float = 0.5) -> list
     return out
 
 
-def _mark_optimum(ax: Any, fig_spec: FigureSpec, line: Line, colour: str) -> None:
-    """A star at the line's optimum (minimum or maximum of y), its x value written beside it."""
+def _mark_optimum(ax: Any, fig_spec: FigureSpec, line: Line, colour: str) -> str:
+    """A star at the line's optimum (minimum or maximum of y); returns the text its legend entry ends with
+    (``; $T^* = 9$``): in the legend, optima of neighbouring curves cannot cover each other or a curve."""
     import numpy as np
 
     y = np.where(np.isfinite(line.y), line.y, np.nan)
     if np.all(np.isnan(y)):
-        return
+        return ""
     k = int(np.nanargmin(y) if fig_spec.optimum == "min" else np.nanargmax(y))
     ax.scatter([line.x[k]], [line.y[k]], marker="*", s=150, color=colour, edgecolors="black", linewidths=0.7,
                zorder=5)
-    name = fig_spec.optimum_label or "x^*"
-    ax.annotate(f"${name} = {line.x[k]:g}$", (line.x[k], line.y[k]), textcoords="offset points", xytext=(0, 9),
-                ha="center", va="bottom", fontsize=7.5, color="black", zorder=6,
-                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": colour, "linewidth": 0.8})
+    return f"; ${fig_spec.optimum_label or 'x^*'} = {line.x[k]:g}$"
 
 
 def _plain_log_ticks(axis: Any, data: list[Any]) -> None:
@@ -192,12 +190,12 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
                 if touching[k] >= 0 and under[k] < 0:
                     width = 1.0
                 shift = (under[k] >= 0) * (1 + k) * max(1, every // 3)
-                ax.plot(line.x, line.y, label=_label(plt, line.legend), color=colour, linestyle=style["linestyle"],
+                optimum = _mark_optimum(ax, fig_spec, line, colour) if fig_spec.optimum else ""
+                ax.plot(line.x, line.y, label=_label(plt, line.legend + optimum), color=colour,
+                        linestyle=style["linestyle"],
                         marker=marker, markevery=(shift % every, every) if n > 40 or under[k] >= 0 else None,
                         markersize=4.5 if under[k] >= 0 else 4, linewidth=width, alpha=alpha,
                         zorder=2 + (under[k] >= 0))
-                if fig_spec.optimum:
-                    _mark_optimum(ax, fig_spec, line, colour)
             if fig_spec.logx:
                 ax.set_xscale("log")
                 _plain_log_ticks(ax.xaxis, [line.x for line in drawn])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from dpcalc.report._text import NONE_TEXT, clean, text_cell
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["FLOATS", "SCALES", "latex_caption", "latex_float", "latex_text", "paper_number"]
+__all__ = ["FLOATS", "NUMBERS", "SCALES", "latex_caption", "latex_float", "latex_text", "paper_number"]
 
 def latex_number(value: Any, integer: bool = False, number: str = "") -> str:
     """A number in math mode: ``$1.5 \\times 10^{-5}$``, ``$-\\infty$``; ``--`` for no value or NaN."""
@@ -51,6 +52,9 @@ _LATEX_UNICODE: dict[str, str] = {
     **{ch: f"\\textsuperscript{{{d}}}" for d, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
     **{ch: f"\\textsubscript{{{d}}}" for d, ch in enumerate("₀₁₂₃₄₅₆₇₈₉")},
     "⁻": r"\textsuperscript{-}", "ᵀ": r"\textsuperscript{T}", "*": "*",
+    **{ch: f"\\textsuperscript{{{c}}}" for c, ch in zip("inT+", "ⁱⁿᵀ⁺", strict=True)},
+    **{ch: f"\\textsubscript{{{c}}}" for c, ch in zip("aehijklmnoprstux+-", "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤₓ₊₋", strict=True)},
+    "∝": r"$\propto$", "⇒": r"$\Rightarrow$", "⇔": r"$\Leftrightarrow$",
     "√": r"$\surd$", "‖": r"$\|$", "≤": r"$\leq$", "≥": r"$\geq$", "×": r"$\times$", "·": r"$\cdot$",
     "−": "-", "–": "--", "—": "---", "…": r"\ldots{}", "→": r"$\to$", "←": r"$\leftarrow$", "∞": r"$\infty$",
     "∑": r"$\sum$", "≈": r"$\approx$", "±": r"$\pm$", "≠": r"$\neq$", "∈": r"$\in$", "′": "'", "°": r"$^\circ$",
@@ -110,6 +114,11 @@ def latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
 #: Float environments and scalings of `latex_float` (``dpcalc table --float``, ``--scale``).
 FLOATS = ("table", "table*")
 SCALES = ("none", "small", "footnotesize", "fit")
+#: Number typesetting of `latex_float` (``dpcalc table --numbers``): math-mode cells that compile with any LaTeX
+#: (``plain``), or siunitx ``S`` columns aligned on the decimal marker (``siunitx``; needs ``\usepackage{siunitx}``).
+NUMBERS = ("plain", "siunitx")
+#: A scientific column shares one power of ten (in its header) when its values span at most this many decades.
+SHARED_SPAN = 2
 _MATH_UNICODE = {ch: tex.strip("$") for ch, tex in _LATEX_UNICODE.items() if tex.startswith("$")}
 _ASSIGNMENT = re.compile(r"(?<![\w$\\])([A-Za-z\u0370-\u03ff](?:_\w+)?)\s*=\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
                          r"(?![\w.])")
@@ -147,29 +156,101 @@ def _math_number(s: str) -> str:
 def paper_number(value: Any, number: str, integers: bool) -> str:
     """One cell of a paper table: the column's significant digits kept (``0.1000`` beside ``0.2235``, not
     ``0.1``), powers of ten as ``\\times 10^{k}`` and never ``\\times 10^{0}``; integers as integers."""
-    if not isinstance(number, str) or not _NUMBER_FORMAT.match(number):
-        from dpcalc.errors import DomainError
+    text, is_number = _cell(value, _checked_format(number), integers)
+    return f"${_math_number(text)}$" if is_number else text
 
+
+def _checked_format(number: Any) -> str:
+    if not isinstance(number, str) or not _NUMBER_FORMAT.match(number):
         raise DomainError(f"number: a format spec such as '.4g', '.3e' or '.2f' (got {number!r})")
+    return number or ".10g"
+
+
+def _cell(value: Any, fmt: str, integers: bool, shift: int | None = None) -> tuple[str, bool]:
+    """``(text, is_number)``: a number as decimal text, e-notation where the format gives one (``0.06733``,
+    ``6.733e-2``, ``101``; divided by ``10**shift`` when given, digit for digit), else the cell's LaTeX (``--``,
+    ``$\\infty$``, escaped text)."""
     v = clean(value, False)
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "--"
+        return "--", False
     if isinstance(v, str):
-        return latex_text(v)
+        return latex_text(v), False
     x = float(v)
     if math.isinf(x):
-        return "$\\infty$" if x > 0 else "$-\\infty$"
+        return ("$\\infty$" if x > 0 else "$-\\infty$"), False
     if integers:
-        return f"${int(x)}$"
-    fmt = number or ".10g"
+        return str(int(x)), True
+    if shift is not None:
+        return _shifted(x, _significant(fmt), shift), True
     kind, digits = fmt[-1], int(fmt[1:-1] or 6)
     s = format(x, f"#.{digits}{kind}") if kind == "g" else format(x, fmt)
     if "e" not in s and s.endswith("."):
         s = s[:-1]
     if "e" in s:
         mant, exp = s.split("e")
-        s = f"{mant.rstrip('.')}e{exp}"
-    return f"${_math_number(s)}$"
+        s = mant.rstrip(".") + (f"e{int(exp)}" if int(exp) else "")  # never "× 10^0"
+    return s, True
+
+
+def _significant(fmt: str) -> int:
+    """Significant digits of a ``g`` or ``e`` format (``.4g``: 4, ``.3e``: 4)."""
+    digits = int(fmt[1:-1] or 6)
+    return max(digits, 1) if fmt[-1] == "g" else digits + 1
+
+
+def _decade(x: float, sig: int) -> int:
+    """The power of ten of ``x`` rounded to ``sig`` significant digits (9.9996e-4 at 4 digits: −3)."""
+    return int(format(abs(x), f".{sig - 1}e").split("e")[1])
+
+
+def _shifted(x: float, sig: int, k: int) -> str:
+    """``x / 10**k`` with ``sig`` significant digits, written from x's rounded decimal digits (no float division):
+    the digits are those the cell would show with its own exponent."""
+    mant, exp = format(abs(x), f".{sig - 1}e").split("e")
+    digits = mant.replace(".", "")
+    point = int(exp) - k + 1  # digits before the decimal point
+    if x == 0:
+        text = "0." + "0" * (sig - 1) if sig > 1 else "0"
+    elif point <= 0:
+        text = "0." + "0" * -point + digits
+    elif point >= len(digits):
+        text = digits + "0" * (point - len(digits))
+    else:
+        text = digits[:point] + "." + digits[point:]
+    return ("-" if x < 0 else "") + text
+
+
+def _shared_exponent(values: list[Any], fmt: str) -> int | None:
+    """The power of ten a scientific column shows once, in its header: when some cell would carry an exponent and
+    the column's non-zero values span at most `SHARED_SPAN` decades, the largest value's decade; else None (each
+    cell keeps its own exponent: a shared one would cost significant digits)."""
+    if fmt[-1] not in "ge":
+        return None
+    cells = [_cell(v, fmt, False) for v in values]
+    if not any(is_number and "e" in text for text, is_number in cells):
+        return None
+    sig = _significant(fmt)
+    numbers = [float(clean(v, False)) for v, (_, is_number) in zip(values, cells, strict=True) if is_number]
+    decades = [_decade(x, sig) for x in numbers if x != 0]
+    if not decades or max(decades) - min(decades) > SHARED_SPAN:
+        return None
+    return max(decades)
+
+
+def _table_format(texts: list[str]) -> str:
+    """siunitx ``table-format`` of a column's number texts: sign, integer and decimal digits, exponent digits."""
+    sign = any(t.startswith("-") for t in texts)
+    ints = decs = exp_digits = 0
+    exp_sign = False
+    for t in texts:
+        mant, _, exp = t.lstrip("-").partition("e")
+        whole, _, frac = mant.partition(".")
+        ints, decs = max(ints, len(whole)), max(decs, len(frac))
+        if exp:
+            exp_digits = max(exp_digits, len(exp.lstrip("-")))
+            exp_sign = exp_sign or exp.startswith("-")
+    out = f"{'-' if sign else ''}{max(ints, 1)}.{decs}"
+    return out + (f"e{'-' if exp_sign else ''}{exp_digits}" if exp_digits else "")
 
 
 def _header_parts(columns: list[Any]) -> list[tuple[str, str, str]]:
@@ -210,30 +291,41 @@ def _whole(rows: list[Any], column: Any) -> bool:
                and abs(v) < 1e6 for v in values)
 
 
-def _span(n: int, text: str) -> str:
-    return text if n == 1 else f"\\multicolumn{{{n}}}{{c}}{{{text}}}"
+def _span(n: int, text: str, brace: Callable[[str], str]) -> str:
+    """A header cell over ``n`` columns (one column: ``brace``d, as a siunitx ``S`` column needs text to be)."""
+    return brace(text) if n == 1 else f"\\multicolumn{{{n}}}{{c}}{{{text}}}"
 
 
-def latex_float(result: Any, env: str = "table", scale: str = "none") -> str:
+def latex_float(result: Any, env: str = "table", scale: str = "none", numbers: str = "plain") -> str:
     """A table result as a float that a paper can include unedited (booktabs; ``fit`` also needs graphicx).
 
     Headers are short: the symbol on the first line, its unit on the second; neighbouring columns of one quantity
     (a published form and its correction) share a spanning header and are told apart on a third line. Numbers
-    keep the column's significant digits. ``env``: ``table`` (one column, the default) or ``table*`` (across
-    both columns of a two-column paper); ``scale``: ``none``, ``small``, ``footnotesize`` or ``fit`` (scaled
-    to the line width).
+    keep the column's significant digits; a scientific column whose values span at most `SHARED_SPAN` decades
+    shows its power of ten once, in the header (``(bits, ×10⁻³)``). ``env``: ``table`` (one column, the default)
+    or ``table*`` (across both columns of a two-column paper); ``scale``: ``none``, ``small``, ``footnotesize``
+    or ``fit`` (scaled to the line width); ``numbers``: ``plain`` (math-mode cells, any LaTeX) or ``siunitx``
+    (``S`` columns aligned on the decimal marker, their ``table-format`` taken from the data).
     """
-    from dpcalc.errors import DomainError
-
-    if env not in FLOATS or scale not in SCALES:
-        raise DomainError(f"env must be one of {FLOATS} and scale one of {SCALES} (got {env!r}, {scale!r})")
+    if env not in FLOATS or scale not in SCALES or numbers not in NUMBERS:
+        raise DomainError(f"env must be one of {FLOATS}, scale one of {SCALES} and numbers one of {NUMBERS} "
+                          f"(got {env!r}, {scale!r}, {numbers!r})")
     if not all(hasattr(result, k) for k in ("columns", "rows", "title", "note", "meta")):
         raise DomainError(f"result: a table result (dpcalc.report.render.Result) (got {type(result).__name__})")
-    columns = list(result.columns)
-    parts = _header_parts(columns)
+    columns, rows = list(result.columns), list(result.rows)
+    integers = [_whole(rows, c) for c in columns]
+    formats = [_checked_format(c.number) for c in columns]
+    shared = [None if whole else _shared_exponent([r.get(c.key) for r in rows], fmt)
+              for c, whole, fmt in zip(columns, integers, formats, strict=True)]
+    cells = [[_cell(r.get(c.key), fmt, whole, shift) for c, whole, fmt, shift
+              in zip(columns, integers, formats, shared, strict=True)] for r in rows]
+    siunitx = numbers == "siunitx"
+    brace = (lambda text: f"{{{text}}}" if text else "") if siunitx else (lambda text: text)
+    parts = [(symbol, _with_exponent(unit, k), status)
+             for (symbol, unit, status), k in zip(_header_parts(columns), shared, strict=True)]
     runs = _groups(parts)
-    symbols = " & ".join(_span(b - a, parts[a][0]) for a, b in runs)
-    units = " & ".join(_span(b - a, f"({parts[a][1]})" if parts[a][1] else "") for a, b in runs)
+    symbols = " & ".join(_span(b - a, parts[a][0], brace) for a, b in runs)
+    units = " & ".join(_span(b - a, f"({parts[a][1]})" if parts[a][1] else "", brace) for a, b in runs)
     head = [f"  {symbols} \\\\"]
     if any(u for _, u, _ in parts):
         head.append(f"  {units} \\\\")
@@ -241,17 +333,22 @@ def latex_float(result: Any, env: str = "table", scale: str = "none") -> str:
         rules = "".join(f"\\cmidrule(lr){{{a + 1}-{b}}}" for a, b in runs if b - a > 1)
         if rules:
             head.append(rules)
-        head.append("  " + " & ".join(st for _, _, st in parts) + " \\\\")
-    rows = list(result.rows)
-    integers = [_whole(rows, c) for c in columns]
-    body = ["  " + " & ".join(paper_number(r.get(c.key), c.number, whole)
-                              for c, whole in zip(columns, integers, strict=True)) + " \\\\" for r in rows]
-    tabular = [f"\\begin{{tabular}}{{{'r' * len(columns)}}}", "\\toprule", *head, "\\midrule", *body,
+        head.append("  " + " & ".join(brace(st) for _, _, st in parts) + " \\\\")
+    if siunitx:
+        spec = "".join(f"S[table-format={_table_format([t for t, num in col if num])}]"
+                       if any(num for _, num in col) else "c" for col in zip(*cells, strict=True)) if rows \
+            else "c" * len(columns)
+        body = ["  " + " & ".join(t if num else f"{{{t}}}" for t, num in row) + " \\\\" for row in cells]
+    else:
+        spec = "r" * len(columns)
+        body = ["  " + " & ".join(f"${_math_number(t)}$" if num else t for t, num in row) + " \\\\"
+                for row in cells]
+    tabular = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", *head, "\\midrule", *body,
                "\\bottomrule", "\\end{tabular}"]
     if scale == "fit":
         tabular = ["\\resizebox{\\linewidth}{!}{%", *tabular, "}"]
-    out = [f"% dpcalc table: {result.meta.get('spec', '')} (needs \\usepackage{{booktabs}}"
-           + (", graphicx" if scale == "fit" else "") + ")",
+    packages = ", ".join(["booktabs", *(["graphicx"] if scale == "fit" else []), *(["siunitx"] if siunitx else [])])
+    out = [f"% dpcalc table: {result.meta.get('spec', '')} (needs \\usepackage{{{packages}}})",
            f"\\begin{{{env}}}[{'tp' if env == 'table*' else 'htbp'}]", "\\centering"]
     if scale in ("small", "footnotesize"):
         out.append(f"\\{scale}")
@@ -264,3 +361,11 @@ def latex_float(result: Any, env: str = "table", scale: str = "none") -> str:
         out.append(f"\\par\\smallskip{{\\footnotesize {latex_caption(result.note)}\\par}}")
     out.append(f"\\end{{{env}}}")
     return "\n".join(out) + "\n"
+
+
+def _with_exponent(unit: str, k: int | None) -> str:
+    """The unit line of a column that shows ``×10^k`` once (nothing added for k = 0 or no shared exponent)."""
+    if not k:
+        return unit
+    power = f"$\\times 10^{{{k}}}$"
+    return f"{unit}, {power}" if unit else power

@@ -60,13 +60,25 @@ def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | Non
 
 @v.named_shapes
 def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> v.FloatArray:
-    """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5."""
+    """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5.
+
+    Examples:
+        >>> from dpcalc.secagg import to_sec4
+        >>> to_sec4([0.1, 0.2], normalization='sec5', B=32)
+        array([3.2, 6.4])
+    """
     return convert(x, normalization=normalization, target="sec4", B=B, name=name)
 
 
 @v.named_shapes
 def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> v.FloatArray:
-    """Eigenvalues (or covariances) in the Sec.-5 normalisation: ``x/B`` if sec4, ``x`` if sec5."""
+    """Eigenvalues (or covariances) in the Sec.-5 normalisation: ``x/B`` if sec4, ``x`` if sec5.
+
+    Examples:
+        >>> from dpcalc.secagg import to_sec5
+        >>> to_sec5([3.2, 6.4], normalization='sec4', B=32)
+        array([0.1, 0.2])
+    """
     return convert(x, normalization=normalization, target="sec5", B=B, name=name)
 
 

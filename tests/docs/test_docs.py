@@ -47,10 +47,18 @@ def test_every_catalog_entry_has_its_section() -> None:
         for f in fs:
             assert f"## `{f.id}`" in page and f.latex in page, f.id
             if f.erratum is not None:
-                assert '!!! danger "Erratum"' in page and hooks.md_cell(f.erratum.evidence) in page, f.id
+                assert '!!! danger "Erratum"' in page and hooks.prose(f.erratum.evidence) in page, f.id
             if f.examples:
                 assert f"catalog.get({f.id!r}).call(" in page, f.id
         assert pid in hooks.papers_index(groups, {})
+
+
+def test_catalog_prose_sets_exponents_and_subscripts_but_not_identifiers() -> None:
+    prose = _hooks().prose
+    assert prose("Var(X_i | X^{-i}), sigma_m^2, 2^{2eps}") == \
+        "Var(X<sub>i</sub> \\| X<sup>-i</sup>), sigma<sub>m</sub><sup>2</sup>, 2<sup>2eps</sup>"
+    assert prose("erratum gauss.case2_sigma2, midp.server_sigma, p_max, `a^b`") == \
+        "erratum gauss.case2_sigma2, midp.server_sigma, p_max, `a^b`"
 
 
 @needs_docs_extra

@@ -1,6 +1,7 @@
 """Paper-ready LaTeX tables (``dpcalc table … --format latex``): every example spec compiles with pdflatex in a
-standard one-column article without an overfull box, and as ``table*`` in a two-column one; headers are short
-(symbol, then unit), digits consistent, no ``× 10^0``, assignments in captions set as math; several specs at once."""
+standard one-column article without an overfull box, and as ``table*`` in a two-column one, with plain numbers and
+with siunitx ``S`` columns; headers are short (symbol, then unit, a scientific column's shared power of ten),
+digits consistent, no ``× 10^0``, assignments in captions set as math; several specs at once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dpcalc.report import table
-from dpcalc.report.latex import latex_caption, latex_float, paper_number
+from dpcalc.report.latex import _shifted, _table_format, latex_caption, latex_float, paper_number
 from tests.support.cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +36,32 @@ def test_cells_keep_their_digits_and_never_print_times_ten_to_the_zero() -> None
     assert paper_number(float("nan"), ".4g", False) == "--"
     for spec in EXAMPLES:
         assert "10^{0}" not in _float(spec)
+
+
+def test_a_narrow_scientific_column_shows_its_power_of_ten_once_in_the_header() -> None:
+    spec = ROOT / "docs" / "examples" / "gaussian_delta.toml"
+    for numbers in ("plain", "siunitx"):
+        tex = _float(spec, numbers=numbers)
+        head, body = tex.split(r"\midrule")
+        assert r"(probability, $\times 10^{-5}$)" in head
+        assert "10^" not in body and "e-" not in body.split(r"\bottomrule")[0]
+    assert "$0.733$" in _float(spec)  # 7.33e-6 as 0.733 × 10^-5: its three significant digits kept
+    wide = ROOT / "docs" / "examples" / "gauss_erratum.toml"  # σ² spans five decades: each cell keeps its exponent
+    assert r"$5.795 \times 10^{-5}$" in _float(wide) and "5.795e-5" in _float(wide, numbers="siunitx")
+    assert _shifted(7.3349e-6, 3, -5) == "0.733" and _shifted(-4.1649e-5, 3, -5) == "-4.16"
+    assert _shifted(9.9996e-4, 4, -3) == "1.000" and _shifted(123.0, 3, 0) == "123"
+
+
+def test_siunitx_columns_take_their_table_format_from_the_data() -> None:
+    assert _table_format(["1.266", "6.733e-2", "5.795e-5"]) == "1.3e-1"
+    assert _table_format(["101", "-3.25"]) == "-3.2"
+    assert _table_format(["1.2e10", "3"]) == "1.1e2"
+    tex = _float(ROOT / "docs" / "examples" / "gauss_erratum.toml", numbers="siunitx")
+    assert r"\begin{tabular}{S[table-format=1.0]S[table-format=1.3e-1]S[table-format=1.3e-1]" in tex
+    assert "needs \\usepackage{booktabs, siunitx}" in tex and "e0 " not in tex and "{published}" in tex
+    assert "needs \\usepackage{booktabs})" in _float(ROOT / "docs" / "examples" / "gauss_erratum.toml")
+    with pytest.raises(ValueError, match="numbers one of"):
+        _float(ROOT / "docs" / "examples" / "midp_sigma.toml", numbers="sci")
 
 
 def test_captions_set_assignments_and_greek_as_math() -> None:
@@ -77,6 +104,7 @@ def test_several_specs_give_one_table_each() -> None:
 
 def _compile(tmp_path: Path, name: str, preamble: str, body: str) -> str:
     doc = f"{preamble}\n\\usepackage[T1]{{fontenc}}\n\\usepackage{{booktabs}}\n\\usepackage{{graphicx}}\n" \
+          + ("\\usepackage{siunitx}\n" if "S[table-format" in body else "") + \
           f"\\begin{{document}}\n{body}\n\\end{{document}}\n"
     (tmp_path / f"{name}.tex").write_text(doc, encoding="utf-8")
     proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=tmp_path,
@@ -89,12 +117,15 @@ def _compile(tmp_path: Path, name: str, preamble: str, body: str) -> str:
                     reason="pdflatex not installed (Debian: texlive-latex-base texlive-latex-recommended); the "
                            "LaTeX was checked structurally only (tests/report/test_table.py)")
 @pytest.mark.parametrize("spec", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_compiles_without_an_overfull_box(spec: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("numbers", ["plain", "siunitx"])
+def test_example_compiles_without_an_overfull_box(spec: Path, numbers: str, tmp_path: Path) -> None:
+    if numbers == "siunitx" and subprocess.run(["kpsewhich", "siunitx.sty"], capture_output=True).returncode:
+        pytest.skip("siunitx.sty not installed (Debian: texlive-science); the siunitx mode was checked structurally")
     cases = {"one-column": (r"\documentclass{article}", {}),
              "two-column": (r"\documentclass[twocolumn]{article}", {"env": "table*"}),
              "fit": (r"\documentclass[twocolumn]{article}", {"scale": "fit"})}
     for name, (preamble, layout) in cases.items():
-        log = _compile(tmp_path, name, preamble, _float(spec, **layout))
+        log = _compile(tmp_path, name, preamble, _float(spec, numbers=numbers, **layout))
         overfull = re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)
-        assert not overfull, f"{spec.name} ({name}): overfull by {overfull} pt"
+        assert not overfull, f"{spec.name} ({name}, {numbers}): overfull by {overfull} pt"
         assert "undefined" not in log

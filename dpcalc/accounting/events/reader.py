@@ -53,7 +53,15 @@ def _class_of(data: Mapping[str, Any], where: str) -> type[Event]:
 
 def from_dict(data: Mapping[str, Any], *, where: str = "event") -> Event:
     """The event a nested dictionary describes (dp-accounting's ``to_named_tuple()`` form or the short spelling).
-    Errors name the place in the tree: ``event.event.noise_multiplier must be > 0 (got -1)``."""
+    Errors name the place in the tree: ``event.event.noise_multiplier must be > 0 (got -1)``.
+
+    Examples:
+        >>> from dpcalc.accounting.events import from_dict
+        >>> from_dict({'class_name': 'SelfComposedDpEvent', 'count': 10,
+        ...            'event': {'class_name': 'GaussianDpEvent', 'noise_multiplier': 2.0}})
+        ...
+        SelfComposed(event=Gaussian(noise_multiplier=2.0), count=10)
+    """
     if not isinstance(data, Mapping):
         raise DomainError(f"{where} must be an event dictionary (got {v.brief(data)})")
     cls = _class_of(data, where)
@@ -98,7 +106,13 @@ def _named_tuple_dict(value: Any) -> dict[str, Any]:
 
 def as_event(obj: Any) -> Event:
     """An `Event` from a dpcalc event, a dictionary, a dp-accounting named tuple or any object with
-    ``to_named_tuple()`` (a dp-accounting ``DpEvent``)."""
+    ``to_named_tuple()`` (a dp-accounting ``DpEvent``).
+
+    Examples:
+        >>> from dpcalc.accounting.events import as_event
+        >>> as_event({'class_name': 'GaussianDpEvent', 'noise_multiplier': 1.0})
+        Gaussian(noise_multiplier=1.0)
+    """
     if isinstance(obj, Event):
         return obj
     if isinstance(obj, Mapping):
@@ -116,7 +130,15 @@ def as_event(obj: Any) -> Event:
 
 
 def to_dict(event: Event) -> dict[str, Any]:
-    """The nested dictionary of an event (dp-accounting's class and field names; lists for sequences)."""
+    """The nested dictionary of an event (dp-accounting's class and field names; lists for sequences).
+
+    Examples:
+        >>> from dpcalc.accounting.events import to_dict
+        >>> from dpcalc.accounting.events import Gaussian, SelfComposed
+        >>> to_dict(SelfComposed(Gaussian(2.0), 10))
+        {'class_name': 'SelfComposedDpEvent', 'event': {'class_name': 'GaussianDpEvent', 'noise_multiplier': 2.0},
+        'count': 10}
+    """
     out: dict[str, Any] = {"class_name": event.CLASS_NAME}
     for f in dataclasses.fields(event):  # type: ignore[arg-type]
         out[f.name] = _plain(getattr(event, f.name))
@@ -134,7 +156,18 @@ def _plain(value: Any) -> Any:
 
 
 def load(path: str | Path) -> Event:
-    """An event from a JSON or TOML file (``.toml`` by its suffix, else JSON)."""
+    """An event from a JSON or TOML file (``.toml`` by its suffix, else JSON).
+
+    Examples:
+        >>> from dpcalc.accounting.events import load
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), 'event.json')
+        >>> with open(path, 'w') as file:
+        ...     _ = file.write('{"class_name": "LaplaceDpEvent", "noise_multiplier": 1.0}')
+        ...
+        >>> load(path)
+        Laplace(noise_multiplier=1.0)
+    """
     from dpcalc import files
 
     p = Path(path)

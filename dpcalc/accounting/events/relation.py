@@ -35,7 +35,13 @@ _SPELLINGS = {"add_remove": "add_remove", "add_or_remove_one": "add_remove", "ad
 
 def relation(neighbours: object) -> Relation:
     """A relation from any of its spellings (``add-remove``, ``add_remove``, ``ADD_OR_REMOVE_ONE``, a
-    dp-accounting ``NeighboringRelation`` member, …); anything else is a one-line DomainError."""
+    dp-accounting ``NeighboringRelation`` member, …); anything else is a one-line DomainError.
+
+    Examples:
+        >>> from dpcalc.accounting.events import relation
+        >>> relation('add-remove')
+        'add_remove'
+    """
     text = getattr(neighbours, "name", neighbours)  # an Enum member: its name
     key = str(text).strip().lower().replace("-", "_").replace(" ", "_") if isinstance(text, str) else ""
     if key not in _SPELLINGS:

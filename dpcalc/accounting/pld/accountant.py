@@ -101,6 +101,12 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     so: a wide bracket is never returned as if it were tight. One or two steps are summed directly (no FFT).
     ``grid`` starts at that lattice spacing instead of a coarse one (a warm start,
     e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import epsilon
+        >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
+        EpsBracket(eps_lower=1.827480603459948, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
+        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
     """
     steps = normalise(schedule)
     d = check_delta(delta)
@@ -266,7 +272,14 @@ def unconverged(e_lo: float, e_up: float, delta: float, rtol: float, atol: float
 def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: float, *,
                   grid: float | None = None) -> DeltaBracket:
     """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (default from the schedule); the upper
-    end is also capped by δ(ε) of the dominating Gaussian composition (μ² = Σ count/σ², exact when every q = 1)."""
+    end is also capped by δ(ε) of the dominating Gaussian composition (μ² = Σ count/σ², exact when every q = 1).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import delta_for_eps
+        >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
+        DeltaBracket(delta_lower=0.0026011231572625683, delta_upper=0.0026151729935254956, eps=1.0, direction='remove',
+        grid=0.0006, fft_len=37500)
+    """
     steps = normalise(schedule)
     e = float(v.check_range("eps", eps, 0.0, math.inf))
     # the schedule is dominated by its un-subsampled Gaussians, which compose into one Gaussian (μ² = Σ count/σ²;
@@ -291,14 +304,27 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
 @v.scalar_params
 def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     """Certified upper bound on δ(ε) of ``steps`` Poisson-subsampled Gaussian steps (the catalog's and the verify
-    recipe's entry point; ``delta_for_eps`` gives the whole bracket)."""
+    recipe's entry point; ``delta_for_eps`` gives the whole bracket).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import delta_upper
+        >>> delta_upper(1.0, 0.01, 1000, 1.0)
+        0.0026151729935254956
+    """
     return delta_for_eps([_step(sigma, q, steps)], eps).delta_upper
 
 
 @v.scalar_params
 def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: float, *,
                                 rtol: float | None = None) -> EpsBracket:
-    """ε bracket of ``steps`` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q) at δ."""
+    """ε bracket of ``steps`` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q) at δ.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
+        >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
+        EpsBracket(eps_lower=1.827480603459948, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
+        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+    """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)
 
 

@@ -140,7 +140,17 @@ def _fmt(x: float) -> str:
 
 def gaussian(sigma: float, sensitivity: float = 1.0, relation: str = "add_remove") -> PrivacyLoss:
     """The Gaussian mechanism with noise standard deviation ``sigma``: (N(Δ', σ²), N(0, σ²)), Δ' = Δ or 2Δ under
-    replace_one (module docstring). Exact (μ-GDP with μ = Δ'/σ; Dong, Roth & Su 2022)."""
+    replace_one (module docstring). Exact (μ-GDP with μ = Δ'/σ; Dong, Roth & Su 2022).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import gaussian
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = gaussian(1.0)
+        >>> loss.description
+        'gaussian(1, sensitivity=1)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        17.856586830108032
+    """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
     return _additive("gaussian", s, d, _relation(relation), "gaussian")
@@ -148,7 +158,17 @@ def gaussian(sigma: float, sensitivity: float = 1.0, relation: str = "add_remove
 
 def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove") -> PrivacyLoss:
     """The Laplace mechanism with scale b (density e^{−|x|/b}/(2b)): (Lap(Δ', b), Lap(0, b)); its loss is
-    (|x| − |x − Δ'|)/b, atoms at ±Δ'/b and uniform between. Exact."""
+    (|x| − |x − Δ'|)/b, atoms at ±Δ'/b and uniform between. Exact.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import laplace
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = laplace(1.0)
+        >>> loss.description
+        'laplace(1, sensitivity=1)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        9.989966532310953
+    """
     b = v.scalar("scale", v.positive("scale", scale))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
     return _additive("laplace", b, d, _relation(relation), "laplace")
@@ -156,7 +176,17 @@ def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove"
 
 def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "add_remove") -> PrivacyLoss:
     """The discrete Laplace mechanism, P(k) ∝ e^{−t|k|} on the integers (dp-accounting's ``parameter`` t), integer
-    sensitivity. Exact pair (integer shift Δ'), as for `laplace`."""
+    sensitivity. Exact pair (integer shift Δ'), as for `laplace`.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import discrete_laplace
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = discrete_laplace(0.5)
+        >>> loss.description
+        'discrete_laplace(0.5, sensitivity=1)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        4.998854120468372
+    """
     t = v.scalar("parameter", v.positive("parameter", parameter))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
     return _additive("discrete_laplace", t, d, _relation(relation), "discrete_laplace")
@@ -164,7 +194,17 @@ def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "ad
 
 def discrete_gaussian(sigma: float, sensitivity: int = 1, relation: str = "add_remove") -> PrivacyLoss:
     """The discrete Gaussian mechanism, P(k) ∝ e^{−k²/(2σ²)} on the integers (Canonne, Kamath & Steinke 2020),
-    integer sensitivity. Exact pair (integer shift Δ')."""
+    integer sensitivity. Exact pair (integer shift Δ').
+
+    Examples:
+        >>> from dpcalc.accounting.pld import discrete_gaussian
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = discrete_gaussian(2.0)
+        >>> loss.description
+        'discrete_gaussian(2, sensitivity=1)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        7.495254266461599
+    """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
     return _additive("discrete_gaussian", s, d, _relation(relation), "discrete_gaussian")
@@ -174,7 +214,17 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
                          relation: str = "add_remove") -> PrivacyLoss:
     """The mixture-of-Gaussians mechanism of Ganesh et al. 2024 (a record's sensitivity is cᵢ with probability pᵢ):
     remove (Σ pᵢ N(cᵢ, σ²), N(0, σ²)), add the swap; their loss is monotone in x (cᵢ ≥ 0). add_remove and
-    replace_special only (replace-one has no known tight pair for a random sensitivity)."""
+    replace_special only (replace-one has no known tight pair for a random sensitivity).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import mixture_of_gaussians
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = mixture_of_gaussians(1.0, [1.0, 2.0], [0.5, 0.5])
+        >>> loss.description
+        'mixture_of_gaussians(1, sensitivities=[1.0, 2.0], probabilities=[0.5, 0.5])'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        35.196034890177
+    """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     c = [float(x) for x in v.vector("sensitivities", sensitivities, 0.0)]
     p = [float(x) for x in v.weights("probabilities", probabilities)]
@@ -194,7 +244,17 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
 def randomized_response(noise_parameter: float, num_buckets: int, relation: str = "replace_one") -> PrivacyLoss:
     """k-ary randomized response (dp-accounting's parametrisation): the true bucket with probability 1 − p, else a
     uniform one. replace_one: the pair (R(x), R(x')) restricted to the outcomes x, x', other (exact, symmetric);
-    replace_special: R(x) against the uniform output of the special input (exact, asymmetric)."""
+    replace_special: R(x) against the uniform output of the special input (exact, asymmetric).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import randomized_response
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = randomized_response(0.5, 2)
+        >>> loss.description
+        'randomized_response(0.5, num_buckets=2)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        10.985945293648978
+    """
     p = v.scalar("noise_parameter", v.check_range("noise_parameter", noise_parameter, 0.0, 1.0, lo_open=True))
     k = int(v.scalar("num_buckets", v.integer_at_least("num_buckets", num_buckets, 2)))
     rel = _relation(relation)
@@ -220,7 +280,17 @@ def _pure_pair(eps: float, delta: float) -> AtomPair:
 
 def pure_dp(epsilon: float, relation: str = "add_remove") -> PrivacyLoss:
     """Any ε-DP release under ``relation``: dominated by randomized response on one bit (Kairouz, Oh & Viswanath
-    2015, Thm. 2.1), in both orientations."""
+    2015, Thm. 2.1), in both orientations.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import pure_dp
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = pure_dp(0.5)
+        >>> loss.description
+        'pure_dp(0.5)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        4.998854120450299
+    """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0, lo_open=True))
     pair = _pure_pair(e, 0.0)
     return PrivacyLoss(f"pure_dp({_fmt(e)})", _relation(relation), pair, pair, True)
@@ -228,7 +298,17 @@ def pure_dp(epsilon: float, relation: str = "add_remove") -> PrivacyLoss:
 
 def approx_dp(epsilon: float, delta: float, relation: str = "add_remove") -> PrivacyLoss:
     """Any (ε, δ)-DP release under ``relation``: dominated by the four-outcome pair of Kairouz, Oh & Viswanath 2015
-    (Thm. 2.1), in both orientations."""
+    (Thm. 2.1), in both orientations.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import approx_dp
+        >>> from dpcalc.accounting.pld import epsilon_composed
+        >>> loss = approx_dp(0.5, 1e-6)
+        >>> loss.description
+        'approx_dp(0.5, 1e-06)'
+        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+        4.999999994874858
+    """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0))
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))
     pair = _pure_pair(e, d)
@@ -247,7 +327,17 @@ def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
     (Q, qP + (1 − q)Q) with (P, Q) the loss's remove pair (Zhu, Dong & Wang 2022, Thm. 8; for additive noise the
     special record contributes nothing, so replace_special is add_remove). replace_one, additive noise only: the
     record is sampled in both neighbours or in neither, so ((1 − q)μ + qμ(· − Δ), (1 − q)μ + qμ(· + Δ)), the two
-    outputs the mixtures of the unsampled and the two records' outputs (symmetric)."""
+    outputs the mixtures of the unsampled and the two records' outputs (symmetric).
+
+    Examples:
+        >>> from dpcalc.accounting.pld import poisson
+        >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
+        >>> loss = poisson(gaussian(1.0), 0.01)
+        >>> loss.description
+        'poisson(gaussian(1, sensitivity=1), q=0.01)'
+        >>> epsilon_composed([(loss, 1000)], 1e-5).eps_upper
+        1.828593089005849
+    """
     loss = _loss_arg(loss, "poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     desc = f"poisson({loss.description}, q={_fmt(qq)})"
@@ -272,7 +362,17 @@ def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size
     γ = b/n. replace_one (and replace_special, whose records not in the sample still differ by a replacement):
     remove (γP + (1 − γ)Q, Q), add (Q, γP + (1 − γ)Q), (P, Q) the loss's replace_one pair (Balle, Barthe & Gaboardi
     2018, Thm. 10 via advanced joint convexity; as dominating pairs Zhu, Dong & Wang 2022, Thm. 10). add_remove
-    changes the dataset size, which a fixed-size sample of n does not model: refused."""
+    changes the dataset size, which a fixed-size sample of n does not model: refused.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import sampled_without_replacement
+        >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
+        >>> loss = sampled_without_replacement(gaussian(1.0, relation='replace_one'), 10, 1000)
+        >>> loss.description
+        'sampled_without_replacement(gaussian(1, sensitivity=1), 10/1000)'
+        >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
+        6.476265708690116
+    """
     loss = _loss_arg(loss, "sampled_without_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
     n = int(v.scalar("source_size", v.integer_at_least("source_size", source_size, 1)))
@@ -315,7 +415,17 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
     pair of neighbours (the others at −Δ, the changed record +Δ against −Δ) gives the unlabelled mixture, whose ε is
     a lower bound on the truth (b = 256 of 60,000, σ = 1.1, 10 steps, δ = 1e-5: truth in [2.49, 10.56]). Counts
     with total probability below 1e-30 are left out and charged as loss +∞. Additive noise, replace_one or
-    replace_special."""
+    replace_special.
+
+    Examples:
+        >>> from dpcalc.accounting.pld import sampled_with_replacement
+        >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
+        >>> loss = sampled_with_replacement(gaussian(1.0, relation='replace_one'), 10, 1000)
+        >>> loss.description
+        'sampled_with_replacement(gaussian(1, sensitivity=1), 10/1000)'
+        >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
+        26.05539411781347
+    """
     loss = _loss_arg(loss, "sampled_with_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
     n = int(v.scalar("source_size", v.integer_at_least("source_size", source_size, 1)))
