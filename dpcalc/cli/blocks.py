@@ -26,7 +26,7 @@ import dataclasses
 import importlib
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, closing
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -210,9 +210,9 @@ def _in_memory(task: BlockTask, args: Args, scheduler: str | None, spread: bool)
 
     pieces: list[Any] = []
     said: list[str] = []
-    with tracker("sweep blocks") as update:
-        for outcome in run_blocks(task, args.axes(), scheduler=scheduler, block_rows=block_rows(), done=update,
-                                  spread=spread):
+    with tracker("sweep blocks") as update, closing(run_blocks(
+            task, args.axes(), scheduler=scheduler, block_rows=block_rows(), done=update, spread=spread)) as outcomes:
+        for outcome in outcomes:  # closed here, not by the garbage collector, if the loop stops early
             block = _unwrap(outcome)
             pieces.extend(block.pieces)
             said.extend(block.warnings)
@@ -239,9 +239,10 @@ def _streamed(task: BlockTask, args: Args, path: Path, scheduler: str | None, sp
     said: list[str] = []
     summed = blocks = 0
     try:
-        with tracker("sweep blocks") as update, open(path, "w", encoding="utf-8") as out:
-            for outcome in run_blocks(task, args.axes(), scheduler=scheduler_address(scheduler),
-                                      workers=default_workers(), block_rows=block_rows(), done=update, spread=spread):
+        with tracker("sweep blocks") as update, open(path, "w", encoding="utf-8") as out, closing(run_blocks(
+                task, args.axes(), scheduler=scheduler_address(scheduler), workers=default_workers(),
+                block_rows=block_rows(), done=update, spread=spread)) as outcomes:
+            for outcome in outcomes:
                 block = _unwrap(outcome)
                 summed, blocks = summed + block.summary, blocks + 1
                 _summary_check(bool(summed), blocks > 1)

@@ -34,10 +34,10 @@ __all__ = ["AS_PUBLISHED", "IN_BLOCKS", "KINDS", "SCHEDULER", "Opt", "Resolved",
 
 #: axis: a value, a comma list or a range, one axis of the sweep (list of floats); vector: a comma list or a file of
 #: numbers (list); one: exactly one number (float); matrix: a file or inline rows 'a,b;c,d' (ndarray); units: nats or
-#: bits; int, float, choice, flag, text, path: Typer's own types; many: a repeatable option (list of str);
-#: argument, arguments: positional (str, list of str).
+#: bits; int, float, choice, flag, text, path: Typer's own types; address: a network address (non-empty text, no
+#: spaces); many: a repeatable option (list of str); argument, arguments: positional (str, list of str).
 KINDS = ("axis", "vector", "one", "matrix", "units", "int", "float", "choice", "flag", "text", "path", "many",
-         "argument", "arguments")
+         "argument", "arguments", "address")
 _NUMERIC = ("axis", "vector", "one")
 
 
@@ -111,7 +111,7 @@ def units(default_from: Any, **fields: Any) -> Opt:
 
 #: ``--as-published``: the switch of docs/conventions.md §3, the same in every command that has it.
 AS_PUBLISHED = Opt("as_published", "flag", formula="-", help="Also show the paper's published (erroneous) form")
-SCHEDULER = Opt("scheduler", "text", formula="-", default=None, option="--scheduler",
+SCHEDULER = Opt("scheduler", "address", formula="-", default=None, option="--scheduler",
                 help="Run on a Dask cluster: its scheduler address, e.g. tcp://10.0.0.5:8786 (default: "
                      "$DASK_SCHEDULER_ADDRESS, else this machine); same numbers either way. Needs dpcalc[dask]")
 #: ``--stream FILE.csv`` and ``--scheduler ADDRESS`` of every table command with a sweep axis (`dpcalc.cli.blocks`).
@@ -194,6 +194,9 @@ class Resolved:
             from dpcalc.units import check
 
             return check(value, self.option)
+        if kind == "address" and (not value.strip() or len(value.split()) > 1):
+            raise DomainError(f"{self.option} must be an address without spaces, e.g. tcp://10.0.0.5:8786 (got "
+                              f"{value[:40]!r}); leave the option out to run on this machine")
         return value
 
 

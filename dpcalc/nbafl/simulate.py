@@ -93,6 +93,23 @@ class SimulationConfig:
         return self
 
     @property
+    def seconds(self) -> float:
+        """Estimated wall time on one idle core (every task, the non-private baseline included): a cost model fitted
+        to 14 measured runs (d = 1 … 10⁴, m = 1 … 1000, N = 10 … 1000, K < N or not; 0.18–12.7 s) and scaled by
+        2.5 so that it exceeds every one of them (by 1.2–3.5×). Terms: Python work per run and round, a batched
+        product per client and local step, the products' m·d, d and m coordinates, the noise draws (N·d a run-round)
+        and the per-run client data gathered when K < N."""
+        lo, hi = self.t_min, self.t_max
+        runs = float(len(self.eps) + 1) * self.repeats
+        run_rounds = runs * (float(hi) * (hi + 1) - float(lo) * (lo - 1)) / 2.0
+        k = float(self.K or self.N)
+        steps = run_rounds * k * self.local_steps  # client-steps
+        m, d = float(self.m), float(self.d)
+        per_product = 1.7e-10 * m * d + 4.0e-9 * d + 2.9e-9 * m + (6.7e-10 * m * d if k < self.N else 0.0)
+        return 2.5 * (4.6e-6 * run_rounds + 1.24e-7 * runs * hi * k * self.local_steps + steps * per_product
+                      + 1.03e-8 * run_rounds * self.N * d)
+
+    @property
     def work(self) -> float:
         """Gradient-coordinate updates of the whole run: len(ε)·repeats·Σ_T T·N·local_steps·m·d."""
         lo, hi = self.t_min, self.t_max

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from dpcalc.errors import DomainError
 from dpcalc.sim.taskbase import ClusterError, Done, Executor, SchedulerLike, Window, ordered
 
 __all__ = ["ENV_SCHEDULER", "ClusterError", "Done", "Executor", "LocalExecutor", "SchedulerLike",
@@ -58,7 +59,12 @@ class LocalExecutor(Executor):
         return ordered(lambda item: self._pool.submit(fn, item), _local_wait, items, done,
                        window or 4 * self.workers, total)
 
-    def close(self) -> None:
+    def close(self, abandon: bool = False) -> None:
+        if abandon:  # no waiting for tasks nobody will read: cancel the queued ones, end the running ones
+            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
         self._pool.shutdown()
         _restore(self._saved)
 
@@ -116,6 +122,9 @@ def open_executor(scheduler: SchedulerLike = None, *, workers: int = 1, **local:
     if isinstance(scheduler, Executor):
         yield scheduler
         return
+    if isinstance(scheduler, str) and (not scheduler.strip() or len(scheduler.split()) > 1):
+        raise DomainError(f"scheduler must be an address without spaces, e.g. tcp://10.0.0.5:8786 (got "
+                          f"{scheduler[:40]!r}); None runs on this machine")
     if scheduler is not None:
         from dpcalc.sim.cluster import connect
 
@@ -125,5 +134,7 @@ def open_executor(scheduler: SchedulerLike = None, *, workers: int = 1, **local:
     ex: Executor = SerialExecutor() if workers <= 1 else LocalExecutor(workers, **local)
     try:
         yield ex
-    finally:
-        ex.close()
+    except BaseException:  # an error, an interrupt, or the consumer of a generator left early (GeneratorExit)
+        ex.close(abandon=True)
+        raise
+    ex.close()

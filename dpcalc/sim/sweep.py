@@ -20,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -95,9 +96,10 @@ def write_csv(evaluate: Evaluate, options: Mapping[str, Sequence[float]], path: 
     """Evaluate the sweep over ``options`` block by block and write it to ``path`` (CSV, header = the evaluator's
     column names) as the blocks complete, in row order; return the number of rows. ``evaluate`` must be picklable
     for a pool or a cluster (a module-level function or an instance of a module-level class)."""
-    with open(path, "w", encoding="utf-8") as out:
-        for i, (header, text) in enumerate(run_blocks(_AsCsv(evaluate), options, scheduler=scheduler,
-                                                      workers=workers, block_rows=block_rows, done=done)):
+    with open(path, "w", encoding="utf-8") as out, closing(run_blocks(
+            _AsCsv(evaluate), options, scheduler=scheduler, workers=workers, block_rows=block_rows,
+            done=done)) as blocks:
+        for i, (header, text) in enumerate(blocks):
             if i == 0:
                 out.write(",".join(header) + "\n")
             out.write(text)
@@ -107,7 +109,7 @@ def write_csv(evaluate: Evaluate, options: Mapping[str, Sequence[float]], path: 
 
 def run_blocks(task: Callable[[dict[str, list[float]]], Any], options: Mapping[str, Sequence[float]], *,
                scheduler: SchedulerLike = None, workers: int = 1, block_rows: int = BLOCK_ROWS,
-               done: Done | None = None, spread: bool = True) -> Iterator[Any]:
+               done: Done | None = None, spread: bool = True) -> Generator[Any, None, None]:
     """``task(block options)`` for every block of the sweep over ``options``, in row order, as the executor (of
     ``scheduler``, else ``workers`` local processes) completes them; the blocks' options are made as the window
     moves. Callers that write what they get (`write_csv`, `dpcalc.cli.blocks`) hold one window of blocks.

@@ -51,8 +51,9 @@ class Executor:
         """``list(imap(fn, items))``."""
         return list(self.imap(fn, items, done=done))
 
-    def close(self) -> None:
-        """Release what the executor holds (a pool's processes; a client it opened itself)."""
+    def close(self, abandon: bool = False) -> None:
+        """Release what the executor holds (a pool's processes; a client it opened itself); ``abandon``: the caller
+        stopped early (an error, an interrupt, a consumer that left): stop the running tasks instead of waiting."""
 
 
 def _total(items: Iterable[Any], total: int | None) -> int:
