@@ -169,7 +169,7 @@ def user_mixture(schedule: Schedule, sigma: float, delta: float, k: int, **optio
         >>> from dpcalc.accounting.group import user_mixture
         >>> from dpcalc.accounting.training import from_examples
         >>> user_mixture(from_examples(60000, 256, epochs=1), 1.1, 1e-5, 2).eps
-        0.6614473673713803
+        0.6614473673219975
     """
     from dpcalc.accounting import accountants, training
 

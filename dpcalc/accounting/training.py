@@ -210,8 +210,8 @@ def event_result(name: str, ev: Any, delta: float, neighbours: str, options: dic
         >>> from dpcalc.accounting.training import event, from_examples
         >>> ev = event(from_examples(60000, 256, epochs=1), 1.1)
         >>> event_result('pld', ev, 1e-5, 'add_remove', {})
-        AccountantResult(accountant='pld', bound='upper', eps=0.307069884721869, extra={'grid': 0.00024471887880492943,
-        'eps_lower': 0.3068839798922661, 'eps_upper': 0.307069884721869}, failure=None)
+        AccountantResult(accountant='pld', bound='upper', eps=0.307069884685828, extra={'grid': 0.000244718878804965,
+        'eps_lower': 0.30688397993530603, 'eps_upper': 0.307069884685828}, failure=None)
     """
     from dpcalc.accounting import accountants
     from dpcalc.accounting.events import account

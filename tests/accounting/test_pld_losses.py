@@ -168,3 +168,78 @@ def test_one_line_refusals(call: object, message: str) -> None:
     with pytest.raises(DomainError, match=message) as info:
         call()  # type: ignore[operator]
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("make", "count", "spacing"), [
+    (lambda: pld.randomized_response(0.9, 4, "replace_one"), 100, None),
+    (lambda: pld.discrete_laplace(0.5, 2), 100, 1.0),
+    (lambda: pld.discrete_gaussian(5.0, 1), 100, 0.04),
+    (lambda: pld.pure_dp(0.1), 100, 0.2)])
+def test_losses_on_one_lattice_are_composed_on_it(make: object, count: int, spacing: float | None) -> None:
+    """Point-mass losses that all lie on one lattice (randomized response: ±log-ratio; discrete Laplace: multiples of
+    t; discrete Gaussian: (2k − Δ)Δ/(2σ²)) are composed on that lattice, so nothing is rounded: the bracket is only
+    the FFT's error bound wide (≤ 1e-6 relative), not rtol wide. Randomized response ×100 (p = 0.9, 4 buckets,
+    replace-one) against its exact finite sum: 14.3926199298. Each pair keeps its own offset: pure DP's ±ε₀ lie on a
+    lattice of 2ε₀; discrete Laplace at t = 0.5, Δ = 2 has losses −1, 0, 1."""
+    from dpcalc.accounting.pld.generic import _exact_lattice, orientations
+
+    loss = make()  # type: ignore[operator]
+    br = pld.epsilon_composed([(loss, count)], DELTA)
+    assert br.width <= 1e-6 * br.eps_upper
+    g = _exact_lattice(orientations([(loss, count)]), 1e-12)
+    assert g is not None and br.grid == pytest.approx(g, rel=1e-12)
+    if spacing is not None:
+        assert g == pytest.approx(spacing, rel=1e-9)
+    else:
+        exact = max(_eps(lambda e, pr=pr: delta_atoms_composed(pr.p, pr.q, count, e))
+                    for pr in loss.pairs().values())
+        _inside(br, exact)
+
+
+def test_losses_off_one_lattice_are_not_taken_as_on_it() -> None:
+    """Two pure-DP releases of incommensurable ε (1 and √2) share no lattice: the rounding path is taken."""
+    from dpcalc.accounting.pld.generic import _exact_lattice, orientations
+
+    parts = [(pld.pure_dp(1.0), 3), (pld.pure_dp(math.sqrt(2.0)), 3)]
+    assert _exact_lattice(orientations(parts), 1e-12) is None
+    exact = _eps(lambda e: delta_kov_mixed(e))
+    _inside(pld.epsilon_composed(parts, DELTA), exact)
+
+
+def delta_kov_mixed(e: mpmath.mpf) -> mpmath.mpf:
+    """δ(ε) of 3 × ε₀ = 1 and 3 × ε₀ = √2 pure-DP releases: the sum over how many of each flip (each release's pair
+    is ((e^ε₀, 1), (1, e^ε₀))/(1 + e^ε₀))."""
+    total = mpmath.mpf(0)
+    e1, e2 = mpmath.mpf(1), mpmath.sqrt(2)
+    for i in range(4):
+        for j in range(4):
+            loss = (3 - 2 * i) * e1 + (3 - 2 * j) * e2
+            p = (mpmath.binomial(3, i) * mpmath.exp((3 - i) * e1) / (1 + mpmath.exp(e1)) ** 3
+                 * mpmath.binomial(3, j) * mpmath.exp((3 - j) * e2) / (1 + mpmath.exp(e2)) ** 3)
+            if loss > e:
+                total += p * (1 - mpmath.exp(e - loss))
+    return total
+
+
+def test_an_orientation_below_the_other_is_not_recomposed() -> None:
+    """Poisson-subsampled Laplace ×1000 (q = 0.01, b = 2): after the first pass the add orientation's upper end
+    (0.5196) lies below the remove orientation's lower end (0.5257), so only remove is refined (3 passes instead of
+    4); the bracket is the same as composing both every time."""
+    import dpcalc.accounting.pld.generic as gen
+
+    loss = pld.poisson(pld.laplace(2.0), 0.01)
+    calls: list[int] = []
+    original = gen._pass
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return original(*args)  # type: ignore[arg-type]
+
+    gen._pass = counted  # type: ignore[assignment]
+    try:
+        br = pld.epsilon_composed([(loss, 1000)], DELTA)
+    finally:
+        gen._pass = original  # type: ignore[assignment]
+    assert len(calls) == 3
+    assert br.eps_lower == pytest.approx(0.5300241491995188, rel=1e-12)
+    assert br.eps_upper == pytest.approx(0.5304629254026623, rel=1e-12)

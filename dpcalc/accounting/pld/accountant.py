@@ -105,7 +105,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     Examples:
         >>> from dpcalc.accounting.pld import epsilon
         >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-        EpsBracket(eps_lower=1.827480603459948, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
+        EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
         grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
     """
     steps = normalise(schedule)
@@ -322,7 +322,7 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     Examples:
         >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
         >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-        EpsBracket(eps_lower=1.827480603459948, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
+        EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
         grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
     """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)

@@ -137,8 +137,10 @@ class Curve:
         rhs = (_exp_or_inf(math.log(rhs_base) + self.lam * xm0 - self.logk) if rhs_base > 0.0 else
                (0.0 if rhs_base == 0.0 else -math.inf))
         a_m, b_m = self.ab(i_lo)
-        if b_m > 0.0 and math.isfinite(rhs) and a_m > rhs:
-            c = xm0 + math.log((a_m - rhs) / b_m)
+        r = 8.0 * (self.x.size - i_lo + 4) * _U  # the rounding term of `delta`, signed like the curve
+        a_r, b_r = (a_m * (1.0 + r), b_m * (1.0 - r)) if self.upper else (a_m * (1.0 - r), b_m * (1.0 + r))
+        if b_r > 0.0 and math.isfinite(rhs) and a_r > rhs:
+            c = xm0 + math.log((a_r - rhs) / b_r)
             eta = 1e-12 * max(1.0, abs(c))
             if lo < c - eta and c + eta < hi and self.delta(c + eta) <= delta:
                 hi = c + eta

@@ -13,9 +13,9 @@ import numpy as np
 from dpcalc import _validate as v
 from dpcalc.accounting.pld import direct, gdp_mixture
 from dpcalc.accounting.pld.accountant import DeltaBracket, EpsBracket, check_delta, check_rtol, unconverged
-from dpcalc.accounting.pld.atoms import aligned, atoms_of, lattice_pairs, offset
+from dpcalc.accounting.pld.atoms import Atoms, aligned, atoms_of, lattice_pairs, offset
 from dpcalc.accounting.pld.common import TAU, check_points
-from dpcalc.accounting.pld.losses import Pair, PrivacyLoss
+from dpcalc.accounting.pld.losses import AtomPair, NoisePair, Pair, PrivacyLoss
 from dpcalc.accounting.pld.passes import compose_pass, direct_eps, eps_of_passes, unit_parts
 from dpcalc.accounting.pld.pmf import LatticePmf
 
@@ -74,6 +74,48 @@ def _theta_top(ups: Parts, h: float) -> float:
     return float(2.0 ** math.ceil(math.log2(min(1e9, max(512.0, 100.0 / math.sqrt(var))))))
 
 
+def _exact_lattice(orient: dict[str, list[tuple[Pair, int]]], tail: float) -> float | None:
+    """The spacing g of a lattice that holds every loss of every pair (each pair at its own offset), when all are
+    point masses (finite and discrete pairs) and their losses are multiples of g apart (within 1e-9 of a cell);
+    None otherwise. On it the upper and lower lattice pairs equal the pairs themselves."""
+    pairs = [p for pairs in orient.values() for p, _ in pairs]
+    if not all(isinstance(p, AtomPair) or (isinstance(p, NoisePair) and p.kind in ("discrete_laplace",
+                                                                                 "discrete_gaussian"))
+               for p in pairs):
+        return None
+    atoms = [atoms_of(p, 1.0, tail) for p in pairs]
+    d = aligned(max(atoms, key=lambda a: a.loss.size), 1e300)[0]  # the two heaviest losses' distance
+    if not 0.0 < d < 1e300:
+        return None
+    for j in range(1, 9):  # the coarsest d/j that holds every loss
+        g = d / j
+        if all(_on(at, g) for at in atoms):
+            return g
+    return None
+
+
+def _on(at: Atoms, g: float) -> bool:
+    """Every loss of ``at`` within 1e-9 of a cell from the lattice of spacing g through its heaviest point mass."""
+    k = (at.loss - offset(at, g)) / g
+    return bool(np.all(np.abs(k - np.round(k)) <= 1e-9))
+
+
+def _eps_scale(orient: dict[str, list[tuple[Pair, int]]], total: int, delta: float, h: float) -> float:
+    """How many nats the target ``rtol·ε`` is worth, in [1, 100], for sizing the first lattice: half a normal
+    approximation of ε (mean + √(2 ln 1/δ)·sd of the composed loss, from the most frequent pair's atoms). Only
+    the work depends on it (a lattice too coarse for the bracket is refined by the next pass); 1 where the loss has
+    mass at +∞. Laplace ×1000 at ε = 17.4: one pass at 24,000 points instead of 72,000."""
+    pair, _ = max(orient["remove"], key=lambda pc: pc[1])
+    at = atoms_of(pair, h, TAU * delta / (4.0 * total))
+    mass = float(at.p.sum())
+    if at.p_inf > 0.0 or at.p_high > 0.0 or not mass > 0.0:
+        return 1.0
+    mean = float(at.p @ at.loss) / mass
+    var = float(at.p @ (at.loss - mean) ** 2) / mass
+    est = total * mean + math.sqrt(total * var * 2.0 * math.log(1.0 / delta))
+    return min(100.0, max(1.0, 0.5 * est)) if math.isfinite(est) else 1.0
+
+
 def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool) -> tuple[float, float, int]:
     total = sum(c for _, c in pairs)
     tail = TAU * delta / (4.0 * total)
@@ -95,15 +137,24 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
         return exact
     orient = orientations(components)
     total = sum(c for _, c in components)
-    h = min(0.05, max(1e-7, _COARSE * math.sqrt((tol * 0.5 + a_tol) / (4.0 * total))))
-    e_lo, e_up, width_before = 0.0, math.inf, math.inf
-    worst, n, stalled = "remove", 0, 0
-    for _ in range(max_iter):
-        h = _aligned_h(orient, h, TAU * d / (4.0 * total))
-        res = {name: _pass(pairs, h, d, True) for name, pairs in orient.items()}
-        worst = max(res, key=lambda k: res[k][1])
-        e_lo = max(e_lo, max(r[0] for r in res.values()))
-        e_up = min(e_up, res[worst][1])
+    scale = _eps_scale(orient, total, d, min(0.05, math.sqrt(1e-3 / total)))
+    h = min(0.05, max(1e-7, _COARSE * math.sqrt((tol * 0.5 * scale + a_tol) / (4.0 * total))))
+    width_before = math.inf
+    n, stalled = 0, 0
+    lows = dict.fromkeys(orient, 0.0)  # per orientation: the best bounds over the passes (each pass's are valid)
+    ups = dict.fromkeys(orient, math.inf)
+    on_lattice = _exact_lattice(orient, TAU * d / (4.0 * total))
+    for i in range(max_iter):
+        # losses that all lie on one lattice (RR, discrete Laplace, pure DP): that lattice, no rounding at all
+        h = on_lattice if i == 0 and on_lattice is not None and on_lattice >= h else _aligned_h(
+            orient, h, TAU * d / (4.0 * total))
+        # an orientation whose upper end is below another's lower end cannot be the worse: not composed again
+        live = [name for name in orient if ups[name] > max(lows.values())]
+        res = {name: _pass(orient[name], h, d, True) for name in live}
+        for name, r in res.items():
+            lows[name], ups[name] = max(lows[name], r[0]), min(ups[name], r[1])
+        worst = max(ups, key=lambda k: ups[k])
+        e_lo, e_up = max(lows.values()), ups[worst]
         n = max(r[2] for r in res.values())
         width = e_up - e_lo
         target = tol * e_up + a_tol
