@@ -62,10 +62,11 @@ def test_dp_accounting_object_is_read_duck_typed() -> None:
 
 @pytest.mark.parametrize(("event", "accountant", "neighbours", "message"), [
     (ev.Unsupported(), "rdp", "add_remove", "rdp cannot account UnsupportedDpEvent: it is dp-accounting's placeholder"),
-    (ev.TruncatedSubsampledGaussian(100, 0.1, 20, 1.0), "rdp", "add_remove", "truncated Poisson subsampling is"),
+    (ev.TruncatedSubsampledGaussian(100, 0.1, 20, 1.0), "rdp", "replace_one", "untruncated part is Poisson"),
     (ev.RandomizedResponse(0.5, 4), "rdp", "add_remove", "an added or removed record has no bucket"),
     (ev.EpsilonDelta(1.0, 1e-6), "rdp", "add_remove", "delta > 0 has no RDP curve"),
-    (ev.SampledWithReplacement(100, 10, ev.Gaussian(1.0)), "rdp", "replace_one", "use the pld accountant"),
+    (ev.SampledWithReplacement(100, 10, ev.RandomizedResponse(0.5, 2)), "rdp", "replace_one",
+     "use the pld accountant for others"),
     (ev.SampledWithoutReplacement(100, 10, ev.Gaussian(1.0)), "rdp", "add_remove", "replace-one statement"),
     (ev.PoissonSampled(0.1, ev.Gaussian(1.0)), "rdp", "replace_one", "add-remove or replace-special"),
     (ev.SingleEpochTreeAggregation(1.0, 10), "rdp", "add_remove", "replace-one or replace-special"),

@@ -6,7 +6,8 @@ multipliers combined as (Σ zᵢ⁻²)^{−1/2}) is exact (Mironov, Talwar & Zha
 sampled_gaussian`), of anything else the Zhu & Wang 2019 bound; sampling without replacement the Wang, Balle &
 Kasiviswanathan 2019 bound (`rdp_amplification`); tree aggregation is a Gaussian
 whose record touches ⌈log₂(T + 1)⌉ nodes (Kairouz et al. 2021, App. D); repeat-and-select
-`rdp_selection`.
+`rdp_selection`; sampling with replacement and truncated Poisson sampling the RDP of their labelled dominating
+pairs (the PLD accountant's, `dpcalc.accounting.pld.losses`).
 
 Every curve says whether it is the exact RDP of the worst pair (``exact``) or an upper bound.
 """
@@ -47,7 +48,9 @@ class Curve:
 SUPPORTED = ("Gaussian, Laplace, DiscreteLaplace, DiscreteGaussian, RandomizedResponse (replace-one/special), ZCDp, "
              "EpsilonDelta with delta = 0, NoOp, NonPrivate, PoissonSampled (add-remove/replace-special), "
              "SampledWithoutReplacement (replace-one/special), SelfComposed, Composed, SingleEpochTreeAggregation "
-             "(replace-one/special), RepeatAndSelect, MixtureOfGaussians with sensitivities {0, c}")
+             "(replace-one/special), RepeatAndSelect, MixtureOfGaussians with sensitivities {0, c}, "
+             "SampledWithReplacement of Gaussian or Laplace noise (replace-one/special), TruncatedSubsampledGaussian "
+             "(add-remove/replace-special)")
 
 
 def _refuse(event: Event, why: str) -> NotAccountable:
@@ -122,9 +125,9 @@ def rdp_curve(event: Event, relation: Relation, alphas: v.FloatArray) -> Curve:
         inner = rdp_curve(event.event, relation, alphas)
         return Curve(repeat_and_select(alphas, inner.rdp, event.mean, event.shape), False)
     if isinstance(event, s.SampledWithReplacement):
-        raise _refuse(event, "no RDP bound for sampling with replacement is implemented (use the pld accountant)")
+        return _with_replacement(event, relation, alphas)
     if isinstance(event, s.TruncatedSubsampledGaussian):
-        raise _refuse(event, "no RDP bound for truncated Poisson subsampling is implemented (use the pld accountant)")
+        return _truncated(event, relation, alphas)
     if isinstance(event, m.Unsupported):
         raise _refuse(event, "it is dp-accounting's placeholder for a mechanism without accounting")
     raise _refuse(event, "unknown event")  # pragma: no cover - every registered class is handled above
@@ -187,6 +190,72 @@ def _without_replacement(event: s.SampledWithoutReplacement, relation: Relation,
     if gamma == 1.0:
         return Curve(inner(alphas), rdp_curve(event.event, inner_rel, alphas).exact)
     return Curve(amp.on_orders(alphas, inner, lambda cv, need: amp.without_replacement(gamma, cv, e_inf, need)), False)
+
+
+def _labelled(weights: v.FloatArray, curves_: v.FloatArray, alphas: v.FloatArray) -> v.FloatArray:
+    """RDP of a labelled pair (the label k, of law w, is shown; then pair k is drawn): e^{(α−1)ε(α)} =
+    Σₖ wₖ e^{(α−1)εₖ(α)}, since ∫P^αQ^{1−α} splits over the labels; upper bounds εₖ give an upper bound. ``curves_``
+    holds one row per label."""
+    from scipy.special import logsumexp
+
+    am1 = np.asarray(alphas, dtype=np.float64) - 1.0
+    with np.errstate(divide="ignore"):
+        terms = np.log(weights)[:, None] + am1[None, :] * curves_
+    return np.asarray(logsumexp(terms, axis=0) / am1, dtype=np.float64)
+
+
+#: most draws of a with-replacement sample taken label by label (one row of orders each)
+_MAX_DRAWS = 10**5
+
+
+def _with_replacement(event: s.SampledWithReplacement, relation: Relation, alphas: v.FloatArray) -> Curve:
+    """b draws with replacement from n: the labelled pair of `pld.sampled_with_replacement` (the count K ~
+    Binomial(b, 1/n) of draws of the changed record shown, then the inner noise at K times the shift; Balle, Barthe
+    & Gaboardi 2018, Thm. 10), its RDP summed over every k = 0 … b exactly; Gaussian noise (RDP αk²f²/(2z²)) or
+    Laplace (its RDP at shift k·f). An upper bound: the pair is not tight."""
+    if relation == "add_remove":
+        raise _refuse(event, "a sample of fixed size is a replace-one statement (use replace-one or replace-special)")
+    b, n = event.sample_size, event.source_dataset_size
+    if b > _MAX_DRAWS:
+        raise _refuse(event, f"sample_size {b} exceeds the {_MAX_DRAWS} draws summed label by label (use the pld "
+                             "accountant)")
+    from scipy.stats import binom
+
+    f = float(shift_factor(relation))
+    k = np.arange(b + 1, dtype=np.float64)
+    w = np.asarray(binom.pmf(k, b, 1.0 / n), dtype=np.float64) if n > 1 else np.eye(1, b + 1, b)[0]
+    z = gaussian_noise(event.event)
+    a = np.asarray(alphas, dtype=np.float64)
+    if z is not None:
+        rows = a[None, :] * (k[:, None] * f / z) ** 2 / 2.0 if math.isfinite(z) else np.zeros((k.size, a.size))
+    elif isinstance(event.event, m.Laplace):
+        rows = np.stack([curves.laplace(a, kk * f / event.event.noise_multiplier) if kk else np.zeros_like(a)
+                         for kk in k])
+    else:
+        raise _refuse(event, "with-replacement sampling has an RDP bound here for Gaussian or Laplace noise (use the "
+                             "pld accountant for others)")
+    keep = w > 0.0
+    return Curve(_labelled(w[keep], rows[keep], a), False)
+
+
+def _truncated(event: s.TruncatedSubsampledGaussian, relation: Relation, alphas: v.FloatArray) -> Curve:
+    """Truncated Poisson sampling: the labelled pair of `pld.truncated_poisson` — with probability 1 − r the
+    Poisson-subsampled Gaussian (exact RDP, Mironov, Talwar & Zhang 2019), with probability r the cut pair
+    (γ̄N(2Δ) + (1 − γ̄)N(0), N(0)), a subsampled Gaussian at rate γ̄ and noise z/2 — combined by `_labelled`. The
+    subsampled Gaussian's RDP bounds both of its orientations (Mironov, Talwar & Zhang 2019, Thm. 5). An upper
+    bound."""
+    if relation == "replace_one":
+        raise _refuse(event, "its untruncated part is Poisson sampling, accounted under add-remove or replace-special "
+                             "here (the pld accountant takes replace-one)")
+    from dpcalc.accounting.pld.losses import truncation_label
+
+    q, z = event.sampling_probability, event.noise_multiplier
+    r, gamma = truncation_label(q, event.dataset_size, event.truncated_batch_size)
+    poisson_rdp = _sampled_gaussian(q, z, alphas)
+    if r <= 0.0:
+        return Curve(poisson_rdp, True)
+    cut = _sampled_gaussian(gamma, z / 2.0, alphas)
+    return Curve(_labelled(np.array([1.0 - r, r]), np.stack([poisson_rdp, cut]), alphas), False)
 
 
 def eps_inf(event: Event, relation: Relation) -> float:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from dpcalc._roots import bisect
 from dpcalc.accounting.pld.common import UNIT_ROUNDOFF as _U
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.accounting.pld.curve import _discounted_suffix
@@ -73,11 +73,14 @@ def delta_of_pair(a: LatticePmf, b: LatticePmf, h: float, upper: bool) -> Callab
     inf_mass = a.p_inf + finite_a * b.p_inf  # the lower pairs' are exact +∞ atoms only
     n = pa.size
 
-    def delta(eps: float) -> float:
-        terms = sb.delta(eps - ga, upper)
-        s = float(pa @ terms)
+    def delta(eps: Any) -> Any:
+        """δ at ``eps``: a float, or an array of them (a vector of δ)."""
+        e = np.asarray(eps, dtype=np.float64)
+        terms = sb.delta(e[..., None] - ga, upper)
+        s = terms @ pa
         s = s * (1.0 + 4.0 * (n + 4) * _U) if upper else s * (1.0 - 4.0 * (n + 4) * _U)
-        return min(1.0, s + inf_mass * (1.0 + 4.0 * _U if upper else 1.0 - 4.0 * _U))
+        out = np.minimum(1.0, s + inf_mass * (1.0 + 4.0 * _U if upper else 1.0 - 4.0 * _U))
+        return float(out) if e.ndim == 0 else out
 
     return delta
 
@@ -147,8 +150,8 @@ def with_error(delta_fn: Callable[[float], float], rel: float, upper: bool) -> C
     """δ(ε) of atoms known to a relative ``rel`` (nonnegative terms: δ itself to that relative error), rounded
     outward for an upper curve and inward for a lower one (plus the underflow bound `_TINY`)."""
     if upper:
-        return lambda e: min(1.0, delta_fn(e) * (1.0 + rel) + _TINY)
-    return lambda e: max(0.0, delta_fn(e) * (1.0 - rel) - _TINY)
+        return lambda e: np.minimum(1.0, delta_fn(e) * (1.0 + rel) + _TINY)
+    return lambda e: np.maximum(0.0, delta_fn(e) * (1.0 - rel) - _TINY)
 
 
 def eps_of(delta_fn: Callable[[float], float], delta: float, top: float, upper: bool) -> float:
@@ -159,8 +162,28 @@ def eps_of(delta_fn: Callable[[float], float], delta: float, top: float, upper: 
         return 0.0
     if delta_fn(top) > delta:
         return math.inf
-    lo, hi = bisect(lambda e: delta_fn(e) <= delta, 0.0, top, rtol=5e-16, atol=1e-300, max_iter=2000)
+    lo, hi = _scan(delta_fn, delta, 0.0, top)
     return hi if upper else lo
+
+
+_SCAN = 32  # points per round of `_scan`
+
+
+def _scan(delta_fn: Callable[[Any], Any], delta: float, lo: float, hi: float) -> tuple[float, float]:
+    """Bisection generalised to ``_SCAN`` points a round, δ evaluated on all of them at once: shrinks [lo, hi] (δ(lo)
+    > delta >= δ(hi)) to ~5e-16 relative, ~11 rounds instead of ~55 scalar halvings; the same ends as `bisect`."""
+    for _ in range(200):
+        if hi - lo <= 5e-16 * max(abs(lo), abs(hi)) + 1e-300:
+            break
+        xs = np.linspace(lo, hi, _SCAN + 2)[1:-1]
+        xs = xs[(xs > lo) & (xs < hi)]
+        if xs.size == 0:  # adjacent doubles
+            break
+        met = np.asarray(delta_fn(xs)) <= delta
+        i = int(np.argmax(met)) if met.any() else xs.size
+        lo = float(xs[i - 1]) if i > 0 else lo
+        hi = float(xs[i]) if i < xs.size else hi
+    return lo, hi
 
 
 def composed_top(parts: list[LatticePmf], h: float) -> float:

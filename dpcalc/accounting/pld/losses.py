@@ -35,7 +35,7 @@ from dpcalc.errors import DomainError
 __all__ = ["RELATIONS", "AtomPair", "LabelledPair", "NoiseKind", "NoisePair", "Pair", "PrivacyLoss", "Relation",
            "approx_dp", "discrete_gaussian", "discrete_laplace", "gaussian", "laplace", "mixture_of_gaussians",
            "poisson", "pure_dp", "randomized_response", "sampled_with_replacement", "sampled_without_replacement",
-           "truncated_poisson"]
+           "truncated_poisson", "truncation_label"]
 
 Relation = Literal["add_remove", "replace_one", "replace_special"]
 RELATIONS: tuple[str, ...] = ("add_remove", "replace_one", "replace_special")
@@ -456,6 +456,19 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
 
 
 
+def truncation_label(q: float, dataset_size: int, max_batch: int) -> tuple[float, float]:
+    """(r, γ̄) of truncated Poisson sampling (`truncated_poisson`): r = P(Binomial(n − 1, q) ≥ B), the probability
+    that the cut can reach the changed record, and γ̄ = (B/n)·P(Binomial(n, q) ≥ B + 1)/r (rounded up), its chance of
+    being in the final batch given that; (0, 0) when B ≥ n."""
+    from scipy.stats import binom
+
+    n, bb = int(dataset_size), int(max_batch)
+    r = float(binom.sf(bb - 1, n - 1, q)) if bb < n else 0.0
+    if r <= 0.0:
+        return 0.0, 0.0
+    return r, min(1.0, (bb / n) * float(binom.sf(bb, n, q)) / r * (1.0 + 1e-12))
+
+
 def truncated_poisson(loss: PrivacyLoss, q: float, dataset_size: int, max_batch: int) -> PrivacyLoss:
     """Poisson sampling at rate q from n = ``dataset_size`` records, the sample cut to a uniformly random subset of
     at most B = ``max_batch`` (dp-accounting 0.6's ``TruncatedSubsampledGaussianDpEvent``; additive noise).
@@ -484,13 +497,10 @@ def truncated_poisson(loss: PrivacyLoss, q: float, dataset_size: int, max_batch:
     bb = int(v.scalar("max_batch", v.integer_at_least("max_batch", max_batch, 1)))
     if loss.noise is None:
         raise DomainError(f"truncated_poisson: additive-noise mechanisms only (got {loss.description})")
-    from scipy.stats import binom
-
-    r = float(binom.sf(bb - 1, n - 1, qq)) if bb < n else 0.0
+    r, gamma = truncation_label(qq, n, bb)
     untruncated = poisson(loss, qq)
     if r <= 0.0:
         return untruncated
-    gamma = min(1.0, (bb / n) * float(binom.sf(bb, n, qq)) / r * (1.0 + 1e-12))
     nz = loss.noise
     cut = NoisePair(nz.kind, nz.scale, (2.0 * loss.sensitivity,), (1.0,)).mixed(gamma)
     rem = LabelledPair(((1.0 - r, untruncated.remove), (r, cut)))
