@@ -243,3 +243,32 @@ def test_an_orientation_below_the_other_is_not_recomposed() -> None:
     assert len(calls) == 3
     assert br.eps_lower == pytest.approx(0.5300241491995188, rel=1e-12)
     assert br.eps_upper == pytest.approx(0.5304629254026623, rel=1e-12)
+
+
+def test_a_coarse_lattice_is_never_composed_by_the_fft() -> None:
+    """Randomized response (p = 0.0906, 8 buckets, replace-one) ×25 at δ = 2.31e-9 has its losses on a lattice of
+    4.398 nats. Composed on it by the tilted FFT (sized for spacings ≤ 0.05) the upper end came out 105.55, below
+    the exact 109.95 (found by the events sweep); it is now convolved directly on that lattice (cheap here) — and a
+    lattice too large to convolve is subdivided to ≤ 0.05 for the FFT."""
+    loss = pld.randomized_response(0.09060725762537228, 8, "replace_one")
+    delta = 2.3086504954771816e-09
+    exact = max(_eps(lambda e, pr=pr: delta_atoms_composed(pr.p, pr.q, 25, e), delta)
+                for pr in loss.pairs().values())
+    br = pld.epsilon_composed([(loss, 25)], delta)
+    _inside(br, exact)
+    assert br.width <= 1e-12 * exact
+
+
+def test_one_lattice_by_fft_agrees_with_the_direct_convolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discrete Gaussian (σ = 5, Δ = 1) ×100: its losses lie 0.04 apart, too many atoms to convolve cheaply, so the
+    FFT composes it on that lattice; convolving directly instead (the cap raised) gives a bracket of width ~0 that
+    must lie inside the FFT's."""
+    import dpcalc.accounting.pld.generic as gen
+
+    loss = pld.discrete_gaussian(5.0, 1)
+    fft = pld.epsilon_composed([(loss, 100)], DELTA)
+    assert fft.grid == pytest.approx(0.04, rel=1e-9)
+    monkeypatch.setattr(gen, "_MAX_EXACT_OPS", 1e12)
+    conv = pld.epsilon_composed([(loss, 100)], DELTA)
+    assert conv.width <= 1e-7 * conv.eps_upper  # the masses' 1e-9 margins and the cut tails
+    assert fft.eps_lower <= conv.eps_lower and conv.eps_upper <= fft.eps_upper * (1 + 1e-12)

@@ -50,7 +50,7 @@ def test_randomized_response_inside_bracket() -> None:
         rel = str(rng.choice(["replace_one", "replace_special"]))
         count, delta = int(rng.integers(1, 41)), _log_uniform(rng, 1e-10, 1e-3)
         loss = pld.randomized_response(p, k, rel)
-        exact = max(_exact(lambda e, pr=pr: delta_atoms_composed(pr.p, pr.q, count, e), delta)
+        exact = max(_exact(lambda e, pr=pr, t=count: delta_atoms_composed(pr.p, pr.q, t, e), delta)
                     for pr in loss.pairs().values())
         _inside(pld.epsilon_composed([(loss, count)], delta), exact, f"RR p={p} k={k} {rel} T={count} δ={delta}")
 
@@ -61,7 +61,7 @@ def test_pure_dp_inside_bracket() -> None:
     for i in range(points(8)):
         e0, count, delta = _log_uniform(rng, 0.01, 2.0), int(rng.integers(1, 501)), _log_uniform(rng, 1e-10, 1e-3)
         loss = pld.pure_dp(e0) if i % 2 else pld.discrete_laplace(e0, 1)
-        exact = _exact(lambda e: delta_kov(e0, 0.0, count, e), delta)
+        exact = _exact(lambda e, e0=e0, t=count: delta_kov(e0, 0.0, t, e), delta)
         _inside(pld.epsilon_composed([(loss, count)], delta), exact, f"pure ε₀={e0} T={count} δ={delta}")
 
 
@@ -71,7 +71,7 @@ def test_gaussian_inside_bracket() -> None:
         z, count, delta = _log_uniform(rng, 0.5, 50.0), int(rng.integers(1, 1001)), _log_uniform(rng, 1e-10, 1e-3)
         rel = str(rng.choice(["add_remove", "replace_one"]))
         mu = (2.0 if rel == "replace_one" else 1.0) * math.sqrt(count) / z
-        exact = _exact(lambda e: delta_gdp(mu, e), delta)
+        exact = _exact(lambda e, mu=mu: delta_gdp(mu, e), delta)
         _inside(_generic(pld.gaussian(z, 1.0, rel), count, delta), exact,
                 f"Gaussian z={z} T={count} {rel} δ={delta}")
 

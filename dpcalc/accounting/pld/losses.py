@@ -185,7 +185,7 @@ def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "ad
         >>> loss.description
         'discrete_laplace(0.5, sensitivity=1)'
         >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.9988541204519095
+        4.998854120441938
     """
     t = v.scalar("parameter", v.positive("parameter", parameter))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
@@ -203,7 +203,7 @@ def discrete_gaussian(sigma: float, sensitivity: int = 1, relation: str = "add_r
         >>> loss.description
         'discrete_gaussian(2, sensitivity=1)'
         >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        7.495253666642145
+        7.495253660227752
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
@@ -253,7 +253,7 @@ def randomized_response(noise_parameter: float, num_buckets: int, relation: str 
         >>> loss.description
         'randomized_response(0.5, num_buckets=2)'
         >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        10.985945293650568
+        10.98594529364785
     """
     p = v.scalar("noise_parameter", v.check_range("noise_parameter", noise_parameter, 0.0, 1.0, lo_open=True))
     k = int(v.scalar("num_buckets", v.integer_at_least("num_buckets", num_buckets, 2)))
@@ -289,7 +289,7 @@ def pure_dp(epsilon: float, relation: str = "add_remove") -> PrivacyLoss:
         >>> loss.description
         'pure_dp(0.5)'
         >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.99885412043384
+        4.9988541204238635
     """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0, lo_open=True))
     pair = _pure_pair(e, 0.0)
@@ -307,7 +307,7 @@ def approx_dp(epsilon: float, delta: float, relation: str = "add_remove") -> Pri
         >>> loss.description
         'approx_dp(0.5, 1e-06)'
         >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.999999994858732
+        4.999999994852785
     """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0))
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))
