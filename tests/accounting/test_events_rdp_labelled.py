@@ -90,9 +90,8 @@ def test_truncated_without_a_cut_is_poisson() -> None:
     (ev.SelfComposed(ev.TruncatedSubsampledGaussian(60000, 0.01, 500, 1.1), 100), "replace_special")])
 def test_rdp_is_above_the_pld_lower_end(event: ev.Event, rel: str) -> None:
     """Both accountants bound the same pair: the RDP ε (an upper bound) is never below the PLD's ε_lower. Measured:
-    Laplace ×10 2.476 vs [1.9677, 1.9677]; truncated B = 650 ×100 3.922 vs [2.6006, 2.6011]. The Gaussian with
-    replacement is valid but useless under RDP (47,922 at 10 steps: the RDP of the pair is ruled by large draw
-    counts, which the PLD charges to δ instead)."""
+    Laplace ×10 2.475 vs [1.9677, 1.9677]; truncated B = 650 ×100 3.922 vs [2.6006, 2.6011]; Gaussian with
+    replacement ×10 18.11 vs [10.5629, 10.5629] (with every draw count kept: 47,922, see the next test)."""
     r = account(event, delta=1e-5, accountant="rdp", neighbours=rel)
     p = account(event, delta=1e-5, accountant="pld", neighbours=rel)
     assert r.bound == "upper" and p.eps_lower is not None
@@ -107,3 +106,26 @@ def test_refusals_name_the_event_and_the_way_out(event: ev.Event, rel: str, mess
     with pytest.raises(NotAccountable, match=message) as info:
         rdp_curve(event, rel, ALPHAS)  # type: ignore[arg-type]
     assert event.CLASS_NAME in str(info.value) and "\n" not in str(info.value)
+
+
+def test_with_replacement_cut_spends_a_share_of_delta() -> None:
+    """The with-replacement sum is ruled by the largest draw counts (k² in the exponent): kept whole, 10 releases of
+    b = 256 of 60,000 at z = 1.1 give ε = 47,922. The accountant leaves out the counts above the first k₀ with
+    P(K > k₀) ≤ 1e-3·δ/releases and spends that probability of δ (`Curve.slack`): ε = 18.11."""
+    from dpcalc.accounting import conversion, rdp
+    from dpcalc.accounting.events.rdp_accountant import releases_with_replacement
+
+    event = ev.SelfComposed(ev.SampledWithReplacement(60000, 256, ev.Gaussian(1.1)), 10)
+    grid = rdp.orders_array(None)
+    whole = rdp_curve(event, "replace_one", grid)
+    assert whole.slack == 0.0
+    assert conversion.best_over_grid(grid, whole.rdp, math.log(1e-5))[0] > 4e4
+    assert releases_with_replacement(event) == 10
+    tail = 1e-3 * 1e-5 / 10
+    cut = rdp_curve(event, "replace_one", grid, tail)
+    assert 0.0 < cut.slack <= 10 * tail
+    k0 = int(np.argmax(stats.binom.sf(np.arange(257), 256, 1 / 60000) <= tail))
+    assert cut.slack == pytest.approx(10 * stats.binom.sf(k0, 256, 1 / 60000), rel=1e-12)
+    r = account(event, delta=1e-5, accountant="rdp", neighbours="replace_one")
+    assert r.eps == pytest.approx(conversion.best_over_grid(grid, cut.rdp, math.log(1e-5 - cut.slack))[0], rel=1e-12)
+    assert 10.5 < r.eps < 20.0

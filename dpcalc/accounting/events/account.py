@@ -93,18 +93,26 @@ def _releases_unprotected(ev: Event) -> bool:
     return any(_releases_unprotected(child) for child in ev.children())
 
 
+#: share of δ a with-replacement release's left-out draw counts may take (`rdp_accountant._with_replacement`)
+_TAIL_SHARE = 1e-3
+
+
 def _rdp(ev: Event, rel: Relation, delta: float, orders: ArrayLike | None) -> tuple[float, dict[str, Any]]:
     from dpcalc.accounting import conversion, rdp
-    from dpcalc.accounting.events.rdp_accountant import rdp_curve
+    from dpcalc.accounting.events.rdp_accountant import rdp_curve, releases_with_replacement
 
     grid = rdp.orders_array(orders)
+    releases = releases_with_replacement(ev)
+    tail = _TAIL_SHARE * delta / releases if releases else 0.0  # draw counts cut from with-replacement releases
     with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        curve = rdp_curve(ev, rel, grid)
+        curve = rdp_curve(ev, rel, grid, tail)
     r = np.where(np.isnan(curve.rdp), np.inf, curve.rdp)
-    eps, i = conversion.best_over_grid(grid, np.maximum(r, 0.0), math.log(delta))
+    eps, i = conversion.best_over_grid(grid, np.maximum(r, 0.0), math.log(delta - curve.slack))
     extra: dict[str, Any] = {"curve": "exact" if curve.exact else "upper bound",
                              "orders": f"{grid.size} orders in [{grid.min():g}, {grid.max():g}]"}
+    if curve.slack > 0.0:
+        extra["delta_spent_on_cut_draw_counts"] = curve.slack
     if i >= 0:
         extra["order"] = float(grid[i])
     return eps, extra

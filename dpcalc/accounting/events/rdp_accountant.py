@@ -29,7 +29,7 @@ from dpcalc.accounting.events.base import Event
 from dpcalc.accounting.events.relation import Relation, shift_factor
 from dpcalc.errors import DomainError
 
-__all__ = ["Curve", "NotAccountable", "eps_inf", "rdp_curve"]
+__all__ = ["Curve", "NotAccountable", "eps_inf", "rdp_curve", "releases_with_replacement"]
 
 
 class NotAccountable(DomainError):
@@ -39,10 +39,14 @@ class NotAccountable(DomainError):
 
 @dataclass(frozen=True)
 class Curve:
-    """An RDP curve on the orders it was asked for, and whether it is exact (else an upper bound)."""
+    """An RDP curve on the orders it was asked for, and whether it is exact (else an upper bound). ``slack``: the
+    probability of the labels a labelled pair left out (sampling with replacement: draw counts above a cut); the
+    curve holds for the pair conditioned on none of them occurring, so a conversion to (ε, δ) spends ``slack`` of
+    its δ on them (union bound over the releases)."""
 
     rdp: v.FloatArray
     exact: bool
+    slack: float = 0.0
 
 
 SUPPORTED = ("Gaussian, Laplace, DiscreteLaplace, DiscreteGaussian, RandomizedResponse (replace-one/special), ZCDp, "
@@ -74,8 +78,10 @@ def gaussian_noise(event: Event) -> float | None:
     return None
 
 
-def rdp_curve(event: Event, relation: Relation, alphas: v.FloatArray) -> Curve:
-    """The RDP curve of ``event`` under ``relation`` at the orders ``alphas`` (all > 1)."""
+def rdp_curve(event: Event, relation: Relation, alphas: v.FloatArray, tail: float = 0.0) -> Curve:
+    """The RDP curve of ``event`` under ``relation`` at the orders ``alphas`` (all > 1). ``tail`` > 0: each
+    with-replacement release reached through compositions may leave out draw counts of probability at most
+    ``tail`` (`Curve.slack`); 0: none left out."""
     f = float(shift_factor(relation))
     if isinstance(event, m.NoOp):
         return Curve(np.zeros_like(alphas), True)
@@ -103,12 +109,13 @@ def rdp_curve(event: Event, relation: Relation, alphas: v.FloatArray) -> Curve:
     if isinstance(event, m.MixtureOfGaussians):
         return _mixture(event, relation, alphas)
     if isinstance(event, c.SelfComposed):
-        inner = rdp_curve(event.event, relation, alphas)
-        return Curve(inner.rdp * event.count if event.count else np.zeros_like(alphas), inner.exact)
+        inner = rdp_curve(event.event, relation, alphas, tail)
+        return Curve(inner.rdp * event.count if event.count else np.zeros_like(alphas), inner.exact,
+                     inner.slack * event.count)
     if isinstance(event, c.Composed):
-        parts = [rdp_curve(e, relation, alphas) for e in event.events]
+        parts = [rdp_curve(e, relation, alphas, tail) for e in event.events]
         total = np.sum([p.rdp for p in parts], axis=0) if parts else np.zeros_like(alphas)
-        return Curve(np.asarray(total), all(p.exact for p in parts))
+        return Curve(np.asarray(total), all(p.exact for p in parts), math.fsum(p.slack for p in parts))
     if isinstance(event, s.PoissonSampled):
         return _poisson(event, relation, alphas)
     if isinstance(event, s.SampledWithoutReplacement):
@@ -125,7 +132,7 @@ def rdp_curve(event: Event, relation: Relation, alphas: v.FloatArray) -> Curve:
         inner = rdp_curve(event.event, relation, alphas)
         return Curve(repeat_and_select(alphas, inner.rdp, event.mean, event.shape), False)
     if isinstance(event, s.SampledWithReplacement):
-        return _with_replacement(event, relation, alphas)
+        return _with_replacement(event, relation, alphas, tail)
     if isinstance(event, s.TruncatedSubsampledGaussian):
         return _truncated(event, relation, alphas)
     if isinstance(event, m.Unsupported):
@@ -208,11 +215,29 @@ def _labelled(weights: v.FloatArray, curves_: v.FloatArray, alphas: v.FloatArray
 _MAX_DRAWS = 10**5
 
 
-def _with_replacement(event: s.SampledWithReplacement, relation: Relation, alphas: v.FloatArray) -> Curve:
+def releases_with_replacement(event: Event) -> int:
+    """How many with-replacement releases ``event`` makes through compositions (those `rdp_curve` may cut)."""
+    if isinstance(event, s.SampledWithReplacement):
+        return 1
+    if isinstance(event, c.SelfComposed):
+        return event.count * releases_with_replacement(event.event)
+    if isinstance(event, c.Composed):
+        return sum(releases_with_replacement(e) for e in event.events)
+    return 0
+
+
+def _with_replacement(event: s.SampledWithReplacement, relation: Relation, alphas: v.FloatArray,
+                      tail: float = 0.0) -> Curve:
     """b draws with replacement from n: the labelled pair of `pld.sampled_with_replacement` (the count K ~
     Binomial(b, 1/n) of draws of the changed record shown, then the inner noise at K times the shift; Balle, Barthe
-    & Gaboardi 2018, Thm. 10), its RDP summed over every k = 0 … b exactly; Gaussian noise (RDP αk²f²/(2z²)) or
-    Laplace (its RDP at shift k·f). An upper bound: the pair is not tight."""
+    & Gaboardi 2018, Thm. 10), its RDP summed over k = 0 … b exactly; Gaussian noise (RDP αk²f²/(2z²)) or Laplace
+    (its RDP at shift k·f). An upper bound: the pair is not tight.
+
+    The sum is ruled by the largest counts at every order (k² in the exponent), so with ``tail`` > 0 the counts above
+    the smallest k₀ with P(K > k₀) ≤ tail are left out: the curve is the RDP of the pair conditioned on K ≤ k₀
+    (weights renormalised), and P(K > k₀) is the curve's slack. Since K has the same law under both neighbours,
+    P(S) ≤ (1 − s)·P_{K≤k₀}(S) + s for every event S, so (ε, δ') of the conditioned pair gives (ε, δ' + s) —
+    per release, summed over the releases."""
     if relation == "add_remove":
         raise _refuse(event, "a sample of fixed size is a replace-one statement (use replace-one or replace-special)")
     b, n = event.sample_size, event.source_dataset_size
@@ -235,7 +260,14 @@ def _with_replacement(event: s.SampledWithReplacement, relation: Relation, alpha
         raise _refuse(event, "with-replacement sampling has an RDP bound here for Gaussian or Laplace noise (use the "
                              "pld accountant for others)")
     keep = w > 0.0
-    return Curve(_labelled(w[keep], rows[keep], a), False)
+    slack = 0.0
+    if tail > 0.0 and b > 1:
+        sf = np.asarray(binom.sf(k, b, 1.0 / n), dtype=np.float64)  # P(K > k)
+        k0 = int(np.argmax(sf <= tail))  # the first k with P(K > k) <= tail (sf(b) = 0)
+        slack = float(sf[k0])
+        keep &= k <= k0
+        w = w / (1.0 - slack)
+    return Curve(_labelled(w[keep], rows[keep], a), False, slack)
 
 
 def _truncated(event: s.TruncatedSubsampledGaussian, relation: Relation, alphas: v.FloatArray) -> Curve:
