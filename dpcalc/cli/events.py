@@ -64,10 +64,14 @@ def account_event(a: Args) -> Result:
     rel = relation(a.neighbours)
     names, explicit = _chosen(a)
     rows: list[dict[str, Any]] = []
+    spent: list[float] = []
     for d in a.delta:
         for n in names:
             try:
-                rows.append(_row(account(event, delta=d, accountant=n, neighbours=rel, orders=a.orders)))
+                res = account(event, delta=d, accountant=n, neighbours=rel, orders=a.orders)
+                rows.append(_row(res))
+                if "delta_spent_on_cut_draw_counts" in res.extra:
+                    spent.append(res.extra["delta_spent_on_cut_draw_counts"] / d)
             except DomainError as exc:
                 if explicit:
                     raise
@@ -81,7 +85,9 @@ def account_event(a: Args) -> Result:
     kept = {c.key for c in columns}
     skipped = sorted({n for n in names} - {r["accountant"] for r in rows})
     return Result(columns=columns, rows=[{k: x for k, x in r.items() if k in kept} for r in rows],
-                  title="Privacy loss ε of an event", note=_NOTE,
+                  title="Privacy loss ε of an event",
+                  note=_NOTE + (f" rdp, sampling with replacement: draw counts of total probability up to "
+                                f"{max(spent):.2g}·δ are left out of the RDP curve and charged to δ." if spent else ""),
                   meta={"accountants": [n for n in names if n not in skipped], "not_applicable": skipped,
                         "neighbours": rel})
 

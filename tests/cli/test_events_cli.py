@@ -77,3 +77,15 @@ def test_calibrate_event_field(tmp_path: Path) -> None:
     assert row["value"] == pytest.approx(1.0222897932691466, rel=1e-8) and row["eps"] <= 2.0
     code, _, err = run(*("calibrate", "--event", path, "--eps", "2", "--delta", "1e-5"))
     assert code == 2 and "--solve-for is needed with --event" in err
+
+
+def test_with_replacement_rdp_says_what_it_charged_to_delta(tmp_path: Path) -> None:
+    event = {"class_name": "SelfComposedDpEvent", "count": 10, "event": {
+        "class_name": "SampledWithReplacementDpEvent", "source_dataset_size": 60000, "sample_size": 256,
+        "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 1.1}}}
+    path = tmp_path / "wr.json"
+    path.write_text(json.dumps(event), encoding="utf-8")
+    code, out, err = run("account", "--event", str(path), "--delta", "1e-5", "--neighbours", "replace-one", "-a", "rdp")
+    assert code == 0, err
+    assert "18.10904887" in out
+    assert "left out of the RDP curve and charged to δ" in " ".join(out.split())
