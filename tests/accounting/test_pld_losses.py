@@ -272,3 +272,17 @@ def test_one_lattice_by_fft_agrees_with_the_direct_convolution(monkeypatch: pyte
     conv = pld.epsilon_composed([(loss, 100)], DELTA)
     assert conv.width <= 1e-7 * conv.eps_upper  # the masses' 1e-9 margins and the cut tails
     assert fft.eps_lower <= conv.eps_lower and conv.eps_upper <= fft.eps_upper * (1 + 1e-12)
+
+
+def test_randomized_response_masses_are_nonnegative() -> None:
+    """With two buckets the "other" outcome has no mass; computed as 1 − hit − miss it was −2.8e-17 (p = 0.1578), a
+    negative mass that a finite-sum reference turned into δ > 1 (found by the events sweep). An AtomPair refuses
+    negative masses."""
+    for k in (2, 3, 10):
+        for p in (0.15778208047954917, 0.5, 0.999):
+            pair = pld.randomized_response(p, k, "replace_one").remove
+            assert isinstance(pair, pld.losses.AtomPair)
+            assert min(pair.p) >= 0.0 and min(pair.q) >= 0.0
+            assert math.fsum(pair.p) == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(DomainError, match="nonnegative"):
+        pld.losses.AtomPair((1.0, -1e-17), (0.5, 0.5))

@@ -357,8 +357,10 @@ def invoke(argv: list[str], cwd: Path | None = None) -> Outcome:
 
 
 TEXT_COMMANDS = {"formulas show"}  # prose (domains such as "(0, inf)"), not numeric results
-_NAN = re.compile(r"(?<![A-Za-z_])[-+]?nan(?![A-Za-z_])", re.IGNORECASE)
-_INF = re.compile(r"(?<![A-Za-z_])[-+]?(inf|infinity)(?![A-Za-z_])|\\infty", re.IGNORECASE)
+#: a value printed as nan / inf: not part of a word, a number or a path (a temporary directory "tmpa4inf2ls" in a
+#: --stream summary once read as inf)
+_NAN = re.compile(r"(?<![\w/\\])(?<!\w\.)[-+]?nan(?![\w/\\]|\.\w)", re.IGNORECASE)
+_INF = re.compile(r"(?<![\w/\\])(?<!\w\.)[-+]?(inf|infinity)(?![\w/\\]|\.\w)|\\infty", re.IGNORECASE)
 
 
 def _json_nonfinite(doc: Any) -> bool:

@@ -71,6 +71,11 @@ class AtomPair:
     p: tuple[float, ...]
     q: tuple[float, ...]
 
+    def __post_init__(self) -> None:
+        if len(self.p) != len(self.q) or min(self.p, default=0.0) < 0.0 or min(self.q, default=0.0) < 0.0:
+            raise DomainError(f"AtomPair: P and Q must be nonnegative masses on the same outcomes (got {self.p}, "
+                              f"{self.q})")
+
     def swapped(self) -> AtomPair:
         return AtomPair(self.q, self.p)
 
@@ -260,8 +265,9 @@ def randomized_response(noise_parameter: float, num_buckets: int, relation: str 
     rel = _relation(relation)
     desc = f"randomized_response({_fmt(p)}, num_buckets={k})"
     hit, miss = 1.0 - p + p / k, p / k
-    if rel == "replace_one":
-        pair = AtomPair((hit, miss, 1.0 - hit - miss), (miss, hit, 1.0 - hit - miss))
+    if rel == "replace_one":  # "other": p·(k − 2)/k, not 1 − hit − miss (−2.8e-17 at k = 2: a negative mass)
+        other = p * (k - 2) / k
+        pair = AtomPair((hit, miss, other), (miss, hit, other))
         return PrivacyLoss(desc, rel, pair, pair, True)
     if rel == "replace_special":
         pair = AtomPair((hit, 1.0 - hit), (1.0 / k, 1.0 - 1.0 / k))
