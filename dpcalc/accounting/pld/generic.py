@@ -76,7 +76,8 @@ def _theta_top(ups: Parts, h: float) -> float:
 
 def _exact_lattice(orient: dict[str, list[tuple[Pair, int]]], tail: float) -> float | None:
     """The spacing g of a lattice that holds every loss of every pair (each pair at its own offset), when all are
-    point masses (finite and discrete pairs) and their losses are multiples of g apart (within 1e-9 of a cell);
+    point masses (finite and discrete pairs) and their losses are multiples of g apart (within 1e-11 of a cell: the
+    lower pair counts a point mass up to 1e-9·h below a lattice point as on it, covered by its masses' margin);
     None otherwise. On it the upper and lower lattice pairs equal the pairs themselves."""
     pairs = [p for pairs in orient.values() for p, _ in pairs]
     if not all(isinstance(p, AtomPair) or (isinstance(p, NoisePair) and p.kind in ("discrete_laplace",
@@ -108,9 +109,9 @@ def _on_lattice_spacing(orient: dict[str, list[tuple[Pair, int]]], g: float, h: 
 
 
 def _on(at: Atoms, g: float) -> bool:
-    """Every loss of ``at`` within 1e-9 of a cell from the lattice of spacing g through its heaviest point mass."""
+    """Every loss of ``at`` within 1e-11 of a cell from the lattice of spacing g through its heaviest point mass."""
     k = (at.loss - offset(at, g)) / g
-    return bool(np.all(np.abs(k - np.round(k)) <= 1e-9))
+    return bool(np.all(np.abs(k - np.round(k)) <= 1e-11))
 
 
 def _eps_scale(orient: dict[str, list[tuple[Pair, int]]], total: int, delta: float, h: float) -> float:
