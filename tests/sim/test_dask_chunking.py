@@ -65,7 +65,9 @@ def test_mid_range_sample_counts_give_sensible_tasks(samples: int, threads: int)
 
 
 def test_a_task_holds_one_chunk_at_a_time() -> None:
-    """The peak memory of a cluster task is that of one chunk: 16 chunks take what 1 takes (within 1 %)."""
+    """The peak memory of a cluster task is that of one chunk: 16 chunks take what 1 takes, give or take a
+    quarter of one chunk's doubles (a second chunk held at once would add at least a whole one, 1 MiB). Measured:
+    +7 KB here, +90 KB on a CI machine (allocator and small per-chunk results)."""
     tasks: list[Any] = []
 
     class Keep(Recorder):
@@ -89,4 +91,4 @@ def test_a_task_holds_one_chunk_at_a_time() -> None:
         finally:
             tracemalloc.stop()
     assert parallel.DEFAULT_CHUNK * 8 <= peaks[0]  # at least one chunk of doubles: the probe saw the chunk
-    assert peaks[1] <= 1.01 * peaks[0]
+    assert peaks[1] - peaks[0] <= parallel.DEFAULT_CHUNK * 8 / 4
