@@ -227,7 +227,7 @@ def _pld_forward(delta: float, q: float, steps: int) -> Forward:
             grid = prev[1] if prev is not None and abs(prev[0] - x) < 0.05 else None
             if prev is None and _PLD_COARSE in last and abs(last[_PLD_COARSE][0] - x) < 0.05:
                 grid = last[_PLD_COARSE][1] * math.sqrt(tol / _PLD_COARSE)
-            br = pld.epsilon([pld.Step(sigma, q, steps)], delta, rtol=tol, grid=grid)
+            br = pld.epsilon([pld.Step(sigma, q, steps)], delta, rtol=tol, grid=grid or None)  # 0: exact, no lattice
             last[tol] = (x, br.grid)
             seen[(x, tol)] = br
         return seen[(x, tol)]

@@ -31,8 +31,8 @@ from dpcalc._roots import bracket, expand
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 
 __all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedule", "compose", "delta",
-           "delta_at_zero", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta", "mu_from_eps",
-           "sigma_from_clt_mu", "tradeoff"]
+           "delta_at_zero", "eps_bracket_from_mu", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta",
+           "mu_from_eps", "sigma_from_clt_mu", "tradeoff"]
 
 FloatOrArray = float | v.FloatArray
 
@@ -265,15 +265,40 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
         >>> eps_from_mu(1.0, 1e-5)
         4.377178095681273
     """
-    from scipy import special
-
     m = v.nonnegative("mu", mu)
     _, lt_in = _target(delta, log_delta)
     m, log_t = v.broadcast(**{"mu": m, "delta" if delta is not None else "log_delta": lt_in})
-    m, log_t = m.astype(np.float64).copy(), log_t.astype(np.float64).copy()
+    _, hi = _eps_root(m.astype(np.float64), log_t.astype(np.float64))
+    return v.scalar_or_array(hi)
+
+
+def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
+    """Certified ``(ε_lower, ε_upper)`` around the exact ε(μ, δ) of `eps_from_mu` (scalars):
+    δ(ε_lower; μ) >= δ >= δ(ε_upper; μ) with the evaluation error of log δ accounted outward on both ends. A
+    composition of Gaussian mechanisms without sampling is exactly μ-GDP (Dong, Roth & Su 2022, Cor. 3.3), so this
+    is its exact ε to ~1e-14 relative.
+
+    Examples:
+        >>> from dpcalc.accounting.gdp import eps_bracket_from_mu
+        >>> eps_bracket_from_mu(1.0, 1e-5)
+        (4.3771780956811766, 4.377178095681273)
+    """
+    m = float(v.scalar("mu", v.nonnegative("mu", mu)))
+    d = float(v.scalar("delta", v.probability("delta", delta)))
+    lo, hi = _eps_root(np.array([m]), np.array([math.log(d)]))
+    return float(lo[0]), float(hi[0])
+
+
+def _eps_root(m: v.FloatArray, log_t: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+    """(ε_lower, ε_upper) arrays of ε(μ, δ) at ln δ = ``log_t``: both ends moved outward by the relative margin and
+    the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ)."""
+    from scipy import special
+
+    m, log_t = m.copy(), log_t.copy()
     with np.errstate(divide="ignore"):
         zero = log_t >= np.log(special.erf(m / (2.0 * _SQRT2)))
-    out = np.zeros(m.shape)
+    out_lo = np.zeros(m.shape)
+    out_hi = np.zeros(m.shape)
     idx = np.flatnonzero(~zero.ravel())
     if idx.size:
         mf, lt = m.ravel()[idx], log_t.ravel()[idx]
@@ -293,14 +318,18 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
         hi = np.where(np.isfinite(e0) & (e0 > 0.0), np.minimum(hi, e0), hi)
         x0 = hi.copy()
         lo, hi = bracket(f_and_slope, lo, hi, increasing=False, rtol=ROOT_RTOL, atol=1e-300, x0=x0, newton=True)
-        # δ(hi) <= target as evaluated. Outward margins: 1e-14 relative (the ~1e-16·a² evaluation error of log δ
-        # where ε is large) plus the absolute log δ error bound (LOG_DELTA_ERR·κ) over the slope |d log δ/dε|
-        # (near δ(0; μ), where ε ≪ δ, a few ulps of δ move ε by far more than 1e-14 of itself)
-        _, log_ratio = _log_delta(hi, mf, tail=True)
-        with np.errstate(over="ignore"):
-            margin = _log_delta_error(hi, mf) * np.exp(-log_ratio)
-        out.ravel()[idx] = hi * (1.0 + _SAFETY) + np.where(np.isfinite(margin), margin, 0.0)
-    return v.scalar_or_array(out.reshape(m.shape))
+        # δ(hi) <= target <= δ(lo) as evaluated. Outward margins: 1e-14 relative (the ~1e-16·a² evaluation error of
+        # log δ where ε is large) plus the absolute log δ error bound (LOG_DELTA_ERR·κ) over the slope
+        # |d log δ/dε| (near δ(0; μ), where ε ≪ δ, a few ulps of δ move ε by far more than 1e-14 of itself)
+        margins = []
+        for end in (lo, hi):
+            _, log_ratio = _log_delta(end, mf, tail=True)
+            with np.errstate(over="ignore"):
+                margin = _log_delta_error(end, mf) * np.exp(-log_ratio)
+            margins.append(np.where(np.isfinite(margin), margin, 0.0))
+        out_hi.ravel()[idx] = hi * (1.0 + _SAFETY) + margins[1]
+        out_lo.ravel()[idx] = np.maximum(0.0, lo * (1.0 - _SAFETY) - margins[0])
+    return out_lo.reshape(m.shape), out_hi.reshape(m.shape)
 
 
 @v.named_shapes

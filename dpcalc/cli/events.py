@@ -65,11 +65,14 @@ def account_event(a: Args) -> Result:
     names, explicit = _chosen(a)
     rows: list[dict[str, Any]] = []
     spent: list[float] = []
+    notes: list[str] = []  # the accountants' own notes (e.g. why ε is infinite), each once
     for d in a.delta:
         for n in names:
             try:
                 res = account(event, delta=d, accountant=n, neighbours=rel, orders=a.orders)
                 rows.append(_row(res))
+                if "note" in res.extra and res.extra["note"] not in notes:
+                    notes.append(res.extra["note"])
                 if "delta_spent_on_cut_draw_counts" in res.extra:
                     spent.append(res.extra["delta_spent_on_cut_draw_counts"] / d)
             except DomainError as exc:
@@ -87,7 +90,8 @@ def account_event(a: Args) -> Result:
     return Result(columns=columns, rows=[{k: x for k, x in r.items() if k in kept} for r in rows],
                   title="Privacy loss ε of an event",
                   note=_NOTE + (f" rdp, sampling with replacement: draw counts of total probability up to "
-                                f"{max(spent):.2g}·δ are left out of the RDP curve and charged to δ." if spent else ""),
+                                f"{max(spent):.2g}·δ are left out of the RDP curve and charged to δ." if spent else "")
+                  + "".join(f" {n[0].upper()}{n[1:]}." for n in notes),
                   meta={"accountants": [n for n in names if n not in skipped], "not_applicable": skipped,
                         "neighbours": rel})
 

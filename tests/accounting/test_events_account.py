@@ -90,6 +90,16 @@ def test_non_private_and_no_op() -> None:
         account(ev.Gaussian(2.0), delta=1e-5, accountant="exact").eps
 
 
+@pytest.mark.parametrize("event", [ev.EpsilonDelta(2.0, 1e-9), ev.SelfComposed(ev.EpsilonDelta(0.5, 1e-10), 20)])
+@pytest.mark.parametrize("accountant", ["pld", "exact"])
+def test_delta_below_the_mass_at_infinity_is_one_line(event: ev.Event, accountant: str) -> None:
+    """No finite ε when δ is below the probability of an infinite loss (20 × 1e-10 > 1e-12): the pld accountant
+    once raised a bare ValueError from an empty max() on its second pass."""
+    with pytest.raises(DomainError, match="no finite epsilon") as info:
+        account(event, delta=1e-12, accountant=accountant)
+    assert "\n" not in str(info.value)
+
+
 def test_bad_accountant_and_relation() -> None:
     with pytest.raises(DomainError, match="accountant must be one of rdp, pld, exact"):
         account(DPSGD, delta=1e-5, accountant="gdp")

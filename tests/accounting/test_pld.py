@@ -263,12 +263,25 @@ def test_huge_noise_is_exactly_zero_eps(sigma: float, q: float) -> None:
     assert gdp.delta_at_zero(math.sqrt(10 + 3 / 4) / sigma) <= 1e-5
 
 
-@pytest.mark.parametrize("q", [0.01, 1.0])
 @pytest.mark.parametrize("sigma", [1e-10, 1e-100, 1e-300])
-def test_tiny_noise_is_a_memory_cap_error_before_allocating(sigma: float, q: float) -> None:
+def test_tiny_noise_is_a_memory_cap_error_before_allocating(sigma: float) -> None:
     # the per-step lattice size is checked in float (an int64 cast wrapped to negative sizes past 2**63)
     with pytest.raises(pld.MemoryCapError, match=r"(one step|the composed privacy loss) .* needs .* grid points"):
-        pld.epsilon([(sigma, q, 10)], 1e-5)
+        pld.epsilon([(sigma, 0.01, 10)], 1e-5)
+
+
+@pytest.mark.parametrize("sigma", [1e-10, 1e-100])
+def test_tiny_noise_without_sampling_is_the_exact_gaussian(sigma: float) -> None:
+    """q = 1 needs no lattice: ten Gaussians are one with μ = √10/σ, ε ≈ μ²/2 in closed form (5e20 at σ = 1e-10)."""
+    br = pld.epsilon([(sigma, 1.0, 10)], 1e-5)
+    mu = math.sqrt(10.0) / sigma
+    assert br.details["exact"] == 1.0 and br.eps_lower <= gdp.eps_from_mu(mu, 1e-5) <= br.eps_upper
+    assert br.eps_upper - br.eps_lower <= 1e-13 * br.eps_upper
+
+
+def test_noise_beyond_the_double_range_is_one_line() -> None:
+    with pytest.raises(DomainError, match="mu is too large"):
+        pld.epsilon([(1e-300, 1.0, 10)], 1e-5)
 
 
 def test_distinct_gaussians_merge_in_log_space() -> None:

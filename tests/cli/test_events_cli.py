@@ -63,6 +63,19 @@ def test_errors_are_one_line_exit_2(tmp_path: Path, data: object, extra: list[st
     assert code == 2 and message in err and err.count("\n") <= 1
 
 
+@pytest.mark.parametrize("accountant", ["pld", "exact"])
+def test_no_finite_epsilon_is_one_line_exit_2(tmp_path: Path, accountant: str) -> None:
+    data = {"class_name": "EpsilonDeltaDpEvent", "epsilon": 2.0, "delta": 1e-9}
+    code, _, err = run(*("account", "--event", _file(tmp_path, data), "--delta", "1e-12", "-a", accountant))
+    assert code == 2 and "no finite epsilon" in err and err.count("\n") <= 1
+
+
+def test_non_private_event_says_why_epsilon_is_infinite(tmp_path: Path) -> None:
+    code, out, _ = run(*("account", "--event", _file(tmp_path, {"class_name": "NonPrivateDpEvent"}), "--delta",
+                         "1e-5", "-a", "pld"))
+    assert code == 0 and "epsilon is infinite" in out
+
+
 def test_schedule_options_still_required_without_event() -> None:
     code, _, err = run(*("account", "--q", "0.1", "--steps", "3", "--delta", "1e-5"))
     assert code == 2 and "--noise-multiplier is required (or describe the mechanism with --event FILE)" in err

@@ -65,8 +65,8 @@ def account(event: Any, *, delta: float, accountant: str = "rdp", neighbours: An
     common: dict[str, Any] = {"event": describe(ev), "accountant": accountant, "delta": d, "relation": rel,
               "sampling": sampling_of(ev)}
     if _releases_unprotected(ev):
-        return EventResult(bound="exact", eps=math.inf, extra={"note": "a NonPrivateDpEvent: no privacy guarantee"},
-                           **common)
+        return EventResult(bound="exact", eps=math.inf,
+                           extra={"note": "a NonPrivateDpEvent: no privacy guarantee (epsilon is infinite)"}, **common)
     if accountant == "rdp":
         eps, extra = _rdp(ev, rel, d, orders)
         return EventResult(bound="upper", eps=eps, extra=extra, **common)
@@ -78,6 +78,9 @@ def account(event: Any, *, delta: float, accountant: str = "rdp", neighbours: An
     from dpcalc.accounting.events import pld_accountant
 
     br = pld_accountant.epsilon(ev, rel, d, rtol=rtol)
+    if br.eps_lower == math.inf:  # as the exact accountant says it
+        raise DomainError(f"pld: delta = {d:g} is below the probability of an infinite privacy loss; no finite "
+                          "epsilon (an (epsilon, delta0) release needs delta >= delta0)")
     return EventResult(bound="bracket", eps=br.eps_upper, eps_lower=br.eps_lower, eps_upper=br.eps_upper,
                        extra={"grid": br.grid}, **common)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from dpcalc import _validate as v
 from dpcalc._progress import progress
 from dpcalc._repr import short_repr
+from dpcalc.accounting.gdp import eps_bracket_from_mu
 from dpcalc.accounting.pld.chernoff import saddle
 from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, RTOL, TAU, Direction, MemoryCapError, check_points
 from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
@@ -114,6 +115,12 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
     if certainly_zero(steps, d):
         return EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact_zero": 1.0})
+    if all(st.q == 1.0 for st in steps):
+        # Gaussians without sampling compose exactly into one Gaussian, μ² = Σ count/σ² (Dong, Roth & Su 2022,
+        # Cor. 3.3): its ε(δ) in closed form, no lattice (width ~1e-14 relative)
+        mu_up = dominating_mu(steps)  # rounded up by 1e-14: the lower end at a μ rounded down
+        lo_g, up_g = eps_bracket_from_mu(mu_up * (1.0 - 3e-14), d)[0], eps_bracket_from_mu(mu_up, d)[1]
+        return EpsBracket(lo_g, up_g, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact": 1.0})
     total = sum(st.count for st in steps)
     h_first = _first_lattice(steps, d, tol, a_tol)
     h_coarse = min(0.05, 4.0 * h_first)
@@ -228,8 +235,8 @@ def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float
     later pass only adds to it: a call whose least work exceeds the budget can be refused before it starts."""
     steps = normalise(schedule)
     d = check_delta(delta)
-    if certainly_zero(steps, d) or dominating_mu(steps) < 1e-9:
-        return 0.0
+    if certainly_zero(steps, d) or dominating_mu(steps) < 1e-9 or all(st.q == 1.0 for st in steps):
+        return 0.0  # no lattice: ε = 0, or Gaussians without sampling in closed form
     total = sum(st.count for st in steps)
     tail = TAU * d / (4.0 * total)
     h = _first_lattice(steps, d, RTOL, ATOL)

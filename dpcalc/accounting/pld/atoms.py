@@ -127,14 +127,23 @@ def _discrete(pair: NoisePair, tail: float) -> Atoms:
     lp = _log_mix(k, pair.p_shifts, pair.p_weights, pair.kind, t) + log_norm
     lq = _log_mix(k, pair.q_shifts, pair.q_weights, pair.kind, t) + log_norm
     p = np.exp(lp)
-    outside = max(0.0, 1.0 - math.fsum(p.tolist()))
-    if pair.kind == "discrete_gaussian":  # the normaliser itself is a truncated sum: bound the tail analytically
-        m = reach
-        outside = max(outside, 2.0 * math.exp(-0.5 * (m / t) ** 2 + log_norm) / -math.expm1(-m / (t * t)))
-    else:
-        outside = max(outside, 2.0 * math.exp(-t * reach) / (1.0 + math.exp(-t)))
     keep = p > 0
-    return Atoms((lp - lq)[keep], p[keep], 0.0, outside * (1.0 + 1e-9), 0.0)
+    loss = lp - lq
+    if pair.kind == "discrete_gaussian":
+        # the normaliser itself is a truncated sum: the two tails are bounded analytically, left out (at +∞ in the
+        # upper pair, dropped from the lower one: a bound on a tail is not its mass)
+        m = reach
+        outside = max(1.0 - math.fsum(p.tolist()),
+                      2.0 * math.exp(-0.5 * (m / t) ** 2 + log_norm) / -math.expm1(-m / (t * t)))
+        return Atoms(loss[keep], p[keep], 0.0, 0.0, 0.0, outside * (1.0 + 1e-9))
+    # each tail's P-mass exactly, P(X ≥ m) = e^{−tm}/(1 + e^{−t}) for X discrete Laplace and m ≥ 1, assigned to the
+    # side of the loss it lies on (the loss is monotone in the output; the lower pair moves the high tail down onto
+    # the top lattice point, so counting the low tail there too made its δ too large: a lower bound above the truth)
+    tail_up = math.fsum(w * math.exp(-t * (hi + 1 - s)) for s, w in zip(pair.p_shifts, pair.p_weights, strict=True))
+    tail_dn = math.fsum(w * math.exp(-t * (s - lo + 1)) for s, w in zip(pair.p_shifts, pair.p_weights, strict=True))
+    tail_up, tail_dn = tail_up / (1.0 + math.exp(-t)), tail_dn / (1.0 + math.exp(-t))
+    high, low = (tail_up, tail_dn) if loss[-1] >= loss[0] else (tail_dn, tail_up)
+    return Atoms(loss[keep], p[keep], 0.0, high, low)
 
 
 def _continuous(pair: NoisePair, h: float, tail: float) -> Atoms:

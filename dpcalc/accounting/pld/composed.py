@@ -75,9 +75,9 @@ def epsilon_composed(components: Components, delta: float, *, rtol: float | None
     Examples:
         >>> from dpcalc.accounting.pld import epsilon_composed
         >>> from dpcalc.accounting.pld import gaussian
-        >>> epsilon_composed([(gaussian(1.0), 10)], 1e-5)
-        EpsBracket(eps_lower=17.855872983884975, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
-        grid=0.05, fft_len=1115, details={'converged': 1.0, 'iterations': 1.0})
+        >>> epsilon_composed([(gaussian(1.0), 10)], 1e-5)  # Gaussians without sampling: μ-GDP, no lattice
+        EpsBracket(eps_lower=17.856586830106963, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
+        grid=0.0, fft_len=0, details={'converged': 1.0, 'iterations': 0.0, 'exact': 1.0})
     """
     comps = _validated(components)
     steps = _as_schedule(comps)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from dpcalc import _validate as v
-from dpcalc.accounting.pld import direct, gdp_mixture
+from dpcalc.accounting.pld import direct, gdp_mixture, single
 from dpcalc.accounting.pld.accountant import DeltaBracket, EpsBracket, check_delta, check_rtol, unconverged
 from dpcalc.accounting.pld.atoms import Atoms, aligned, atoms_of, lattice_pairs, offset
 from dpcalc.accounting.pld.common import TAU, check_points
@@ -156,7 +156,7 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
     d = check_delta(delta)
     tol = check_rtol(rtol)
     a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
-    exact = gdp_mixture.eps_bracket(components, d)
+    exact = gdp_mixture.eps_bracket(components, d) or single.eps_bracket(components, d)
     if exact is not None:
         return exact
     orient = orientations(components)
@@ -183,7 +183,9 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
             lows[name], ups[name] = max(lows[name], r[0]), min(ups[name], r[1])
         worst = max(ups, key=lambda k: ups[k])
         e_lo, e_up = max(lows.values()), ups[worst]
-        n = max(r[2] for r in res.values())
+        n = max((r[2] for r in res.values()), default=n)
+        if e_lo == math.inf:  # the mass at loss +∞ alone exceeds δ (e.g. an (ε, δ₀) release at δ < δ₀): no finite ε
+            return EpsBracket(math.inf, math.inf, d, worst, h, n, {"converged": 1.0})
         width = e_up - e_lo
         target = tol * e_up + a_tol
         if math.isfinite(e_up) and width <= target:
@@ -202,7 +204,7 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
 def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket:
     """Certified δ bracket at ε of the composition (the worse orientation), at a lattice sized from the count."""
     e = float(v.check_range("eps", eps, 0.0, math.inf))
-    exact = gdp_mixture.delta_bracket(components, e)
+    exact = gdp_mixture.delta_bracket(components, e) or single.delta_bracket(components, e)
     if exact is not None:
         return exact
     total = sum(c for _, c in components)

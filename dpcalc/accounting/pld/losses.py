@@ -190,7 +190,7 @@ def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "ad
         >>> loss.description
         'discrete_laplace(0.5, sensitivity=1)'
         >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.998854120441938
+        4.9988541204293435
     """
     t = v.scalar("parameter", v.positive("parameter", parameter))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
