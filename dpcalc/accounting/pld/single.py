@@ -16,6 +16,7 @@ the bracket is certified and ~1e-15 wide; the lattice accountant is not needed f
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -114,49 +115,43 @@ def _delta_laplace(scale: float, shift: float, eps: float) -> tuple[float, float
     return max(0.0, d - err), min(1.0, d + err)
 
 
-def _eps_of_pair(pair: Pair, delta: float) -> tuple[float, float] | None:
+Ends = tuple[float, float]
+
+
+def _on_pair(pair: Pair, x: float, laplace: Callable[[float, float, float], Ends],
+             finite: Callable[[FloatArray, FloatArray, float], Ends | None]) -> Ends | None:
+    """``laplace(scale, shift, x)`` or ``finite(p, q, x)`` on the pair, None for any other pair."""
     if isinstance(pair, NoisePair) and pair.kind == "laplace":
         d = _shift(pair)
-        return None if d is None else _eps_laplace(pair.scale, d, delta)
+        return None if d is None else laplace(pair.scale, d, x)
     atoms = _atoms(pair)
-    return None if atoms is None else _eps_atoms(*atoms, delta)
+    return None if atoms is None else finite(*atoms, x)
 
 
-def _delta_of_pair(pair: Pair, eps: float) -> tuple[float, float] | None:
-    if isinstance(pair, NoisePair) and pair.kind == "laplace":
-        d = _shift(pair)
-        return None if d is None else _delta_laplace(pair.scale, d, eps)
-    atoms = _atoms(pair)
-    return None if atoms is None else _delta_atoms(*atoms, eps)
-
-
-def _one(components: list[tuple[PrivacyLoss, int]]) -> PrivacyLoss | None:
+def _worse(components: list[tuple[PrivacyLoss, int]],
+           solve: Callable[[Pair], tuple[float, float] | None]) -> tuple[float, float, str] | None:
+    """(lower, upper, orientation) of one release, the worse orientation's upper end and the larger lower end; None
+    unless the composition is one release whose every orientation ``solve`` answers."""
     if len(components) != 1 or components[0][1] != 1:
         return None
-    return components[0][0]
+    got: dict[str, tuple[float, float]] = {}
+    for name, pair in components[0][0].pairs().items():
+        ends = solve(pair)
+        if ends is None:
+            return None
+        got[name] = ends
+    worst = max(got, key=lambda k: got[k][1])
+    return max(g[0] for g in got.values()), got[worst][1], worst
 
 
 def eps_bracket(components: list[tuple[PrivacyLoss, int]], delta: float) -> EpsBracket | None:
     """The exact ε bracket of one release of a finite-loss or Laplace pair at δ (the worse orientation), else None."""
-    loss = _one(components)
-    if loss is None:
-        return None
-    got = {name: _eps_of_pair(pair, delta) for name, pair in loss.pairs().items()}
-    if any(g is None for g in got.values()):
-        return None
-    worst = max(got, key=lambda k: got[k][1])  # type: ignore[index]
-    lo = max(g[0] for g in got.values())  # type: ignore[index]
-    return EpsBracket(lo, got[worst][1], delta, worst, 0.0, 0, {"converged": 1.0, "exact": 1.0})  # type: ignore[index]
+    got = _worse(components, lambda pair: _on_pair(pair, delta, _eps_laplace, _eps_atoms))
+    return None if got is None else EpsBracket(got[0], got[1], delta, got[2], 0.0, 0,
+                                                {"converged": 1.0, "exact": 1.0})
 
 
 def delta_bracket(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket | None:
     """The exact δ bracket at ε of one release of a finite-loss or Laplace pair (the worse orientation), else None."""
-    loss = _one(components)
-    if loss is None:
-        return None
-    got = {name: _delta_of_pair(pair, eps) for name, pair in loss.pairs().items()}
-    if any(g is None for g in got.values()):
-        return None
-    worst = max(got, key=lambda k: got[k][1])  # type: ignore[index]
-    lo = max(g[0] for g in got.values())  # type: ignore[index]
-    return DeltaBracket(lo, got[worst][1], eps, worst, 0.0, 0)  # type: ignore[index]
+    got = _worse(components, lambda pair: _on_pair(pair, eps, _delta_laplace, _delta_atoms))
+    return None if got is None else DeltaBracket(got[0], got[1], eps, got[2], 0.0, 0)
