@@ -156,7 +156,7 @@ def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     Examples:
         >>> from dpcalc.accounting.gaussian_mechanism import eps_analytic
         >>> eps_analytic(1.0, 1e-5)
-        4.377178095681273
+        4.377178095681277
     """
     m = _mu(sigma, sensitivity)
     if np.any(m > 1e150):  # ε ≈ μ²/2 + μ√(2 ln(1/2δ)) must stay finite
@@ -175,7 +175,7 @@ def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     Examples:
         >>> from dpcalc.accounting.gaussian_mechanism import sigma_analytic
         >>> sigma_analytic(1.0, 1e-5)
-        3.730631634815992
+        3.730631634815994
     """
     e = v.positive("eps", eps)
     d = _delta_inputs(delta)

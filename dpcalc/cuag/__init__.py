@@ -260,7 +260,7 @@ def audit_eps(mu: ArrayLike, T: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> tu
         ...     result = audit_eps(0.5, 100)
         ...
         >>> result
-        (1.1387907531280297, 1.993091404415144, 5.091530022615738)
+        (1.1387907531280297, 1.9930914044151442, 5.091530022615738)
         >>> sorted({w.category.__name__ for w in caught})
         ['EstimateWarning']
     """
@@ -286,7 +286,7 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
         ...     result = audit(0.5, 100)
         ...
         >>> result
-        Audit(mu=0.5, T=100, delta=1e-05, mu_effective=1.1387907531280297, eps_claimed=1.993091404415144,
+        Audit(mu=0.5, T=100, delta=1e-05, mu_effective=1.1387907531280297, eps_claimed=1.9930914044151442,
         eps_effective=5.091530022615738, mu_from_schedule=None)
         >>> sorted({w.category.__name__ for w in caught})
         ['EstimateWarning']

@@ -110,7 +110,7 @@ def compare_accountants(eps: float, delta: float = 0.01, *, C: float = 20.0, m: 
         ...     print(row.accountant, row.eps, row.sigma_u)
         ...
         rdp 0.19018502915169652 1.5069570636834477
-        analytic 0.13789292175580414 1.2587652394439235
+        analytic 0.13789292175580414 1.2587652394439233
     """
     from dpcalc.nbafl.noise import client_sensitivity, client_sigma
 

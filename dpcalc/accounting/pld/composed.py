@@ -76,7 +76,7 @@ def epsilon_composed(components: Components, delta: float, *, rtol: float | None
         >>> from dpcalc.accounting.pld import epsilon_composed
         >>> from dpcalc.accounting.pld import gaussian
         >>> epsilon_composed([(gaussian(1.0), 10)], 1e-5)  # Gaussians without sampling: μ-GDP, no lattice
-        EpsBracket(eps_lower=17.856586830106963, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
+        EpsBracket(eps_lower=17.85658683010695, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
         grid=0.0, fft_len=0, details={'converged': 1.0, 'iterations': 0.0, 'exact': 1.0})
     """
     comps = _validated(components)
