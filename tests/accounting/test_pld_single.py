@@ -166,3 +166,15 @@ def test_gaussians_without_sampling_are_exact(schedule: list[tuple[float, float,
     br = pld.epsilon(schedule, delta)
     _contains(br, ref)
     assert math.isclose(float(ref), br.eps_upper, rel_tol=1e-13)
+
+
+@pytest.mark.parametrize("schedule", [[(1.0, 1.0, 1)], [(0.5, 1.0, 10), (1.0, 1.0, 3)], [(50.0, 1.0, 1000)]])
+@pytest.mark.parametrize("eps", [0.0, 0.5, 5.0])
+def test_gaussians_without_sampling_delta_is_exact(schedule: list[tuple[float, float, int]], eps: float) -> None:
+    with mp.workdps(30):
+        mu = mp.sqrt(mp.fsum(c / mp.mpf(s) ** 2 for s, _, c in schedule))
+        e = mp.mpf(eps)
+        ref = mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+    br = pld.delta_for_eps(schedule, eps)
+    assert br.delta_lower <= ref <= br.delta_upper and br.fft_len == 0
+    assert br.delta_upper - br.delta_lower <= 1e-11 * float(ref)

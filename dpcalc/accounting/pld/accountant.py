@@ -18,6 +18,7 @@ from dpcalc.accounting.pld.dominating import (
     certainly_zero,
     coarse_dominating,
     dominating_mu,
+    gaussian_delta_lower,
     gaussian_delta_upper,
     gaussian_eps_upper,
 )
@@ -295,6 +296,8 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     d_gauss = gaussian_delta_upper(mu_g, e)
     if mu_g < 1e-9:  # σ > ~1e9·√T: a loss range below the lattice's resolution; δ <= δ_G(ε) < 4e-10
         return DeltaBracket(0.0, d_gauss, e, "remove", 0.0, 0)
+    if all(st.q == 1.0 for st in steps):  # exactly that Gaussian (as in `epsilon`): its δ(ε) at a μ rounded down
+        return DeltaBracket(gaussian_delta_lower(mu_g * (1.0 - 3e-14), e), d_gauss, e, "remove", 0.0, 0)
     dirs = _directions(steps)
     h = float(v.positive("grid", grid)) if grid is not None else _h0(steps, RTOL, max(e, 0.1))
     lows, ups = [], []

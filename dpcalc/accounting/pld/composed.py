@@ -95,8 +95,8 @@ def delta_composed(components: Components, eps: float) -> DeltaBracket:
         >>> from dpcalc.accounting.pld import delta_composed
         >>> from dpcalc.accounting.pld import gaussian
         >>> delta_composed([(gaussian(1.0), 10)], 3.0)
-        DeltaBracket(delta_lower=0.6218396789339546, delta_upper=0.6218469324679644, eps=3.0, direction='remove',
-        grid=0.03286335345030997, fft_len=2880)
+        DeltaBracket(delta_lower=0.6218469324666899, delta_upper=0.6218469324679644, eps=3.0, direction='remove',
+        grid=0.0, fft_len=0)
     """
     comps = _validated(components)
     steps = _as_schedule(comps)

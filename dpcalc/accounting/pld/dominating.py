@@ -8,7 +8,8 @@ import math
 from dpcalc.accounting.pld.schedule import Step, log_precision, normalise
 from dpcalc.errors import DomainError
 
-__all__ = ["certainly_zero", "coarse_dominating", "dominating_mu", "gaussian_delta_upper", "gaussian_eps_upper"]
+__all__ = ["certainly_zero", "coarse_dominating", "dominating_mu", "gaussian_delta_lower", "gaussian_delta_upper",
+           "gaussian_eps_upper"]
 
 
 def coarse_dominating(steps: list[Step], ratio: float = 1.2) -> list[Step]:
@@ -56,12 +57,23 @@ def gaussian_eps_upper(steps: list[Step], delta: float, below: float = math.inf)
 def gaussian_delta_upper(mu: float, eps: float) -> float:
     """δ(ε) of μ-GDP rounded up (relative 1e-12; the smallest positive double where it underflows: a Gaussian's δ is
     never 0, so 0.0 would sit below the truth)."""
+    ld = _gaussian_log_delta(mu, eps)
+    return 0.0 if ld is None else min(1.0, max(math.exp(ld + 1e-12), 5e-324))
+
+
+def gaussian_delta_lower(mu: float, eps: float) -> float:
+    """δ(ε) of μ-GDP rounded down (relative 1e-12; 0 where it underflows)."""
+    ld = _gaussian_log_delta(mu, eps)
+    return 0.0 if ld is None else min(1.0, math.exp(ld - 1e-12))
+
+
+def _gaussian_log_delta(mu: float, eps: float) -> float | None:
+    """log δ(ε) of μ-GDP; None for μ = 0 (δ = 0), −inf below the double range."""
     from dpcalc.accounting.gdp import log_delta as gdp_log_delta
 
     if mu == 0.0:
-        return 0.0
+        return None
     try:
-        ld = float(gdp_log_delta(mu, eps))
+        return float(gdp_log_delta(mu, eps))
     except DomainError:  # log δ below −1e308
-        return 5e-324
-    return min(1.0, max(math.exp(ld + 1e-12), 5e-324))
+        return -math.inf
