@@ -14,8 +14,10 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,8 +26,8 @@ from dpcalc import _limits
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
-__all__ = ["check_output", "read_columns", "read_matrix", "read_numbers", "read_table", "read_text", "read_vector",
-           "write_atomic"]
+__all__ = ["check_output", "open_atomic", "read_columns", "read_matrix", "read_numbers", "read_table", "read_text",
+           "read_vector", "write_atomic"]
 
 _TEXT_SUFFIXES = (".csv", ".txt", ".tsv", ".dat", "")
 
@@ -225,6 +227,9 @@ def check_output(path: Path, force: bool, option: str = "--output") -> None:
         target = _target(path, option)
         if exists and not force:
             raise DomainError(f"{option}: {_show(path)} exists; pass --force to overwrite")
+        if target.exists() and not target.is_file():
+            raise DomainError(f"{option}: {_show(path)} is not a regular file (a device, pipe or socket); give a file "
+                              "name")
         directory = target.parent
         if not directory.is_dir():
             raise DomainError(f"{option}: cannot write {_show(path)}: directory {_show(directory)} does not exist")
@@ -246,12 +251,14 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: Path, content: str | bytes | Iterable[str], force: bool, option: str = "--output") -> None:
-    """Write ``content`` (a string, bytes such as a PNG, or an iterable of chunks, streamed) to ``path`` atomically.
-
-    Refuses to overwrite without ``force``. If producing or writing the content fails, the temporary file is
-    removed and the target is untouched.
-    """
+@contextmanager
+def open_atomic(path: str | Path, force: bool, option: str = "--output", *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A file to write ``path`` through, atomically (text, or bytes with ``binary``): checked first (`check_output`:
+    an existing file is never touched without ``force``, a device or pipe never), written to a temporary file in the
+    target's own directory and moved onto the target (``os.replace``) only when the block ends without an error; on
+    any failure the temporary file is removed and the target, existing or not, is left as it was. Write errors (a
+    full disk, a read-only file system) are one-line `DomainError`s naming ``option``."""
+    path = Path(path)
     check_output(path, force, option)
     target = _target(path, option)
     try:
@@ -260,19 +267,9 @@ def write_atomic(path: Path, content: str | bytes | Iterable[str], force: bool, 
     except OSError as exc:
         raise _os_error(option, path, exc, "write") from None
     try:
-        if isinstance(content, bytes):
-            with os.fdopen(fd, "wb") as raw:
-                os.fchmod(raw.fileno(), mode)
-                raw.write(content)
-            os.replace(tmp, target)
-            return
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
             os.fchmod(fh.fileno(), mode)
-            if isinstance(content, str):
-                fh.write(content)
-            else:
-                for chunk in content:
-                    fh.write(chunk)
+            yield fh
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -280,3 +277,15 @@ def write_atomic(path: Path, content: str | bytes | Iterable[str], force: bool, 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: Path, content: str | bytes | Iterable[str], force: bool, option: str = "--output") -> None:
+    """Write ``content`` (a string, bytes such as a PNG, or an iterable of chunks, streamed) to ``path`` atomically
+    (`open_atomic`): refuses to overwrite without ``force``; if producing or writing the content fails, nothing is
+    left behind and the target is untouched."""
+    with open_atomic(path, force, option, binary=isinstance(content, bytes)) as fh:
+        if isinstance(content, str | bytes):
+            fh.write(content)
+        else:
+            for chunk in content:
+                fh.write(chunk)

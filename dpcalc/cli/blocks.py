@@ -174,15 +174,13 @@ def _summary_check(summary: bool, many: bool) -> None:
 # ------------------------------------------------------------------------------------------ here
 
 
-def run(cmd: Command, args: Args, kit: Kit, output: Path | None = None) -> Result:
+def run(cmd: Command, args: Args, kit: Kit) -> Result:
     """The command's sweep in blocks (module doc): its result, or with ``--stream`` the summary of the written file
-    (``output``: the command's ``--output``, which must be another file)."""
+    (checked with ``--output`` before it runs, `dpcalc.cli.command.execute`)."""
     from dpcalc.cli.sweep import varying
     from dpcalc.sim.sweep import block_options, plan
 
     stream, scheduler = args.stream, args.scheduler or None
-    if stream is not None and output is not None and Path(stream).resolve() == Path(output).resolve():
-        raise DomainError(f"--stream {stream}: the same file as --output; the rows and the summary need two files")
     axes = args.axes()
     values = {n: v for n, v in args.parsed().items() if n not in axes and n not in ("stream", "scheduler")}
     task = BlockTask(_ref(cmd), kit, values, tuple(varying(args)), args.format, stream is not None)
@@ -230,6 +228,7 @@ def _streamed(task: BlockTask, args: Args, path: Path, scheduler: str | None, sp
 
     from dpcalc._progress import tracker
     from dpcalc.cli.sweep import not_computable
+    from dpcalc.files import open_atomic
     from dpcalc.sim.executor import scheduler_address
     from dpcalc.sim.parallel import default_workers
     from dpcalc.sim.sweep import run_blocks
@@ -238,23 +237,19 @@ def _streamed(task: BlockTask, args: Args, path: Path, scheduler: str | None, sp
     writer = _Writer(args.reformat(None), list(task.inputs))
     said: list[str] = []
     summed = blocks = 0
-    try:
-        with tracker("sweep blocks") as update, open(path, "w", encoding="utf-8") as out, closing(run_blocks(
-                task, args.axes(), scheduler=scheduler_address(scheduler), workers=default_workers(),
-                block_rows=block_rows(), done=update, spread=spread)) as outcomes:
-            for outcome in outcomes:
-                block = _unwrap(outcome)
-                summed, blocks = summed + block.summary, blocks + 1
-                _summary_check(bool(summed), blocks > 1)
-                out.write(writer.text(block))
-                out.flush()
-                said.extend(block.warnings)
+    # written atomically: a sweep that stops leaves no partial file behind and an existing file untouched
+    with tracker("sweep blocks") as update, open_atomic(path, args.force, "--stream") as out, closing(run_blocks(
+            task, args.axes(), scheduler=scheduler_address(scheduler), workers=default_workers(),
+            block_rows=block_rows(), done=update, spread=spread)) as outcomes:
+        for outcome in outcomes:
+            block = _unwrap(outcome)
+            summed, blocks = summed + block.summary, blocks + 1
+            _summary_check(bool(summed), blocks > 1)
+            out.write(writer.text(block))
+            out.flush()
+            said.extend(block.warnings)
         if not writer.columns:  # no row of the sweep is computable: the command's error, as without --stream
             raise DomainError(writer.reasons[0])
-    except BaseException:  # a sweep that stops leaves no partial file behind
-        if path.is_file():
-            path.unlink()
-        raise
     _warn(said)
     rows = args.points()
     notes = [not_computable(writer.failed, rows, writer.reasons)] if writer.failed else []

@@ -92,8 +92,9 @@ class Args:
     """The parsed values of one call, by library name (``a.eps``, ``a["m"]``), and what they came from."""
 
     def __init__(self, values: dict[str, Any], options: dict[str, Resolved], fmt: Format | None,
-                 extra: list[str]) -> None:
+                 extra: list[str], force: bool = False) -> None:
         self._values, self._options, self.format, self.extra = values, options, fmt, extra
+        self.force = force  # --force: the files the command writes (--output, --stream) may replace existing ones
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -131,11 +132,11 @@ class Args:
 
     def replace(self, **values: Any) -> Args:
         """The same call with the values of some options replaced (a part of a sweep)."""
-        return Args({**self._values, **values}, self._options, self.format, self.extra)
+        return Args({**self._values, **values}, self._options, self.format, self.extra, self.force)
 
     def reformat(self, fmt: Format | None) -> Args:
         """The same call rendered as ``fmt``."""
-        return Args(self._values, self._options, fmt, self.extra)
+        return Args(self._values, self._options, fmt, self.extra, self.force)
 
     def parsed(self) -> dict[str, Any]:
         """Every option's parsed value, by name."""
@@ -206,18 +207,16 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
     """Parse, run the body (or with ``--stream``/``--scheduler``, `dpcalc.cli.blocks`), render; a dpcalc input error
     is one stderr line and exit code 2."""
     try:
-        if given.get("output") is not None:  # exists without --force, a directory, …: before any computation
-            from dpcalc.files import check_output
-
-            check_output(Path(given["output"]), bool(given.get("force")))
+        _check_files(given)  # --output and --stream: exists without --force, a directory, …: before any computation
         chosen = (output.table_format(given["fmt"], given["json_"], given["output"], given.get("fmt_given", True))
                   if cmd.output == "table" else None)
         with capture_warnings() as warns:
-            args = Args({n: r.parse(given[n]) for n, r in options.items()}, options, chosen, extra)
+            args = Args({n: r.parse(given[n]) for n, r in options.items()}, options, chosen, extra,
+                        bool(given.get("force")))
             if in_blocks and (args.stream is not None or args.scheduler):
                 from dpcalc.cli import blocks
 
-                value = blocks.run(cmd, args, blocks.Kit(Args, capture_warnings, estimate), given.get("output"))
+                value = blocks.run(cmd, args, blocks.Kit(Args, capture_warnings, estimate))
             else:
                 estimate(cmd, args)
                 try:
@@ -234,6 +233,21 @@ def execute(cmd: Command, options: dict[str, Resolved], given: dict[str, Any], e
         raise fail(with_option_names(str(exc), options.values())) from None
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise fail(f"{exc.strerror}: {exc.filename}") from None
+
+
+def _check_files(given: dict[str, Any]) -> None:
+    """The files a call writes (``--output``, ``--stream``), checked before any computation: an existing file only
+    with ``--force``, never a directory or a device, and never the same file twice."""
+    from dpcalc.errors import DomainError
+    from dpcalc.files import check_output
+
+    force = bool(given.get("force"))
+    paths = {o: Path(given[k]) for o, k in (("--output", "output"), ("--stream", "stream")) if given.get(k) is not None}
+    for option, p in paths.items():
+        check_output(p, force, option)
+    if len(paths) == 2 and paths["--output"].resolve() == paths["--stream"].resolve():
+        raise DomainError(f"--stream {paths['--stream']}: the same file as --output; the rows and the summary need "
+                          "two files")
 
 
 def estimate(cmd: Command, args: Args) -> None:

@@ -80,7 +80,7 @@ def _streamed(spec: Any, a: Args) -> Result:
         raise DomainError("--scheduler needs --stream FILE.csv (a table evaluated on a cluster is written in blocks)")
     start = time.perf_counter()
     rows = stream_csv(TableBlock(spec), spec.grid, a.stream, scheduler=scheduler_address(a.scheduler),
-                      workers=default_workers())
+                      workers=default_workers(), force=a.force)
     return stream_summary(rows, a.stream, time.perf_counter() - start, spec.title)
 
 

@@ -215,7 +215,7 @@ def flatten(shape_like: Mapping[str, np.ndarray], results: Mapping[str, object],
 
 
 def stream_csv(evaluate: Any, options: Mapping[str, Sequence[float]], path: Any, *, scheduler: Any = None,
-               workers: int = 1) -> int:
+               workers: int = 1, force: bool = False) -> int:
     """The block hook: evaluate a sweep too large for memory in blocks (``evaluate(block options) -> columns``, see
     `dpcalc.sim.sweep.write_csv`) on this machine or a Dask cluster, written to ``path`` as it completes;
     the row cap is `dpcalc.sim.sweep.MAX_SWEEP_ROWS`, not the in-memory one. Returns the row count."""
@@ -223,5 +223,5 @@ def stream_csv(evaluate: Any, options: Mapping[str, Sequence[float]], path: Any,
     from dpcalc.sim.sweep import write_csv
 
     with tracker("sweep blocks") as update:
-        return write_csv(evaluate, options, path, scheduler=scheduler, workers=workers, done=update)
+        return write_csv(evaluate, options, path, scheduler=scheduler, workers=workers, done=update, force=force)
 

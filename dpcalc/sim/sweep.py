@@ -92,11 +92,14 @@ class _AsCsv:
 
 def write_csv(evaluate: Evaluate, options: Mapping[str, Sequence[float]], path: str | Path, *,
               scheduler: SchedulerLike = None, workers: int = 1, block_rows: int = BLOCK_ROWS,
-              done: Done | None = None) -> int:
+              done: Done | None = None, force: bool = False, option: str = "--stream") -> int:
     """Evaluate the sweep over ``options`` block by block and write it to ``path`` (CSV, header = the evaluator's
     column names) as the blocks complete, in row order; return the number of rows. ``evaluate`` must be picklable
-    for a pool or a cluster (a module-level function or an instance of a module-level class)."""
-    with open(path, "w", encoding="utf-8") as out, closing(run_blocks(
+    for a pool or a cluster (a module-level function or an instance of a module-level class). The file is written
+    atomically (`dpcalc.files.open_atomic`): an existing file only with ``force``, nothing left behind on failure."""
+    from dpcalc.files import open_atomic
+
+    with open_atomic(path, force, option) as out, closing(run_blocks(
             _AsCsv(evaluate), options, scheduler=scheduler, workers=workers, block_rows=block_rows,
             done=done)) as blocks:
         for i, (header, text) in enumerate(blocks):

@@ -100,11 +100,14 @@ def test_a_summary_of_the_sweep_needs_the_sweep_in_one_block(tmp_path: Path, mon
     path = tmp_path / "rdp.csv"
     code, _, err = run(*argv, "--stream", str(path))
     assert code == 0, err
-    assert path.read_text(encoding="utf-8") == run(*argv, "--format", "csv")[1]
+    first = path.read_text(encoding="utf-8")
+    assert first == run(*argv, "--format", "csv")[1]
     monkeypatch.setattr(sweep, "BLOCK_ROWS", 10)
-    code, out, err = run(*argv, "--stream", str(path))
+    code, out, err = run(*argv, "--stream", str(path), "--force")
     assert code == 2 and out == "" and err.count("\n") == 1 and "summary" in err
-    assert not path.exists()
+    assert path.read_text(encoding="utf-8") == first  # the refused run left the existing file as it was
+    code, out, err = run(*argv, "--stream", str(tmp_path / "new.csv"))
+    assert code == 2 and not (tmp_path / "new.csv").exists()  # and creates nothing
 
 
 def test_a_block_whose_work_is_refused_is_halved_until_each_call_is_within_the_limit() -> None:
