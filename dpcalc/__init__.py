@@ -1,23 +1,21 @@
 """dpcalc: privacy accounting and privacy–utility analysis for differentially private federated learning.
 
-Import the package and reach every part of it as an attribute; each subpackage is loaded on first use, so
-``import dpcalc`` stays cheap (no SciPy, SymPy or matplotlib until a function needs them)::
+The verbs, one call each (the same numbers as the command that asks the question)::
 
     import dpcalc
 
-    dpcalc.accounting.gaussian_mechanism.sigma_analytic(1.0, 1e-5)      # exact Gaussian noise (Balle & Wang 2018)
-    dpcalc.midp.server_sigma(5.0, 1000)                                 # ε-MI-DP noise (He & He 2023)
+    dpcalc.epsilon(noise_multiplier=1.1, dataset_size=60000, batch_size=256, epochs=60, delta=1e-5)
+    dpcalc.calibrate(eps=3, delta=1e-5, noise_multiplier=None, dataset_size=60000, batch_size=256, epochs=60)
+    dpcalc.statement(noise_multiplier=1.1, dataset_size=60000, batch_size=256, epochs=60, delta=1e-5)
 
-Packages:
+`epsilon`, `delta`, `account`, `calibrate` and `statement` take a training run's terms or an event (`events`: the
+constructors; a dp-accounting ``DpEvent`` or its ``to_named_tuple()`` form is read as well) and return
+`PrivacyResult` (``float(result)`` is the guaranteed value), `Calibration` or `Statement`.
 
-* `dpcalc.accounting` — privacy notions and accountants: the Gaussian mechanism, μ-GDP, RDP, zCDP, the
-  certified PLD accountant, noise calibration;
-* the families, one per paper: `dpcalc.midp` (ε-MI-DP, He & He 2023), `dpcalc.gaussian_mi`
-  (mutual-information privacy of Gaussian parameters, Zeng, Yang & Dai 2022), `dpcalc.cuag` (CUAG-PFL,
-  Li, Xiao & Chen 2024), `dpcalc.nbafl` (NbAFL, Wei et al. 2020), `dpcalc.secagg` (DP of secure
-  aggregation, Zhang et al. 2024);
-* `dpcalc.catalog` (the formula catalog), `dpcalc.sim` (the Monte Carlo core), `dpcalc.verify`
-  (closed forms against simulation), `dpcalc.units`, `dpcalc.files`, `dpcalc.plot`.
+The packages, loaded on first use (``import dpcalc`` imports no SciPy, SymPy or matplotlib): `accounting`
+(accountants, events, the PLD, RDP, GDP, zCDP), the families — `midp` (He & He 2023), `gaussian_mi` (Zeng, Yang &
+Dai 2022), `cuag` (Li, Xiao & Chen 2024), `nbafl` (Wei et al. 2020), `secagg` (Zhang et al. 2024) — and `catalog`,
+`sim`, `verify`, `units`, `files`, `plot`.
 
 Every bad input raises `DomainError` (a ``ValueError``) with a one-line message naming the parameter and its
 allowed range; results outside a formula's proven domain carry an `OutOfDomainWarning`.
@@ -25,8 +23,7 @@ allowed range; results outside a formula's proven domain carry an `OutOfDomainWa
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
 
 from dpcalc.errors import (
     DomainError,
@@ -37,43 +34,33 @@ from dpcalc.errors import (
     OutOfDomainWarning,
 )
 
-if TYPE_CHECKING:
-    from dpcalc import (
-        accounting,
-        catalog,
-        cuag,
-        files,
-        gaussian_mi,
-        midp,
-        nbafl,
-        plot,
-        secagg,
-        sim,
-        units,
-        verify,
-    )
-
 __version__ = "0.1.0"
 
 #: the subpackages and modules reachable as attributes of ``dpcalc`` (imported on first access)
 SUBPACKAGES = ("accounting", "midp", "gaussian_mi", "cuag", "nbafl", "secagg", "catalog", "sim", "verify", "units",
                "files", "plot")
+#: the verbs and types at the top, by the module that defines them (imported on first access)
+_TOP = {"epsilon": "dpcalc.api", "delta": "dpcalc.api", "account": "dpcalc.api", "calibrate": "dpcalc.api",
+        "statement": "dpcalc.api", "events": "dpcalc.accounting.events", "PrivacyResult": "dpcalc.accounting.result",
+        "Calibration": "dpcalc.accounting.calibrate", "Accounting": "dpcalc.accounting.account",
+        "Statement": "dpcalc.report.statement"}
 
-__all__ = [
-    "DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning", "InfeasibleError", "OutOfDomainWarning",
-    "__version__",
-    # the subpackages (SUBPACKAGES), imported on first access
-    "accounting", "catalog", "cuag", "files", "gaussian_mi", "midp", "nbafl", "plot", "secagg", "sim", "units",
-    "verify",
-]
+__all__ = ["Accounting", "Calibration", "DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning",
+           "InfeasibleError", "OutOfDomainWarning", "PrivacyResult", "Statement", "__version__", "account",
+           "accounting", "calibrate", "catalog", "cuag", "delta", "epsilon", "events", "files", "gaussian_mi", "midp",
+           "nbafl", "plot", "secagg", "sim", "statement", "units", "verify"]
 
 
-def __getattr__(name: str) -> Any:
-    """``dpcalc.<subpackage>``: imported on first access (PEP 562)."""
+def __getattr__(name: str) -> object:
+    """``dpcalc.epsilon``, ``dpcalc.events``, ``dpcalc.<subpackage>``: imported on first access (PEP 562)."""
+    if name == "events":
+        return _importlib.import_module("dpcalc.accounting.events")
+    if name in _TOP:
+        return getattr(_importlib.import_module(_TOP[name]), name)
     if name in SUBPACKAGES:
-        return importlib.import_module(f"dpcalc.{name}")
+        return _importlib.import_module(f"dpcalc.{name}")
     raise AttributeError(f"module 'dpcalc' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *SUBPACKAGES})
+    return sorted(__all__)

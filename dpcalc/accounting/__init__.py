@@ -1,17 +1,14 @@
-"""Privacy accounting: the Gaussian mechanism and the notions that compose it.
+"""Privacy accounting: events, the accountants that account them, and the notions they rest on.
 
-* `dpcalc.accounting.gaussian_mechanism` — classical and analytic Gaussian mechanism (Dwork & Roth 2014;
-  Balle & Wang 2018).
-* `dpcalc.accounting.gdp` — μ-Gaussian DP (Dong, Roth & Su 2022): privacy profile, conversions, CLT.
-* `dpcalc.accounting.rdp` — Rényi DP of the (Poisson-subsampled) Gaussian (Mironov et al. 2019).
-* `dpcalc.accounting.zcdp` — zero-concentrated DP (Bun & Steinke 2016).
-* `dpcalc.accounting.conversion` — the one RDP → (ε, δ) conversion and its minimisers over orders.
-* `dpcalc.accounting.pld` — the PLD accountant with a certified bracket (a package, one concept per module).
-* `dpcalc.accounting.accountants` — ε of a DP-SGD schedule under every accountant.
-* `dpcalc.accounting.calibrate` — σ (one monotone knob) for a target ε under every accountant.
-* `dpcalc.accounting.training` — training terms (dataset, batch, epochs; clients, rounds) → q and T.
-* `dpcalc.accounting.knobs` — any one knob of a training run for a target (ε, δ).
-* `dpcalc.accounting.group` — user-level ε when a user contributes up to k examples (group privacy).
+* `dpcalc.accounting.events` — what was released (one module per mechanism and sampling scheme, each owning its
+  privacy maps), compositions, and a training run in its own terms;
+* `dpcalc.accounting.accountants` — one registry: rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld, exact; each takes
+  an event and returns `dpcalc.accounting.result.PrivacyResult`;
+* `dpcalc.accounting.account` — every accountant side by side and the headline; `dpcalc.accounting.calibrate` —
+  any knob for a target (ε, δ) (the search: `dpcalc.accounting.search`); `dpcalc.accounting.group` — user level;
+* the notions: `gaussian_mechanism` (Dwork & Roth 2014; Balle & Wang 2018), `gdp` (Dong, Roth & Su 2022), `rdp`
+  (Mironov et al. 2019), `zcdp` (Bun & Steinke 2016), `conversion` (RDP → (ε, δ)), `pld` (the certified PLD
+  accountant), `finite` (exact finite sums).
 
 Every module imports SciPy lazily, inside the functions that need it; the modules are attributes of this package,
 imported on first access (``dpcalc.accounting.pld.epsilon(...)`` after ``import dpcalc``).
@@ -23,11 +20,10 @@ import importlib
 from typing import Any
 
 #: the modules reachable as attributes of ``dpcalc.accounting`` (imported on first access, PEP 562)
-MODULES = ("accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "group", "knobs", "pld", "rdp",
-           "training", "zcdp")
+MODULES = ("account", "accountants", "calibrate", "conversion", "events", "finite", "gaussian_mechanism", "gdp",
+           "group", "pld", "rdp", "result", "schedule", "search", "zcdp")
 
-__all__ = ["accountants", "calibrate", "conversion", "gaussian_mechanism", "gdp", "group", "knobs", "pld", "rdp",
-           "training", "zcdp"]
+__all__ = list(MODULES)
 
 
 def __getattr__(name: str) -> Any:
@@ -37,4 +33,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *MODULES})
+    return sorted(MODULES)

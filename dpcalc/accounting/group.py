@@ -4,33 +4,34 @@
   summed form): an (ε, δ)-DP mechanism is (kε, δ·Σ_{i<k} e^{iε}) = (kε, δ·(e^{kε} − 1)/(e^ε − 1))-DP for groups of
   k. The user's δ is met by the largest example-level δ_e whose group δ is <= it (the lemma's other form,
   k·e^{(k−1)ε}·δ, is looser).
-* `user_mixture` — the mixture-of-Gaussians accountant (Ganesh et al. 2024): under Poisson sampling the
+* `mixture_event` — the mixture-of-Gaussians accountant (Ganesh et al. 2024): under Poisson sampling the
   number of a user's k examples in a batch is Binomial(k, q), so one step is N(0, σ²) against
   Σᵢ C(k, i) qⁱ (1 − q)^{k−i} N(i, σ²) — accounted by the event model's PLD (tight, not a group bound).
 * `eps_user_rdp` — group privacy of RDP (Mironov 2017, Prop. 2): a (2^{c+1}·β, r)-RDP mechanism is
   (β, 3^c·r)-RDP for groups of k <= 2^c, at every order β >= 2; then the improved conversion (Balle et al. 2020).
 
-At k = 1 both return the example-level ε unchanged. Both are upper bounds on the user-level ε.
+`user_bounds` gives every bound the accountants allow, as results with the user-level fields set. At k = 1 each
+returns the example-level ε unchanged; all are upper bounds on the user-level ε.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc.accounting.accountants.base import Accountant
+from dpcalc.accounting.result import PrivacyResult
 from dpcalc.errors import DomainError, DpcalcError, InfeasibleError
 
-if TYPE_CHECKING:
-    from dpcalc.accounting.accountants import AccountantResult
-    from dpcalc.accounting.training import Schedule
-
-__all__ = ["GROUP_METHODS", "eps_user_rdp", "eps_user_vadhan", "group_delta", "group_size", "mixture_event",
-           "user_level", "user_mixture"]
+__all__ = ["GROUP_METHODS", "MIXTURE_K_MAX", "UserBound", "UserLevel", "eps_user_rdp", "eps_user_vadhan",
+           "group_delta", "group_size", "methods_for", "mixture_event", "user_bounds"]
 
 #: the user-level bounds: method name -> (bound type, reference)
 GROUP_METHODS = {
@@ -78,8 +79,8 @@ def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, r
 
     Examples:
         >>> from dpcalc.accounting.group import eps_user_vadhan
-        >>> from dpcalc.accounting.accountants import epsilon
-        >>> eps_user_vadhan(lambda d: epsilon(1.0, 0.01, 1000, d), 1e-5, 2)
+        >>> from dpcalc.accounting.rdp import eps_subsampled_gaussian
+        >>> eps_user_vadhan(lambda d: eps_subsampled_gaussian(0.01, 1.0, 1000, d)[0], 1e-5, 2)
         (4.9470303453490825, 7.72788723784924e-07, 2.4735151726745412)
     """
     k = group_size(k)
@@ -141,8 +142,13 @@ def eps_user_rdp(q: float, sigma: float, steps: float, delta: float, k: int, *,
     return float(eps), {"order": float(order), "c": c}
 
 
+#: the most examples per user the mixture-of-Gaussians accountant composes (k + 1 Gaussians a step)
+MIXTURE_K_MAX = 1_000
+
+
 def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
-    """T steps of the mixture of Gaussians a user with k Poisson-sampled examples sees (Ganesh et al. 2024).
+    """T steps of the mixture of Gaussians a user with k Poisson-sampled examples sees (Ganesh et al. 2024): the
+    number of the user's examples in a batch is Binomial(k, q).
 
     Examples:
         >>> from dpcalc.accounting.group import mixture_event
@@ -153,83 +159,120 @@ def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
     from dpcalc.accounting import events
 
     k = group_size(k)
+    if k > MIXTURE_K_MAX:
+        raise DomainError(f"k = {k} examples per user: the mixture-of-Gaussians accountant composes at most "
+                          f"{MIXTURE_K_MAX} (k + 1 Gaussians a step)")
     qq = float(v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True)))
-    probs = [math.comb(k, i) * qq ** i * (1.0 - qq) ** (k - i) for i in range(k + 1)]
-    total = math.fsum(probs)
+    i = np.arange(k + 1, dtype=np.float64)
+    if qq < 1.0:  # Binomial(k, q) in log space (math.comb(k, i)·qⁱ overflows a float beyond k ≈ 1,000)
+        from scipy.special import gammaln
+
+        log_p = (gammaln(k + 1.0) - gammaln(i + 1.0) - gammaln(k - i + 1.0) + i * math.log(qq)
+                 + (k - i) * math.log1p(-qq))
+        probs = np.exp(log_p - np.logaddexp.reduce(log_p))
+    else:
+        probs = (i == k).astype(np.float64)
+    keep = probs > 0.0
     mixture = events.MixtureOfGaussians(float(v.scalar("sigma", v.positive("sigma", sigma))),
-                                        tuple(float(i) for i in range(k + 1)), tuple(p / total for p in probs))
+                                        tuple(float(x) for x in i[keep]), tuple(float(p) for p in probs[keep]))
     return events.SelfComposed(mixture, int(v.scalar("steps", v.integer_at_least("steps", steps, 1))))
 
 
-def user_mixture(schedule: Schedule, sigma: float, delta: float, k: int, **options: Any) -> AccountantResult:
-    """User-level ε by the mixture-of-Gaussians PLD (Poisson sampling only), as an AccountantResult: its failure
-    is one line (e.g. while the PLD cannot compose a mixture yet).
+def methods_for(accountant: str, sampling: str) -> list[str]:
+    """The user-level bounds an accountant gives for a sampler: group privacy of its (ε, δ) (guaranteed accountants),
+    the mixture-of-Gaussians PLD (``pld``, Poisson sampling), RDP group privacy (``rdp``, Poisson sampling)."""
+    out = ["vadhan"] if accountant in ("rdp", "rdp-lemma1", "zcdp", "analytic", "pld", "exact") else []
+    if sampling == "poisson":
+        out += {"pld": ["mixture"], "rdp": ["rdp-group"]}.get(accountant, [])
+    return out
+
+
+class UserLevel(Accountant):
+    """The user-level ε of a training run under one accountant and one method (`methods_for`), as an accountant:
+    what a calibration at user level searches (``calibrate --max-examples-per-user``)."""
+
+    name = "user-level"
+
+    def __init__(self, base: str, method: str, k: int) -> None:
+        self.base, self.method, self.k = base, method, group_size(k)
+
+    def _epsilon(self, event: Any, delta: float, relation: Any, options: Any) -> PrivacyResult:
+        for b in user_bounds(event, delta, self.k, [self.base], options):
+            if b.method == self.method:
+                if b.result is None:
+                    raise DomainError(f"{self.base} ({self.method}, user level): {b.reason}")
+                return b.result
+        raise DomainError(f"{self.base} gives no {self.method} user-level bound for this run")
+
+
+@dataclass(frozen=True)
+class UserBound:
+    """One user-level bound: its ``result`` (user-level fields set), or the one-line ``reason`` it has none."""
+
+    accountant: str
+    method: str
+    result: PrivacyResult | None
+    reason: str | None = None
+
+
+def user_bounds(run: Any, delta: float, k: int, accountants: Sequence[str], options: Any = None) -> list[UserBound]:
+    """Every user-level bound of the training ``run`` (a `dpcalc.accounting.events.TrainingRun`) at δ that the
+    ``accountants`` give (module docstring): group privacy (``"vadhan"``) on each guaranteed accountant, the
+    mixture of Gaussians (``"mixture"``, with ``pld``; Poisson sampling) and RDP group privacy (``"rdp-group"``, with
+    ``rdp``; Poisson sampling).
 
     Examples:
-        >>> from dpcalc.accounting.group import user_mixture
-        >>> from dpcalc.accounting.training import from_examples
-        >>> user_mixture(from_examples(60000, 256, epochs=1), 1.1, 1e-5, 2).eps
-        0.6614473673219975
-    """
-    from dpcalc.accounting import accountants, training
-
-    if not isinstance(schedule, training.Schedule):
-        raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
-    if schedule.sampling != "poisson":
-        return accountants.AccountantResult("pld", "upper", None, {}, "the mixture-of-Gaussians accountant is for "
-                                            "Poisson sampling (Ganesh et al. 2024)")
-    return training.event_result("pld", mixture_event(schedule.q, sigma, schedule.steps, k), delta, "add_remove",
-                                 options)
-
-
-def user_level(schedule: Schedule, sigma: float, delta: float, names: Sequence[str],
-               options: Mapping[str, Any] | None = None, k: int = 1) -> list[tuple[str, AccountantResult]]:
-    """Every user-level bound of ``schedule`` at σ and δ that the accountants ``names`` give, as ``(method,
-    result)`` pairs: group privacy (``"vadhan"``) on each upper-bound accountant, the mixture of Gaussians
-    (``"mixture"``, with ``pld``; Poisson sampling) and RDP group privacy (``"rdp-group"``, with ``rdp``; Poisson
-    sampling). A bound an accountant cannot give is a result with its one-line ``failure``.
-
-    Examples:
-        >>> from dpcalc.accounting.group import user_level
-        >>> from dpcalc.accounting.training import from_examples
-        >>> schedule = from_examples(60000, 256, epochs=1)
-        >>> for name, result in user_level(schedule, 1.1, 1e-5, ['rdp'], k=2):
-        ...     print(name, result.eps)
+        >>> from dpcalc.accounting.group import user_bounds
+        >>> from dpcalc.accounting.events import TrainingRun
+        >>> run = TrainingRun(1.1, dataset_size=60000, batch_size=256, epochs=1)
+        >>> for b in user_bounds(run, 1e-5, 2, ['rdp']):
+        ...     print(b.method, round(b.result.value, 6))
         ...
-        vadhan 1.6812662984099607
-        rdp-group 1.7775106395385145
+        vadhan 1.681266
+        rdp-group 1.777511
     """
-    from dpcalc.accounting import accountants, training
+    from dpcalc.accounting import accountants as acc_mod
+    from dpcalc.accounting.events.training import relation_of
 
-    if not isinstance(schedule, training.Schedule):
-        raise DomainError(f"schedule must be a training.Schedule (got {type(schedule).__name__})")
     k = group_size(k)
-    opts = dict(options or {})
-    out: list[tuple[str, AccountantResult]] = []
-    for n in names:
-        acc = accountants.get(n)
-        if acc.bound != "upper":
-            continue
-        first = training.evaluate(schedule, sigma, delta, n, **opts.get(n, {}))
-        if first.failure is not None:  # the accountant itself refuses (e.g. under shuffle): its reason
-            out.append(("vadhan", first))
-            continue
+    d = float(v.scalar("delta", v.probability("delta", delta)))
+    opts = options or acc_mod.Options()
+    rel = relation_of(run.sampling)
+    out: list[UserBound] = []
 
-        def eps_at(d: float, n: str = n) -> float:
-            res = training.evaluate(schedule, sigma, d, n, **opts.get(n, {}))
-            if res.eps is None:
-                raise DomainError(str(res.failure))
-            return res.eps
+    def user(res: PrivacyResult, method: str, **details: Any) -> PrivacyResult:
+        return dataclasses.replace(res, level="user", k=k, method=method, event=run.describe(),
+                                   inputs=run.inputs(), details={**res.details, **details})
 
+    for name in accountants:
+        acc = acc_mod.get(name)
+        if acc.kind not in ("exact", "bracket", "upper") or acc.supports(run, rel) is not None:
+            continue
         try:
-            eps, de, ee = eps_user_vadhan(eps_at, delta, k)
-            out.append(("vadhan", accountants.AccountantResult(n, "upper", eps, {"example_delta": de,
-                                                                                "example_eps": ee})))
+            first = acc.epsilon(run, d, rel, opts)
+
+            def eps_at(de: float, acc: Any = acc) -> float:
+                return float(acc.epsilon(run, de, rel, opts))
+
+            eps, de, ee = eps_user_vadhan(eps_at, d, k)
+            out.append(UserBound(name, "vadhan", user(dataclasses.replace(first, value=eps, lower=None, upper=None,
+                                                                        kind="upper"), "vadhan",
+                                                      example_delta=de, example_eps=ee)))
         except DpcalcError as exc:
-            out.append(("vadhan", accountants.AccountantResult(n, "upper", None, {}, str(exc))))
-    if "pld" in names and schedule.sampling == "poisson":  # tight where the PLD composes the mixture
-        out.append(("mixture", user_mixture(schedule, sigma, delta, k, **opts.get("pld", {}))))
-    if "rdp" in names and schedule.sampling == "poisson":
-        eps, extra = eps_user_rdp(schedule.q, sigma, schedule.steps, delta, k, orders=opts.get("rdp", {}).get("orders"))
-        out.append(("rdp-group", accountants.AccountantResult("rdp", "upper", eps, extra)))
+            out.append(UserBound(name, "vadhan", None, str(exc)))
+    poisson = run.sampling == "poisson"
+    if "pld" in accountants and poisson:  # tight where the PLD composes the mixture
+        try:
+            ev = mixture_event(run.rate, run.noise_multiplier, run.step_count, k)
+            res = acc_mod.get("pld").epsilon(ev, d, "add_remove", opts)
+            out.append(UserBound("pld", "mixture", user(res, "mixture")))
+        except DpcalcError as exc:
+            out.append(UserBound("pld", "mixture", None, str(exc)))
+    if "rdp" in accountants and poisson:
+        try:
+            eps, extra = eps_user_rdp(run.rate, run.noise_multiplier, run.step_count, d, k, orders=opts.orders)
+            base = acc_mod.get("rdp").result(run, rel, eps, delta=d, details=extra)
+            out.append(UserBound("rdp", "rdp-group", user(base, "rdp-group")))
+        except DpcalcError as exc:
+            out.append(UserBound("rdp", "rdp-group", None, str(exc)))
     return out

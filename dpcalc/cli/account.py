@@ -1,226 +1,308 @@
-"""``dpcalc account`` (ε under every accountant, side by side) and ``dpcalc calibrate`` (σ for a target ε).
+"""``dpcalc account`` (ε under every accountant, side by side) and ``dpcalc calibrate`` (any knob for a target ε): one
+body each over `dpcalc.api`; a row of ``--json`` is the library result's ``to_dict()``.
 
-Library: `dpcalc.accounting.accountants`, `dpcalc.accounting.calibrate`
-(RDP, zCDP, analytic Gaussian, GDP-CLT, PLD).
+The run is a training run (its terms, or ``--q --steps``; ``--noise-multiplier``, ``--q``, ``--steps`` and ``--delta``
+may sweep) or any event (``--event FILE``). Every accountant that applies answers; those that do not, or fail, are
+listed with their reason in the note and in ``meta``. The headline is the smallest guaranteed ε (`dpcalc.accounting.
+account`).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any
 
 from dpcalc._progress import progress
-from dpcalc.cli.command import Args, command
-from dpcalc.cli.options import Opt, axis, many, real, text, vector
-from dpcalc.cli.training import (
+from dpcalc.cli.accounting import (
+    ACCOUNTANT,
+    ATOL,
+    BACKEND,
+    EVENT,
+    NEIGHBOURS,
+    ORDERS,
+    RTOL,
+    SOLVE_FOR,
     TRAINING,
     USER,
-    evaluate,
-    given_terms,
-    no_terms,
-    prepare,
-    run_meta,
-    run_note,
-    titled,
-    user_rows,
+    accountants_of,
+    options_of,
+    runs,
+    user_k,
 )
-from dpcalc.errors import DomainError
-from dpcalc.report.columns import column
+from dpcalc.cli.command import Args, command
+from dpcalc.cli.options import axis, real
+from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.report.render import Column, Result
 
-__all__ = ["ENTRIES"]
+__all__ = ["ENTRIES", "columns_of"]
 
-ACCOUNTANT = many("accountant", short="-a", formula="-", help=(
-    "Accountant(s) to use (repeatable): rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld. Default: every one that "
-    "applies"))
-BACKEND = text("backend", formula="-", default="dpcalc", help=(
-    "PLD implementation for the pld accountant: dpcalc (own, certified bracket ε lower ≤ ε ≤ ε upper) or "
-    "dp-accounting (Google's, one pessimistic value; for comparison, needs the optional extra: pip install "
-    "'dpcalc[pld]')"))
-ORDERS = vector("orders", formula="-", default=None, help=(
-    "RDP order grid (comma list / ranges), default dp-accounting's 1.1..10.9, 11..63, 128..1024"))
-
-#: rough seconds per grid point and accountant (ε; calibration: its ~20 ε evaluations), measured at T = 1000 on
-#: one core (bench/bench_accounting_kernels.py covers the kernels); used to refuse a grid before computing it
-_SECONDS_EPS = {"rdp": 0.006, "rdp-lemma1": 0.006, "zcdp": 0.002, "analytic": 0.003, "gdp-clt": 0.002, "pld": 0.02}
-_SECONDS_CALIBRATE = {"rdp": 0.12, "rdp-lemma1": 0.12, "zcdp": 0.04, "analytic": 0.03, "gdp-clt": 0.03, "pld": 0.15}
-
-EVENT = Opt("event", "text", formula="-", default=None, help=(
-    "An event file (JSON or TOML): dp-accounting's DpEvent.to_named_tuple() form as dictionaries, or the short "
-    "spelling {\"type\": \"gaussian\", ...}; then the noise multiplier, q and steps are not used"))
-NEIGHBOURS = Opt("neighbours", "text", formula="-", default="add-remove", help=(
-    "Neighbouring relation for --event: add-remove, replace-one (a record's contribution leaves and another's "
-    "arrives: outputs move by twice the sensitivity) or replace-special"))
-SOLVE_FOR = Opt("solve_for", "text", formula="-", default=None, help=(
-    "The knob to calibrate for the target (ε, δ), the rest of the run fixed: noise-multiplier (default), steps, "
-    "epochs, batch-size, sampling-rate, clients-per-round or rounds (integers: the largest that meets it; the "
-    "rate: the largest q). With --event: the field, by its path (event.event.noise_multiplier, count, "
-    "event.sampling_probability, event.sample_size)"))
-_RDP = "rdp.subsampled_gaussian"  # declares q and the noise multiplier (its input sigma)
-_EPS = "rdp.eps_improved"  # declares eps and delta
-_ACCOUNTANT = Column("accountant", "accountant", text=True)
-_BOUND = Column("bound", "bound", text=True)
-# The accountants' formulas (every accountant's own entry where the catalog has one).
+#: rough seconds per point and accountant (ε; calibration: its ~20 ε evaluations), measured at T = 1000 on one core
+#: (bench/bench_accounting_kernels.py); used to refuse a grid before computing it
+_SECONDS_EPS = {"rdp": 0.006, "rdp-lemma1": 0.006, "zcdp": 0.002, "analytic": 0.003, "gdp-clt": 0.002, "pld": 0.02,
+                "exact": 0.01}
+_SECONDS_CALIBRATE = {"rdp": 0.12, "rdp-lemma1": 0.12, "zcdp": 0.04, "analytic": 0.03, "gdp-clt": 0.03, "pld": 0.15,
+                      "exact": 0.2}
 _FORMULAS = ["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1", "zcdp.gaussian_rho",
              "zcdp.eps_from_rho", "gaussian.eps_analytic", "gdp.clt_mu", "gdp.eps_from_mu"]
-_BOUND_NOTE = ("bound: upper = guaranteed ε (RDP/zCDP/analytic/PLD); estimate = approximation that can be below the "
-               "true ε (GDP-CLT). pld: certified bracket ε lower ≤ true ε ≤ ε upper; ε = ε upper is the guarantee. "
-               "Poisson sampling, add/remove neighbours (pld: both evaluated, the worse reported).")
+
+#: how each field of a result row is shown: label, LaTeX, unit, text (left-aligned), integer
+_SHOWN: dict[str, tuple[str, str, str, bool, bool]] = {
+    "noise_multiplier": ("z (noise multiplier)", "$z$", "noise multiplier", False, False),
+    "q": ("q", "$q$", "probability", False, False),
+    "steps": ("T (steps)", "$T$", "steps", False, True),
+    "event": ("event", "", "", True, False),
+    "relation": ("neighbours", "", "", True, False),
+    "sampling": ("sampling", "", "", True, False),
+    "level": ("level", "", "", True, False),
+    "k": ("k", "$k$", "examples", False, True),
+    "method": ("method", "", "", True, False),
+    "accountant": ("accountant", "", "", True, False),
+    "target": ("target ε", r"$\varepsilon$", "nats", False, False),
+    "delta": ("δ", r"$\delta$", "probability", False, False),
+    "value": ("value", "", "", False, False),
+    "eps": ("ε (nats)", r"$\varepsilon$", "nats", False, False),
+    "eps_lower": ("ε lower", r"$\varepsilon_{\mathrm{lo}}$", "nats", False, False),
+    "eps_upper": ("ε upper", r"$\varepsilon_{\mathrm{up}}$", "nats", False, False),
+    "next_value": ("one step past", "", "", False, False),
+    "next_eps": ("ε there", r"$\varepsilon$", "nats", False, False),
+    "kind": ("kind", "", "", True, False),
+    "order": ("Rényi order α*", r"$\alpha^*$", "", False, False),
+}
+_KINDS_NOTE = ("kind: exact = the true ε; bracket = certified ε lower ≤ true ε ≤ ε upper (PLD), ε = ε upper; upper = "
+               "guaranteed ε (RDP, zCDP); estimate = an approximation that can be below the true ε (GDP-CLT).")
 
 
-def _setting() -> list[Column]:
-    """Noise multiplier, q, steps, δ, accountant (built when a command runs: start-up reads no catalog)."""
-    return [column(_RDP, "sigma", key="noise_multiplier", label="z (noise multiplier)"), column(_RDP, "q"),
-            column("gdp.clt_mu", "steps"), column(_EPS, "delta"), _ACCOUNTANT]
+def columns_of(rows: list[dict[str, Any]], shown: tuple[str, ...], labels: dict[str, str] | None = None
+               ) -> list[Column]:
+    """Every key of the rows, in order (the JSON row), shown in tables when in ``shown`` and not empty throughout;
+    the rest JSON/CSV only."""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    out = []
+    for k in keys:
+        label, latex, unit, is_text, integer = _SHOWN.get(k, (k.replace("_", " "), "", "", False, False))
+        empty = all(r.get(k) is None for r in rows)
+        is_text = is_text or any(isinstance(r.get(k), str) for r in rows)
+        out.append(Column(k, (labels or {}).get(k, label), latex, integer, is_text, unit=unit,
+                          detail=k not in shown or empty))
+    return out
 
 
-def _check_work(options: str, points: int, names: list[str], costs: dict[str, float]) -> None:
+def _check_work(what: str, points: int, names: list[str], costs: dict[str, float]) -> None:
     """The shared work cap (`dpcalc._limits.check_seconds`) at the accountants' measured cost a point."""
     from dpcalc import _limits
 
     each = sum(costs.get(n, 0.02) for n in names)
-    _limits.check_seconds(f"{options} give {points:,} grid points × {len(names)} accountant(s) ({', '.join(names)}), "
+    _limits.check_seconds(f"{what} give {points:,} grid points × {len(names)} accountant(s) ({', '.join(names)}), "
                           "which", points * each, f"~{each * 1e3:.3g} ms a point")
 
 
-def _accountants(a: Args) -> tuple[list[str], dict[str, Any]]:
-    """The accountants to run (every applicable one by default) and their options (RDP orders, PLD backend)."""
-    from dpcalc.accounting import accountants, rdp
+def _refusals(found: dict[str, dict[str, str]]) -> str:
+    """' Not applicable: zcdp (…); exact (…). Failed: …' — each accountant once."""
+    parts = []
+    for title, refused in (("Not applicable", found["not_applicable"]), ("No answer", found["failed"])):
+        if refused:
+            parts.append(f" {title}: " + "; ".join(f"{n} — {why.removeprefix(n + ' ').removeprefix(n + ': ')}"
+                                                   for n, why in refused.items()) + ".")
+    return "".join(parts)
 
-    requested = [n.strip() for item in a.accountant or [] for n in item.split(",") if n.strip()]
-    if requested:
-        for n in requested:
-            for q in a.q:
-                reason = accountants.get(n).applicable(q)
-                if reason is not None:
-                    raise DomainError(reason)
-        names = requested
+
+def _run_note(event: Any) -> str:
+    """One sentence on the training run and the q and T derived from it ('' for an event)."""
+    from dpcalc.accounting.events import TrainingRun
+
+    if not isinstance(event, TrainingRun):
+        return ""
+    t = event.terms
+    if event.unit == "client":
+        run = (f"{t['clients']:,} clients, {t['clients_per_round']:,} per round: q = m/N = {event.rate:.6g}; "
+               f"{t['rounds']:,} rounds: T = {event.step_count:,}; unit of privacy: one client (all of its data)")
+    elif "dataset_size" in t:
+        length = (f"{t['epochs']:g} epochs: T = ⌈E·N/b⌉ = {event.step_count:,}" if "epochs" in t else
+                  f"T = {event.step_count:,} steps ({event.epochs_run:.6g} epochs)")
+        run = f"{t['dataset_size']:,} examples, batch {t['batch_size']:,}: q = b/N = {event.rate:.6g}; {length}"
     else:
-        names = [n for n in accountants.names() if all(accountants.get(n).applicable(q) is None for q in a.q)]
-    if a.orders is not None:
-        try:
-            rdp.orders_array(a.orders)
-        except DomainError as exc:
-            raise DomainError("--" + str(exc)) from None
-    backend = a.backend.strip().lower()
-    if backend not in ("dpcalc", "dp-accounting"):
-        raise DomainError(f"--backend must be dpcalc or dp-accounting (got {a.backend!r})")
-    if backend == "dp-accounting" and not accountants.pld_available():
-        raise DomainError("--backend dp-accounting: dp-accounting is not installed (pip install 'dpcalc[pld]'); "
-                          "the default --backend dpcalc needs nothing extra")
-    options = {n: ({"orders": a.orders} if n.startswith("rdp") else
-                   {"backend": backend} if n == "pld" and backend != "dpcalc" else {}) for n in names}
-    return names, {"options": options, "backend": backend}
+        run = f"q = {event.rate:g}, T = {event.step_count:,}"
+    how = ("Poisson sampling, add/remove neighbours" if event.sampling == "poisson" else
+           "shuffled fixed-size batches (sampling without replacement), replace-one neighbours: a replaced example "
+           "moves the clipped sum by up to twice the clipping norm")
+    return f" Training run: {run}; {how}."
 
 
-def _points(a: Args, names: list[str], first: str, costs: dict[str, float]) -> list[tuple[float, ...]]:
-    """The grid of (first, q, steps, delta), checked against the work cap before any work."""
-    axes = [a[first], a.q, a.steps, a.delta]
-    points = math.prod(len(x) for x in axes)
-    _check_work(", ".join(a.option(n) for n in (first, "q", "steps", "delta")), points, names, costs)
-    return list(itertools.product(*axes))
-
-
-def _schedule(a: Args) -> None:
-    """Without --event, the schedule's options are required."""
-    for name in ("sigma", "q", "steps"):
-        if name in a._values and a[name] is None:
-            raise DomainError(f"{a.option(name)} is required (or describe the mechanism with --event FILE)")
+_USER_NOTE = (" User level (level = user, k examples per user; add or remove all of them): vadhan = group privacy of "
+              "the accountant's (ε, δ) (Vadhan 2017, Lemma 2.2); rdp-group = group privacy of RDP (Mironov 2017, Prop. "
+              "2); mixture = the mixture-of-Gaussians PLD (Ganesh et al. 2024).")
 
 
 @command("account", axis("sigma", short="-z", default=None), axis("q", default=None), axis("steps", default=None),
-         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, EVENT, NEIGHBOURS, *TRAINING, USER, formula="accountant.eps_rdp")
+         axis("delta"), ACCOUNTANT, ORDERS, BACKEND, RTOL, ATOL, EVENT, NEIGHBOURS, *TRAINING, USER,
+         formula="accountant.eps_rdp")
 def account_command(a: Args) -> Result:
-    """ε of T Poisson-subsampled Gaussian steps under every accountant, side by side (upper bound or estimate).
+    """ε of a training run (or any event) under every accountant, side by side: exact, certified bracket, upper
+    bound or estimate, each labelled; the headline is the smallest guaranteed ε.
 
-    Example: dpcalc account --noise-multiplier 1 --q 0.01 --steps 1000 --delta 1e-5   (rdp: ε = 2.10137 at order 7.8)
+    Example: dpcalc account --dataset-size 60000 --batch-size 256 --epochs 60 -z 1.1 --delta 1e-5
     """
-    from dpcalc import _validate as v
-    from dpcalc.accounting import accountants
+    from dpcalc.accounting.account import account
+    from dpcalc.accounting.group import user_bounds
 
-    if a.event is not None:
-        from dpcalc.cli.events import account_event
-
-        return account_event(no_terms(a))
-    a, run = prepare(a)
-    _schedule(a)
-    names, acc = _accountants(a)
-    v.positive("sigma", a.sigma)  # every value before the (possibly slow) accountants run
-    v.check_range("q", a.q, 0.0, 1.0, lo_open=True)
-    v.integer_at_least("steps", a.steps, 1)
-    v.probability("delta", a.delta)
-    points = _points(a, names, "sigma", _SECONDS_EPS)
+    names = accountants_of(a)
+    options = options_of(a)
+    points = runs(a)
+    deltas = list(a.delta)
+    for d in deltas:
+        if not 0.0 <= d < 1.0:
+            raise DomainError(f"--delta must be a probability in [0, 1) (got {d:g})")
+    _check_work("--noise-multiplier × --q × --steps × --delta", len(points) * len(deltas), names or ["rdp", "pld"],
+                _SECONDS_EPS)
+    k = user_k(a, points[0][0].unit if hasattr(points[0][0], "unit") else "example")
     rows: list[dict[str, Any]] = []
-    with progress(len(points) * len(names), "account") as advance:
-        for z, qq, t, d in points:
-            for n in names:
-                res = evaluate(run, n, z, qq, t, d, **acc["options"][n])
-                rows.append({"noise_multiplier": z, "q": qq, "steps": t, "delta": d, "accountant": n, "eps": res.eps,
-                             "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
-                             "bound": res.bound, "order": res.extra.get("order"), "failure": res.failure})
-                advance(1, n)
-    rows += user_rows(a, run, points, names, acc["options"])  # --max-examples-per-user: the user-level bounds
-    if rows and all(r["failure"] for r in rows):
-        raise DomainError(str(rows[0]["failure"]))
-    columns = [*_setting(), column(_EPS, "eps"), _BOUND, Column("order", "Rényi order α*", r"$\alpha^*$")]
-    if "pld" in names:  # the PLD's certified bracket: ε lower ≤ true ε ≤ ε upper (= ε, the guarantee)
-        columns[6:6] = [Column("eps_lower", "ε lower (pld)", r"$\epsilon_{lo}$"),
-                        Column("eps_upper", "ε upper (pld)", r"$\epsilon_{up}$")]
-    if any(r["failure"] for r in rows):
-        columns.append(Column("failure", "no ε because", text=True))
-    kept = {c.key for c in columns}
-    rows = [{k: x for k, x in r.items() if k in kept} for r in rows]
-    skipped = [n for n in accountants.names() if n not in names]
-    return titled(Result(columns=columns, rows=rows, title="Privacy loss ε of the Poisson-subsampled Gaussian",
-                  note=_BOUND_NOTE + " α*: the optimal Rényi order (RDP and zCDP accountants)."
-                  + ("" if acc["backend"] == "dpcalc" else " pld by dp-accounting (--backend): one pessimistic "
-                     "value at value_discretization_interval 1e-4, no bracket.") + run_note(run),
-                  formula=_FORMULAS, meta={"accountants": names, "not_applicable": skipped,
-                                           "pld_backend": acc["backend"],
-                                           "orders": "default (dp-accounting grid)" if a.orders is None
-                                           else list(a.orders), **run_meta(run)}), run, a.max_examples_per_user)
+    refused: dict[str, dict[str, str]] = {"not_applicable": {}, "failed": {}}
+    headlines: list[dict[str, Any]] = []
+    with progress(len(points) * len(deltas), "account") as advance:
+        for (event, rel, _), d in itertools.product(points, deltas):
+            found = account(event, delta=d, relation=rel, accountants=names, options=options, explicit=bool(names))
+            rows += [r.to_dict() for r in found.results]
+            for key in refused:
+                for n, why in getattr(found, key).items():
+                    refused[key].setdefault(n, why)
+            head = found.headline
+            if head is not None:
+                headlines.append({"accountant": head.accountant, "eps": head.value, "delta": d, **head.inputs})
+            if k is not None:
+                for b in user_bounds(event, d, k, [r.accountant for r in found.results], options):
+                    if b.result is not None:
+                        rows.append(b.result.to_dict())
+                    else:
+                        refused["failed"].setdefault(f"{b.accountant} ({b.method}, user level)", str(b.reason))
+            advance(1, "point")
+    if not rows:
+        reasons = {**refused["failed"], **refused["not_applicable"]}
+        raise DomainError(next(iter(reasons.values())) if reasons else "no accountant answers")
+    event0 = points[0][0]
+    is_event = a.event is not None
+    shown = (("event", "relation", "sampling") if is_event else ("noise_multiplier", "q", "steps")) + \
+        (("level", "k", "method") if k is not None else ()) + ("delta", "accountant", "eps", "eps_lower", "eps_upper",
+                                                               "kind", "order")
+    notes = list(dict.fromkeys(n for r in rows for n in r.get("notes", [])))
+    head_note = ""
+    if len(headlines) == 1:
+        h = headlines[0]
+        head_note = f" Headline (the smallest guaranteed ε): {h['accountant']}, ε = {h['eps']:.6g}."
+    note = (_KINDS_NOTE + head_note + _run_note(event0) + (_USER_NOTE if k is not None else "")
+            + "".join(f" {n[0].upper()}{n[1:]}." for n in notes) + _refusals(refused))
+    title = "Privacy loss ε of an event" if is_event else "Privacy loss ε of a training run"
+    return Result(columns=columns_of(rows, shown), rows=rows, title=title, note=note, formula=_FORMULAS,
+                  meta={"accountants": sorted({r["accountant"] for r in rows}), **refused, "headline": headlines,
+                        "options": {"rtol": options.rtol, "atol": options.atol, "backend": options.backend,
+                                    "orders": "default (dp-accounting grid)" if a.orders is None else list(a.orders)}})
+
+
+_KNOB_NAMES = {"noise-multiplier": "noise_multiplier", "sampling-rate": "q", "batch-size": "batch_size",
+               "clients-per-round": "clients_per_round"}
+
+
+def _knob(a: Args) -> str:
+    """The field solved for (a training knob by its option name, or an event's field path)."""
+    knob = (a.solve_for or "noise-multiplier").strip()
+    if a.event is not None:
+        if a.solve_for is None:
+            raise DomainError("--solve-for is needed with --event: the field path to calibrate, e.g. "
+                              "event.event.noise_multiplier or count")
+        return knob
+    field = _KNOB_NAMES.get(knob, knob.replace("-", "_"))
+    allowed = ("noise_multiplier", "steps", "epochs", "batch_size", "q", "clients_per_round", "rounds")
+    if field not in allowed:
+        raise DomainError(f"--solve-for must be one of noise-multiplier, steps, epochs, batch-size, sampling-rate, "
+                          f"clients-per-round, rounds (got {knob!r}; a field path needs --event)")
+    option = {"noise_multiplier": "sigma"}.get(field, field)
+    if a.parsed().get(option) is not None:
+        flag = "--noise-multiplier" if field == "noise_multiplier" else "--" + knob.replace("_", "-")
+        raise DomainError(f"--solve-for {knob}: {flag} is the unknown; drop it")
+    if field == "q" and a.dataset_size is not None:
+        raise DomainError("--solve-for sampling-rate takes --steps (or --rounds), not --dataset-size --batch-size: "
+                          "solve for --batch-size instead")
+    return field
 
 
 @command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,
-         ORDERS, real("rtol", default_from="dpcalc.accounting.calibrate:sigma_for_eps",
-                      help="Relative tolerance on the noise multiplier (default 1e-9; pld 1e-3)"), BACKEND,
-         EVENT, NEIGHBOURS, SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"),
-         *TRAINING, formula="calibrate.sigma_rdp")
+         ORDERS, real("rtol", formula="-", default=None, help="Relative tolerance on the knob (default 1e-9; under "
+                                                               "pld 1e-3, on its certified upper end)"),
+         BACKEND, EVENT, NEIGHBOURS, SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"),
+         *TRAINING, USER, formula="calibrate.sigma_rdp")
 def calibrate_command(a: Args) -> Result:
-    """Smallest noise multiplier z with ε <= target under each accountant (safe side, tolerance stated).
+    """Any knob of a training run (or any field of an event) for a target (ε, δ), under each accountant that applies:
+    safe (its ε ≤ the target) and tight (one step past it does not meet it).
 
-    Example: dpcalc calibrate --eps 2 --delta 1e-5 --q 0.01 --steps 1000   (rdp: σ = 1.02229)
+    Example: dpcalc calibrate --eps 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 --epochs 60
     """
-    from dpcalc.accounting import accountants, calibrate
+    from dpcalc.accounting import accountants as registry
+    from dpcalc.accounting.calibrate import calibrate, probe
 
-    if a.event is not None:
-        from dpcalc.cli.events import calibrate_event
-
-        return calibrate_event(no_terms(a))
-    if a.solve_for is not None or a.sampling == "shuffle" or given_terms(a):  # the knob table (achieved ε shown)
-        from dpcalc.cli.training import calibrate_knob
-
-        return calibrate_knob(a, _accountants)
-    a, run = prepare(a)  # q and steps (the noise multiplier is the unknown here)
-    names, acc = _accountants(a)
-    points = _points(a, names, "eps", _SECONDS_CALIBRATE)
+    field = _knob(a)
+    names = accountants_of(a)
+    options = options_of(a)
+    points = runs(a, unknown=field)
+    _check_work("--eps × --delta × the run's options", len(points) * len(a.eps) * len(a.delta),
+                names or ["rdp", "pld"], _SECONDS_CALIBRATE)
+    k = user_k(a)
     rows: list[dict[str, Any]] = []
-    with progress(len(points) * len(names), "calibrate") as advance:
-        for e, qq, t, d in points:
-            for n in names:
-                z = calibrate.sigma_for_eps(e, d, qq, t, accountant=n, rtol=a.rtol, **acc["options"][n])
-                rows.append({"eps": e, "q": qq, "steps": t, "delta": d, "accountant": n, "noise_multiplier": z,
-                             "bound": accountants.get(n).bound})
-                advance(1, n)
-    columns = [column(_EPS, "eps", label="target ε (nats)"), *_setting()[1:],
-               column(_RDP, "sigma", key="noise_multiplier", label="z (noise multiplier)"), _BOUND]
-    tol = f"{a.rtol:g}" if a.rtol is not None else "1e-9 (pld: 1e-3, on its certified upper bound)"
-    note = (f"Safe side: each z gives ε <= target under its accountant; relative tolerance on z {tol}. "
-            "An 'estimate' accountant's z is not a guarantee.")
-    return Result(columns=columns, rows=rows, title="Noise multiplier z for a target (ε, δ)", note=note + run_note(run),
-                  formula=_FORMULAS, meta={"accountants": names, "rtol": tol, "pld_backend": acc["backend"],
-                                           **run_meta(run)})
+    refused: dict[str, dict[str, str]] = {"not_applicable": {}, "failed": {}}
+    targets = list(itertools.product(a.eps, a.delta))
+    with progress(len(points) * len(targets), "calibrate") as advance:
+        for (event, rel, _), (e, d) in itertools.product(points, targets):
+            first = probe(event, field)
+            chosen = names or [n for n in registry.names()]
+            for n in chosen:
+                acc = registry.get(n)
+                why = acc.supports(first, rel)
+                if why is not None:
+                    if names:
+                        raise DomainError(why)
+                    refused["not_applicable"].setdefault(n, why)
+                    continue
+                try:
+                    found = [calibrate(event, field, eps=e, delta=d, accountant=acc, relation=rel, options=options,
+                                       rtol=a.rtol)]
+                    if k is not None:
+                        found += _user_calibrations(event, field, e, d, rel, n, k, options, a.rtol)
+                except DpcalcError as exc:
+                    refused["failed"].setdefault(n, str(exc))
+                    continue
+                rows += [c.to_dict() for c in found]
+            advance(1, "point")
+    if not rows:
+        reasons = {**refused["failed"], **refused["not_applicable"]}
+        raise DomainError(next(iter(reasons.values())) if reasons else "no accountant answers")
+    label = "value" if a.event is not None else (a.solve_for or "noise-multiplier")
+    shown = ("target", "delta", "accountant", *(("level", "k", "method") if k is not None else ()), "value", "eps",
+             "next_value", "next_eps", "kind")
+    integer = any(isinstance(r.get("value"), int) for r in rows)
+    cols = columns_of(rows, shown, {"value": label, "eps": "ε at it"})
+    cols = [c._replace(integer=integer) if c.key in ("value", "next_value") else c for c in cols]
+    notes = list(dict.fromkeys(n for r in rows for n in r.get("notes", [])))
+    note = (f"Safe side: ε at the value ≤ the target under its accountant; tight: one step past it (the next integer, "
+            f"or the value moved by rtol) does not meet it ('—' where the knob's end meets it). {_KINDS_NOTE}"
+            + _run_note(probe(points[0][0], field)) + (_USER_NOTE if k is not None else "")
+            + "".join(f" {n[0].upper()}{n[1:]}." for n in notes) + _refusals(refused))
+    return Result(columns=cols, rows=rows, title=f"{label} for a target (ε, δ)", note=note,
+                  formula=["calibrate.sigma_rdp", *_FORMULAS],
+                  meta={"solve_for": field, "accountants": sorted({r["accountant"] for r in rows}), **refused})
+
+
+def _user_calibrations(event: Any, field: str, eps: float, delta: float, rel: str, name: str, k: int, options: Any,
+                       rtol: float | None) -> list[Any]:
+    """The user-level calibrations of one accountant (``--max-examples-per-user``): each bound it gives."""
+    from dpcalc.accounting.calibrate import calibrate
+    from dpcalc.accounting.group import UserLevel, methods_for
+
+    out = []
+    for method in methods_for(name, getattr(event, "sampling", "poisson")):
+        try:
+            out.append(calibrate(event, field, eps=eps, delta=delta, accountant=UserLevel(name, method, k),
+                                 relation=rel, options=options, rtol=rtol))  # type: ignore[arg-type]
+        except DpcalcError:
+            continue
+    return out
 
 
 ENTRIES = (account_command, calibrate_command)

@@ -1,16 +1,14 @@
 """``dpcalc statement``: the privacy statement of a training run, to paste into a paper or a model card.
 
-Library: `dpcalc.report.statement` (content and rendering), `dpcalc.accounting.training` (training terms),
-`dpcalc.accounting.group` (user level).
+Library: `dpcalc.api.statement` (`dpcalc.report.statement.Statement`: content and rendering).
 """
 
 from __future__ import annotations
 
-from dpcalc.cli.account import ACCOUNTANT, BACKEND, ORDERS
+from dpcalc.cli.accounting import ACCOUNTANT, BACKEND, ORDERS, TRAINING, USER, accountants_of, options_of, runs, user_k
 from dpcalc.cli.artifacts import Document
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import axis, choice
-from dpcalc.cli.training import TRAINING, USER
 from dpcalc.errors import DomainError
 
 __all__ = ["ENTRIES"]
@@ -26,21 +24,18 @@ def statement_command(a: Args) -> Document:
 
     Example: dpcalc statement --dataset-size 60000 --batch-size 256 --epochs 60 -z 1.1 --delta 1e-5
     """
-    from dpcalc import _validate as v
-    from dpcalc.cli.account import _accountants
-    from dpcalc.cli.training import user_k, with_schedule
-    from dpcalc.report.statement import render, statement
+    from dpcalc.report.statement import Statement, render
 
-    a, run = with_schedule(a)
-    for name in ("sigma", "delta"):
-        if len(a[name]) != 1:
+    for name in ("sigma", "delta", "q", "steps"):
+        if a[name] is not None and len(a[name]) != 1:
             raise DomainError(f"{a.option(name)} takes one value in a statement (got {len(a[name])})")
-    sigma = float(v.scalar("sigma", v.positive("sigma", a.sigma[0])))
-    delta = float(v.scalar("delta", v.probability("delta", a.delta[0])))
-    k = user_k(a, run)
-    names, acc = _accountants(a)
-    content = statement(run, sigma, delta, names, acc["options"], k)
-    return Document(content, lambda: render(content, a.style))
+    (run, _, _), = runs(a)
+    delta = float(a.delta[0])
+    if not 0.0 < delta < 1.0:
+        raise DomainError(f"--delta must be a probability in (0, 1) (got {delta:g})")
+    s = Statement.of(run, delta, accountants=accountants_of(a), options=options_of(a),  # type: ignore[arg-type]
+                     k=user_k(a, run.unit))  # type: ignore[attr-defined]
+    return Document(s.to_dict(), lambda: render(s.to_dict(), a.style))
 
 
 ENTRIES = (statement_command,)

@@ -75,9 +75,9 @@ def _core_eps(name: str, z: float, steps: int, delta: float) -> float:
         from dpcalc.accounting import pld
 
         return float(pld.epsilon_subsampled_gaussian(z, 1.0, steps, delta).eps_upper)
-    from dpcalc.accounting import accountants
+    from dpcalc.accounting import schedule
 
-    return float(accountants.get(name).eps(z, 1.0, steps, delta)[0])
+    return float(schedule.epsilon(z, 1.0, steps, delta, accountant=name))
 
 
 def _core_sigma(name: str, eps: float, steps: int, delta: float) -> float:
@@ -86,9 +86,9 @@ def _core_sigma(name: str, eps: float, steps: int, delta: float) -> float:
         from dpcalc.accounting import gdp
 
         return math.sqrt(steps) / float(gdp.mu_from_eps(eps, delta))
-    from dpcalc.accounting import calibrate  # the PLD's σ is certified (ε_upper <= ε), to its default 1e-3
+    from dpcalc.accounting import schedule  # the PLD's σ is certified (ε_upper <= ε), to its default 1e-3
 
-    return float(calibrate.sigma_for_eps(eps, delta, 1.0, steps, accountant=name))
+    return float(schedule.sigma_for_eps(eps, delta, 1.0, steps, accountant=name))
 
 
 _BOUNDS = {"rdp": "upper", "analytic": "exact", "gdp": "exact", "pld": "upper"}

@@ -210,6 +210,8 @@ def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = 
     Checked first by `check_finite` (no silent NaN/inf in any format).
     """
     check_finite(result)
+    if fmt in (Format.table, Format.markdown, Format.latex) and any(c.detail for c in result.columns):
+        result = result.replace(columns=[c for c in result.columns if not c.detail])  # for people: no detail columns
     total = _progress_total(result, fmt, output)
     if total:  # a large sweep: the progress bar (imported only then)
         from dpcalc._progress import progress

@@ -1,11 +1,11 @@
 """The privacy statement of a training run: what a paper or a model card can paste.
 
-`statement` computes its content (a JSON-ready dict): ε at the user's δ under each accountant with its bound
-type (the PLD's certified bracket), under Poisson sampling and under shuffled fixed-size batches (sampling without
-replacement), at example (or client) level and, with k examples per user, at user level (group privacy); the unit
-of privacy, the neighbouring relation, the references and what the statement does not cover. `render` writes
-the same content as text, Markdown or LaTeX. The numbers are those of ``dpcalc account`` for the same inputs (one
-evaluation path: `dpcalc.accounting.training.evaluate`).
+`Statement` holds its content (a JSON-ready dict): ε at the user's δ under each accountant with its kind (the PLD's
+certified bracket), under Poisson sampling and under shuffled fixed-size batches (sampling without replacement), at
+example (or client) level and, with k examples per user, at user level (group privacy); the unit of privacy, the
+neighbouring relation, the references and what the statement does not cover; and its headline result. `render`
+writes the content as text, Markdown, LaTeX or JSON. The numbers are those of ``dpcalc account`` for the same inputs
+(one evaluation path: `dpcalc.accounting.account.account`).
 
 A guaranteed ε is shown rounded up (its bracket's lower end rounded down) to `DIGITS` significant digits.
 """
@@ -18,22 +18,14 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
-from dpcalc.accounting.training import Schedule
+from dpcalc.accounting.events.training import TrainingRun
+from dpcalc.accounting.result import PrivacyResult
 
-__all__ = ["ACCOUNTANT_REFERENCES", "DIGITS", "NOT_COVERED", "STYLES", "render", "shown", "statement"]
+__all__ = ["DIGITS", "NOT_COVERED", "STYLES", "Statement", "render", "shown", "statement"]
 
 DIGITS = 4
 STYLES = ("text", "json", "markdown", "latex")
 
-#: the accountants' references (author, year, result)
-ACCOUNTANT_REFERENCES = {
-    "rdp": "RDP of the sampled Gaussian: Mironov, Talwar & Zhang 2019; conversion: Balle et al. 2020, Thm 21",
-    "rdp-lemma1": "RDP: Mironov 2017, Prop. 3 (classic conversion)",
-    "zcdp": "zCDP: Bun & Steinke 2016; conversion: Canonne, Kamath & Steinke 2020",
-    "analytic": "analytic Gaussian mechanism: Balle & Wang 2018",
-    "gdp-clt": "Gaussian DP central limit theorem: Bu et al. 2020; Dong, Roth & Su 2022",
-    "pld": "privacy loss distribution: Koskela et al. 2020; Doroshenko et al. 2022",
-}
 _GROUP_REFERENCES = {"vadhan": "group privacy: Vadhan 2017, Lemma 2.2",
                      "rdp-group": "group privacy of RDP: Mironov 2017, Prop. 2",
                      "mixture": "mixture-of-Gaussians PLD for user-level DP-SGD: Ganesh et al. 2024"}
@@ -68,77 +60,95 @@ def shown(x: float | None, *, down: bool = False) -> str:
     return f"{d.quantize(q, rounding=ROUND_FLOOR if down else ROUND_CEILING):f}"
 
 
-def _row(level: str, sampling: str, accountant: str, method: str, res: Any) -> dict[str, Any]:
-    return {"level": level, "sampling": sampling, "accountant": accountant, "method": method, "bound": res.bound,
-            "eps": res.eps, "eps_lower": res.extra.get("eps_lower"), "eps_upper": res.extra.get("eps_upper"),
-            "reference": ACCOUNTANT_REFERENCES.get(accountant, ""),
-            **({"failure": res.failure} if res.failure else {})}
+def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: Any, k: int | None
+          ) -> tuple[list[dict[str, Any]], list[PrivacyResult]]:
+    """The guarantees under the sampler used and the other one (and user level with ``k``), as statement rows; and the
+    results of the sampler used."""
+    from dpcalc.accounting import accountants as registry
+    from dpcalc.accounting.account import account
+    from dpcalc.accounting.events.training import SAMPLINGS, relation_of
+    from dpcalc.accounting.group import user_bounds
 
-
-def _user_rows(run: Schedule, sigma: float, delta: float, names: Sequence[str], options: Mapping[str, Any],
-               k: int) -> list[dict[str, Any]]:
-    """User-level rows (`dpcalc.accounting.group.user_level`), each with its reference."""
-    from dpcalc.accounting import group
-
-    rows = []
-    for method, res in group.user_level(run, sigma, delta, names, options, k):
-        reference = _GROUP_REFERENCES[method]
-        rows.append(_row("user", run.sampling, res.accountant, method, res) | {"reference": reference})
-    return rows
-
-
-def statement(run: Schedule, sigma: float, delta: float, names: Sequence[str], options: Mapping[str, Any],
-              k: int | None = None) -> dict[str, Any]:
-    """The statement's content for ``run`` at noise multiplier σ and δ under accountants ``names``; with ``k``, the
-    user-level rows (each user contributes at most k examples)."""
-    from dpcalc import __version__
-    from dpcalc.accounting import training
-
-    level = run.unit
     rows: list[dict[str, Any]] = []
-    for sampling in (run.sampling, *(s for s in training.SAMPLINGS if s != run.sampling)):
-        other = dataclasses.replace(run, sampling=sampling)
-        # shuffled batches: the accountants that have a form for them (the others would only repeat their refusal)
-        these = [n for n in names if sampling == "poisson" or n in training.SHUFFLE_ACCOUNTANTS] or list(names[:1])
-        rows += [_row(level, sampling, n, "", training.evaluate(other, sigma, delta, n, **options.get(n, {})))
-                 for n in these]
-        if k is not None and sampling == run.sampling:  # user level for the sampler used (each costs ~10 ε's)
-            rows += _user_rows(other, sigma, delta, [n for n in these if n != "rdp-lemma1" or len(these) == 1],
-                               options, k)
+    found: list[PrivacyResult] = []
+    chosen = list(names) if names else registry.names()
+    for sampler in (run.sampling, *(x for x in SAMPLINGS if x != run.sampling)):
+        other = dataclasses.replace(run, sampling=sampler)
+        rel = relation_of(sampler)
+        result = account(other, delta=delta, relation=rel, accountants=chosen, options=options)
+        for r in result.results:
+            rows.append({**r.to_dict(), "sampler": sampler, "level": run.unit,
+                         "reference": registry.get(r.accountant).reference})
+            if sampler == run.sampling:
+                found.append(r)
+        # an accountant asked for by name is listed with its reason; by default only those that failed
+        refused = {**result.failed, **(result.not_applicable if names else {})}
+        for n, why in refused.items():
+            rows.append({"sampler": sampler, "level": run.unit, "accountant": n, "method": None, "kind": "",
+                         "eps": None, "failure": why, "reference": ""})
+        if k is not None and sampler == run.sampling:  # user level for the sampler used (each costs ~10 ε's)
+            users = [n for n in chosen if n != "rdp-lemma1" or len(chosen) == 1]
+            for b in user_bounds(other, delta, k, users, options):
+                ref = _GROUP_REFERENCES[b.method]
+                if b.result is not None:
+                    rows.append({**b.result.to_dict(), "sampler": sampler, "level": "user", "reference": ref})
+                    found.append(b.result)
+                else:
+                    rows.append({"sampler": sampler, "level": "user", "accountant": b.accountant,
+                                 "method": b.method, "kind": "", "eps": None, "failure": b.reason, "reference": ref})
+    return rows, found
+
+
+def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None, options: Any = None,
+              k: int | None = None) -> tuple[dict[str, Any], PrivacyResult | None]:
+    """The statement's content for the training ``run`` at δ under the accountants ``names`` (default: every one
+    that applies; those that fail are listed with their reason), and its headline result; with ``k``, the user-level
+    rows (each user contributes at most k examples)."""
+    from dpcalc import __version__
+    from dpcalc.accounting.account import headline_of
+    from dpcalc.accounting.events.training import SAMPLINGS
+
+    rows, found = _rows(run, delta, names, options, k)
+    level = run.unit
     mechanism, mech_ref = _MECHANISM[level]
     record = "client" if level == "client" else "example"
     unit = (f"one user, who contributes at most {k} example{'s' if k != 1 else ''}" if k is not None else
             "one client, with all of its data" if level == "client" else "one example")
-    used = [r for r in rows if r["sampling"] == run.sampling and r["eps"] is not None and r["bound"] == "upper"
-            and r["level"] == ("user" if k is not None else level)]
+    used = [r for r in rows if r["sampler"] == run.sampling and r.get("eps") is not None
+            and r.get("kind") in ("exact", "bracket", "upper") and r["level"] == ("user" if k is not None else level)]
     best = min(used, key=lambda r: r["eps"]) if used else None
-    return {
+    terms = run.terms
+    head = headline_of([dataclasses.replace(r, level="example") for r in found
+                        if (r.level == "user") == (k is not None)])
+    content = {
         "dpcalc_version": __version__,
         "mechanism": mechanism, "mechanism_reference": mech_ref,
-        "training": {**run.terms, "q": run.q, "steps": run.steps, "epochs": run.terms.get("epochs", run.epochs),
+        "training": {**{n: x for n, x in terms.items() if n != "noise_multiplier"}, "q": run.rate,
+                     "steps": run.step_count, "epochs": run.epochs if run.epochs is not None else run.epochs_run,
                      "sampling": run.sampling},
-        "noise_multiplier": sigma, "delta": delta,
+        "noise_multiplier": run.noise_multiplier, "delta": delta,
         "unit": unit, "level": "user" if k is not None else level, "max_examples_per_user": k,
         "neighbouring": (f"{_relation(run.sampling, 'all (up to ' + str(k) + ') examples of one user')}"
                          if k is not None else _relation(run.sampling, f"one {record}")),
         "sampling": {s: _SAMPLING_TEXT[s].format(record=record, batch="round" if level == "client" else "batch",
                                                   size="m" if level == "client" else "b")
-                     for s in training.SAMPLINGS},
+                     for s in SAMPLINGS},
         "headline": None if best is None else {"eps": best["eps"], "accountant": best["accountant"],
-                                                 "method": best["method"]},
+                                                 "method": best.get("method")},
         "guarantees": rows,
         "references": [f"{mechanism}: {mech_ref}", *dict.fromkeys(r["reference"] for r in rows if r["reference"]),
-                       *([_WITHOUT_REPLACEMENT] if any(r["sampling"] == "shuffle" and r["eps"] is not None
+                       *([_WITHOUT_REPLACEMENT] if any(r["sampler"] == "shuffle" and r.get("eps") is not None
                                                        for r in rows) else [])],
         "not_covered": list(NOT_COVERED),
     }
+    if head is not None:
+        head = next(r for r in found if r.accountant == head.accountant and r.method == head.method)
+    return content, head
 
 
 def _relation(sampling: str, what: str) -> str:
     """'add or remove one example' (Poisson) or 'replace one example' (shuffle), for ``what``."""
-    from dpcalc.accounting import training
-
-    return training.relation(sampling).replace("add/remove", "add or remove").replace("one record", what)
+    return (f"add or remove {what}" if sampling == "poisson" else f"replace {what}").replace("one one", "one")
 
 
 # ------------------------------------------------------------------------------------------ rendering
@@ -172,7 +182,8 @@ def _guarantee_line(r: Mapping[str, Any]) -> str:
         return f"{name}: no ε — {r['failure']}"
     bracket = (f"; certified bracket [{shown(r['eps_lower'], down=True)}, {shown(r['eps_upper'])}]"
                if r.get("eps_lower") is not None else "")
-    kind = "upper bound" if r["bound"] == "upper" else "estimate, can be below the true ε"
+    kind = {"exact": "exact", "bracket": "certified", "upper": "upper bound"}.get(
+        r["kind"], "estimate, can be below the true ε")
     return f"{name}: ε = {shown(r['eps'])} ({kind}{bracket})"
 
 
@@ -189,7 +200,7 @@ def _sections(s: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
            ("Unit of privacy", [f"{s['unit']}; neighbouring datasets: {s['neighbouring']}"])]
     used = t["sampling"]
     for sampling in (used, *(x for x in s["sampling"] if x != used)):
-        rows = [r for r in s["guarantees"] if r["sampling"] == sampling]
+        rows = [r for r in s["guarantees"] if r["sampler"] == sampling]
         tag = "sampler used in training" if sampling == used else "for comparison"
         for level in dict.fromkeys(r["level"] for r in rows):
             lvl = [r for r in rows if r["level"] == level]
@@ -243,3 +254,53 @@ def render(s: Mapping[str, Any], style: str = "text") -> str:
 
         raise DomainError(f"style must be one of {', '.join(STYLES)} (got {style!r})")
     return writers[style](s)
+
+
+def _html(s: Mapping[str, Any]) -> str:
+    import html
+
+    parts = [f"<h4>Differential privacy statement</h4><p>{html.escape(_headline(s))}</p>"]
+    for title, items in _sections(s):
+        parts.append(f"<p><em>{html.escape(title)}</em></p><ul>"
+                     + "".join(f"<li>{html.escape(x)}</li>" for x in items) + "</ul>")
+    return "<div class='dpcalc-statement'>" + "".join(parts) + "</div>"
+
+
+class Statement:
+    """The privacy statement of a training run: ``str(statement)`` is the text; `markdown`, `latex`, `to_dict` (the
+    JSON content) the other forms; `headline` the guaranteed ε it leads with (a `PrivacyResult`)."""
+
+    def __init__(self, content: dict[str, Any], headline: PrivacyResult | None) -> None:
+        self.content, self.headline = content, headline
+
+    @classmethod
+    def of(cls, run: TrainingRun, delta: float, *, accountants: Sequence[str] | None = None, options: Any = None,
+           k: int | None = None) -> Statement:
+        """The statement of ``run`` at δ (module docstring)."""
+        return cls(*statement(run, delta, accountants, options, k))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.content)
+
+    @property
+    def text(self) -> str:
+        return render(self.to_dict(), "text")
+
+    @property
+    def markdown(self) -> str:
+        return render(self.to_dict(), "markdown")
+
+    @property
+    def latex(self) -> str:
+        return render(self.to_dict(), "latex")
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        h = self.headline
+        return f"Statement({_headline(self.to_dict())})" if h is None else f"Statement(ε = {shown(float(h))}, " \
+            f"δ = {self.content['delta']:g}, {h.accountant}, {self.content['level']} level)"
+
+    def _repr_html_(self) -> str:
+        return _html(self.to_dict())

@@ -1,15 +1,39 @@
-"""Composition: events run one after another (adaptively), with parameters named as dp-accounting 0.6 names them."""
+"""Composition: events run one after another (adaptively), with parameters named as dp-accounting 0.6 names them.
+
+The privacy maps of a composition are walks over its parts: Rényi curves add (Mironov 2017, Prop. 1), privacy losses
+are composed by the PLD (the parts become ``(loss, count)`` components), pure ε's add, μ-GDP's μ add in squares
+(Dong, Roth & Su 2022, Cor. 3.3), Gaussian noise multipliers combine as (Σ zᵢ⁻²)^{−1/2}.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
 
 from dpcalc import _validate as v
-from dpcalc.accounting.events.base import Event, register
+from dpcalc.accounting.events import knobs
+from dpcalc.accounting.events.base import Curve, Event, register
+from dpcalc.accounting.events.relation import Relation
+from dpcalc.accounting.search import Knob
 from dpcalc.errors import DomainError
 
-__all__ = ["Composed", "RepeatAndSelect", "SelfComposed", "SingleEpochTreeAggregation"]
+__all__ = ["Composed", "SelfComposed"]
+
+_IN_A_SAMPLE = "a composition inside a sample must be Gaussian noise only"
+
+
+def _gaussian_loss(event: Event, relation: Relation) -> Any:
+    """The privacy loss of Gaussian noise composed into one Gaussian (what a sample wrapping a composition needs)."""
+    from dpcalc.accounting import pld
+
+    z = event.gaussian_noise()
+    if z is None:
+        raise event.not_accountable("privacy_loss", _IN_A_SAMPLE)
+    return pld.gaussian(z, 1.0, relation)
 
 
 @register
@@ -21,10 +45,48 @@ class SelfComposed(Event):
     count: int
     CLASS_NAME = "SelfComposedDpEvent"
     SHORT = "self_composed"
+    KNOBS: ClassVar[dict[str, Knob]] = {"count": knobs.COUNT}
 
     def __post_init__(self) -> None:
         self._event("event")
         self._integer("count", 0)
+
+    def releases_unprotected(self) -> bool:
+        return self.count > 0 and self.event.releases_unprotected()
+
+    def releases_with_replacement(self) -> int:
+        return self.count * self.event.releases_with_replacement()
+
+    def rdp(self, orders: v.FloatArray, relation: Relation, tail: float = 0.0) -> Curve:
+        if self.count == 0:
+            return Curve(np.zeros_like(orders), True)
+        inner = self.event.rdp(orders, relation, tail)
+        return Curve(inner.rdp * self.count, inner.exact, inner.slack * self.count)
+
+    def components(self, relation: Relation, count: int = 1) -> list[tuple[Any, int]]:
+        return self.event.components(relation, count * self.count) if count * self.count else []
+
+    def privacy_loss(self, relation: Relation) -> Any:
+        return _gaussian_loss(self, relation)
+
+    def pure_epsilon(self, relation: Relation) -> float:
+        return self.count * self.event.pure_epsilon(relation) if self.count else 0.0
+
+    def gaussian_mu(self, relation: Relation) -> float | None:
+        mu = self.event.gaussian_mu(relation)
+        return None if mu is None else mu * math.sqrt(self.count)
+
+    def gaussian_noise(self) -> float | None:
+        z = self.event.gaussian_noise()
+        return None if z is None else (math.inf if self.count == 0 else z / math.sqrt(self.count))
+
+    def finite_count(self) -> tuple[Event, int]:
+        inner, n = self.event.finite_count()
+        return inner, n * self.count
+
+    def poisson_gaussian(self, relation: Relation) -> list[tuple[float, float, int]] | None:
+        steps = self.event.poisson_gaussian(relation)
+        return None if steps is None else [(z, q, n * self.count) for z, q, n in steps if n * self.count]
 
 
 @register
@@ -45,53 +107,35 @@ class Composed(Event):
                 raise DomainError(f"{self.CLASS_NAME}.events[{i}] must be an event (got {v.brief(e)})")
         object.__setattr__(self, "events", tuple(items))
 
+    def rdp(self, orders: v.FloatArray, relation: Relation, tail: float = 0.0) -> Curve:
+        parts = [e.rdp(orders, relation, tail) for e in self.events]
+        total = np.sum([p.rdp for p in parts], axis=0) if parts else np.zeros_like(orders)
+        return Curve(np.asarray(total), all(p.exact for p in parts), math.fsum(p.slack for p in parts))
 
-@register
-@dataclass(frozen=True)
-class SingleEpochTreeAggregation(Event):
-    """Tree aggregation of a single epoch (DP-FTRL; Kairouz et al. 2021, App. D): Gaussian noise with
-    ``noise_multiplier`` on every node of one or more binary trees over ``step_counts`` steps each, every record in
-    at most one leaf across all trees."""
+    def components(self, relation: Relation, count: int = 1) -> list[tuple[Any, int]]:
+        return [x for e in self.events for x in e.components(relation, count)]
 
-    noise_multiplier: float
-    step_counts: int | tuple[int, ...]
-    CLASS_NAME = "SingleEpochTreeAggregationDpEvent"
-    SHORT = "tree_aggregation"
+    def privacy_loss(self, relation: Relation) -> Any:
+        return _gaussian_loss(self, relation)
 
-    def __post_init__(self) -> None:
-        self._real("noise_multiplier", 0.0, lo_open=True)
-        counts = self.step_counts
-        if isinstance(counts, Sequence) and not isinstance(counts, str | bytes):
-            if not counts:
-                raise DomainError(f"{self.CLASS_NAME}.step_counts must be a positive integer or a non-empty list")
-            v.integer_at_least(f"{self.CLASS_NAME}.step_counts", [float(c) for c in counts], 0)
-            object.__setattr__(self, "step_counts", tuple(int(c) for c in counts))
-        else:
-            self._integer("step_counts", 1)
+    def pure_epsilon(self, relation: Relation) -> float:
+        return math.fsum(e.pure_epsilon(relation) for e in self.events)
 
-    @property
-    def max_steps(self) -> int:
-        counts = self.step_counts
-        return max(counts) if isinstance(counts, tuple) else counts
+    def gaussian_mu(self, relation: Relation) -> float | None:
+        mus = [e.gaussian_mu(relation) for e in self.events]
+        if any(x is None for x in mus):
+            return None
+        return math.sqrt(math.fsum(x * x for x in mus if x is not None))
 
+    def gaussian_noise(self) -> float | None:
+        zs = [e.gaussian_noise() for e in self.events]
+        if not zs or any(z is None for z in zs):
+            return None
+        total = sum(1.0 / (z * z) for z in zs if z is not None)
+        return math.inf if total == 0.0 else 1.0 / math.sqrt(total)
 
-@register
-@dataclass(frozen=True)
-class RepeatAndSelect(Event):
-    """Run ``event`` a random number K of times and release only the best run (Papernot & Steinke 2022): K has mean
-    ``mean`` and is Poisson (``shape`` = ∞), logarithmic (0), geometric (1) or truncated negative binomial
-    (0 < shape < ∞)."""
-
-    event: Event
-    mean: float
-    shape: float
-    CLASS_NAME = "RepeatAndSelectDpEvent"
-    SHORT = "repeat_and_select"
-
-    def __post_init__(self) -> None:
-        self._event("event")
-        self._real("mean", 1.0)
-        value = self.shape
-        if not isinstance(value, int | float) or isinstance(value, bool) or value != value or value < 0:
-            raise DomainError(f"{self.CLASS_NAME}.shape must be >= 0 or inf (got {v.brief(value)})")
-        object.__setattr__(self, "shape", float(value))
+    def poisson_gaussian(self, relation: Relation) -> list[tuple[float, float, int]] | None:
+        parts = [e.poisson_gaussian(relation) for e in self.events]
+        if any(p is None for p in parts):
+            return None
+        return [s for p in parts if p is not None for s in p]

@@ -2,7 +2,9 @@
 dp-accounting's own event objects (duck-typed: anything with ``to_named_tuple()``; dp-accounting is never imported).
 
 The dictionary form is ``{"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}``, nested through ``event`` /
-``events`` (``module_name`` is ignored). The shorter spelling writes ``type`` (or ``class_name``) as the class name
+``events`` (``module_name`` is ignored); ``json.dumps(dp_event.to_named_tuple())`` writes each named tuple as the list
+``[module_name, class_name, field values…]``, which is read as well. The shorter spelling writes ``type`` (or
+``class_name``) as the class name
 without ``DpEvent`` in any case, with or without underscores: ``{"type": "poisson_sampled", ...}``,
 ``{"type": "Gaussian", ...}``.
 """
@@ -17,9 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from dpcalc import _validate as v
-
-# the modules register their classes with EVENT_CLASSES on import
-from dpcalc.accounting.events import composition, mechanisms, sampling  # noqa: F401
 from dpcalc.accounting.events.base import EVENT_CLASSES, Event
 from dpcalc.errors import DomainError
 
@@ -33,10 +32,13 @@ def _key(name: str) -> str:
     return k[: -len("dpevent")] if k.endswith("dpevent") else k
 
 
-_BY_KEY: dict[str, type[Event]] = {}
-for _cls in EVENT_CLASSES.values():
-    _BY_KEY[_key(_cls.CLASS_NAME)] = _cls
-    _BY_KEY[_key(_cls.SHORT)] = _cls
+def _by_key() -> dict[str, type[Event]]:
+    """Every registered class by its normalised class name and short spelling (the package registers them all)."""
+    out: dict[str, type[Event]] = {}
+    for cls in EVENT_CLASSES.values():
+        out[_key(cls.CLASS_NAME)] = cls
+        out[_key(cls.SHORT)] = cls
+    return out
 
 
 def _class_of(data: Mapping[str, Any], where: str) -> type[Event]:
@@ -45,7 +47,7 @@ def _class_of(data: Mapping[str, Any], where: str) -> type[Event]:
         name = name.decode()
     if not isinstance(name, str):
         raise DomainError(f"{where}: an event needs a class_name (e.g. \"GaussianDpEvent\") (got {v.brief(name)})")
-    cls = _BY_KEY.get(_key(name))
+    cls = _by_key().get(_key(name))
     if cls is None:
         raise DomainError(f"{where}: unknown event class {name!r}; dpcalc reads {', '.join(sorted(EVENT_CLASSES))}")
     return cls
@@ -84,11 +86,30 @@ def from_dict(data: Mapping[str, Any], *, where: str = "event") -> Event:
         raise DomainError(f"{where}: {exc}") from None
 
 
+def _positional(value: Any) -> dict[str, Any] | None:
+    """The dictionary of an event written positionally — ``json.dumps(dp_event.to_named_tuple())`` turns each named
+    tuple into ``[module_name, class_name, field values in order…]`` — or None when ``value`` is not one."""
+    if (not isinstance(value, list | tuple) or _is_named_tuple(value) or len(value) < 2
+            or not isinstance(value[0], str) or not isinstance(value[1], str)):
+        return None
+    cls = _by_key().get(_key(value[1]))
+    if cls is None:
+        return None
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    if len(value) - 2 > len(names):
+        raise DomainError(f"event: {cls.CLASS_NAME} written as a list has {len(value) - 2} values for its "
+                          f"{len(names)} fields ({', '.join(names) or 'none'})")
+    return {"class_name": value[1], **dict(zip(names, value[2:], strict=False))}
+
+
 def _value(value: Any, where: str) -> Any:
     if isinstance(value, Mapping) and ("class_name" in value or "type" in value):
         return from_dict(value, where=where)
     if _is_named_tuple(value):
         return from_dict(_named_tuple_dict(value), where=where)
+    positional = _positional(value)
+    if positional is not None:
+        return from_dict(positional, where=where)
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         return [_value(x, f"{where}[{i}]") for i, x in enumerate(value)]
     if isinstance(value, str) and value.strip().lower() in ("inf", "infinity"):
@@ -119,6 +140,9 @@ def as_event(obj: Any) -> Event:
         return from_dict(obj)
     if _is_named_tuple(obj):
         return from_dict(_named_tuple_dict(obj))
+    positional = _positional(obj)
+    if positional is not None:
+        return from_dict(positional)
     to_nt = getattr(obj, "to_named_tuple", None)
     if callable(to_nt):
         try:
@@ -126,7 +150,8 @@ def as_event(obj: Any) -> Event:
         except ValueError as exc:
             raise DomainError(f"event: {type(obj).__name__} cannot be read ({exc})") from None
         return from_dict(_named_tuple_dict(nt))
-    raise DomainError(f"event must be a dpcalc event, a dictionary or a dp-accounting DpEvent (got {v.brief(obj)})")
+    raise DomainError("event must be a dpcalc event, a dictionary (dp-accounting's to_named_tuple() form, also as "
+                      f"json.dumps writes it) or a dp-accounting DpEvent (got {v.brief(obj)})")
 
 
 def to_dict(event: Event) -> dict[str, Any]:

@@ -38,7 +38,7 @@ bounds, orders, tilt), `compose` (FFT composition), `curve`
 (δ(ε) and its inverse), `passes` (one direction at one lattice),
 `dominating` (dominating Gaussian bounds), `accountant` (the
 entry points); shared constants in `common` (``common.MAX_FFT`` is read at call time).
-Calibration (σ for a target ε) is `dpcalc.accounting.calibrate.sigma_for_eps` with ``accountant="pld"``.
+Calibration (σ for a target ε) is `dpcalc.accounting.schedule.sigma_for_eps` with ``accountant="pld"``.
 """
 
 from __future__ import annotations

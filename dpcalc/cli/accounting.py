@@ -1,0 +1,203 @@
+"""What ``account``, ``calibrate`` and ``statement`` share, declared once: the run's options (the noise multiplier,
+q and steps, the training terms, an event file and its relation), the accountants and their tolerances, the user
+level; and the one place each is turned into library values (events, `Options`, accountant names).
+
+A run is given by training terms (``--dataset-size --batch-size --epochs`` or ``--steps``; ``--clients
+--clients-per-round --rounds``), by ``--q --steps`` (the accountants' own symbols), or by ``--event FILE`` (any
+event; then ``--neighbours`` names the relation). Library: `dpcalc.api`, `dpcalc.accounting.events.TrainingRun`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from dpcalc.cli.options import Opt, choice, integer, many, real, text, vector
+from dpcalc.errors import DomainError
+
+if TYPE_CHECKING:
+    from dpcalc.accounting.accountants.base import Options
+    from dpcalc.accounting.events.base import Event
+    from dpcalc.cli.command import Args
+
+__all__ = [
+    "ACCOUNTANT",
+    "ATOL",
+    "BACKEND",
+    "EVENT",
+    "NEIGHBOURS",
+    "ORDERS",
+    "RTOL",
+    "SOLVE_FOR",
+    "TRAINING",
+    "USER",
+    "accountants_of",
+    "options_of",
+    "runs",
+    "user_k",
+]
+
+EXAMPLE_TERMS = ("dataset_size", "batch_size", "epochs")
+CLIENT_TERMS = ("clients", "clients_per_round", "rounds")
+
+ACCOUNTANT = many("accountant", short="-a", formula="-", help=(
+    "Accountant(s) to use (repeatable or comma list): rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld, exact. "
+    "Default: every one that applies (those that do not are listed with their reason)"))
+BACKEND = text("backend", formula="-", default="dpcalc", help=(
+    "PLD implementation for the pld accountant: dpcalc (own, certified bracket ε lower ≤ ε ≤ ε upper) or "
+    "dp-accounting (Google's, one pessimistic value; for comparison, needs the optional extra: pip install "
+    "'dpcalc[pld]')"))
+ORDERS = vector("orders", formula="-", default=None, help=(
+    "RDP order grid (comma list / ranges; inf allowed), default dp-accounting's 1.1..10.9, 11..63, 128..1024"))
+RTOL = real("rtol", formula="-", default=None, help=(
+    "PLD bracket: relative width asked (default 1e-3); a wider certified bracket is still shown, marked"))
+ATOL = real("atol", formula="-", default=None, help="PLD bracket: absolute width asked, nats (default 1e-6)")
+EVENT = Opt("event", "text", formula="-", default=None, help=(
+    "An event file (JSON or TOML): dp-accounting's DpEvent.to_named_tuple() form as dictionaries (or as json.dumps "
+    "writes it), or the short spelling {\"type\": \"gaussian\", ...}; then no noise multiplier, q, steps or training "
+    "terms"))
+NEIGHBOURS = Opt("neighbours", "text", formula="-", default=None, help=(
+    "Neighbouring relation: add-remove, replace-one (a record's contribution leaves and another's arrives: outputs "
+    "move by twice the sensitivity) or replace-special. Default: add-remove (Poisson sampling, --event), replace-one "
+    "(--sampling shuffle)"))
+SOLVE_FOR = Opt("solve_for", "text", formula="-", default=None, help=(
+    "The knob to calibrate for the target (ε, δ), the rest of the run fixed: noise-multiplier (default), steps, "
+    "epochs, batch-size, sampling-rate, clients-per-round or rounds (integers: the last that meets it). With "
+    "--event: the field, by its path (event.event.noise_multiplier, count, event.sampling_probability)"))
+SAMPLING = choice("sampling", ("poisson", "shuffle"), formula="-", default="poisson", help=(
+    "How batches are drawn: poisson (each record independently with probability q; add/remove neighbours) or "
+    "shuffle (fixed-size batches drawn without replacement each step; replace-one neighbours)"))
+TRAINING: tuple[Opt, ...] = (
+    integer("dataset_size", formula="-", default=None, help="Training examples N (with --batch-size: q = b/N)"),
+    integer("batch_size", formula="-", default=None, help="Batch size b (expected size under Poisson sampling)"),
+    real("epochs", formula="-", default=None, help="Epochs E: T = ⌈E·N/b⌉ steps (or give --steps)"),
+    integer("clients", formula="-", default=None, help="Federated clients N (client level: q = m/N)"),
+    integer("clients_per_round", formula="-", default=None, help="Clients m sampled per round"),
+    integer("rounds", formula="-", default=None, help="Federated rounds R (T = R)"),
+    SAMPLING,
+)
+USER = integer("max_examples_per_user", formula="-", default=None, help=(
+    "User level: each user contributes at most k examples (group privacy; k = 1 is example level)"))
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def accountants_of(a: Args) -> list[str] | None:
+    """The accountants asked for (``-a rdp -a pld`` or ``-a rdp,pld``), checked by name; None: every one."""
+    from dpcalc.accounting import accountants
+
+    requested = [n.strip() for item in a.accountant or [] for n in item.split(",") if n.strip()]
+    return [accountants.get(n).name for n in requested] or None
+
+
+def options_of(a: Args) -> Options:
+    """The accountants' options: the PLD bracket's tolerances, the RDP grid, the PLD backend."""
+    from dpcalc.accounting import accountants
+    from dpcalc.accounting.accountants.base import with_defaults
+    from dpcalc.accounting.accountants.rdp import orders_grid
+
+    backend = (a.backend or "dpcalc").strip().lower()
+    if backend not in ("dpcalc", "dp-accounting"):
+        raise DomainError(f"--backend must be dpcalc or dp-accounting (got {a.backend!r})")
+    if backend == "dp-accounting":
+        import importlib.util
+
+        if importlib.util.find_spec("dp_accounting") is None:
+            raise DomainError("--backend dp-accounting: dp-accounting is not installed (pip install 'dpcalc[pld]'); "
+                              "the default --backend dpcalc needs nothing extra")
+    if a.orders is not None:
+        try:
+            orders_grid(a.orders)
+        except DomainError as exc:
+            raise DomainError("--" + str(exc)) from None
+    values = a.parsed()
+    return with_defaults(accountants.Options(), rtol=values.get("rtol"), atol=values.get("atol"), orders=a.orders,
+                         backend=backend)
+
+
+def _one(a: Args, name: str) -> list[Any]:
+    """The values of an axis option (a list; [None] when absent)."""
+    values = a.parsed().get(name)
+    return [None] if values is None else list(values)
+
+
+def user_k(a: Args, unit: str = "example") -> int | None:
+    """``--max-examples-per-user`` checked (None when not given)."""
+    k = a.parsed().get("max_examples_per_user")
+    if k is None:
+        return None
+    if unit == "client":
+        raise DomainError("--max-examples-per-user is for example-level training; with --clients the unit of "
+                          "privacy is already the client (all of its data)")
+    if k < 1:
+        raise DomainError(f"--max-examples-per-user must be an integer >= 1 (got {k})")
+    return int(k)
+
+
+def _event(a: Args) -> Event:
+    from dpcalc.accounting.events import load
+
+    given = [_flag(n) for n in (*EXAMPLE_TERMS, *CLIENT_TERMS, "q", "steps", "sigma")
+             if a.parsed().get(n) is not None]
+    if given or a.sampling != "poisson":
+        raise DomainError(f"--event describes the mechanism itself: drop {' '.join(given) or '--sampling'} (or drop "
+                          "--event)")
+    return load(a.event)
+
+
+def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[str, Any]]]:
+    """The events of the call, one per grid point of the run's options (``--noise-multiplier``, ``--q``, ``--steps``
+    may each sweep), with their relation and the point's values; ``unknown`` (a knob being solved for) may be
+    absent. Training terms, ``--q --steps`` or ``--event``: one set per call, conflicts one line."""
+    from dpcalc.accounting.events import TrainingRun, relation
+    from dpcalc.accounting.events.training import relation_of
+
+    values = a.parsed()
+    if values.get("event") is not None:
+        ev = _event(a)
+        rel = relation(values.get("neighbours") or "add-remove")
+        return [(ev, rel, {})]
+    example = [n for n in EXAMPLE_TERMS if values.get(n) is not None]
+    client = [n for n in CLIENT_TERMS if values.get(n) is not None]
+    if example and client:
+        raise DomainError(f"{' '.join(map(_flag, example))} (examples) and {' '.join(map(_flag, client))} (clients) "
+                          "describe different runs: give one set")
+    if (example or client) and values.get("q") is not None:
+        raise DomainError(f"--q conflicts with {' '.join(map(_flag, example or client))}: q is derived from them; "
+                          "give one")
+    if not (example or client) and a.sampling == "shuffle":
+        raise DomainError("--sampling shuffle needs the sizes: --dataset-size --batch-size with --epochs or --steps, "
+                          "or --clients --clients-per-round --rounds (not --q)")
+    terms = {n: values[n] for n in (*example, *client)}
+    sampling = a.sampling
+    rel = relation(values["neighbours"]) if values.get("neighbours") is not None else relation_of(sampling)
+    points: list[tuple[Event, str, dict[str, Any]]] = []
+    for z, q, steps in itertools.product(_one(a, "sigma"), _one(a, "q"), _one(a, "steps")):
+        run_terms = {"noise_multiplier": z, "q": q, "steps": None if steps is None else int(steps), **terms,
+                     "sampling": sampling}
+        if unknown is None:
+            _complete(run_terms, example, client)
+        points.append((TrainingRun(**run_terms), rel, {}))
+    return points
+
+
+def _complete(terms: dict[str, Any], example: list[str], client: list[str]) -> None:
+    """One line naming what a run (with no unknown) is missing."""
+    if client:
+        missing = [n for n in CLIENT_TERMS if terms.get(n) is None]
+        if missing:
+            raise DomainError(f"client-level training needs --clients --clients-per-round --rounds (missing "
+                              f"{' '.join(map(_flag, missing))})")
+    elif example:
+        missing = [n for n in ("dataset_size", "batch_size") if terms.get(n) is None]
+        if missing or (terms.get("epochs") is None and terms.get("steps") is None):
+            what = " ".join(map(_flag, missing)) or "--epochs or --steps"
+            raise DomainError(f"example-level training needs --dataset-size --batch-size with --epochs or --steps "
+                              f"(missing {what})")
+    elif terms.get("q") is None or terms.get("steps") is None:
+        raise DomainError("give --q and --steps, or --dataset-size --batch-size with --epochs or --steps, or "
+                          "--clients --clients-per-round --rounds (or describe the mechanism with --event FILE)")
+    if terms.get("noise_multiplier") is None:
+        raise DomainError("--noise-multiplier is required (or describe the mechanism with --event FILE)")
