@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 from _timing import best_of
 
-from dpcalc.accounting import calibrate, gdp, rdp, zcdp
 from dpcalc.accounting import gaussian_mechanism as g
+from dpcalc.accounting import gdp, rdp, schedule, zcdp
 
 rng = np.random.default_rng(1)
 N = 2000
@@ -31,7 +31,7 @@ CASES = {
     "gdp.mu_from_eps (2000 points)": lambda: gdp.mu_from_eps(eps, delta),
     "zcdp.eps_from_rho (200 points)": lambda: zcdp.eps_from_rho(rho, 1e-5),
     "rdp.subsampled_gaussian_curve (156 default orders, q=0.01, σ=1)": lambda: rdp.subsampled_gaussian_curve(0.01, 1.0),
-    "calibrate.sigma_for_eps rdp (ε=2, δ=1e-5, q=0.01, T=1000)": lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000),
+    "schedule.sigma_for_eps rdp (ε=2, δ=1e-5, q=0.01, T=1000)": lambda: schedule.sigma_for_eps(2.0, 1e-5, 0.01, 1000),
 }
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from typing import Any
 from _timing import best_of
 
 from dpcalc.accounting import events as ev
-from dpcalc.accounting.events.account import account
+from dpcalc.api import epsilon as _epsilon
 from dpcalc.errors import DomainError
 
 DELTA = 1e-5
@@ -69,12 +69,12 @@ def _ours(e: ev.Event, rel: str, acc: str) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = account(e, delta=DELTA, accountant=acc, neighbours=rel)
-            t = best_of(lambda: account(e, delta=DELTA, accountant=acc, neighbours=rel), 3)
+            r = _epsilon(e, delta=DELTA, accountant=acc, neighbours=rel)
+            t = best_of(lambda: _epsilon(e, delta=DELTA, accountant=acc, neighbours=rel), 3)
     except DomainError as exc:
         return "— (" + str(exc).split(":")[1].split(";")[0].strip()[:60] + ")"
-    bracket = f" [{r.eps_lower:.5g}, {r.eps_upper:.5g}]" if r.eps_lower is not None else ""
-    return f"{r.bound} {r.eps:.5g}{bracket}, {t * 1e3:.3g} ms"
+    bracket = f" [{r.lower:.5g}, {r.upper:.5g}]" if r.lower is not None else ""
+    return f"{r.kind} {r.value:.5g}{bracket}, {t * 1e3:.3g} ms"
 
 
 def _peer_run(e: ev.Event, rel: str, kind: str, vdi: float) -> Callable[[], float] | str:
@@ -158,8 +158,8 @@ SINGLE = [("Gaussian ×1 (z=3)", G(3.0), "add_remove"), ("Laplace ×1 (b=10)", e
 def _timed_pld(e: ev.Event, rel: str) -> tuple[float, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = account(e, delta=DELTA, accountant="pld", neighbours=rel)
-        return best_of(lambda: account(e, delta=DELTA, accountant="pld", neighbours=rel), 3), float(r.eps)
+        r = _epsilon(e, delta=DELTA, accountant="pld", neighbours=rel)
+        return best_of(lambda: _epsilon(e, delta=DELTA, accountant="pld", neighbours=rel), 3), float(r)
 
 
 def _peer_pld(e: ev.Event, rel: str, vdi: float) -> tuple[float, float] | None:

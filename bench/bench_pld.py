@@ -21,7 +21,7 @@ from typing import Any
 
 from _timing import best_of
 
-from dpcalc.accounting import calibrate, pld
+from dpcalc.accounting import pld, schedule
 
 Schedule = list[tuple[float, float, int]]  # (sigma, q, count)
 
@@ -245,7 +245,7 @@ def main() -> None:
     if have["dp_accounting"]:
         comparable_accuracy()
         events_table(quick)
-    t_c, s = _timed(lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld"), 2)
+    t_c, s = _timed(lambda: schedule.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld"), 2)
     print(f"calibrate (ε=2, δ=1e-5, q=0.01, T=1e3): σ = {s:.6f} in {t_c * 1e3:.0f} ms "
           f"(certified ε_upper = {pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper:.6f})")
     t_7, br7 = _timed(lambda: pld.epsilon([(1.0, 0.01, 10_000_000)], 1e-5), 1)

@@ -13,8 +13,8 @@ from typing import Any
 
 from _timing import median_of
 
-from dpcalc.accounting import calibrate, rdp
 from dpcalc.accounting import gaussian_mechanism as gaussian
+from dpcalc.accounting import rdp, schedule
 
 
 def main() -> None:
@@ -58,7 +58,7 @@ def main() -> None:
         t2, _ = median_of(lambda: gm.get_sigma_gaussian(1.0, 1e-5, tol=1e-15))
         print(f" (dp-accounting {1e3 * t2:.3f} ms)", end="")
     print()
-    t, s = median_of(lambda: calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000), repeat=5)
+    t, s = median_of(lambda: schedule.sigma_for_eps(2.0, 1e-5, 0.01, 1000), repeat=5)
     print(f"calibrate rdp (eps=2, delta=1e-5, q=0.01, T=1000) sigma = {s!r}: {1e3 * t:.1f} ms (rtol 1e-9)")
 
 

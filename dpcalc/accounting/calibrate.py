@@ -19,6 +19,7 @@ import dataclasses
 import html
 import math
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -186,7 +187,9 @@ def _forward(acc: Accountant, at: Callable[[float], Event], delta: float, relati
                         and last[_PLD_COARSE][1] > 0.0:
                     grid = last[_PLD_COARSE][1] * math.sqrt(tol / _PLD_COARSE)
                 opts = dataclasses.replace(options, rtol=tol, grid=grid)
-            res = acc.epsilon(at(value), delta, relation, opts)
+            with warnings.catch_warnings():  # the search's points: the answer is re-evaluated with warnings on
+                warnings.simplefilter("ignore")
+                res = acc.epsilon(at(value), delta, relation, opts)
             if acc.name == "pld":
                 last[tol] = (value, float(res.details.get("grid") or 0.0))
             seen[key] = res
@@ -235,6 +238,12 @@ def calibrate(event: Event, field: str, *, eps: float, delta: float, accountant:
     def at(value: float) -> Event:
         return with_field(event, field, round(value) if knob.integer else value)
 
+    why = accountant.supports(probe(event, field), relation)  # an event the accountant cannot take: said at once
+    if why is not None:
+        from dpcalc.accounting.events.base import NotAccountable
+
+        raise NotAccountable(why)
+
     forward, result_at = _forward(accountant, at, d, relation, opts, not knob.integer)
     what = f"accountant {accountant.name!r} at delta = {d:g}"
     top: float | None = None
@@ -245,7 +254,8 @@ def calibrate(event: Event, field: str, *, eps: float, delta: float, accountant:
     value = top if top is not None else solve(forward, target, knob, rtol=max(tol, 1e-12), what=what)
     if knob.integer:
         value = round(value)
-    result = result_at(value)
+    # the answer once more with warnings on (the search's points were silent); the PLD's is the cached one
+    result = result_at(value) if accountant.name == "pld" else accountant.epsilon(at(value), d, relation, opts)
     step = (1.0 if knob.integer else tol * abs(value)) * (1.0 if knob.eps_increases else -1.0)
     after = value + step
     next_value: float | None = None

@@ -1,5 +1,5 @@
-"""account() and calibrate() on events: every accountant, the refusals (one line naming the event and what is
-supported), exact references (μ-GDP, Kairouz, Oh & Viswanath 2015 optimal composition, randomized response with
+"""dpcalc.epsilon and dpcalc.calibrate on events: every accountant, the refusals (one line naming the event and what
+is supported), exact references (μ-GDP, Kairouz, Oh & Viswanath 2015 optimal composition, randomized response with
 mpmath) and the PLD bracket around them, JSON round trips, calibration of any field on the safe side."""
 
 from __future__ import annotations
@@ -10,11 +10,25 @@ import math
 import mpmath as mp
 import pytest
 
+import dpcalc
 from dpcalc.accounting import events as ev
-from dpcalc.accounting.events import exact
-from dpcalc.accounting.events.account import account
-from dpcalc.accounting.events.solve_for import calibrate, get_field, with_field
+from dpcalc.accounting import schedule
+from dpcalc.accounting.calibrate import get_field, with_field
+from dpcalc.accounting.finite import delta_finite
+from dpcalc.accounting.result import PrivacyResult
 from dpcalc.errors import DomainError, InfeasibleError
+
+
+def account(event: object, *, delta: float, accountant: str = "rdp", neighbours: str = "add_remove"
+            ) -> PrivacyResult:
+    """One accountant's result (the verb with the accountant named)."""
+    return dpcalc.epsilon(event, delta=delta, accountant=accountant, neighbours=neighbours)
+
+
+def calibrate(event: object, field: str, *, eps: float, delta: float, accountant: str = "rdp",
+              neighbours: str = "add_remove") -> dpcalc.Calibration:
+    return dpcalc.calibrate(event, solve_for=field, eps=eps, delta=delta, accountant=accountant,
+                            neighbours=neighbours)
 
 DPSGD = {"class_name": "SelfComposedDpEvent", "count": 1000,
          "event": {"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.01,
@@ -23,50 +37,49 @@ DPSGD = {"class_name": "SelfComposedDpEvent", "count": 1000,
 
 def test_result_says_bound_relation_and_sampling() -> None:
     r = account(DPSGD, delta=1e-5)
-    assert (r.accountant, r.bound, r.relation, r.sampling) == ("rdp", "upper", "add_remove", "poisson q=0.01")
+    assert (r.accountant, r.kind, r.relation, r.sampling) == ("rdp", "upper", "add_remove", "poisson q=0.01")
     assert r.event == "SelfComposed(PoissonSampled(0.01, Gaussian(1)), 1000)"
-    assert r.extra["curve"] == "exact" and r.extra["order"] > 1
-    from dpcalc.accounting import accountants
-
-    assert r.eps == accountants.epsilon(1.0, 0.01, 1000, 1e-5)  # today's accountant, the same number
+    assert r.details["curve"] == "exact" and r.details["order"] > 1
+    assert r.value == schedule.epsilon(1.0, 0.01, 1000, 1e-5)  # the (σ, q, T) form: the same number
     p = account(DPSGD, delta=1e-5, accountant="pld")
-    assert p.bound == "bracket" and p.eps_lower is not None and p.eps_lower <= p.eps == p.eps_upper
-    assert p.eps == accountants.epsilon(1.0, 0.01, 1000, 1e-5, accountant="pld")
+    assert p.kind == "bracket" and p.lower is not None and p.lower <= p.value == p.upper == float(p)
+    assert p.value == schedule.epsilon(1.0, 0.01, 1000, 1e-5, accountant="pld")
 
 
 @pytest.mark.parametrize(("sigma", "q", "steps"), [(1.0, 0.01, 1000), (0.7, 1.0, 20), (2.0, 0.2, 50)])
-def test_schedule_event_gives_todays_numbers(sigma: float, q: float, steps: int) -> None:
-    from dpcalc.accounting import accountants
-
-    e = accountants.schedule_event(sigma, q, steps)
+def test_a_training_run_is_its_expanded_event(sigma: float, q: float, steps: int) -> None:
+    run = ev.TrainingRun(sigma, q=q, steps=steps)
+    e = run.expand()
+    assert e == (ev.SelfComposed(ev.PoissonSampled(q, ev.Gaussian(sigma)), steps) if q < 1 else
+                 ev.SelfComposed(ev.Gaussian(sigma), steps))
     for acc in ("rdp", "pld"):
-        assert account(e, delta=1e-6, accountant=acc).eps == accountants.epsilon(sigma, q, steps, 1e-6,
-                                                                                  accountant=acc)
+        assert account(e, delta=1e-6, accountant=acc).value == account(run, delta=1e-6, accountant=acc).value \
+            == schedule.epsilon(sigma, q, steps, 1e-6, accountant=acc)
     if q == 1.0:
-        assert account(e, delta=1e-6, accountant="exact").eps == pytest.approx(
-            accountants.epsilon(sigma, q, steps, 1e-6, accountant="analytic"), rel=1e-9)
+        assert account(e, delta=1e-6, accountant="exact").value == pytest.approx(
+            schedule.epsilon(sigma, q, steps, 1e-6, accountant="analytic"), rel=1e-9)
 
 
 def test_json_round_trip_gives_the_same_eps() -> None:
     e = ev.as_event(DPSGD)
     again = ev.from_dict(json.loads(json.dumps(ev.to_dict(e))))
     for acc in ("rdp", "pld"):
-        assert account(again, delta=1e-5, accountant=acc).eps == account(e, delta=1e-5, accountant=acc).eps
+        assert account(again, delta=1e-5, accountant=acc).value == account(e, delta=1e-5, accountant=acc).value
 
 
 def test_dp_accounting_object_is_read_duck_typed() -> None:
     dpa = pytest.importorskip("dp_accounting")
     peer = dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
-    assert account(peer, delta=1e-5).eps == account(DPSGD, delta=1e-5).eps
+    assert account(peer, delta=1e-5).value == account(DPSGD, delta=1e-5).value
 
 
 @pytest.mark.parametrize(("event", "accountant", "neighbours", "message"), [
-    (ev.Unsupported(), "rdp", "add_remove", "rdp cannot account UnsupportedDpEvent: it is dp-accounting's placeholder"),
+    (ev.Unsupported(), "rdp", "add_remove", "rdp cannot account UnsupportedDpEvent: it has no a Rényi curve"),
     (ev.TruncatedSubsampledGaussian(100, 0.1, 20, 1.0), "rdp", "replace_one", "untruncated part is Poisson"),
     (ev.RandomizedResponse(0.5, 4), "rdp", "add_remove", "an added or removed record has no bucket"),
     (ev.EpsilonDelta(1.0, 1e-6), "rdp", "add_remove", "delta > 0 has no RDP curve"),
     (ev.SampledWithReplacement(100, 10, ev.RandomizedResponse(0.5, 2)), "rdp", "replace_one",
-     "use the pld accountant for others"),
+     "use the pld accountant"),
     (ev.SampledWithoutReplacement(100, 10, ev.Gaussian(1.0)), "rdp", "add_remove", "replace-one statement"),
     (ev.PoissonSampled(0.1, ev.Gaussian(1.0)), "rdp", "replace_one", "add-remove or replace-special"),
     (ev.SingleEpochTreeAggregation(1.0, 10), "rdp", "add_remove", "replace-one or replace-special"),
@@ -84,10 +97,10 @@ def test_refusals_are_one_line(event: ev.Event, accountant: str, neighbours: str
 
 def test_non_private_and_no_op() -> None:
     r = account(ev.Composed((ev.Gaussian(1.0), ev.NonPrivate())), delta=1e-5)
-    assert r.eps == math.inf and "no privacy guarantee" in r.extra["note"]
-    assert account(ev.SelfComposed(ev.NonPrivate(), 0), delta=1e-5).eps == 0.0
-    assert account(ev.Composed((ev.NoOp(), ev.Gaussian(2.0))), delta=1e-5, accountant="exact").eps == \
-        account(ev.Gaussian(2.0), delta=1e-5, accountant="exact").eps
+    assert r.value == math.inf and r.kind == "exact" and "no privacy guarantee" in r.notes[0]
+    assert account(ev.SelfComposed(ev.NonPrivate(), 0), delta=1e-5).value == 0.0
+    assert account(ev.Composed((ev.NoOp(), ev.Gaussian(2.0))), delta=1e-5, accountant="exact").value == \
+        account(ev.Gaussian(2.0), delta=1e-5, accountant="exact").value
 
 
 @pytest.mark.parametrize("event", [ev.EpsilonDelta(2.0, 1e-9), ev.SelfComposed(ev.EpsilonDelta(0.5, 1e-10), 20)])
@@ -101,11 +114,13 @@ def test_delta_below_the_mass_at_infinity_is_one_line(event: ev.Event, accountan
 
 
 def test_bad_accountant_and_relation() -> None:
-    with pytest.raises(DomainError, match="accountant must be one of rdp, pld, exact"):
+    with pytest.raises(DomainError, match="accountant must be one of rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld"):
         account(DPSGD, delta=1e-5, accountant="gdp")
     with pytest.raises(DomainError, match="neighbours must be one of"):
         account(DPSGD, delta=1e-5, neighbours="swap")
     with pytest.raises(DomainError, match="delta must be"):
+        account(DPSGD, delta=1.0)
+    with pytest.raises(DomainError, match="no finite epsilon at delta = 0"):
         account(DPSGD, delta=0.0)
 
 
@@ -118,10 +133,10 @@ def test_gaussian_under_each_relation_is_mu_gdp(rel: str, factor: int) -> None:
     e = ev.Composed((ev.SelfComposed(ev.Gaussian(3.0), 6), ev.Gaussian(2.0)))
     mu = factor * math.sqrt(6 / 9 + 1 / 4)
     want = float(gdp.eps_from_mu(mu, 1e-6))
-    assert account(e, delta=1e-6, neighbours=rel, accountant="exact").eps == pytest.approx(want, rel=1e-14)
+    assert account(e, delta=1e-6, neighbours=rel, accountant="exact").value == pytest.approx(want, rel=1e-14)
     p = account(e, delta=1e-6, neighbours=rel, accountant="pld")
-    assert p.eps_lower is not None and p.eps_lower <= want <= p.eps
-    assert account(e, delta=1e-6, neighbours=rel).eps >= want
+    assert p.lower is not None and p.lower <= want <= p.value
+    assert account(e, delta=1e-6, neighbours=rel).value >= want
 
 
 def _kov_delta(eps: float, delta: float, k: int, i: int) -> mp.mpf:
@@ -134,11 +149,11 @@ def _kov_delta(eps: float, delta: float, k: int, i: int) -> mp.mpf:
 
 @pytest.mark.parametrize(("eps", "delta", "k"), [(0.1, 0.0, 50), (0.5, 1e-7, 20), (1.0, 0.0, 7)])
 def test_optimal_composition_of_kairouz_oh_viswanath(eps: float, delta: float, k: int) -> None:
-    (pair,) = exact.finite_pairs(ev.EpsilonDelta(eps, delta), "add_remove")  # type: ignore[misc]
+    (pair,) = ev.EpsilonDelta(eps, delta).finite_pairs("add_remove")
     for i in range(0, k // 2):
         with mp.workdps(40):
             want = float(_kov_delta(eps, delta, k, i))
-        assert exact.delta_finite(pair, k, (k - 2 * i) * eps) == pytest.approx(want, rel=1e-12, abs=1e-300)
+        assert delta_finite(pair, k, (k - 2 * i) * eps) == pytest.approx(want, rel=1e-12, abs=1e-300)
 
 
 def _rr_delta(p: float, k: int, count: int, eps: float) -> float:
@@ -165,9 +180,9 @@ def _rr_delta_mp(p: float, k: int, count: int, eps: float) -> float:
 def test_randomized_response_composed_matches_the_mpmath_sum() -> None:
     e = ev.SelfComposed(ev.RandomizedResponse(0.9, 4), 30)
     r = account(e, delta=1e-6, neighbours="replace_one", accountant="exact")
-    assert _rr_delta(0.9, 4, 30, r.eps) <= 1e-6 * (1 + 1e-9)
-    assert _rr_delta(0.9, 4, 30, r.eps * (1 - 1e-9)) > 1e-6 * (1 - 1e-9)  # the smallest such ε
-    assert account(e, delta=1e-6, neighbours="replace_one").eps >= r.eps
+    assert _rr_delta(0.9, 4, 30, r.value) <= 1e-6 * (1 + 1e-9)
+    assert _rr_delta(0.9, 4, 30, r.value * (1 - 1e-9)) > 1e-6 * (1 - 1e-9)  # the smallest such ε
+    assert account(e, delta=1e-6, neighbours="replace_one").value >= r.value
 
 
 # --- calibration --------------------------------------------------------------------------------------------------
@@ -188,23 +203,21 @@ def test_field_paths() -> None:
                                                    ("event.sampling_probability", "rdp"),
                                                    ("event.event.noise_multiplier", "pld")])
 def test_calibrate_any_field_on_the_safe_side(field: str, accountant: str) -> None:
-    from dpcalc.accounting import calibrate as cal
-
     c = calibrate(DPSGD, field, eps=2.0, delta=1e-5, accountant=accountant)
-    assert c.result.eps <= 2.0 and c.field == field
+    assert c.result.value <= 2.0 and c.field == field
     if field == "count":  # the last count that meets the target
-        assert account(with_field(c.event, "count", int(c.value) + 1), delta=1e-5).eps > 2.0
+        assert account(with_field(c.event, "count", int(c.value) + 1), delta=1e-5).value > 2.0
     elif accountant == "rdp":
-        assert c.result.eps == pytest.approx(2.0, rel=1e-7)
-    if field == "event.event.noise_multiplier":  # the same calibrator as today's sigma_for_eps
-        assert c.value == pytest.approx(cal.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant=accountant), rel=1e-3)
+        assert c.result.value == pytest.approx(2.0, rel=1e-7)
+    if field == "event.event.noise_multiplier":  # the one calibrator: the (σ, q, T) form gives the same σ
+        assert c.value == schedule.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant=accountant)
 
 
 def test_calibrate_fixed_batch_size_and_refusals() -> None:
     e = ev.SelfComposed(ev.SampledWithoutReplacement(60000, 256, ev.Gaussian(1.1)), 1000)
     c = calibrate(e, "event.sample_size", eps=3.0, delta=1e-5, neighbours="replace_one")
-    assert c.result.eps <= 3.0 < account(with_field(e, "event.sample_size", int(c.value) + 1), delta=1e-5,
-                                         neighbours="replace_one").eps
+    assert c.result.value <= 3.0 < account(with_field(e, "event.sample_size", int(c.value) + 1), delta=1e-5,
+                                         neighbours="replace_one").value
     with pytest.raises(DomainError, match="cannot be calibrated"):
         calibrate(e, "event.event", eps=1.0, delta=1e-5)
     with pytest.raises(InfeasibleError):
@@ -220,8 +233,8 @@ def test_dp_accountings_pld_drops_the_count_of_randomized_response() -> None:
     rel = dpa.privacy_accountant.NeighboringRelation.REPLACE_ONE
     peer = pld_acc.PLDAccountant(rel, value_discretization_interval=1e-3)
     peer.compose(dpa.RandomizedResponseDpEvent(0.9, 4), 100)
-    one = exact.epsilon(ev.RandomizedResponse(0.9, 4), "replace_one", 1e-5)[0]
+    one = account(ev.RandomizedResponse(0.9, 4), delta=1e-5, neighbours="replace_one", accountant="exact").value
     hundred = account(ev.SelfComposed(ev.RandomizedResponse(0.9, 4), 100), delta=1e-5, neighbours="replace_one",
-                      accountant="exact").eps
+                      accountant="exact").value
     assert peer.get_epsilon(1e-5) == pytest.approx(one, rel=1e-3)
     assert hundred == pytest.approx(14.392619929802816, rel=1e-9) and hundred > 39 * peer.get_epsilon(1e-5)

@@ -11,9 +11,14 @@ import pytest
 
 from dpcalc.accounting import events as ev
 from dpcalc.accounting import rdp
-from dpcalc.accounting.events import exact, rdp_amplification, rdp_mechanisms, rdp_selection
-from dpcalc.accounting.events.account import account
-from dpcalc.accounting.events.rdp_accountant import rdp_curve
+from dpcalc.accounting.events.mechanisms import repeat_and_select
+from dpcalc.accounting.events.mechanisms.approximate_dp import pure_dp_curve
+from dpcalc.accounting.events.mechanisms.discrete_gaussian import discrete_gaussian_curve
+from dpcalc.accounting.events.mechanisms.discrete_laplace import discrete_laplace_curve
+from dpcalc.accounting.events.mechanisms.gaussian import gaussian_rdp
+from dpcalc.accounting.events.mechanisms.laplace import laplace_curve
+from dpcalc.accounting.events.sampling import amplification
+from tests.support.accounting import account
 
 dpa = pytest.importorskip("dp_accounting")
 de = dpa.dp_event
@@ -28,7 +33,7 @@ def _peer_eps(event: object, delta: float, relation: object = None) -> float:
 
 
 def _ours(event: object, delta: float, neighbours: str = "add_remove", accountant: str = "rdp") -> float:
-    return account(event, delta=delta, neighbours=neighbours, accountant=accountant).eps
+    return account(event, delta=delta, neighbours=neighbours, accountant=accountant).value
 
 
 # --- the same numbers as dp-accounting where both use the same pair ----------------------------------------------
@@ -72,7 +77,7 @@ def test_replace_one_gaussian_follows_the_stated_convention() -> None:
     e = ev.SelfComposed(ev.Gaussian(3.0), 10)
     # exact: μ-GDP with μ = 2√10/3 (replace-one moves the sum by 2C), dp-accounting's PLD 10.67
     mu = 2.0 * math.sqrt(10.0) / 3.0
-    assert exact.gaussian_mu(e, "replace_one") == pytest.approx(mu, rel=1e-15)
+    assert e.gaussian_mu("replace_one") == pytest.approx(mu, rel=1e-15)
     assert _ours(e, 1e-5, "replace_one", "exact") == pytest.approx(10.66952280966845, rel=1e-12)
     assert _ours(e, 1e-5, "add_remove", "exact") == pytest.approx(4.652984530968557, rel=1e-12)
     # RDP is an upper bound of each; dp-accounting's RDP under replace-one (5.02) is the add/remove value
@@ -105,7 +110,7 @@ def test_discrete_laplace_curve(a: float, shift: int) -> None:
     def p(x: object) -> object:
         return c * mp.e ** (-a * abs(x))  # type: ignore[arg-type]
 
-    got = rdp_mechanisms.discrete_laplace(ALPHAS, a, shift)
+    got = discrete_laplace_curve(ALPHAS, a, shift)
     want = [_renyi(p, lambda x: p(x - shift), al, (-mp.inf, mp.inf)) for al in ALPHAS]
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
@@ -119,10 +124,10 @@ def test_discrete_gaussian_curve(sigma: float, shift: int) -> None:
         return mp.e ** (-x * x / (2 * s * s)) / z  # type: ignore[operator]
 
     alphas = ALPHAS[:5]
-    got = rdp_mechanisms.discrete_gaussian(alphas, sigma, shift)
+    got = discrete_gaussian_curve(alphas, sigma, shift)
     want = [_renyi(p, lambda x: p(x - shift), al, (-mp.inf, mp.inf)) for al in alphas]
     np.testing.assert_allclose(got, want, rtol=1e-11)
-    assert np.all(got <= rdp_mechanisms.gaussian(alphas, sigma, shift))
+    assert np.all(got <= gaussian_rdp(alphas, sigma, shift))
 
 
 @pytest.mark.parametrize(("p", "k", "rel"), [(0.5, 4, "replace_one"), (0.2, 2, "replace_one"),
@@ -136,50 +141,50 @@ def test_randomized_response_curve(p: float, k: int, rel: str) -> None:
         pairs = [([hit] + [miss] * (k - 1), u), (u, [hit] + [miss] * (k - 1))]
     want = [max(float(mp.log(sum(a ** mp.mpf(al) * b ** (1 - mp.mpf(al)) for a, b in zip(P, Q, strict=True)))
                       / (al - 1)) for P, Q in pairs) for al in ALPHAS]
-    np.testing.assert_allclose(rdp_mechanisms.randomized_response(ALPHAS, p, k, rel), want, rtol=1e-12)
+    np.testing.assert_allclose(ev.RandomizedResponse(p, k).rdp(ALPHAS, rel).rdp, want, rtol=1e-12)
 
 
 def test_pure_dp_curve_dominates_laplace_and_is_capped() -> None:
-    curve = rdp_mechanisms.pure_dp(ALPHAS, 1.0)
-    assert np.all(rdp_mechanisms.laplace(ALPHAS, 1.0) <= curve) and np.all(curve <= 1.0)
+    curve = pure_dp_curve(ALPHAS, 1.0)
+    assert np.all(laplace_curve(ALPHAS, 1.0) <= curve) and np.all(curve <= 1.0)
 
 
 # --- amplification bounds -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("q", "z"), [(0.01, 1.0), (0.1, 2.0), (0.5, 0.8)])
 def test_zhu_wang_bound_is_above_the_exact_poisson_gaussian(q: float, z: float) -> None:
-    bound = rdp_amplification.on_orders(ORDERS, lambda a: rdp_mechanisms.gaussian(a, z, 1.0),
-                                        lambda c, need: rdp_amplification.poisson(q, c, need))
+    bound = amplification.on_orders(ORDERS, lambda a: gaussian_rdp(a, z, 1.0),
+                                        lambda c, need: amplification.poisson(q, c, need))
     exact_curve = rdp.sampled_gaussian(q, z, ORDERS)
     assert np.all(bound >= exact_curve * (1 - 1e-12))
-    assert np.all(bound <= rdp_mechanisms.gaussian(ORDERS, z, 1.0))
+    assert np.all(bound <= gaussian_rdp(ORDERS, z, 1.0))
 
 
 @pytest.mark.parametrize(("q", "z"), [(256 / 60000, 1.1), (0.1, 2.0), (0.5, 0.8)])
 def test_wbk_bound_is_above_dp_accountings_gaussian_specific_bound(q: float, z: float) -> None:
     from dp_accounting.rdp import rdp_privacy_accountant as peer
 
-    ours = rdp_amplification.on_orders(ORDERS, lambda a: rdp_mechanisms.gaussian(a, z, 1.0),
-                                       lambda c, need: rdp_amplification.without_replacement(q, c, math.inf, need))
+    ours = amplification.on_orders(ORDERS, lambda a: gaussian_rdp(a, z, 1.0),
+                                       lambda c, need: amplification.without_replacement(q, c, math.inf, need))
     theirs = peer._compute_rdp_sample_wor_gaussian(q, z, ORDERS)
     integer = ORDERS == np.round(ORDERS)
     assert np.all(ours[integer] >= theirs[integer] * (1 - 1e-12))
     # fractional orders: the chord, capped by the unsampled Gaussian (subsampling never increases the RDP)
-    assert np.all(ours >= np.minimum(theirs, rdp_mechanisms.gaussian(ORDERS, z, 1.0)) * (1 - 1e-12))
+    assert np.all(ours >= np.minimum(theirs, gaussian_rdp(ORDERS, z, 1.0)) * (1 - 1e-12))
 
 
 def test_poisson_of_laplace_uses_the_general_bound() -> None:
     e = ev.SelfComposed(ev.PoissonSampled(0.01, ev.Laplace(1.0)), 1000)
-    c = rdp_curve(e, "add_remove", ORDERS)
+    c = (e).rdp(ORDERS, "add_remove")
     assert not c.exact
-    unsampled = rdp_curve(ev.SelfComposed(ev.Laplace(1.0), 1000), "add_remove", ORDERS).rdp
+    unsampled = (ev.SelfComposed(ev.Laplace(1.0), 1000)).rdp(ORDERS, "add_remove").rdp
     assert np.all(c.rdp <= unsampled) and c.rdp[0] < 0.01 * unsampled[0]
 
 
 def test_tnb_gamma_inverts_the_mean() -> None:
     for shape in (0.0, 0.5, 1.0, 3.0):
-        g = rdp_selection.tnb_gamma(7.0, shape)
-        assert rdp_selection.tnb_mean(g, shape) == pytest.approx(7.0, rel=1e-10)
+        g = repeat_and_select.tnb_gamma(7.0, shape)
+        assert repeat_and_select.tnb_mean(g, shape) == pytest.approx(7.0, rel=1e-10)
 
 
 # --- properties ----------------------------------------------------------------------------------------------------

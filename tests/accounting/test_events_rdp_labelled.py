@@ -11,9 +11,9 @@ import pytest
 from scipy import integrate, stats
 
 from dpcalc.accounting import events as ev
-from dpcalc.accounting.events.account import account
-from dpcalc.accounting.events.rdp_accountant import NotAccountable, rdp_curve
+from dpcalc.accounting.events.base import NotAccountable
 from dpcalc.accounting.pld.losses import truncation_label
+from tests.support.accounting import account
 
 ALPHAS = np.array([1.5, 2.0, 3.0, 4.5])
 
@@ -35,7 +35,7 @@ def test_with_replacement_gaussian_against_quadrature(rel: str, f: float) -> Non
     """b = 3 draws from n = 5 records, z = 2: the pair Σₖ P(K = k)(k, N(kf, z²)) against Σₖ P(K = k)(k, N(0, z²)).
     With the label shown, E_Q[(P/Q)^α] = Σₖ wₖ ∫ φ_k^α φ_0^{1−α}: each integral by quadrature."""
     b, n, z = 3, 5, 2.0
-    curve = rdp_curve(ev.SampledWithReplacement(n, b, ev.Gaussian(z)), rel, ALPHAS)
+    curve = (ev.SampledWithReplacement(n, b, ev.Gaussian(z))).rdp(ALPHAS, rel)
     assert not curve.exact
     w = stats.binom.pmf(np.arange(b + 1), b, 1.0 / n)
     for a, got in zip(ALPHAS, curve.rdp, strict=True):
@@ -47,13 +47,13 @@ def test_with_replacement_gaussian_against_quadrature(rel: str, f: float) -> Non
 
 def test_with_replacement_from_one_record_is_a_group_of_b() -> None:
     """n = 1: every draw is the changed record, so the output moves by b·f: the Gaussian RDP α(bf)²/(2z²)."""
-    curve = rdp_curve(ev.SampledWithReplacement(1, 4, ev.Gaussian(3.0)), "replace_one", ALPHAS)
+    curve = (ev.SampledWithReplacement(1, 4, ev.Gaussian(3.0))).rdp(ALPHAS, "replace_one")
     assert curve.rdp == pytest.approx(ALPHAS * (4 * 2.0 / 3.0) ** 2 / 2.0, rel=1e-13)
 
 
 def test_with_replacement_laplace_against_quadrature() -> None:
     b, n, scale = 2, 3, 1.5
-    curve = rdp_curve(ev.SampledWithReplacement(n, b, ev.Laplace(scale)), "replace_special", ALPHAS)
+    curve = (ev.SampledWithReplacement(n, b, ev.Laplace(scale))).rdp(ALPHAS, "replace_special")
     w = stats.binom.pmf(np.arange(b + 1), b, 1.0 / n)
     for a, got in zip(ALPHAS, curve.rdp, strict=True):
         parts = [integrate.quad(lambda x, k=k, a=a: stats.laplace.pdf(x, k, scale) ** a
@@ -68,7 +68,7 @@ def test_truncated_against_quadrature() -> None:
     n, q, bb, z = 40, 0.3, 10, 1.2
     r, g = truncation_label(q, n, bb)
     assert 0.3 < r < 1.0
-    curve = rdp_curve(ev.TruncatedSubsampledGaussian(n, q, bb, z), "add_remove", ALPHAS)
+    curve = (ev.TruncatedSubsampledGaussian(n, q, bb, z)).rdp(ALPHAS, "add_remove")
     assert not curve.exact
     log_q = stats.norm(0, z).logpdf
     for a, got in zip(ALPHAS, curve.rdp, strict=True):
@@ -78,8 +78,8 @@ def test_truncated_against_quadrature() -> None:
 
 
 def test_truncated_without_a_cut_is_poisson() -> None:
-    uncut = rdp_curve(ev.TruncatedSubsampledGaussian(1000, 0.01, 1000, 1.1), "add_remove", ALPHAS)
-    poisson = rdp_curve(ev.PoissonSampled(0.01, ev.Gaussian(1.1)), "add_remove", ALPHAS)
+    uncut = (ev.TruncatedSubsampledGaussian(1000, 0.01, 1000, 1.1)).rdp(ALPHAS, "add_remove")
+    poisson = (ev.PoissonSampled(0.01, ev.Gaussian(1.1))).rdp(ALPHAS, "add_remove")
     assert uncut.exact and np.array_equal(uncut.rdp, poisson.rdp)
 
 
@@ -94,17 +94,18 @@ def test_rdp_is_above_the_pld_lower_end(event: ev.Event, rel: str) -> None:
     replacement ×10 18.11 vs [10.5629, 10.5629] (with every draw count kept: 47,922, see the next test)."""
     r = account(event, delta=1e-5, accountant="rdp", neighbours=rel)
     p = account(event, delta=1e-5, accountant="pld", neighbours=rel)
-    assert r.bound == "upper" and p.eps_lower is not None
-    assert r.eps >= p.eps_lower
+    assert r.kind == "upper" and p.lower is not None
+    assert r.value >= p.lower
 
 
 @pytest.mark.parametrize(("event", "rel", "message"), [
     (ev.SampledWithReplacement(100, 3, ev.Gaussian(1.0)), "add_remove", "replace-one"),
-    (ev.SampledWithReplacement(100, 3, ev.RandomizedResponse(0.5, 2)), "replace_one", "Gaussian or Laplace"),
+    (ev.SampledWithReplacement(100, 3, ev.RandomizedResponse(0.5, 2)), "replace_one",
+     "no form at a multiple of its sensitivity"),
     (ev.TruncatedSubsampledGaussian(100, 0.1, 5, 1.0), "replace_one", "add-remove or replace-special")])
 def test_refusals_name_the_event_and_the_way_out(event: ev.Event, rel: str, message: str) -> None:
     with pytest.raises(NotAccountable, match=message) as info:
-        rdp_curve(event, rel, ALPHAS)  # type: ignore[arg-type]
+        (event).rdp(ALPHAS, rel)  # type: ignore[arg-type]
     assert event.CLASS_NAME in str(info.value) and "\n" not in str(info.value)
 
 
@@ -113,19 +114,18 @@ def test_with_replacement_cut_spends_a_share_of_delta() -> None:
     b = 256 of 60,000 at z = 1.1 give ε = 47,922. The accountant leaves out the counts above the first k₀ with
     P(K > k₀) ≤ 1e-3·δ/releases and spends that probability of δ (`Curve.slack`): ε = 18.11."""
     from dpcalc.accounting import conversion, rdp
-    from dpcalc.accounting.events.rdp_accountant import releases_with_replacement
 
     event = ev.SelfComposed(ev.SampledWithReplacement(60000, 256, ev.Gaussian(1.1)), 10)
     grid = rdp.orders_array(None)
-    whole = rdp_curve(event, "replace_one", grid)
+    whole = (event).rdp(grid, "replace_one")
     assert whole.slack == 0.0
     assert conversion.best_over_grid(grid, whole.rdp, math.log(1e-5))[0] > 4e4
-    assert releases_with_replacement(event) == 10
+    assert event.releases_with_replacement() == 10
     tail = 1e-3 * 1e-5 / 10
-    cut = rdp_curve(event, "replace_one", grid, tail)
+    cut = (event).rdp(grid, "replace_one", tail)
     assert 0.0 < cut.slack <= 10 * tail
     k0 = int(np.argmax(stats.binom.sf(np.arange(257), 256, 1 / 60000) <= tail))
     assert cut.slack == pytest.approx(10 * stats.binom.sf(k0, 256, 1 / 60000), rel=1e-12)
     r = account(event, delta=1e-5, accountant="rdp", neighbours="replace_one")
-    assert r.eps == pytest.approx(conversion.best_over_grid(grid, cut.rdp, math.log(1e-5 - cut.slack))[0], rel=1e-12)
-    assert 10.5 < r.eps < 20.0
+    assert r.value == pytest.approx(conversion.best_over_grid(grid, cut.rdp, math.log(1e-5 - cut.slack))[0], rel=1e-12)
+    assert 10.5 < r.value < 20.0

@@ -13,8 +13,8 @@ import pytest
 
 from dpcalc.accounting import events as ev
 from dpcalc.accounting import pld
-from dpcalc.accounting.events.account import account
 from dpcalc.errors import DomainError
+from tests.support.accounting import account
 
 DELTA = 1e-5
 N, Q, Z, STEPS = 60000, 0.01, 1.1, 100
@@ -58,7 +58,7 @@ def test_dp_accounting_never_below_our_lower_end(relation: str, cap: int) -> Non
 def test_event_model_accounts_it() -> None:
     event = ev.SelfComposed(ev.TruncatedSubsampledGaussian(N, Q, 650, Z), STEPS)
     res = account(event, delta=DELTA, accountant="pld")
-    assert res.eps == _eps(650).eps_upper
+    assert res.value == _eps(650).eps_upper
 
 
 def test_refusals() -> None:

@@ -131,16 +131,21 @@ def register(cls: type[Accountant]) -> type[Accountant]:
     return cls
 
 
+#: the display order (an accountant registered later and not listed here comes after these)
+ORDER = ("rdp", "rdp-lemma1", "zcdp", "analytic", "gdp-clt", "pld", "exact")
+
+
 def names() -> list[str]:
     """Every accountant's name, in display order."""
-    return list(ACCOUNTANTS)
+    rank = {n: i for i, n in enumerate(ORDER)}
+    return sorted(ACCOUNTANTS, key=lambda n: rank.get(n, len(rank)))
 
 
 def get(name: str) -> Accountant:
     """The accountant called ``name`` (``_`` and ``-`` alike); an unknown name is a one-line `DomainError`."""
     key = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
     if key not in ACCOUNTANTS:
-        raise DomainError(f"accountant must be one of {', '.join(ACCOUNTANTS)} (got {v.brief(name)})")
+        raise DomainError(f"accountant must be one of {', '.join(names())} (got {v.brief(name)})")
     return ACCOUNTANTS[key]
 
 

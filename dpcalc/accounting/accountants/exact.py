@@ -35,7 +35,7 @@ class Exact(Accountant):
         release, count = event.finite_count()
         pairs = release.finite_pairs(relation)
         if pairs is None or count < 1:
-            raise NotAccountable(f"exact cannot account {event.describe()} under {relation.replace('_', '-')}: the "
+            raise NotAccountable(f"exact cannot account {event.CLASS_NAME} under {relation.replace('_', '-')}: the "
                                  "exact accountant supports Gaussian noise without sampling (exact μ-GDP) and T runs "
                                  "of one release with a finite privacy-loss pair (RandomizedResponse, EpsilonDelta)")
         if count > MAX_COUNT:

@@ -19,7 +19,7 @@ class _GaussianForm(Accountant):
     def mu(self, event: Event, relation: Relation) -> float:
         mu = event.gaussian_mu(relation)
         if mu is None:
-            raise NotAccountable(f"{self.name} cannot account {event.describe()}: it {_NEEDS}")
+            raise NotAccountable(f"{self.name} cannot account {event.CLASS_NAME}: it {_NEEDS}")
         return mu
 
     def supports(self, event: Event, relation: Relation) -> str | None:

@@ -46,7 +46,7 @@ class GdpClt(Accountant):
     def steps(self, event: Event, relation: Relation) -> list[tuple[float, float, int]]:
         steps = event.poisson_gaussian(relation)
         if not steps:
-            raise NotAccountable(f"gdp-clt cannot account {event.describe()}: it {_NEEDS}")
+            raise NotAccountable(f"gdp-clt cannot account {event.CLASS_NAME}: it {_NEEDS}")
         return steps
 
     def supports(self, event: Event, relation: Relation) -> str | None:

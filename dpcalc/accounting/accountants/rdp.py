@@ -37,9 +37,12 @@ def orders_grid(orders: ArrayLike | None) -> v.FloatArray:
 
     if orders is None:
         return np.asarray(rdp.DEFAULT_ORDERS, dtype=np.float64)
-    a = np.atleast_1d(v.check_range("orders", orders, 1.0, lo_open=True))
-    if a.ndim != 1 or a.size == 0:
+    a = np.atleast_1d(v._to_float_array("orders", orders))
+    if a.ndim != 1:
         raise DomainError(f"orders must be a non-empty 1-D list of orders > 1 (got shape {a.shape})")
+    finite = a[a != np.inf]
+    if finite.size:
+        v.check_range("orders", finite, 1.0, lo_open=True)  # each > 1, finite (∞ itself is the pure ε)
     return np.unique(a)
 
 

@@ -19,9 +19,11 @@ from dpcalc.accounting.events.composition import Composed, SelfComposed
 from dpcalc.accounting.events.mechanisms.approximate_dp import EpsilonDelta
 from dpcalc.accounting.events.mechanisms.discrete_gaussian import DiscreteGaussian
 from dpcalc.accounting.events.mechanisms.discrete_laplace import DiscreteLaplace
+from dpcalc.accounting.events.mechanisms.exponential import ExponentialMechanism
 from dpcalc.accounting.events.mechanisms.gaussian import Gaussian
 from dpcalc.accounting.events.mechanisms.laplace import Laplace
 from dpcalc.accounting.events.mechanisms.mixture import MixtureOfGaussians
+from dpcalc.accounting.events.mechanisms.permute_and_flip import PermuteAndFlip
 from dpcalc.accounting.events.mechanisms.randomized_response import RandomizedResponse
 from dpcalc.accounting.events.mechanisms.repeat_and_select import RepeatAndSelect
 from dpcalc.accounting.events.mechanisms.tree import SingleEpochTreeAggregation
@@ -36,8 +38,8 @@ from dpcalc.accounting.events.sampling.without_replacement import SampledWithout
 from dpcalc.accounting.events.training import TrainingRun
 
 __all__ = ["EVENT_CLASSES", "RELATIONS", "Composed", "Curve", "DiscreteGaussian", "DiscreteLaplace", "EpsilonDelta",
-           "Event", "Gaussian", "Laplace", "MixtureOfGaussians", "NoOp", "NonPrivate", "NotAccountable",
-           "PoissonSampled", "RandomizedResponse", "Relation", "RepeatAndSelect", "SampledWithReplacement",
-           "SampledWithoutReplacement", "SelfComposed", "SingleEpochTreeAggregation", "TrainingRun",
-           "TruncatedSubsampledGaussian", "Unsupported", "ZCDp", "as_event", "from_dict", "load", "providers",
-           "relation", "to_dict"]
+           "Event", "ExponentialMechanism", "Gaussian", "Laplace", "MixtureOfGaussians", "NoOp", "NonPrivate",
+           "NotAccountable", "PermuteAndFlip", "PoissonSampled", "RandomizedResponse", "Relation", "RepeatAndSelect",
+           "SampledWithReplacement", "SampledWithoutReplacement", "SelfComposed", "SingleEpochTreeAggregation",
+           "TrainingRun", "TruncatedSubsampledGaussian", "Unsupported", "ZCDp", "as_event", "from_dict", "load",
+           "providers", "relation", "to_dict"]
