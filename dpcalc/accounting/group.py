@@ -108,9 +108,10 @@ def eps_user_vadhan(eps_at: Callable[[float], float], delta: float, k: int, *, r
         else:
             raise InfeasibleError(f"group privacy: no example-level delta >= {math.exp(lo):.3g} gives a group of "
                                   f"{k} a delta <= {d:g}")
-        while hi - lo > rtol:
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        from dpcalc._roots import bisect
+
+        hi, lo = bisect(lambda y: fits(-y), -hi, -lo, atol=rtol)  # fits holds at lo: bisect on −log δ_e
+        lo = -lo
     de = math.exp(lo)
     e = eps_at(de)
     return k * e, de, e

@@ -13,12 +13,9 @@ import math
 import operator
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dpcalc.catalog.types import CatalogError
-
-if TYPE_CHECKING:
-    from dpcalc.catalog.formula import Formula
+from dpcalc.catalog.types import CatalogError, EntryLike
 
 __all__ = ["check_condition", "condition", "draw", "sample_inputs"]
 
@@ -128,7 +125,7 @@ def draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
     return x.tolist() if size is not None else float(x)
 
 
-def sample_inputs(formula: Formula, rng: Any, max_tries: int = 200) -> dict[str, Any]:
+def sample_inputs(formula: EntryLike, rng: Any, max_tries: int = 200) -> dict[str, Any]:
     """One random in-domain point from the inputs' ``sample`` specs, honouring ``sample_where``."""
     n = int(rng.integers(formula.sample_length[0], formula.sample_length[1] + 1))
     for _ in range(max_tries):

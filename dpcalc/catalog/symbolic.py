@@ -11,12 +11,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from dpcalc.catalog.types import CatalogError
-
-if TYPE_CHECKING:
-    from dpcalc.catalog.formula import Formula
+from dpcalc.catalog.types import CatalogError, EntryLike
 
 __all__ = ["ALLOWED", "SymbolicError", "evaluate_mp", "expression", "parse"]
 
@@ -88,7 +85,7 @@ def parse(text: str, inputs: Mapping[str, str], length: str = "N", where: str = 
         raise CatalogError(f"{where}: SymPy form {text!r} does not parse: {exc}") from exc
 
 
-def expression(formula: Formula, published: bool = False) -> Any:
+def expression(formula: EntryLike, published: bool = False) -> Any:
     """The entry's SymPy form (the published one if asked) as an expression."""
     text = formula.sympy
     if published:
@@ -98,7 +95,7 @@ def expression(formula: Formula, published: bool = False) -> Any:
     return parse(text, {i.name: i.kind for i in formula.inputs}, formula.length, formula.id)
 
 
-def evaluate_mp(formula: Formula, values: Mapping[str, Any], dps: int = 50, published: bool = False) -> Any:
+def evaluate_mp(formula: EntryLike, values: Mapping[str, Any], dps: int = 50, published: bool = False) -> Any:
     """Evaluate the SymPy form with mpmath at ``dps`` digits (inside ``mpmath.workdps``); an ``mpmath.mpf``."""
     import mpmath
     import sympy

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["INPUT_KINDS", "STATUSES", "WARNINGS", "CatalogError", "Domain", "Erratum", "Example", "Input", "Output",
-           "Paper", "split_domain_warning"]
+__all__ = ["INPUT_KINDS", "STATUSES", "WARNINGS", "CatalogError", "Domain", "EntryLike", "Erratum", "Example",
+           "Input", "Output", "Paper", "split_domain_warning"]
 
 
 class CatalogError(ValueError):
@@ -126,3 +126,23 @@ def split_domain_warning(text: str) -> tuple[str, str]:
     if head.strip() in WARNINGS:
         return head.strip(), cond.strip() if sep else ""
     return "OutOfDomainWarning", text.strip()
+
+
+class EntryLike(Protocol):
+    """What the SymPy side and the samplers read of an entry (`dpcalc.catalog.formula.Formula`): declared here so
+    that they need not import the module that imports them."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def sympy(self) -> str: ...
+    @property
+    def erratum(self) -> Erratum | None: ...
+    @property
+    def inputs(self) -> tuple[Input, ...]: ...
+    @property
+    def length(self) -> str: ...
+    @property
+    def sample_length(self) -> tuple[int, int]: ...
+    @property
+    def sample_where(self) -> str: ...

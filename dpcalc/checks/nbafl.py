@@ -121,17 +121,12 @@ def _aggregate_noise(formula: Formula, values: Mapping[str, Any], ctx: CheckCont
 
 
 def _bisect(f: Any, lo: float, hi: float, iters: int = 400) -> float:
-    flo = f(lo)
-    for _ in range(iters):
-        mid = 0.5 * (lo + hi)
-        fm = f(mid)
-        if (fm > 0) == (flo > 0):
-            lo, flo = mid, fm
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * max(abs(hi), 1e-300):
-            break
-    return 0.5 * (lo + hi)
+    """The sign change of ``f`` in [lo, hi] to 1e-15 relative (`dpcalc._roots.bisect`)."""
+    from dpcalc._roots import bisect
+
+    positive = f(lo) > 0
+    a, b = bisect(lambda x: (f(x) > 0) != positive, lo, hi, rtol=1e-15, max_iter=iters)
+    return 0.5 * (a + b)
 
 
 def _amplified(eps0: float, q: float) -> float:

@@ -424,11 +424,9 @@ def _alpha_max_bisect(formula: Formula, values: Mapping[str, Any], ctx: CheckCon
     lo, hi = 1.0, 2.0
     while finite(hi):
         lo, hi = hi, hi * 2.0
-    for _ in range(200):  # bisection on where eq. (19) stops giving a guarantee
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        lo, hi = (mid, hi) if finite(mid) else (lo, mid)
+    from dpcalc._roots import bisect
+
+    lo, hi = bisect(lambda a: not finite(a), lo, hi)  # where eq. (19) stops giving a guarantee, to adjacent doubles
     return exact_result(cf, hi, 1e-12, "bisection on α for the end of Theorem 2's finite range (eq. 19's "
                                        "denominator D·S − αC² reaching 0)")
 

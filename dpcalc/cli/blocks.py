@@ -35,7 +35,7 @@ from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.report.render import Column, Format, Result
 
 if TYPE_CHECKING:
-    from dpcalc.cli.command import Args, Command
+    from dpcalc.cli.declare import Args, Command
     from dpcalc.cli.options import Resolved
 
 __all__ = ["BlockTask", "Kit", "block_rows", "run", "stream_summary"]

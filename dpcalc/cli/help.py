@@ -3,12 +3,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from dpcalc.cli.options import Opt
+from typing import Any, Protocol
 
 __all__ = ["domain_text", "help_text"]
+
+
+class _Declared(Protocol):
+    """What the help text reads of a declared option (`dpcalc.cli.options.Opt`)."""
+
+    help: str
+    kind: str
+    sweep: str
+    note: str
 
 _SYNTAX = {"axis": "A value, a list a,b or a range a:b:step", "vector": "A comma list or a file of numbers",
            "one": "One value", "matrix": "A file (.npy, .csv) or inline rows 'a,b;c,d'"}
@@ -16,7 +22,7 @@ _SYNTAX = {"axis": "A value, a list a,b or a range a:b:step", "vector": "A comma
 _PLAIN_UNITS = ("", "dimensionless", "probability")
 
 
-def help_text(opt: Opt, inp: dict[str, Any] | None) -> str:
+def help_text(opt: _Declared, inp: dict[str, Any] | None) -> str:
     """``{description}: {symbol} {domain} ({unit}). {syntax}. {note}.`` (the catalog's parts where there is one)."""
     parts = [opt.help or (inp or {}).get("description", "")]
     if inp is not None:

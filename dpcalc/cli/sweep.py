@@ -25,7 +25,7 @@ from dpcalc.errors import DpcalcError
 from dpcalc.report.render import Column, Format, Result
 
 if TYPE_CHECKING:
-    from dpcalc.cli.command import Args, Command
+    from dpcalc.cli.declare import Args, Command
 
 __all__ = ["MAX_SPLIT_POINTS", "REASON", "SPLIT_SECONDS", "Failure", "after_failure", "merge", "not_computable",
            "split", "varying"]

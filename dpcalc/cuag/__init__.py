@@ -483,11 +483,9 @@ def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: in
         warnings.simplefilter("ignore", EstimateWarning)
         if float(baseline_eps(method, hi, delta)) < e:
             raise DomainError(f"eps {e:g} is not reached by {method} within t_max = {hi} rounds")
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if float(baseline_eps(method, mid, delta)) >= e:
-                hi = mid
-            else:
-                lo = mid + 1
-    return lo
+        if float(baseline_eps(method, lo, delta)) >= e:
+            return lo
+        from dpcalc._roots import integer_search
+
+        return integer_search(lambda t: float(baseline_eps(method, t, delta)) >= e, lo, hi)
 

@@ -1,7 +1,9 @@
-"""The package's import graph: layers without back-arrows, and no circles.
+"""The package's import graph: layers without back-arrows, and no circles; small modules; events that own their
+mathematics.
 
-Every ``import`` of a ``dpcalc`` module is an edge — at module level or inside a function (a lazy import is still a
-dependency), except under ``if TYPE_CHECKING:`` (annotations only). The layers, bottom to top:
+Every ``import`` of a ``dpcalc`` module is an edge — at module level, inside a function (a lazy import is still a
+dependency) or under ``if TYPE_CHECKING:`` (an annotation names the module all the same). The layers, bottom to
+top:
 
 ======== ============================================================================================================
 core     errors, numerics, validation, the root finders, limits, progress, units, file I/O (``dpcalc.files``)
@@ -12,11 +14,14 @@ catalog  the formula catalog (``dpcalc.catalog``)
 checks   verification recipes and the ``verify`` driver
 report   columns, grids, rendering, table specs
 plot     figures
-cli      the command line
+api      the verbs at the top (``dpcalc.api``: epsilon, delta, account, calibrate, statement)
+cli      the command line (and ``python -m dpcalc``)
 ======== ============================================================================================================
 
 A module may import its own layer and the layers below it, never a layer above; the graph over all modules must
-be acyclic (a circle held apart only by imports inside functions is still a circle).
+be acyclic (a circle held apart only by imports inside functions or under TYPE_CHECKING is still a circle). No
+module is over 600 lines. In ``dpcalc.accounting`` no code dispatches on an event's type (an accountant calls the
+event's privacy maps), and each mechanism class is named in at most three files.
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("checks", ("dpcalc.checks", "dpcalc.verify")),
     ("report", ("dpcalc.report",)),
     ("plot", ("dpcalc.plot",)),
-    ("cli", ("dpcalc.cli",)),
+    ("api", ("dpcalc.api",)),
+    ("cli", ("dpcalc.cli", "dpcalc.__main__")),
 )
 
 
@@ -56,26 +62,13 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _type_checking_nodes(tree: ast.AST) -> set[int]:
-    """ids of the nodes under ``if TYPE_CHECKING:`` (imports there are for annotations only)."""
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                skip.update(id(n) for n in ast.walk(child))
-    return skip
-
-
 def _imports(name: str, path: Path) -> set[str]:
     """The dpcalc modules ``name`` imports (``from dpcalc import x`` counts as importing ``dpcalc.x`` when x is a
     module, else the package ``dpcalc``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_checking_nodes(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -167,3 +160,50 @@ def test_no_import_circles() -> None:
 
 def test_the_cycle_finder_finds_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+MAX_LINES = 600
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"modules over {MAX_LINES} lines: {long}"
+
+
+def _named(path: Path, name: str) -> bool:
+    """Whether the code of ``path`` names ``name`` (an identifier, an attribute, a class, an import), not prose."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if ((isinstance(node, ast.Name) and node.id == name)
+                or (isinstance(node, ast.Attribute) and node.attr == name)
+                or (isinstance(node, ast.ClassDef) and node.name == name)
+                or (isinstance(node, ast.ImportFrom) and any(a.name == name for a in node.names))):
+            return True
+    return False
+
+
+def test_accounting_calls_the_events_maps_instead_of_dispatching_on_their_types() -> None:
+    """``isinstance`` against a mechanism, sampling or composition class: none in dpcalc.accounting (the base class
+    ``Event`` is allowed: tree walks and validation; at most 15 such sites). Each mechanism class is named in at most
+    three files there: its module, the package's export line, and one user (the training run, user level)."""
+    from dpcalc.accounting import events
+
+    accounting = PACKAGE / "accounting"
+    classes = {c.__name__ for c in events.EVENT_CLASSES.values()} | {"Event", "FixedSizeSample"}
+    sites = []
+    for path in accounting.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "isinstance" and len(node.args) == 2:
+                named = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)} | {
+                    n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)}
+                if named & classes:
+                    sites.append((path.relative_to(PACKAGE.parent).as_posix(), node.lineno, named & classes))
+    dispatch = [s for s in sites if s[2] - {"Event"}]
+    assert dispatch == [], f"dispatch on event types: {dispatch}"
+    assert len(sites) <= 15, sites
+    mechanisms = {c.__name__ for c in events.EVENT_CLASSES.values()
+                  if c.__module__.startswith("dpcalc.accounting.events.mechanisms.")}
+    assert len(mechanisms) >= 15
+    spread = {m: files for m in sorted(mechanisms)
+              if len(files := [p.relative_to(accounting).as_posix() for p in accounting.rglob("*.py")
+                               if _named(p, m)]) > 3}
+    assert spread == {}, f"mechanism classes named in more than three files: {spread}"
