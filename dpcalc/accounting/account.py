@@ -82,7 +82,7 @@ def account(event: Event, *, delta: float | None = None, eps: float | None = Non
     failed: dict[str, str] = {}
     for name in names:
         acc = registry.get(name)
-        why = acc.supports(event, relation)
+        why = acc.applies(event, relation)
         if why is not None:
             if explicit:
                 raise NotAccountable(why)
@@ -101,7 +101,7 @@ def account(event: Event, *, delta: float | None = None, eps: float | None = Non
 def _candidates(event: Event, relation: Relation) -> list[str]:
     """The accountants a headline is computed from: exact alone where it applies, else the PLD and RDP."""
     exact = registry.get("exact")
-    if exact.supports(event, relation) is None:
+    if exact.applies(event, relation) is None:
         return ["exact"]
     return [n for n in registry.HEADLINE_ORDER if n != "exact"]
 

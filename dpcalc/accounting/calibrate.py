@@ -238,7 +238,7 @@ def calibrate(event: Event, field: str, *, eps: float, delta: float, accountant:
     def at(value: float) -> Event:
         return with_field(event, field, round(value) if knob.integer else value)
 
-    why = accountant.supports(probe(event, field), relation)  # an event the accountant cannot take: said at once
+    why = accountant.applies(probe(event, field), relation)  # an event the accountant cannot take: said at once
     if why is not None:
         from dpcalc.accounting.events.base import NotAccountable
 

@@ -247,7 +247,7 @@ def user_bounds(run: Any, delta: float, k: int, accountants: Sequence[str], opti
 
     for name in accountants:
         acc = acc_mod.get(name)
-        if acc.kind not in ("exact", "bracket", "upper") or acc.supports(run, rel) is not None:
+        if acc.kind not in ("exact", "bracket", "upper") or acc.applies(run, rel) is not None:
             continue
         try:
             first = acc.epsilon(run, d, rel, opts)

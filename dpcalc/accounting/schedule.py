@@ -12,13 +12,30 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 
-__all__ = ["epsilon", "sigma_for_eps"]
+__all__ = ["epsilon", "result", "sigma_for_eps"]
 
 
 def _options(orders: ArrayLike | None, warn: bool) -> Any:
     from dpcalc.accounting import accountants
 
     return accountants.Options(orders=orders, warn=warn)
+
+
+def result(sigma: float, q: float, steps: float, delta: float, *, accountant: str = "rdp",
+           orders: ArrayLike | None = None, warn: bool = True) -> Any:
+    """The accountant's `dpcalc.accounting.result.PrivacyResult` for one (σ, q, T, δ) (its details: the optimal
+    order, μ, the PLD's bracket).
+
+    Examples:
+        >>> from dpcalc.accounting.schedule import result
+        >>> result(1.0, 0.01, 1000, 1e-5).details["order"]
+        7.8
+    """
+    from dpcalc.accounting import accountants
+    from dpcalc.accounting.events import TrainingRun
+
+    run = TrainingRun(float(sigma), q=float(q), steps=int(steps))
+    return accountants.get(accountant).epsilon(run, float(delta), "add_remove", _options(orders, warn))
 
 
 @v.named_shapes

@@ -128,6 +128,17 @@ def _run_note(event: Any) -> str:
     return f" Training run: {run}; {how}."
 
 
+def _training_meta(event: Any) -> dict[str, Any]:
+    """The run for a result's JSON meta ({} for an event)."""
+    from dpcalc.accounting.events import TrainingRun
+
+    if not isinstance(event, TrainingRun):
+        return {}
+    terms = {n: x for n, x in event.terms.items() if n != "noise_multiplier"}
+    return {"training": {**terms, "q": event.rate, "steps": event.step_count, "sampling": event.sampling,
+                         "unit": event.unit}}
+
+
 _USER_NOTE = (" User level (level = user, k examples per user; add or remove all of them): vadhan = group privacy of "
               "the accountant's (ε, δ) (Vadhan 2017, Lemma 2.2); rdp-group = group privacy of RDP (Mironov 2017, Prop. "
               "2); mixture = the mixture-of-Gaussians PLD (Ganesh et al. 2024).")
@@ -193,6 +204,7 @@ def account_command(a: Args) -> Result:
     title = "Privacy loss ε of an event" if is_event else "Privacy loss ε of a training run"
     return Result(columns=columns_of(rows, shown), rows=rows, title=title, note=note, formula=_FORMULAS,
                   meta={"accountants": sorted({r["accountant"] for r in rows}), **refused, "headline": headlines,
+                        **_training_meta(event0),
                         "options": {"rtol": options.rtol, "atol": options.atol, "backend": options.backend,
                                     "orders": "default (dp-accounting grid)" if a.orders is None else list(a.orders)}})
 
@@ -205,6 +217,9 @@ def _knob(a: Args) -> str:
     """The field solved for (a training knob by its option name, or an event's field path)."""
     knob = (a.solve_for or "noise-multiplier").strip()
     if a.event is not None:
+        from dpcalc.cli.accounting import no_terms
+
+        no_terms(a)
         if a.solve_for is None:
             raise DomainError("--solve-for is needed with --event: the field path to calibrate, e.g. "
                               "event.event.noise_multiplier or count")
@@ -254,7 +269,7 @@ def calibrate_command(a: Args) -> Result:
             chosen = names or [n for n in registry.names()]
             for n in chosen:
                 acc = registry.get(n)
-                why = acc.supports(first, rel)
+                why = acc.applies(first, rel)
                 if why is not None:
                     if names:
                         raise DomainError(why)
@@ -286,7 +301,8 @@ def calibrate_command(a: Args) -> Result:
             + "".join(f" {n[0].upper()}{n[1:]}." for n in notes) + _refusals(refused))
     return Result(columns=cols, rows=rows, title=f"{label} for a target (ε, δ)", note=note,
                   formula=["calibrate.sigma_rdp", *_FORMULAS],
-                  meta={"solve_for": field, "accountants": sorted({r["accountant"] for r in rows}), **refused})
+                  meta={"solve_for": field, "accountants": sorted({r["accountant"] for r in rows}), **refused,
+                        "sampling": getattr(points[0][0], "sampling", None)})
 
 
 def _user_calibrations(event: Any, field: str, eps: float, delta: float, rel: str, name: str, k: int, options: Any,

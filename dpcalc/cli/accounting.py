@@ -25,6 +25,7 @@ __all__ = [
     "ATOL",
     "BACKEND",
     "EVENT",
+    "NEEDS",
     "NEIGHBOURS",
     "ORDERS",
     "RTOL",
@@ -32,6 +33,7 @@ __all__ = [
     "TRAINING",
     "USER",
     "accountants_of",
+    "no_terms",
     "options_of",
     "runs",
     "user_k",
@@ -102,9 +104,9 @@ def options_of(a: Args) -> Options:
     if backend not in ("dpcalc", "dp-accounting"):
         raise DomainError(f"--backend must be dpcalc or dp-accounting (got {a.backend!r})")
     if backend == "dp-accounting":
-        import importlib.util
+        from dpcalc.accounting.accountants.pld import peer_available
 
-        if importlib.util.find_spec("dp_accounting") is None:
+        if not peer_available():
             raise DomainError("--backend dp-accounting: dp-accounting is not installed (pip install 'dpcalc[pld]'); "
                               "the default --backend dpcalc needs nothing extra")
     if a.orders is not None:
@@ -139,12 +141,17 @@ def user_k(a: Args, unit: str = "example") -> int | None:
 def _event(a: Args) -> Event:
     from dpcalc.accounting.events import load
 
+    no_terms(a)
+    return load(a.event)
+
+
+def no_terms(a: Args) -> None:
+    """With ``--event`` (the mechanism described by the file) no run options may be given: one line naming them."""
     given = [_flag(n) for n in (*EXAMPLE_TERMS, *CLIENT_TERMS, "q", "steps", "sigma")
              if a.parsed().get(n) is not None]
     if given or a.sampling != "poisson":
         raise DomainError(f"--event describes the mechanism itself: drop {' '.join(given) or '--sampling'} (or drop "
                           "--event)")
-    return load(a.event)
 
 
 def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[str, Any]]]:
@@ -175,16 +182,37 @@ def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[
     rel = relation(values["neighbours"]) if values.get("neighbours") is not None else relation_of(sampling)
     points: list[tuple[Event, str, dict[str, Any]]] = []
     for z, q, steps in itertools.product(_one(a, "sigma"), _one(a, "q"), _one(a, "steps")):
-        run_terms = {"noise_multiplier": z, "q": q, "steps": None if steps is None else int(steps), **terms,
+        run_terms = {"noise_multiplier": z, "q": q, "steps": steps, **terms,
                      "sampling": sampling}
-        if unknown is None:
-            _complete(run_terms, example, client)
+        _complete(run_terms, example, client, unknown)
         points.append((TrainingRun(**run_terms), rel, {}))
     return points
 
 
-def _complete(terms: dict[str, Any], example: list[str], client: list[str]) -> None:
-    """One line naming what a run (with no unknown) is missing."""
+#: what each knob a calibration solves for needs besides the noise multiplier: alternatives (library names)
+NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "steps": (("q",), ("dataset_size", "batch_size")),
+    "epochs": (("dataset_size", "batch_size"),),
+    "batch_size": (("dataset_size", "epochs"), ("dataset_size", "steps")),
+    "q": (("steps",),),
+    "clients_per_round": (("clients", "rounds"),),
+    "rounds": (("clients", "clients_per_round"),),
+}
+
+
+def _complete(terms: dict[str, Any], example: list[str], client: list[str], unknown: str | None = None) -> None:
+    """One line naming what a run is missing (the knob being solved for, ``unknown``, may be)."""
+    if unknown in NEEDS:
+        given = {n for n, x in terms.items() if x is not None}
+        if not any(set(alt) <= given for alt in NEEDS[unknown]):
+            knob = {"q": "sampling-rate"}.get(unknown, unknown.replace("_", "-"))
+            raise DomainError(f"--solve-for {knob} needs " + " or ".join(" ".join(map(_flag, alt))
+                                                                          for alt in NEEDS[unknown]))
+        if terms.get("noise_multiplier") is None:
+            raise DomainError(f"--solve-for {unknown.replace('_', '-')} needs --noise-multiplier")
+        return
+    if unknown is not None:  # the noise multiplier: the rest of the run must be complete
+        terms = {**terms, "noise_multiplier": 1.0}
     if client:
         missing = [n for n in CLIENT_TERMS if terms.get(n) is None]
         if missing:

@@ -178,14 +178,14 @@ def _headline(s: Mapping[str, Any]) -> str:
 
 def _guarantee_line(r: Mapping[str, Any]) -> str:
     name = r["accountant"] + {"vadhan": " + group privacy (Vadhan)", "rdp-group": " group privacy (Mironov)",
-                              "mixture": " mixture of Gaussians (Ganesh et al.)"}.get(r["method"], "")
+                              "mixture": " mixture of Gaussians (Ganesh et al.)"}.get(r.get("method") or "", "")
     if r.get("failure"):
         return f"{name}: no ε — {r['failure']}"
-    bracket = (f"; certified bracket [{shown(r['eps_lower'], down=True)}, {shown(r['eps_upper'])}]"
-               if r.get("eps_lower") is not None else "")
-    kind = {"exact": "exact", "bracket": "certified", "upper": "upper bound"}.get(
-        r["kind"], "estimate, can be below the true ε")
-    return f"{name}: ε = {shown(r['eps'])} ({kind}{bracket})"
+    if r.get("eps_lower") is not None:
+        what = f"certified bracket [{shown(r['eps_lower'], down=True)}, {shown(r['eps_upper'])}]"
+    else:
+        what = {"exact": "exact", "upper": "upper bound"}.get(r["kind"], "estimate, can be below the true ε")
+    return f"{name}: ε = {shown(r['eps'])} ({what})"
 
 
 def _sections(s: Mapping[str, Any]) -> list[tuple[str, list[str]]]:

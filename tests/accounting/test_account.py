@@ -1,4 +1,5 @@
-"""Accountants (dpcalc.accounting.accountants) and the CLI commands ``dpcalc account`` / ``dpcalc calibrate``.
+"""Accountants (dpcalc.accounting.accountants) on a training run given by q and steps, and the CLI commands
+``dpcalc account`` / ``dpcalc calibrate``.
 
 Values at q = 0.01, σ = 1, T = 1000, δ = 1e-5: exact RDP 2.101365271648395 (mpmath quadrature of A_α at 30 digits
 over the Opacus orders; 1e-12), GDP-CLT 1.6177118087467188 (the closed form; 1e-12), PLD 1.8282436455855091
@@ -15,9 +16,15 @@ import sys
 
 import pytest
 
-from dpcalc.accounting import accountants
+from dpcalc.accounting import accountants, schedule
+from dpcalc.accounting.events import TrainingRun
 from dpcalc.errors import DomainError
 from tests.support.cli_runner import run
+
+
+def _eps(name: str, sigma: float, q: float, steps: int, delta: float) -> tuple[float, dict[str, object]]:
+    r = accountants.get(name).epsilon(TrainingRun(sigma, q=q, steps=steps), delta, "add_remove")
+    return r.value, dict(r.details)
 
 BASE = ["--noise-multiplier", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]
 
@@ -31,17 +38,17 @@ def rows(*args: str) -> list[dict]:  # type: ignore[type-arg]
 def test_accountant_interface_values() -> None:
     """Every accountant's (eps, extra) at the reference point (q = 0.01, σ = 1, T = 1000,
     δ = 1e-5), with its bound kind."""
-    eps, extra = accountants.get("rdp").eps(1.0, 0.01, 1000, 1e-5)
+    eps, extra = _eps("rdp", 1.0, 0.01, 1000, 1e-5)
     assert eps == pytest.approx(2.101365271648395, rel=1e-12) and extra["order"] == 7.8
-    assert accountants.get("rdp").bound == "upper" and accountants.get("gdp-clt").bound == "estimate"
+    assert accountants.get("rdp").kind == "upper" and accountants.get("gdp-clt").kind == "estimate"
     with pytest.warns(UserWarning, match="underestimate"):
-        eps, extra = accountants.get("gdp-clt").eps(1.0, 0.01, 1000, 1e-5)
+        eps, extra = _eps("gdp-clt", 1.0, 0.01, 1000, 1e-5)
     assert eps == pytest.approx(1.6177118087467188, rel=1e-12)
     assert extra["mu"] == pytest.approx(0.4145216313365378, rel=1e-14)
-    lemma1, _ = accountants.get("rdp-lemma1").eps(1.0, 0.01, 1000, 1e-5)
+    lemma1, _ = _eps("rdp-lemma1", 1.0, 0.01, 1000, 1e-5)
     assert lemma1 > 2.101365271648395
-    with pytest.raises(DomainError, match="q = 1"):
-        accountants.get("zcdp").eps(1.0, 0.01, 1000, 1e-5)
+    with pytest.raises(DomainError, match="needs Gaussian noise without sampling"):
+        _eps("zcdp", 1.0, 0.01, 1000, 1e-5)
     with pytest.raises(DomainError, match="accountant must be one of"):
         accountants.get("moments")
 
@@ -50,9 +57,9 @@ def test_full_batch_ordering() -> None:
     """q = 1, σ = 1, T = 1: analytic 4.377178095681224 (exact) <= zCDP 4.728386984943314 <= RDP grid 4.728507067217623
     (dp-accounting 0.6.0 get_epsilon_gaussian at tol 1e-15, autodp 0.2.3.1 continuous-order RDP, dp-accounting 0.6.0
     RdpAccountant at its default orders; 1e-12)."""
-    a = accountants.get("analytic").eps(1.0, 1.0, 1, 1e-5)[0]
-    z = accountants.get("zcdp").eps(1.0, 1.0, 1, 1e-5)[0]
-    r = accountants.get("rdp").eps(1.0, 1.0, 1, 1e-5)[0]
+    a = _eps("analytic", 1.0, 1.0, 1, 1e-5)[0]
+    z = _eps("zcdp", 1.0, 1.0, 1, 1e-5)[0]
+    r = _eps("rdp", 1.0, 1.0, 1, 1e-5)[0]
     assert a == pytest.approx(4.377178095681224, rel=1e-12)
     assert z == pytest.approx(4.728386984943314, rel=1e-12)
     assert r == pytest.approx(4.728507067217623, rel=1e-12)
@@ -68,7 +75,7 @@ def test_account_example_rows() -> None:
     by = {r["accountant"]: r for r in doc["rows"]}
     assert set(by) == {"rdp", "rdp-lemma1", "gdp-clt"}
     assert by["rdp"]["eps"] == pytest.approx(2.101365271648395, rel=1e-12) and by["rdp"]["order"] == 7.8
-    assert by["rdp"]["bound"] == "upper" and by["gdp-clt"]["bound"] == "estimate"
+    assert by["rdp"]["kind"] == "upper" and by["gdp-clt"]["kind"] == "estimate"
     assert by["gdp-clt"]["order"] is None
     assert any("underestimate" in w for w in doc["warnings"])
 
@@ -80,7 +87,7 @@ def test_account_default_lists_every_applicable_accountant() -> None:
     assert {"rdp", "rdp-lemma1", "gdp-clt", "pld"} <= set(got) and "zcdp" not in got
     p = got["pld"]
     assert p["eps_lower"] <= 1.82824 - 1e-5 and p["eps_upper"] >= 1.82824 + 1e-5 and p["eps"] == p["eps_upper"]
-    assert p["eps_upper"] - p["eps_lower"] <= 1e-3 * p["eps_upper"] and p["bound"] == "upper"
+    assert p["eps_upper"] - p["eps_lower"] <= 1e-3 * p["eps_upper"] and p["kind"] == "bracket" and p["met"]
     assert got["rdp"]["eps_lower"] is None
     full = {r["accountant"] for r in rows("account", "--noise-multiplier", "1", "--q", "1", "--steps", "1", "--delta",
                                           "1e-5", "-a", "rdp,zcdp,analytic")}
@@ -103,16 +110,20 @@ def test_account_grid_table_and_csv() -> None:
     code, out, _ = run("account", *BASE, "-a", "rdp")
     assert code == 0 and "2.101365272" in out and "upper" in out
     code, out, _ = run("account", *BASE, "-a", "rdp", "--format", "csv")
-    assert code == 0 and out.splitlines()[0].startswith("noise_multiplier,q,steps,delta,accountant,eps,bound,order")
+    assert code == 0 and out.splitlines()[0].startswith("noise_multiplier,q,steps,event,relation,sampling,level,k,"
+                                                        "method,delta,accountant,eps,eps_lower,eps_upper,kind,met,order")
 
 
 def test_pld_needs_no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """dpcalc's own PLD runs without dp-accounting (the optional extra is only the comparison backend)."""
-    monkeypatch.setattr(accountants, "pld_available", lambda: False)
+    from dpcalc.accounting.accountants import pld as pld_accountant
+
+    monkeypatch.setattr(pld_accountant, "peer_available", lambda: False)
     got = {r["accountant"]: r for r in rows("account", *BASE, "--accountant", "pld")}
     assert got["pld"]["eps"] == pytest.approx(1.82824, abs=2e-3)
-    res = accountants.evaluate("pld", 1.0, 0.01, 10, 1e-5, backend="dp-accounting")
-    assert not res.ok and "pip install 'dpcalc[pld]'" in (res.failure or "")
+    with pytest.raises(DomainError, match=r"pip install 'dpcalc\[pld\]'"):
+        accountants.get("pld").epsilon(TrainingRun(1.0, q=0.01, steps=10), 1e-5, "add_remove",
+                                       accountants.Options(backend="dp-accounting"))
 
 
 @pytest.mark.parametrize("bad", [["--delta", "1"], ["--delta", "0"], ["--q", "0"], ["--q", "1.5"],
@@ -133,9 +144,9 @@ def test_calibrate_example() -> None:
     sigma; rdp σ = 1.0222898 (dp-accounting 0.6.0 calibrate_dp_mechanism with RDP, to 1e-6), and it is conservative."""
     r = {x["accountant"]: x for x in rows("calibrate", "--eps", "2", "--delta", "1e-5", "--q", "0.01", "--steps",
                                           "1000", "-a", "rdp,gdp-clt")}
-    assert r["rdp"]["noise_multiplier"] == pytest.approx(1.0222898455164913, rel=1e-6)
-    assert accountants.get("rdp").eps(r["rdp"]["noise_multiplier"], 0.01, 1000, 1e-5)[0] <= 2.0
-    assert r["gdp-clt"]["bound"] == "estimate"
+    assert r["rdp"]["value"] == r["rdp"]["noise_multiplier"] == pytest.approx(1.0222898455164913, rel=1e-6)
+    assert schedule.epsilon(r["rdp"]["value"], 0.01, 1000, 1e-5) <= 2.0
+    assert r["gdp-clt"]["kind"] == "estimate"
 
 
 def test_calibrate_unreachable_exit_2() -> None:
@@ -158,19 +169,26 @@ def test_console_script_subprocess() -> None:
     assert json.loads(proc.stdout)["rows"][0]["order"] == 7.8
 
 
-def test_failing_accountant_gives_a_row_with_its_reason() -> None:
-    """At δ = 1e-300 the PLD cannot represent δ; its row carries the reason, the RDP row is 86.1696
-    (library: AccountantResult; CLI: one row per accountant)."""
-    res = accountants.evaluate("rdp", 1.0, 0.01, 1000, 1e-300)
-    assert res.ok and res.eps == pytest.approx(86.1696, rel=1e-5) and res.extra["order"] == 9.3
-    bad = accountants.evaluate("pld", 1.0, 0.01, 1000, 1e-300)
-    assert not bad.ok and bad.eps is None and "pld" in (bad.failure or "")
-    with pytest.raises(DomainError, match="delta"):
-        accountants.evaluate("rdp", 1.0, 0.01, 1000, 0.0)  # invalid input is the caller's error
-    got = {r["accountant"]: r for r in rows("account", "--noise-multiplier", "1", "--q", "0.01", "--steps", "1000",
-                                            "--delta", "1e-300")}
-    assert got["rdp"]["eps"] == pytest.approx(86.1696, rel=1e-5)
-    assert got["pld"]["eps"] is None and got["pld"]["failure"]
+def test_failing_accountant_is_listed_with_its_reason() -> None:
+    """At δ = 1e-300 the PLD cannot represent δ: it is listed with the reason (library: `Accounting.failed`; CLI:
+    the note and meta.failed), and the RDP row is 86.1696."""
+    import dpcalc
+
+    with pytest.warns(UserWarning, match="underestimate"):  # the CLT estimate answers too, and says what it is
+        found = dpcalc.account(noise_multiplier=1.0, q=0.01, steps=1000, delta=1e-300)
+    rdp = next(r for r in found.results if r.accountant == "rdp")
+    assert rdp.value == pytest.approx(86.1696, rel=1e-5) and rdp.details["order"] == 9.3
+    assert "pld" in found.failed and "delta" in found.failed["pld"] and found.headline is rdp
+    with pytest.raises(DomainError, match="no finite epsilon at delta = 0"):
+        _eps("rdp", 1.0, 0.01, 1000, 0.0)  # δ = 0: the Gaussian's loss is unbounded
+    _, out, _ = run("account", "--noise-multiplier", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-300",
+                    "--json")
+    doc = json.loads(out)
+    got = {r["accountant"]: r for r in doc["rows"]}
+    assert got["rdp"]["eps"] == pytest.approx(86.1696, rel=1e-5) and "pld" not in got
+    assert "delta" in doc["meta"]["failed"]["pld"]
+    _, out, _ = run("account", "--noise-multiplier", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-300")
+    assert "No answer: pld" in " ".join(out.split())
 
 
 def test_grid_work_cap_is_one_line_before_any_work() -> None:
@@ -179,7 +197,7 @@ def test_grid_work_cap_is_one_line_before_any_work() -> None:
     code, out, err = run("account", "-z", "0.5:100:0.001", "--q", "0.01", "--steps", "100", "--delta", "1e-5", "-a",
                          "rdp")
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith("dpcalc: error: --noise-multiplier, --q, --steps, --delta give 99,501 grid points")
+    assert err.startswith("dpcalc: error: --noise-multiplier × --q × --steps × --delta give 99,501 grid points")
     code, _, err = run("calibrate", "--eps", "0.5:3:0.001", "--q", "0.01", "--steps", "100", "--delta", "1e-5", "-a",
                        "rdp")
     assert code == 2 and "min of work" in err and err.count("\n") == 1

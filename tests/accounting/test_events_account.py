@@ -74,7 +74,7 @@ def test_dp_accounting_object_is_read_duck_typed() -> None:
 
 
 @pytest.mark.parametrize(("event", "accountant", "neighbours", "message"), [
-    (ev.Unsupported(), "rdp", "add_remove", "rdp cannot account UnsupportedDpEvent: it has no a Rényi curve"),
+    (ev.Unsupported(), "rdp", "add_remove", "rdp cannot account UnsupportedDpEvent: it is dp-accounting's placeholder"),
     (ev.TruncatedSubsampledGaussian(100, 0.1, 20, 1.0), "rdp", "replace_one", "untruncated part is Poisson"),
     (ev.RandomizedResponse(0.5, 4), "rdp", "add_remove", "an added or removed record has no bucket"),
     (ev.EpsilonDelta(1.0, 1e-6), "rdp", "add_remove", "delta > 0 has no RDP curve"),

@@ -13,7 +13,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from dpcalc.accounting import calibrate, gdp, pld
+from dpcalc.accounting import gdp, pld
+from dpcalc.accounting import schedule as sched
 from dpcalc.accounting.pld import common, passes, schedule
 from dpcalc.errors import DomainError
 
@@ -122,7 +123,7 @@ def test_delta_bracket_subsampled_matches_dp_accounting_vector() -> None:
 
 
 def test_calibration_safe_side() -> None:
-    s = calibrate.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld")
+    s = sched.sigma_for_eps(2.0, 1e-5, 0.01, 1000, accountant="pld")
     assert pld.epsilon_subsampled_gaussian(s, 0.01, 1000, 1e-5).eps_upper <= 2.0
     # dp-accounting 0.6.0 PLD at vdi 1e-3 gives 0.95924; the tight σ is a little above 0.9592
     assert 0.955 < s < 0.965
@@ -132,7 +133,7 @@ def test_calibration_safe_side() -> None:
 def test_calibration_where_eps_reaches_zero() -> None:
     """Large δ: ε(σ) is 0 beyond a finite σ (q = 1, δ = 0.9: ε = 0 from σ ≈ 0.4 on). The secant steps used to land
     on ε = 0 and flail (log 0); the safeguarded search bisects there and stays on the safe side."""
-    s = calibrate.sigma_for_eps(0.05, 0.9, 1.0, 1, accountant="pld")
+    s = sched.sigma_for_eps(0.05, 0.9, 1.0, 1, accountant="pld")
     assert pld.epsilon_subsampled_gaussian(s, 1.0, 1, 0.9).eps_upper <= 0.05
     assert pld.epsilon_subsampled_gaussian(s * (1 - 3e-3), 1.0, 1, 0.9).eps_lower > 0.05
 
@@ -343,7 +344,7 @@ def test_refinement_stops_when_the_bracket_no_longer_narrows() -> None:
     (lambda: pld.epsilon_subsampled_gaussian(5e-324, 1.0, 100, 1e-5), r"^sigma is too small"),
     (lambda: pld.delta_upper(object(), 0.01, 73, 1.0), r"^sigma must be a number"),
     (lambda: pld.epsilon_subsampled_gaussian(517.9, 1 + 2j, 358, 1e-5), r"^q must be a number"),
-    (lambda: calibrate.sigma_for_eps(3.2e-28, 3.2e-28, 3.2e-28, 100, accountant="pld"),
+    (lambda: sched.sigma_for_eps(3.2e-28, 3.2e-28, 3.2e-28, 100, accountant="pld"),
      r"^eps = 3.2e-28 is unreachable"),
 ])
 def test_fuzz_reproducers_are_one_line_errors(call: object, message: str) -> None:

@@ -247,7 +247,7 @@ def test_integer_order_log_binomials_exact() -> None:
     binomial sum at α = 904 (q = 9.8e-7, σ = 91.04), and an RDP calibration (ε = 0.16454, δ = 3.83e-7, q = 0.502,
     T = 493) 6e-15 above its target in exact arithmetic at the accountant's order 128. log C(α, k) now comes from exact
     integers: within 1e-14 of the oracle, and the calibration safe in exact arithmetic."""
-    from dpcalc.accounting import accountants, calibrate
+    from dpcalc.accounting import schedule
 
     q, s, a = 9.811023181133224e-07, 91.0379133618549, 904.0
     ref = float(oracles.subsampled_rdp(a, q, s))
@@ -255,6 +255,6 @@ def test_integer_order_log_binomials_exact() -> None:
     p = {"eps": 0.1645394801543383, "delta": 3.8346173718793143e-07, "q": 0.502184486108214, "steps": 493.0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sigma = calibrate.sigma_for_eps(p["eps"], p["delta"], p["q"], p["steps"], accountant="rdp")
-        order = accountants.get("rdp").eps(sigma, p["q"], p["steps"], p["delta"])[1]["order"]
+        sigma = schedule.sigma_for_eps(p["eps"], p["delta"], p["q"], p["steps"], accountant="rdp")
+        order = schedule.result(sigma, p["q"], p["steps"], p["delta"]).details["order"]
     assert oracles.rdp_eps(p["q"], sigma, p["steps"], p["delta"], order, dps=30) <= p["eps"]

@@ -1,4 +1,4 @@
-"""Domain sweeps of the noise calibration (dpcalc.accounting.calibrate.sigma_for_eps; catalog entries
+"""Domain sweeps of the noise calibration (dpcalc.accounting.schedule.sigma_for_eps; catalog entries
 ``calibrate.sigma_*`` in formulas/accountants.toml): safe side through the forward map at every point, and tightness
 within the entry's documented rtol (read from the catalog: 1e-9 on σ).
 
@@ -26,7 +26,7 @@ from collections.abc import Callable
 import mpmath
 
 from dpcalc import catalog
-from dpcalc.accounting import accountants, calibrate
+from dpcalc.accounting import schedule
 from dpcalc.checks import oracles
 from tests.support.sweep import Axis, sweep
 
@@ -36,7 +36,7 @@ assert RTOL == catalog.get("calibrate.sigma_zcdp").rtol == catalog.get("calibrat
 
 
 def _calibrated(p: dict[str, float], name: str, q: float = 1.0) -> float:
-    return calibrate.sigma_for_eps(p["eps"], p["delta"], q, p["steps"], accountant=name)
+    return schedule.sigma_for_eps(p["eps"], p["delta"], q, p["steps"], accountant=name)
 
 
 def test_calibrate_analytic_sweep() -> None:
@@ -68,14 +68,14 @@ def _rdp_eps(p: dict[str, float], s: float, **opts: object) -> tuple[float, floa
     """The accountant's float64 ε and optimal order at σ = s (the calibration's forward map)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        eps, extra = accountants.get("rdp").eps(s, p["q"], p["steps"], p["delta"], **opts)
-    return eps, float(extra["order"])
+        r = schedule.result(s, p["q"], p["steps"], p["delta"], accountant="rdp", **opts)
+    return r.value, float(r.details["order"])
 
 
 def _rdp_calibrated(p: dict[str, float], **opts: object) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return calibrate.sigma_for_eps(p["eps"], p["delta"], p["q"], p["steps"], accountant="rdp", **opts)
+        return schedule.sigma_for_eps(p["eps"], p["delta"], p["q"], p["steps"], accountant="rdp", **opts)
 
 
 def _float_safe_and_tight(p: dict[str, float], s: float, **opts: object) -> bool:

@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from dpcalc.accounting import calibrate, gdp, pld
+from dpcalc.accounting import gdp, pld, schedule
 from tests.support.sweep import Axis, Point, sweep
 
 
@@ -103,7 +103,7 @@ def test_pld_subsampled_sweep_against_dp_accounting_both_estimates() -> None:
 
 
 def test_pld_calibration_sweep_q1_against_the_exact_sigma() -> None:
-    """The PLD calibration (``calibrate.sigma_for_eps(accountant="pld")``) at q = 1, where the smallest σ is exact:
+    """The PLD calibration (``schedule.sigma_for_eps(accountant="pld")``) at q = 1, where the smallest σ is exact:
     σ* = √T/μ*(ε, δ) with μ* from ``gdp.mu_from_eps``. Safe side: σ >= σ* (ε_upper(σ) <= ε and ε <= ε_upper).
     Tolerance: σ_rtol 1e-3 plus the bracket's relative width 1e-3 through the slope |d log ε/d log σ| >= 1 of the
     Gaussian: 2e-3, checked as 3e-3."""
@@ -113,6 +113,6 @@ def test_pld_calibration_sweep_q1_against_the_exact_sigma() -> None:
 
     res = sweep("calibrate.sigma_for_eps[pld] (q = 1)", [Axis("eps", 0.05, 20.0), Axis("delta", 1e-20, 1e-2),
                                                          Axis("T", 1, 1e4, "logint")],
-                fn=lambda p: calibrate.sigma_for_eps(p["eps"], p["delta"], 1.0, int(p["T"]), accountant="pld"),
+                fn=lambda p: schedule.sigma_for_eps(p["eps"], p["delta"], 1.0, int(p["T"]), accountant="pld"),
                 ref=ref, rtol=3e-3, safe="above", n=4)
     assert res.n >= 4

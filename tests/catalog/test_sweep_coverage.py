@@ -19,8 +19,8 @@ from dpcalc import catalog
 
 MODULES = ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",
            "dpcalc.accounting.gdp", "dpcalc.accounting.rdp", "dpcalc.accounting.zcdp",
-           "dpcalc.accounting.gaussian_mechanism", "dpcalc.accounting.accountants", "dpcalc.accounting.calibrate",
-           "dpcalc.accounting.pld")
+           "dpcalc.accounting.gaussian_mechanism", "dpcalc.accounting.schedule", "dpcalc.accounting.calibrate",
+           "dpcalc.accounting.search", "dpcalc.accounting.pld")
 
 #: public functions swept by a dedicated test (file::test) against an mpmath oracle rather than a catalog form
 SWEPT_ELSEWHERE = {
@@ -28,7 +28,6 @@ SWEPT_ELSEWHERE = {
     "dpcalc.accounting.rdp.subsampled_gaussian_curve": "test_sweep_rdp.py::test_subsampled_gaussian_integer_sweep",
     "dpcalc.accounting.rdp.eps_subsampled_gaussian": "test_sweep_accountants.py::test_eps_rdp_sweep",
     "dpcalc.accounting.rdp.eps_from_curve": "test_sweep_accountants.py::test_eps_rdp_sweep",
-    "dpcalc.accounting.accountants.evaluate": "test_sweep_accountants.py::test_eps_analytic_sweep",
     "dpcalc.accounting.pld.epsilon": "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
     "dpcalc.accounting.pld.epsilon_subsampled_gaussian":
         "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
@@ -41,10 +40,15 @@ NOT_A_FORM = {
     "dpcalc.midp.equal_weight_stats": "Σp² = 1/N, max p = 1/N (inputs of the midp entries)",
     "dpcalc.midp.clip_schedule": "per-round clipping thresholds fed to midp.clip_update (catalogued)",
     "dpcalc.midp.personalized": "dataclass of the personalized_* entries (each catalogued)",
-    "dpcalc.accounting.calibrate.solve": "the one monotone-knob search behind sigma_for_eps (its sweeps; "
-                                         "tests/accounting/test_calibrate.py: an integer knob)",
-    "dpcalc.accounting.accountants.schedule_event": "builds the event SelfComposed(PoissonSampled(q, Gaussian(σ)), T) "
-                                                    "(tests/accounting/test_events_account.py: same numbers)",
+    "dpcalc.accounting.search.solve": "the one monotone-knob search behind every calibration (the sigma_for_eps "
+                                      "sweeps; tests/accounting/test_calibrate.py: an integer knob)",
+    "dpcalc.accounting.calibrate.calibrate": "the one calibrator over any event's knob (schedule.sigma_for_eps is it; "
+                                             "tests/accounting/test_training.py: every knob safe and tight)",
+    "dpcalc.accounting.calibrate.get_field": "a field of an event by its path",
+    "dpcalc.accounting.calibrate.with_field": "an event with a field replaced",
+    "dpcalc.accounting.calibrate.owner_of": "the event holding a field",
+    "dpcalc.accounting.calibrate.probe": "an event with its unknown set to a typical value",
+    "dpcalc.accounting.schedule.result": "the accountant's result object of schedule.epsilon (catalogued, swept)",
     "dpcalc.cuag.harmonic": "H_T inside cuag.effective_mu (catalogued, μ√H_T)",
     "dpcalc.cuag.noise_variance_from_sigma": "ξ = (2Cσ/B)², the σ form of cuag.noise_variance (eq. 15, catalogued)",
     "dpcalc.cuag.sigma_schedule": "the vector σ_1..σ_T of cuag.sigma (catalogued)",
@@ -97,9 +101,7 @@ NOT_A_FORM = {
     "dpcalc.gaussian_mi.as_covariance": "input validation",
     "dpcalc.gaussian_mi.equicorrelated_matrix": "matrix builder",
     "dpcalc.secagg.load_gradients": "file reader",
-    "dpcalc.accounting.accountants.get": "registry lookup",
-    "dpcalc.accounting.accountants.names": "registry listing",
-    "dpcalc.accounting.accountants.pld_available": "registry query",
+
     "dpcalc.accounting.pld.delta_for_eps": "the PLD δ bracket (tests/accounting/test_pld.py: containment of the exact "
                                            "Gaussian δ at q = 1, monotonicity, dp-accounting peer)",
     **{f"dpcalc.accounting.pld.{name}": "a privacy-loss pair, no number of its own (tests/accounting/"

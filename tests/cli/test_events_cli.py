@@ -36,8 +36,9 @@ def test_account_event_file_written_by_dp_accounting(tmp_path: Path) -> None:
     assert rows["rdp"]["eps"] == pytest.approx(2.101365271648501, rel=1e-12)
     assert rows["pld"]["eps_lower"] <= rows["pld"]["eps"] < rows["rdp"]["eps"]
     assert rows["rdp"]["relation"] == "add-remove" and rows["rdp"]["sampling"] == "poisson q=0.01"
-    assert "exact" not in rows  # does not apply to a sampled event: left out, named in meta
-    assert json.loads(out)["meta"]["not_applicable"] == ["exact"]
+    assert "exact" not in rows  # does not apply to a sampled event: left out, named in meta with the reason
+    assert set(json.loads(out)["meta"]["not_applicable"]) == {"exact", "zcdp", "analytic"}
+    assert "without sampling" in json.loads(out)["meta"]["not_applicable"]["zcdp"]
 
 
 def test_replace_one_gaussian_and_toml(tmp_path: Path) -> None:
@@ -47,7 +48,7 @@ def test_replace_one_gaussian_and_toml(tmp_path: Path) -> None:
                             "-a", "exact", "--json"))
     assert code == 0
     (row,) = json.loads(out)["rows"]
-    assert row["eps"] == pytest.approx(10.66952280966845, rel=1e-12) and row["bound"] == "exact"
+    assert row["eps"] == pytest.approx(10.66952280966845, rel=1e-12) and row["kind"] == "exact"
 
 
 @pytest.mark.parametrize(("data", "extra", "message"), [
@@ -55,7 +56,8 @@ def test_replace_one_gaussian_and_toml(tmp_path: Path) -> None:
     ({"class_name": "GaussianDpEvent", "noise_multiplier": -1}, [], "noise_multiplier must be"),
     ({"class_name": "FooDpEvent"}, [], "unknown event class 'FooDpEvent'"),
     (DPSGD, ["--neighbours", "swap"], "neighbours must be one of add-remove, replace-one, replace-special"),
-    (DPSGD, ["-a", "gdp-clt"], "--accountant for an event must be one of rdp, pld, exact"),
+    (DPSGD, ["-a", "zcdp"], "zcdp needs Gaussian noise without sampling"),
+    (DPSGD, ["-a", "moments"], "accountant must be one of rdp, rdp-lemma1, zcdp, analytic, gdp-clt, pld, exact"),
     (DPSGD, ["-a", "exact"], "exact cannot account SelfComposedDpEvent"),
 ])
 def test_errors_are_one_line_exit_2(tmp_path: Path, data: object, extra: list[str], message: str) -> None:
@@ -86,7 +88,9 @@ def test_calibrate_event_field(tmp_path: Path) -> None:
     code, out, _ = run(*("calibrate", "--event", path, "--eps", "2", "--delta", "1e-5", "--solve-for",
                             "event.event.noise_multiplier", "--json"))
     assert code == 0
-    (row,) = json.loads(out)["rows"]
+    rows = {r["accountant"]: r for r in json.loads(out)["rows"]}
+    assert set(rows) == {"rdp", "rdp-lemma1", "gdp-clt", "pld"}  # every accountant that applies
+    row = rows["rdp"]
     assert row["value"] == pytest.approx(1.0222897932691466, rel=1e-8) and row["eps"] <= 2.0
     code, _, err = run(*("calibrate", "--event", path, "--eps", "2", "--delta", "1e-5"))
     assert code == 2 and "--solve-for is needed with --event" in err

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from dpcalc.accounting import accountants
 from tests.support.cli_runner import run
 
 BASE = ["--noise-multiplier", "1", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]
@@ -32,7 +31,9 @@ def test_backend_dp_accounting_one_value_no_bracket() -> None:
 
 
 def test_backend_dp_accounting_missing_is_one_line_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(accountants, "pld_available", lambda: False)
+    from dpcalc.accounting.accountants import pld as pld_accountant
+
+    monkeypatch.setattr(pld_accountant, "peer_available", lambda: False)
     for cmd in (["account", *BASE], ["calibrate", "--eps", "2", "--q", "0.01", "--steps", "1000", "--delta", "1e-5"]):
         code, _out, err = run(*cmd, "-a", "pld", "--backend", "dp-accounting")
         assert code == 2 and len(err.strip().splitlines()) == 1

@@ -15,12 +15,12 @@ from tests.support.cli_runner import run, run_json
 
 MNIST = ("--dataset-size", "60000", "--batch-size", "256", "--epochs", "60", "-z", "1.1", "--delta", "1e-5")
 FEDAVG = ("--clients", "1000", "--clients-per-round", "50", "--rounds", "200", "-z", "1.1", "--delta", "1e-5")
-KEYS = ("eps", "eps_lower", "eps_upper", "bound")
+KEYS = ("eps", "eps_lower", "eps_upper", "kind")
 
 
 def _rows(doc: dict, level: str, sampling: str) -> dict[str, dict]:  # type: ignore[type-arg]
-    return {r["accountant"]: r for r in doc["guarantees"] if r["level"] == level and r["sampling"] == sampling
-            and r["method"] == ""}
+    return {r["accountant"]: r for r in doc["guarantees"] if r["level"] == level and r["sampler"] == sampling
+            and r["method"] is None}
 
 
 @pytest.mark.parametrize("sampling", ["poisson", "shuffle"])
@@ -56,7 +56,7 @@ def test_the_four_formats_carry_the_same_statement(tmp_path: Path) -> None:
     first = text.splitlines()[2]
     assert first.startswith("Trained with DP-SGD on 60,000 examples, batch size 256 (q = 0.00426667), 60 epochs = "
                             "14,063 steps, noise multiplier 1.1. It satisfies (ε = 2.382, δ = 1e-05)")
-    assert "pld: ε = 2.382 (upper bound; certified bracket [2.380, 2.382])" in text
+    assert "pld: ε = 2.382 (certified bracket [2.380, 2.382])" in text
     assert "rdp: ε = 2.597 (upper bound)" in text and "shuffled fixed-size batches" in text
     code, md, _ = run("statement", *MNIST, "-a", "rdp", "-a", "pld", "--format", "markdown")
     assert code == 0 and md.startswith("## Differential privacy statement") and "- pld: ε = 2.382" in md
@@ -81,7 +81,7 @@ def test_user_level_equals_example_level_at_k_1_and_is_larger_above() -> None:
     four = run_json("statement", *MNIST, "-a", "rdp", "-a", "pld", "--max-examples-per-user", "4")
     for r in four["guarantees"]:
         if r["level"] == "user" and r["eps"] is not None:
-            assert r["eps"] >= example[r["accountant"]]["eps"] and r["bound"] == "upper"
+            assert r["eps"] >= example[r["accountant"]]["eps"] and r["kind"] in ("upper", "bracket")
     assert four["unit"] == "one user, who contributes at most 4 examples"
     assert four["headline"]["eps"] > one["headline"]["eps"]
     methods = {r["method"] for r in four["guarantees"] if r["level"] == "user"}

@@ -83,7 +83,7 @@ def test_the_statement_is_the_commands() -> None:
 def test_import_dpcalc_offers_the_verbs_and_nothing_private() -> None:
     public = dir(dpcalc)
     for verb in ("epsilon", "delta", "account", "calibrate", "statement", "events", "PrivacyResult"):
-        assert verb in public and callable(getattr(dpcalc, verb)) or verb == "events"
+        assert (verb in public and callable(getattr(dpcalc, verb))) or verb == "events"
     assert not {"Any", "annotations", "importlib", "TYPE_CHECKING"} & set(public)
     assert dpcalc.accounting.events.Gaussian is dpcalc.events.Gaussian  # reachable after `import dpcalc`
 

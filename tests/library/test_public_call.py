@@ -70,11 +70,12 @@ def test_a_nan_result_and_a_python_overflow_are_one_line_errors() -> None:
 
 
 def test_one_element_arrays_are_numbers_for_scalar_parameters() -> None:
-    """pld.delta_upper([1.1], …) and accountants.epsilon(accountant=['a', 1]) leaked TypeErrors (library fuzz)."""
-    from dpcalc.accounting import accountants, pld
+    """pld.delta_upper([1.1], …) and schedule.epsilon(accountant=['a', 1]) leaked TypeErrors (library fuzz)."""
+    from dpcalc.accounting import pld, schedule
+
     assert pld.delta_upper([1.1], 0.01, np.array([1]), 1.1) == pld.delta_upper(1.1, 0.01, 1, 1.1)
     with pytest.raises(DomainError, match=r"^accountant must be one of .* \(got \['a', 1\]\)$"):
-        accountants.epsilon(1.0, 0.01, 10, 1e-5, accountant=["a", 1])  # type: ignore[arg-type]
+        schedule.epsilon(1.0, 0.01, 10, 1e-5, accountant=["a", 1])  # type: ignore[arg-type]
 
 
 def test_messages_are_one_line_and_name_the_parameter() -> None:

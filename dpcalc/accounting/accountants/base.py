@@ -73,8 +73,15 @@ class Accountant:
         return settled if settled is not None else self._delta(event, e, relation, options)
 
     def supports(self, event: Event, relation: Relation) -> str | None:
-        """None when the accountant can account ``event`` (as far as it can tell cheaply), else why not."""
+        """None when the accountant's method can account ``event`` (as far as it can tell cheaply), else why not."""
         return None
+
+    def applies(self, event: Event, relation: Relation) -> str | None:
+        """None when this accountant answers for ``event`` — its method supports it, or the answer is settled for
+        every accountant alike (a non-private release, a privacy loss of 0) — else why not."""
+        if event.releases_unprotected() or event.pure_epsilon(relation) == 0.0:
+            return None
+        return self.supports(event, relation)
 
     def _epsilon(self, event: Event, delta: float, relation: Relation, options: Options) -> PrivacyResult:
         raise NotImplementedError
@@ -143,7 +150,7 @@ def names() -> list[str]:
 
 def get(name: str) -> Accountant:
     """The accountant called ``name`` (``_`` and ``-`` alike); an unknown name is a one-line `DomainError`."""
-    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else name
+    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else None
     if key not in ACCOUNTANTS:
         raise DomainError(f"accountant must be one of {', '.join(names())} (got {v.brief(name)})")
     return ACCOUNTANTS[key]

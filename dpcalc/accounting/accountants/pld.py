@@ -17,7 +17,14 @@ from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.result import PrivacyResult
 from dpcalc.errors import DomainError
 
-__all__ = ["Pld", "merged", "to_dp_accounting"]
+__all__ = ["Pld", "merged", "peer_available", "to_dp_accounting"]
+
+
+def peer_available() -> bool:
+    """Whether dp-accounting (the optional extra ``pld``, for comparisons) is importable."""
+    import importlib.util
+
+    return importlib.util.find_spec("dp_accounting") is not None
 
 
 def merged(components: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
@@ -100,9 +107,7 @@ class Pld(Accountant):
 
     def _peer(self, event: Event, delta: float, relation: Relation) -> PrivacyResult:
         """dp-accounting 0.6's PLD (optional extra), for comparison only: one pessimistic value, no bracket."""
-        import importlib.util
-
-        if importlib.util.find_spec("dp_accounting") is None:
+        if not peer_available():
             raise DomainError("pld backend 'dp-accounting' needs the optional extra: pip install 'dpcalc[pld]'")
         from dp_accounting.pld import pld_privacy_accountant
         from dp_accounting.privacy_accountant import NeighboringRelation

@@ -100,7 +100,7 @@ class _Rdp(Accountant):
         if slack > 0.0:
             details["delta_spent_on_cut_draw_counts"] = slack
             notes = (f"sampling with replacement: draw counts of total probability {slack:.2g} are left out of the "
-                     "RDP curve and charged to delta",)
+                     "RDP curve and charged to δ",)
         return self.result(event, relation, eps, delta=delta, details=details, notes=notes)
 
     def _delta(self, event: Event, eps: float, relation: Relation, options: Options) -> PrivacyResult:

@@ -64,12 +64,12 @@ class Curve:
 
 #: every map an event may provide: method name -> (accountant that needs it, what it is)
 MAPS = {
-    "rdp": ("rdp", "a Rényi curve"),
-    "privacy_loss": ("pld", "a privacy-loss distribution"),
-    "pure_epsilon": ("pure", "a finite largest privacy loss"),
-    "gaussian_mu": ("exact", "an exact μ-GDP form"),
-    "finite_pairs": ("exact", "a finite privacy-loss pair"),
-    "poisson_gaussian": ("gdp-clt", "a Poisson-subsampled Gaussian form"),
+    "rdp": ("rdp", "Rényi curve"),
+    "privacy_loss": ("pld", "privacy-loss distribution"),
+    "pure_epsilon": ("pure", "finite largest privacy loss"),
+    "gaussian_mu": ("exact", "exact μ-GDP form"),
+    "finite_pairs": ("exact", "finite privacy-loss pair"),
+    "poisson_gaussian": ("gdp-clt", "Poisson-subsampled Gaussian form"),
 }
 
 
@@ -83,6 +83,8 @@ class Event:
     KNOBS: ClassVar[dict[str, Knob]] = {}
     #: whether dp-accounting has this class (same name and fields): `to_dp_accounting` can build it
     IN_DP_ACCOUNTING: ClassVar[bool] = True
+    #: the maps this class has no form for, with the reason (its refusal says it; `providers` leaves it out)
+    WITHOUT: ClassVar[dict[str, str]] = {}
 
     # ---- the tree --------------------------------------------------------------------------------------------
 
@@ -190,7 +192,7 @@ class Event:
     def not_accountable(self, method: str, why: str = "") -> NotAccountable:
         """The one-line refusal of a map this event lacks (``why``: a reason of its own)."""
         accountant, what = MAPS[method]
-        reason = why or f"it has no {what} here"
+        reason = why or self.WITHOUT.get(method) or f"it has no {what} here"
         return NotAccountable(f"{accountant} cannot account {self.CLASS_NAME}: {reason}; the {accountant} accountant "
                               f"supports {', '.join(providers(method))}")
 
@@ -270,4 +272,4 @@ def providers(method: str) -> list[str]:
     """The event classes that provide the map ``method`` (override it), by their short name: what an accountant
     built on that map supports."""
     base = getattr(Event, method)
-    return [c.__name__ for c in EVENT_CLASSES.values() if getattr(c, method) is not base]
+    return [c.__name__ for c in EVENT_CLASSES.values() if getattr(c, method) is not base and method not in c.WITHOUT]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -89,6 +89,7 @@ class RepeatAndSelect(Event):
     shape: float
     CLASS_NAME = "RepeatAndSelectDpEvent"
     SHORT = "repeat_and_select"
+    WITHOUT: ClassVar[dict[str, str]] = {"privacy_loss": "repeat-and-select is accounted through RDP (use rdp)"}
     KNOBS: ClassVar[dict[str, Knob]] = {"mean": Knob("mean", 1.0, 1e6, eps_increases=True, slope=1.0)}
 
     def __post_init__(self) -> None:
@@ -104,8 +105,6 @@ class RepeatAndSelect(Event):
         return Curve(repeat_and_select(orders, inner.rdp, self.mean, self.shape, self.event.pure_epsilon(relation)),
                      False)
 
-    def privacy_loss(self, relation: Relation) -> Any:
-        raise self.not_accountable("privacy_loss", "repeat-and-select is accounted through RDP (use rdp)")
 
 
 @v.scalar_params

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -63,6 +63,8 @@ class Unsupported(Event):
 
     CLASS_NAME = "UnsupportedDpEvent"
     SHORT = "unsupported"
+    WITHOUT: ClassVar[dict[str, str]] = {m: "it is dp-accounting's placeholder for a mechanism without accounting"
+                                         for m in ("rdp", "privacy_loss")}
 
     def children(self) -> Iterator[Event]:
         return iter(())

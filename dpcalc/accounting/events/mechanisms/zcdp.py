@@ -4,7 +4,7 @@ it is accounted with. The curve is an upper bound (the statement, not a mechanis
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,6 +26,7 @@ class ZCDp(Event):
     xi: float = 0.0
     CLASS_NAME = "ZCDpEvent"
     SHORT = "zcdp"
+    WITHOUT: ClassVar[dict[str, str]] = {"privacy_loss": "a zCDP statement has no privacy-loss distribution (use rdp)"}
     KNOBS: ClassVar[dict[str, Knob]] = {"rho": Knob("rho", 1e-12, 1e6, eps_increases=True, slope=1.0)}
 
     def __post_init__(self) -> None:
@@ -35,8 +36,6 @@ class ZCDp(Event):
     def rdp(self, orders: v.FloatArray, relation: Relation, tail: float = 0.0) -> Curve:
         return Curve(np.asarray(self.xi + self.rho * orders), False)
 
-    def privacy_loss(self, relation: Relation) -> Any:
-        raise self.not_accountable("privacy_loss", "a zCDP statement has no privacy-loss distribution (use rdp)")
 
 
 @v.named_shapes
