@@ -41,13 +41,15 @@ SUBPACKAGES = ("accounting", "midp", "gaussian_mi", "cuag", "nbafl", "secagg", "
                "files", "plot")
 #: the verbs and types at the top, by the module that defines them (imported on first access)
 _TOP = {"epsilon": "dpcalc.api", "delta": "dpcalc.api", "account": "dpcalc.api", "calibrate": "dpcalc.api",
-        "statement": "dpcalc.api", "events": "dpcalc.accounting.events", "PrivacyResult": "dpcalc.accounting.result",
+        "statement": "dpcalc.api", "event_of": "dpcalc.api",
+        "events": "dpcalc.accounting.events", "PrivacyResult": "dpcalc.accounting.result",
         "Calibration": "dpcalc.accounting.calibrate", "Accounting": "dpcalc.accounting.account",
         "Statement": "dpcalc.report.statement"}
 
 __all__ = ["Accounting", "Calibration", "DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning",
            "InfeasibleError", "OutOfDomainWarning", "PrivacyResult", "Statement", "__version__", "account",
-           "accounting", "calibrate", "catalog", "cuag", "delta", "epsilon", "events", "files", "gaussian_mi", "midp",
+           "accounting", "calibrate", "catalog", "cuag", "delta", "epsilon", "event_of",
+           "events", "files", "gaussian_mi", "midp",
            "nbafl", "plot", "secagg", "sim", "statement", "units", "verify"]
 
 

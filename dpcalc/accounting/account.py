@@ -9,24 +9,35 @@ the command give the same number.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from dpcalc.accounting import accountants as registry
-from dpcalc.accounting.accountants.base import Options
+from dpcalc.accounting.accountants.base import Options, options_of
 from dpcalc.accounting.calibrate import Calibration, calibrate, owner_of, probe
 from dpcalc.accounting.events.base import Event, NotAccountable
+from dpcalc.accounting.events.reader import as_event
 from dpcalc.accounting.events.relation import Relation
+from dpcalc.accounting.events.relation import relation as relation_of
 from dpcalc.accounting.result import PrivacyResult
-from dpcalc.errors import DpcalcError
+from dpcalc.errors import DomainError, DpcalcError
 
 __all__ = ["Accounting", "account", "headline_calibration", "headline_epsilon", "headline_of"]
 
 
 def headline_of(results: Sequence[PrivacyResult]) -> PrivacyResult | None:
-    """The smallest guaranteed result (ties to the accountant first in HEADLINE_ORDER), or None."""
+    """The smallest guaranteed result (ties to the accountant first in HEADLINE_ORDER), or None.
+
+    Examples:
+        >>> from dpcalc.accounting.account import account, headline_of
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> a = account(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), delta=1e-5, relation='add_remove')
+        >>> headline_of(a.results).accountant
+        'pld'
+    """
     order = {n: i for i, n in enumerate(registry.HEADLINE_ORDER)}
     guaranteed = [r for r in results if r.guaranteed and r.level != "user"]
     if not guaranteed:
@@ -74,9 +85,22 @@ def account(event: Event, *, delta: float | None = None, eps: float | None = Non
             accountants: Sequence[str] | None = None, options: Options | None = None,
             explicit: bool = False) -> Accounting:
     """``event`` under each of ``accountants`` (default: every one) at δ (or at ε: δ); one that does not apply, or
-    fails, is listed with its reason — raised instead when ``explicit`` (the caller asked for it by name)."""
-    opts = options or Options()
-    names = list(accountants) if accountants else registry.names()
+    fails, is listed with its reason — raised instead when ``explicit`` (the caller asked for it by name).
+
+    Examples:
+        >>> from dpcalc.accounting.account import account
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> a = account(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), delta=1e-5, relation='add_remove')
+        >>> [(r.accountant, round(r.value, 4)) for r in a.results]
+        [('rdp', 2.1014), ('rdp-lemma1', 2.538), ('gdp-clt', 1.6177), ('pld', 1.8286)]
+        >>> a.headline.accountant, sorted(a.refused)
+        ('pld', ['analytic', 'exact', 'zcdp'])
+    """
+    event, relation = as_event(event), relation_of(relation, "relation")
+    opts = options_of(options)
+    if (delta is None) == (eps is None):
+        raise DomainError("delta: give delta (for epsilon) or eps (for delta), one of them")
+    names = [registry.get(a).name for a in accountants] if accountants else registry.names()
     results: list[PrivacyResult] = []
     not_applicable: dict[str, str] = {}
     failed: dict[str, str] = {}
@@ -88,9 +112,11 @@ def account(event: Event, *, delta: float | None = None, eps: float | None = Non
                 raise NotAccountable(why)
             not_applicable[acc.name] = why
             continue
+        # an estimate listed beside the guaranteed answers is labelled one (its kind and notes), not warned about
+        own = opts if explicit or acc.kind != "estimate" else dataclasses.replace(opts, warn=False)
         try:
-            results.append(acc.epsilon(event, delta, relation, opts) if delta is not None else
-                           acc.delta(event, float(eps), relation, opts))  # type: ignore[arg-type]
+            results.append(acc.epsilon(event, delta, relation, own) if delta is not None else
+                           acc.delta(event, float(eps), relation, own))  # type: ignore[arg-type]
         except DpcalcError as exc:
             if explicit:
                 raise
@@ -108,7 +134,16 @@ def _candidates(event: Event, relation: Relation) -> list[str]:
 
 def headline_epsilon(event: Event, *, delta: float | None = None, eps: float | None = None, relation: Relation,
                      options: Options | None = None) -> PrivacyResult:
-    """The headline result alone (module docstring); the first refusal when no candidate answers."""
+    """The headline result alone (module docstring); the first refusal when no candidate answers.
+
+    Examples:
+        >>> from dpcalc.accounting.account import headline_epsilon
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> headline_epsilon(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), delta=1e-5,
+        ...                  relation='add_remove')
+        PrivacyResult(ε = 1.82859 [1.82748, 1.82859] (bracket, pld, add-remove, δ = 1e-05))
+    """
+    event, relation = as_event(event), relation_of(relation, "relation")
     found = account(event, delta=delta, eps=eps, relation=relation, accountants=_candidates(event, relation),
                     options=options)
     head = found.headline
@@ -118,20 +153,30 @@ def headline_epsilon(event: Event, *, delta: float | None = None, eps: float | N
     return head
 
 
-def headline_calibration(event: Event, field_path: str, *, eps: float, delta: float, relation: Relation,
+def headline_calibration(event: Event, field: str, *, eps: float, delta: float, relation: Relation,
                          options: Options | None = None, rtol: float | None = None) -> Calibration:
     """The best safe calibration among the headline candidates (the value that gives the least away: the largest
-    of a knob along which ε grows, the smallest of one along which it falls)."""
+    of a knob along which ε grows, the smallest of one along which it falls).
+
+    Examples:
+        >>> from dpcalc.accounting.account import headline_calibration
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> c = headline_calibration(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), 'count', eps=2.0,
+        ...                          delta=1e-5, relation='add_remove')
+        >>> c.value, c.result.accountant
+        (1201, 'pld')
+    """
+    event, relation = as_event(event), relation_of(relation, "relation")
     found: list[Calibration] = []
     reasons: list[str] = []
-    for name in _candidates(probe(event, field_path), relation):
+    for name in _candidates(probe(event, field), relation):
         try:
-            found.append(calibrate(event, field_path, eps=eps, delta=delta, accountant=registry.get(name),
+            found.append(calibrate(event, field, eps=eps, delta=delta, accountant=registry.get(name),
                                    relation=relation, options=options, rtol=rtol))
         except DpcalcError as exc:
             reasons.append(f"{name}: {exc}")
     if not found:
         raise NotAccountable("; ".join(reasons))
-    owner, name = owner_of(event, field_path)
+    owner, name = owner_of(event, field)
     increases = owner.knob(name).eps_increases
     return max(found, key=lambda c: c.value) if increases else min(found, key=lambda c: c.value)

@@ -25,9 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpcalc import _validate as v
-from dpcalc.accounting.accountants.base import Accountant, Options
+from dpcalc.accounting.accountants.base import Accountant, Options, options_of
+from dpcalc.accounting.accountants.base import get as registry_get
 from dpcalc.accounting.events.base import Event
+from dpcalc.accounting.events.reader import as_event
 from dpcalc.accounting.events.relation import Relation
+from dpcalc.accounting.events.relation import relation as relation_of
 from dpcalc.accounting.result import PrivacyResult
 from dpcalc.accounting.search import Forward, Knob, solve
 from dpcalc.errors import DomainError, DpcalcError
@@ -87,13 +90,13 @@ class Calibration:
 
 def _parse(path: str) -> list[tuple[str, int | None]]:
     if not isinstance(path, str) or not path.strip():
-        raise DomainError(f"solve-for must be a field such as noise_multiplier or event.noise_multiplier (got "
+        raise DomainError(f"field must be a path such as noise_multiplier or event.noise_multiplier (got "
                           f"{v.brief(path)})")
     out = []
     for part in path.strip().split("."):
         match = _STEP.match(part)
         if match is None:
-            raise DomainError(f"solve-for: {part!r} is not a field name (path {path!r})")
+            raise DomainError(f"field: {part!r} is not a field name (path {path!r})")
         out.append((match.group(1).replace("-", "_"), int(match.group(2)) if match.group(2) is not None else None))
     return out
 
@@ -102,39 +105,55 @@ def _child(event: Event, name: str, index: int | None, path: str) -> Any:
     names = [f.name for f in dataclasses.fields(event)]  # type: ignore[arg-type]
     alias = {"sampling_rate": "q"}.get(name, name)
     if alias not in names:
-        raise DomainError(f"solve-for {path!r}: {event.CLASS_NAME} has no field {name!r} (its fields: "
+        raise DomainError(f"field {path!r}: {event.CLASS_NAME} has no field {name!r} (its fields: "
                           f"{', '.join(names) or 'none'})")
     value = getattr(event, alias)
     if index is not None:
         if not isinstance(value, tuple) or not 0 <= index < len(value):
-            raise DomainError(f"solve-for {path!r}: {event.CLASS_NAME}.{name} has no item {index}")
+            raise DomainError(f"field {path!r}: {event.CLASS_NAME}.{name} has no item {index}")
         value = value[index]
     return value
 
 
-def get_field(event: Event, path: str) -> Any:
-    """The value at ``path`` in ``event``."""
+def get_field(event: Event, field: str) -> Any:
+    """The value at ``field`` in ``event``.
+
+    Examples:
+        >>> from dpcalc.accounting.calibrate import get_field
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> get_field(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), 'event.sampling_probability')
+        0.01
+    """
+    event = as_event(event)
     value: Any = event
-    for name, index in _parse(path):
+    for name, index in _parse(field):
         if not isinstance(value, Event):
-            raise DomainError(f"solve-for {path!r}: {name!r} is below a number, not an event")
-        value = _child(value, name, index, path)
+            raise DomainError(f"field {field!r}: {name!r} is below a number, not an event")
+        value = _child(value, name, index, field)
     return value
 
 
-def with_field(event: Event, path: str, new: Any) -> Event:
-    """A copy of ``event`` with the value at ``path`` replaced (events are immutable)."""
-    steps = _parse(path)
+def with_field(event: Event, field: str, new: Any) -> Event:
+    """A copy of ``event`` with the value at ``field`` replaced (events are immutable).
+
+    Examples:
+        >>> from dpcalc.accounting.calibrate import with_field
+        >>> from dpcalc.accounting.events import Gaussian, SelfComposed
+        >>> with_field(SelfComposed(Gaussian(1.0), 1000), 'count', 500)
+        SelfComposed(event=Gaussian(noise_multiplier=1.0), count=500)
+    """
+    event = as_event(event)
+    steps = _parse(field)
 
     def go(ev: Event, i: int) -> Event:
         name, index = steps[i]
-        old = _child(ev, name, index, path)
+        old = _child(ev, name, index, field)
         if i == len(steps) - 1:
             value = new
         elif isinstance(old, Event):
             value = go(old, i + 1)
         else:
-            raise DomainError(f"solve-for {path!r}: {name!r} is a number, not an event")
+            raise DomainError(f"field {field!r}: {name!r} is a number, not an event")
         if index is not None:
             items = list(getattr(ev, name))
             items[index] = value
@@ -144,26 +163,42 @@ def with_field(event: Event, path: str, new: Any) -> Event:
     return go(event, 0)
 
 
-def owner_of(event: Event, path: str) -> tuple[Event, str]:
-    """The event that holds the field at ``path``, and the field's name."""
-    steps = _parse(path)
+def owner_of(event: Event, field: str) -> tuple[Event, str]:
+    """The event that holds the field at ``field``, and the field's name.
+
+    Examples:
+        >>> from dpcalc.accounting.calibrate import owner_of
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> owner_of(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), 'event.event.noise_multiplier')
+        (Gaussian(noise_multiplier=1.0), 'noise_multiplier')
+    """
+    event = as_event(event)
+    steps = _parse(field)
     owner: Any = event
     for name, index in steps[:-1]:
-        owner = _child(owner, name, index, path)
+        owner = _child(owner, name, index, field)
         if not isinstance(owner, Event):
-            raise DomainError(f"solve-for {path!r}: {name!r} is a number, not an event")
+            raise DomainError(f"field {field!r}: {name!r} is a number, not an event")
     return owner, steps[-1][0]
 
 
-def probe(event: Event, path: str) -> Event:
-    """``event`` with the field at ``path`` set to a typical value of its knob where it is unknown (None): what an
-    accountant's applicability is judged on before the search."""
-    if get_field(event, path) is not None:
+def probe(event: Event, field: str) -> Event:
+    """``event`` with the field at ``field`` set to a typical value of its knob where it is unknown (None): what an
+    accountant's applicability is judged on before the search.
+
+    Examples:
+        >>> from dpcalc.accounting.calibrate import probe
+        >>> from dpcalc.accounting.events import TrainingRun
+        >>> probe(TrainingRun(None, q=0.01, steps=1000), 'noise_multiplier').noise_multiplier
+        1.0
+    """
+    event = as_event(event)
+    if get_field(event, field) is not None:
         return event
-    owner, name = owner_of(event, path)
+    owner, name = owner_of(event, field)
     knob = owner.knob(name)
     value = min(max(knob.start if not knob.integer else 100.0, knob.lo), knob.hi)
-    return with_field(event, path, round(value) if knob.integer else value)
+    return with_field(event, field, round(value) if knob.integer else value)
 
 
 # ---- the forward maps ---------------------------------------------------------------------------------------------
@@ -215,17 +250,30 @@ def calibrate(event: Event, field: str, *, eps: float, delta: float, accountant:
               rtol: float | None = None) -> Calibration:
     """The value of ``field`` (a path in ``event``) whose ε at ``delta`` under ``accountant`` is <= ``eps``, safe and
     tight (module docstring); the other fields keep their values. ``rtol``: the knob's relative tolerance (default
-    1e-3 under the PLD, 1e-9 otherwise)."""
-    opts = options or Options()
+    1e-3 under the PLD, 1e-9 otherwise).
+
+    Examples:
+        >>> from dpcalc.accounting import accountants
+        >>> from dpcalc.accounting.calibrate import calibrate
+        >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
+        >>> run = SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000)
+        >>> c = calibrate(run, 'event.event.noise_multiplier', eps=2.0, delta=1e-5, accountant=accountants.get('rdp'))
+        >>> round(c.value, 6), c.result.value <= 2.0
+        (1.02229, True)
+    """
+    event, acc = as_event(event), registry_get(accountant)
+    accountant = acc
+    relation = relation_of(relation, "relation")
+    opts = options_of(options)
     target = float(v.scalar("eps", v.positive("eps", eps)))
     d = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True)))
     owner, name = owner_of(event, field)
     knob: Knob = owner.knob(name)
     current = get_field(event, field)
     if isinstance(current, tuple):
-        raise DomainError(f"solve-for {field!r}: a list; name one item, e.g. {field}[0]")
+        raise DomainError(f"field {field!r}: a list; name one item, e.g. {field}[0]")
     if current is not None and not isinstance(current, int | float):
-        raise DomainError(f"solve-for {field!r}: {owner.CLASS_NAME}.{name} cannot be calibrated (it is not a number)")
+        raise DomainError(f"field {field!r}: {owner.CLASS_NAME}.{name} cannot be calibrated (it is not a number)")
     if current is not None and math.isfinite(float(current)) and knob.lo <= float(current) <= knob.hi:
         knob = dataclasses.replace(knob, start=float(current))
     elif knob.integer:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
 __all__ = ["MAX_COUNT", "FinitePair", "delta_finite", "eps_finite"]
@@ -58,8 +59,20 @@ def _log_multinomial(t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return i, j, gammaln(t + 1.0) - gammaln(i + 1.0) - gammaln(j + 1.0) - gammaln(t - i - j + 1.0)
 
 
+def _checked(pairs: Sequence[FinitePair], count: int, name: str) -> int:
+    """``count`` as an int in [1, `MAX_COUNT`] once every item of ``pairs`` is a `FinitePair`; else one line."""
+    if not all(isinstance(pr, FinitePair) for pr in pairs):
+        raise DomainError(f"{name} must be a FinitePair (got {v.brief(pairs)})")
+    n = float(v.scalar("count", v.integer_at_least("count", count, 1)))
+    if n > MAX_COUNT:
+        raise DomainError(f"count must be an integer in [1, {MAX_COUNT}] for a finite-sum composition (got {count})")
+    return int(n)
+
+
 def delta_finite(pair: FinitePair, count: int, eps: float) -> float:
     """δ_T(ε) of the ``count``-fold composition of one orientation (module docstring), as computed (not rounded)."""
+    count = _checked([pair], count, "pair")
+    eps = float(v.scalar("eps", v.nonnegative("eps", eps)))
     if pair.w0 > 0.0:
         i, j, lm = _log_multinomial(count)
     else:  # no zero-loss outcome: i + j = T
@@ -87,9 +100,10 @@ def eps_finite(pairs: Sequence[FinitePair], count: int, delta: float) -> float:
     below the mass of an infinite loss (no finite ε)."""
     from dpcalc._roots import bisect
 
-    if not 1 <= count <= MAX_COUNT:
-        raise DomainError(f"exact: count must be an integer in [1, {MAX_COUNT}] for a finite-sum composition "
-                          f"(got {count})")
+    if isinstance(pairs, FinitePair) or not isinstance(pairs, Sequence) or not pairs:
+        raise DomainError(f"pairs must be a non-empty sequence of FinitePair (got {v.brief(pairs)})")
+    count = _checked(pairs, count, "pairs")
+    delta = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True)))
 
     def delta_at(e: float) -> float:
         return max(delta_finite(pr, count, e) for pr in pairs) * (1.0 + _SUM_RTOL)

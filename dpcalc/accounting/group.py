@@ -147,6 +147,22 @@ def eps_user_rdp(q: float, sigma: float, steps: float, delta: float, k: int, *,
 MIXTURE_K_MAX = 1_000
 
 
+def _binomial_pmf(k: int, q: float) -> v.FloatArray:
+    """P(Bin(k, q) = i), i = 0..k: math.comb(k, i)·qⁱ(1 − q)^{k−i} in floats (a few roundings) where both powers are
+    normal numbers, in log space where one underflows (math.comb alone overflows a float beyond k ≈ 1,000)."""
+    from scipy.special import gammaln
+
+    i = np.arange(k + 1, dtype=np.float64)
+    log_p = (gammaln(k + 1.0) - gammaln(i + 1.0) - gammaln(k - i + 1.0) + i * math.log(q)
+             + (k - i) * math.log1p(-q))
+    probs = np.exp(log_p)
+    for j in range(k + 1):
+        a, b = q**j, (1.0 - q) ** (k - j)
+        if a >= 1e-290 and b >= 1e-290 and math.comb(k, j) < 1e307:
+            probs[j] = math.comb(k, j) * a * b
+    return probs
+
+
 def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
     """T steps of the mixture of Gaussians a user with k Poisson-sampled examples sees (Ganesh et al. 2024): the
     number of the user's examples in a batch is Binomial(k, q).
@@ -165,12 +181,8 @@ def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
                           f"{MIXTURE_K_MAX} (k + 1 Gaussians a step)")
     qq = float(v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True)))
     i = np.arange(k + 1, dtype=np.float64)
-    if qq < 1.0:  # Binomial(k, q) in log space (math.comb(k, i)·qⁱ overflows a float beyond k ≈ 1,000)
-        from scipy.special import gammaln
-
-        log_p = (gammaln(k + 1.0) - gammaln(i + 1.0) - gammaln(k - i + 1.0) + i * math.log(qq)
-                 + (k - i) * math.log1p(-qq))
-        probs = np.exp(log_p - np.logaddexp.reduce(log_p))
+    if qq < 1.0:
+        probs = _binomial_pmf(k, qq)
     else:
         probs = (i == k).astype(np.float64)
     keep = probs > 0.0
@@ -181,7 +193,13 @@ def mixture_event(q: float, sigma: float, steps: int, k: int) -> Any:
 
 def methods_for(accountant: str, sampling: str) -> list[str]:
     """The user-level bounds an accountant gives for a sampler: group privacy of its (ε, δ) (guaranteed accountants),
-    the mixture-of-Gaussians PLD (``pld``, Poisson sampling), RDP group privacy (``rdp``, Poisson sampling)."""
+    the mixture-of-Gaussians PLD (``pld``, Poisson sampling), RDP group privacy (``rdp``, Poisson sampling).
+
+    Examples:
+        >>> from dpcalc.accounting.group import methods_for
+        >>> methods_for('pld', 'poisson'), methods_for('rdp', 'shuffle')
+        (['vadhan', 'mixture'], ['vadhan'])
+    """
     out = ["vadhan"] if accountant in ("rdp", "rdp-lemma1", "zcdp", "analytic", "pld", "exact") else []
     if sampling == "poisson":
         out += {"pld": ["mixture"], "rdp": ["rdp-group"]}.get(accountant, [])

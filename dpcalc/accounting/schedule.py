@@ -34,8 +34,11 @@ def result(sigma: float, q: float, steps: float, delta: float, *, accountant: st
     from dpcalc.accounting import accountants
     from dpcalc.accounting.events import TrainingRun
 
-    run = TrainingRun(float(sigma), q=float(q), steps=int(steps))
-    return accountants.get(accountant).epsilon(run, float(delta), "add_remove", _options(orders, warn))
+    named = {"sigma": v.positive("sigma", sigma), "q": v.check_range("q", q, 0.0, 1.0, lo_open=True),
+             "steps": v.integer_at_least("steps", steps, 1), "delta": v.probability("delta", delta)}
+    s, rate, t, d = (v.scalar(name, x) for name, x in named.items())
+    run = TrainingRun(s, q=rate, steps=int(t))
+    return accountants.get(accountant).epsilon(run, d, "add_remove", _options(orders, warn))
 
 
 @v.named_shapes

@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
+from dpcalc import _validate as v
 from dpcalc.accounting.events.training import TrainingRun
 from dpcalc.accounting.result import PrivacyResult
+from dpcalc.errors import DomainError
 
 __all__ = ["DIGITS", "NOT_COVERED", "STYLES", "Statement", "render", "shown", "statement"]
 
@@ -107,8 +109,14 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
     rows (each user contributes at most k examples)."""
     from dpcalc import __version__
     from dpcalc.accounting.account import headline_of
+    from dpcalc.accounting.events.reader import as_event
     from dpcalc.accounting.events.training import SAMPLINGS
 
+    given = as_event(run, "run")
+    if not isinstance(given, TrainingRun):
+        raise DomainError(f"run must be a training run (dpcalc.accounting.events.TrainingRun; got {given.describe()})")
+    run = given
+    delta = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True)))
     rows, found = _rows(run, delta, names, options, k)
     level = run.unit
     mechanism, mech_ref = _MECHANISM[level]

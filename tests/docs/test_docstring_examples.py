@@ -25,8 +25,9 @@ from tests.support.numbers import same_text
 PUBLIC_MODULES = ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",
                   "dpcalc.accounting.accountants", "dpcalc.accounting.calibrate", "dpcalc.accounting.pld",
                   "dpcalc.accounting.rdp", "dpcalc.accounting.gdp", "dpcalc.accounting.zcdp",
-                  "dpcalc.accounting.events", "dpcalc.accounting.training", "dpcalc.accounting.knobs",
-                  "dpcalc.accounting.group", "dpcalc.accounting.gaussian_mechanism", "dpcalc.accounting.conversion")
+                  "dpcalc.accounting.events", "dpcalc.accounting.events.training", "dpcalc.accounting.account",
+                  "dpcalc.accounting.schedule", "dpcalc.api", "dpcalc.accounting.group",
+                  "dpcalc.accounting.gaussian_mechanism", "dpcalc.accounting.conversion")
 
 
 def modules_with_examples() -> list[str]:

@@ -28,7 +28,7 @@ PATHS = paths_for(Path(tempfile.mkdtemp(prefix="dpcalc-libfuzz-")) / "in")
 
 def test_the_public_api_is_discovered() -> None:
     names = {f.qualname for f in FUNCTIONS}
-    assert {"dpcalc.midp.server_sigma", "dpcalc.accounting.calibrate.sigma_for_eps", "dpcalc.secagg.table1",
+    assert {"dpcalc.midp.server_sigma", "dpcalc.accounting.schedule.sigma_for_eps", "dpcalc.secagg.table1",
             "dpcalc.gaussian_mi.case3_optimum", "dpcalc.nbafl.optimal_t", "dpcalc.cuag.audit"} <= names
     called = [f for f in FUNCTIONS if not f.skip_reason]
     assert len(called) >= 180, len(called)
@@ -60,7 +60,7 @@ def test_contract_holds(function: Function, tmp_path: Path, monkeypatch: pytest.
 
 # Calls the deep runs found (each a class fixed at its root); they run on every suite run.
 REGRESSIONS: list[tuple[str, dict[str, Any]]] = [
-    ("dpcalc.accounting.calibrate.sigma_for_eps", {"eps": [1.0, 2.0], "delta": 1e-5, "q": [0.01, 0.1, 0.2],
+    ("dpcalc.accounting.schedule.sigma_for_eps", {"eps": [1.0, 2.0], "delta": 1e-5, "q": [0.01, 0.1, 0.2],
                                                     "steps": 100}),  # shapes clash: a named one-line error
     ("dpcalc.accounting.rdp.subsampled_gaussian_curve", {"q": 0.1, "sigma": 5e-324}),  # ZeroDivisionError
     ("dpcalc.cuag.sigma_schedule", {"mu": 0.5, "lam": [0.1, 0.2], "B": 50, "D": 500, "T": 3, "P": 1}),  # TypeError

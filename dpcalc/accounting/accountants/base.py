@@ -22,7 +22,7 @@ from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.result import Kind, PrivacyResult
 from dpcalc.errors import DomainError
 
-__all__ = ["ACCOUNTANTS", "Accountant", "Options", "get", "names", "register"]
+__all__ = ["ACCOUNTANTS", "Accountant", "Options", "get", "names", "options_of", "register"]
 
 #: the PLD's default relative and absolute bracket widths (the CLI's and the library's: one default)
 RTOL, ATOL = 1e-3, 1e-6
@@ -32,7 +32,7 @@ RTOL, ATOL = 1e-3, 1e-6
 class Options:
     """The tolerances and choices an accountant may use: the bracket's ``rtol``/``atol`` (PLD), the RDP ``orders``
     grid (default: dp-accounting's), the PLD ``backend`` (``dpcalc``, or ``dp-accounting`` for comparison), whether
-    grid-edge warnings are raised, and a PLD lattice to start from."""
+    warnings are raised (an optimum on the edge of the RDP orders, an estimate), and a PLD lattice to start from."""
 
     rtol: float = RTOL
     atol: float = ATOL
@@ -143,21 +143,45 @@ ORDER = ("rdp", "rdp-lemma1", "zcdp", "analytic", "gdp-clt", "pld", "exact")
 
 
 def names() -> list[str]:
-    """Every accountant's name, in display order."""
+    """Every accountant's name, in display order.
+
+    Examples:
+        >>> from dpcalc.accounting import accountants
+        >>> accountants.names()
+        ['rdp', 'rdp-lemma1', 'zcdp', 'analytic', 'gdp-clt', 'pld', 'exact']
+    """
     rank = {n: i for i, n in enumerate(ORDER)}
     return sorted(ACCOUNTANTS, key=lambda n: rank.get(n, len(rank)))
 
 
-def get(name: str) -> Accountant:
-    """The accountant called ``name`` (``_`` and ``-`` alike); an unknown name is a one-line `DomainError`."""
-    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else None
+def get(accountant: str | Accountant) -> Accountant:
+    """The accountant called ``accountant`` (``_`` and ``-`` alike; an `Accountant` is returned as it is); an unknown
+    name is a one-line `DomainError`.
+
+    Examples:
+        >>> from dpcalc.accounting import accountants
+        >>> accountants.get('rdp_lemma1').name
+        'rdp-lemma1'
+    """
+    if isinstance(accountant, Accountant):
+        return accountant
+    key = accountant.strip().lower().replace("_", "-") if isinstance(accountant, str) else None
     if key not in ACCOUNTANTS:
-        raise DomainError(f"accountant must be one of {', '.join(names())} (got {v.brief(name)})")
+        raise DomainError(f"accountant must be one of {', '.join(names())} (got {v.brief(accountant)})")
     return ACCOUNTANTS[key]
+
+
+def options_of(options: Options | None) -> Options:
+    """``options``, or the defaults for None; anything else is a one-line `DomainError`."""
+    if options is None:
+        return Options()
+    if not isinstance(options, Options):
+        raise DomainError(f"options must be a dpcalc.accounting.accountants.Options (got {v.brief(options)})")
+    return options
 
 
 def with_defaults(options: Options | None, **changes: Any) -> Options:
     """``options`` (or the defaults) with ``changes`` that are not None."""
-    base = options or Options()
+    base = options_of(options)
     given = {k: x for k, x in changes.items() if x is not None}
     return replace(base, **given) if given else base

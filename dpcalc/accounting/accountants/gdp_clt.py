@@ -1,7 +1,8 @@
 """The GDP central-limit estimate (``gdp-clt``): T Poisson-subsampled Gaussian steps are approximately μ-GDP with
 μ = √(Σ_t q_t²(e^{1/z_t²} − 1)) (Bu et al. 2020; Dong, Roth & Su 2022, Cor. 5.4 and Thm. 3.5). An asymptotic
-approximation, not a bound: it can be below the true ε (Gopi et al. 2021); every result carries an
-`EstimateWarning`."""
+approximation, not a bound: it can be below the true ε (Gopi et al. 2021); every result says so in its notes and
+raises an `EstimateWarning` (unless ``options.warn`` is off: `dpcalc.accounting.account.account` lists it beside the
+guaranteed accountants, labelled an estimate, without the warning)."""
 
 from __future__ import annotations
 
@@ -52,17 +53,18 @@ class GdpClt(Accountant):
     def supports(self, event: Event, relation: Relation) -> str | None:
         return None if event.poisson_gaussian(relation) else f"gdp-clt {_NEEDS}"
 
-    def _warn(self) -> tuple[str, ...]:
+    def _warn(self, options: Options) -> tuple[str, ...]:
         from dpcalc.accounting.gdp import CLT_WARNING
 
-        v.warn(CLT_WARNING, EstimateWarning)
+        if options.warn:
+            v.warn(CLT_WARNING, EstimateWarning)
         return ("gdp-clt is an estimate, not a bound: it can be below the true epsilon",)
 
     def _epsilon(self, event: Event, delta: float, relation: Relation, options: Options) -> PrivacyResult:
         from dpcalc.accounting import gdp
 
         mu = clt_mu(self.steps(event, relation))
-        notes = self._warn()
+        notes = self._warn(options)
         return self.result(event, relation, float(gdp.eps_from_mu(mu, delta)), delta=delta, details={"mu": mu},
                            notes=notes)
 
@@ -70,5 +72,5 @@ class GdpClt(Accountant):
         from dpcalc.accounting import gdp
 
         mu = clt_mu(self.steps(event, relation))
-        notes = self._warn()
+        notes = self._warn(options)
         return self.result(event, relation, float(gdp.delta(mu, eps)), eps=eps, details={"mu": mu}, notes=notes)

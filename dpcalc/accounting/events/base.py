@@ -178,7 +178,7 @@ class Event:
         override this), or a one-line refusal naming the fields that can be calibrated."""
         if field not in self.KNOBS:
             names = ", ".join(self.KNOBS) or "none"
-            raise DomainError(f"solve-for: {self.CLASS_NAME}.{field} cannot be calibrated (ε is not monotone in it or "
+            raise DomainError(f"field: {self.CLASS_NAME}.{field} cannot be calibrated (ε is not monotone in it or "
                               f"it is not a number); its calibratable fields: {names}")
         return self.KNOBS[field]
 
@@ -270,6 +270,15 @@ def register(cls: E) -> E:
 
 def providers(method: str) -> list[str]:
     """The event classes that provide the map ``method`` (override it), by their short name: what an accountant
-    built on that map supports."""
-    base = getattr(Event, method)
+    built on that map supports.
+
+    Examples:
+        >>> from dpcalc.accounting.events import providers
+        >>> 'Gaussian' in providers('privacy_loss'), 'ZCDp' in providers('privacy_loss')
+        (True, False)
+    """
+    base = getattr(Event, method, None) if isinstance(method, str) else None
+    if not callable(base) or method.startswith("_"):
+        maps = sorted(n for n, f in vars(Event).items() if callable(f) and not n.startswith("_"))
+        raise DomainError(f"method must be one of the event's maps: {', '.join(maps)} (got {v.brief(method)})")
     return [c.__name__ for c in EVENT_CLASSES.values() if getattr(c, method) is not base and method not in c.WITHOUT]

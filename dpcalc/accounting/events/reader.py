@@ -125,7 +125,7 @@ def _named_tuple_dict(value: Any) -> dict[str, Any]:
     return dict(value._asdict())
 
 
-def as_event(obj: Any) -> Event:
+def as_event(event: Any, name: str = "event") -> Event:
     """An `Event` from a dpcalc event, a dictionary, a dp-accounting named tuple or any object with
     ``to_named_tuple()`` (a dp-accounting ``DpEvent``).
 
@@ -134,23 +134,24 @@ def as_event(obj: Any) -> Event:
         >>> as_event({'class_name': 'GaussianDpEvent', 'noise_multiplier': 1.0})
         Gaussian(noise_multiplier=1.0)
     """
+    obj = event
     if isinstance(obj, Event):
         return obj
     if isinstance(obj, Mapping):
-        return from_dict(obj)
+        return from_dict(obj, where=name)
     if _is_named_tuple(obj):
-        return from_dict(_named_tuple_dict(obj))
+        return from_dict(_named_tuple_dict(obj), where=name)
     positional = _positional(obj)
     if positional is not None:
-        return from_dict(positional)
+        return from_dict(positional, where=name)
     to_nt = getattr(obj, "to_named_tuple", None)
     if callable(to_nt):
         try:
             nt = to_nt()
         except ValueError as exc:
-            raise DomainError(f"event: {type(obj).__name__} cannot be read ({exc})") from None
-        return from_dict(_named_tuple_dict(nt))
-    raise DomainError("event must be a dpcalc event, a dictionary (dp-accounting's to_named_tuple() form, also as "
+            raise DomainError(f"{name}: {type(obj).__name__} cannot be read ({exc})") from None
+        return from_dict(_named_tuple_dict(nt), where=name)
+    raise DomainError(f"{name} must be a dpcalc event, a dictionary (dp-accounting's to_named_tuple() form, also as "
                       f"json.dumps writes it) or a dp-accounting DpEvent (got {v.brief(obj)})")
 
 
@@ -164,6 +165,7 @@ def to_dict(event: Event) -> dict[str, Any]:
         {'class_name': 'SelfComposedDpEvent', 'event': {'class_name': 'GaussianDpEvent', 'noise_multiplier': 2.0},
         'count': 10}
     """
+    event = as_event(event)
     out: dict[str, Any] = {"class_name": event.CLASS_NAME}
     for f in dataclasses.fields(event):  # type: ignore[arg-type]
         out[f.name] = _plain(getattr(event, f.name))

@@ -33,9 +33,9 @@ _SPELLINGS = {"add_remove": "add_remove", "add_or_remove_one": "add_remove", "ad
               "replace_one": "replace_one", "replace": "replace_one", "replace_special": "replace_special"}
 
 
-def relation(neighbours: object) -> Relation:
+def relation(neighbours: object, name: str = "neighbours") -> Relation:
     """A relation from any of its spellings (``add-remove``, ``add_remove``, ``ADD_OR_REMOVE_ONE``, a
-    dp-accounting ``NeighboringRelation`` member, …); anything else is a one-line DomainError.
+    dp-accounting ``NeighboringRelation`` member, …); anything else is a one-line DomainError naming ``name``.
 
     Examples:
         >>> from dpcalc.accounting.events import relation
@@ -45,7 +45,7 @@ def relation(neighbours: object) -> Relation:
     text = getattr(neighbours, "name", neighbours)  # an Enum member: its name
     key = str(text).strip().lower().replace("-", "_").replace(" ", "_") if isinstance(text, str) else ""
     if key not in _SPELLINGS:
-        raise DomainError("neighbours must be one of add-remove, replace-one, replace-special "
+        raise DomainError(f"{name} must be one of add-remove, replace-one, replace-special "
                           f"(got {v.brief(neighbours)})")
     return _SPELLINGS[key]  # type: ignore[return-value]
 

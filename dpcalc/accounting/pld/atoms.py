@@ -122,7 +122,9 @@ def _discrete(pair: NoisePair, tail: float) -> Atoms:
         kk = np.arange(-reach - 1, reach + 2, dtype=np.float64)
         log_norm = -float(np.logaddexp.reduce(-0.5 * (kk / t) ** 2))
     lo, hi = math.floor(min(shifts)) - reach, math.ceil(max(shifts)) + reach
-    check_points(hi - lo + 1, f"the outputs of {pair.kind} (parameter {t:g})", 1.0)
+    scale_name = "noise_parameter" if pair.kind == "discrete_laplace" else "sigma"
+    check_points(hi - lo + 1, f"the outputs of {pair.kind.replace('_', ' ')} noise ({scale_name} {t:g}, shift up to "
+                 f"{max(abs(s) for s in shifts):g})", 1.0)
     k = np.arange(lo, hi + 1, dtype=np.float64)
     lp = _log_mix(k, pair.p_shifts, pair.p_weights, pair.kind, t) + log_norm
     lq = _log_mix(k, pair.q_shifts, pair.q_weights, pair.kind, t) + log_norm

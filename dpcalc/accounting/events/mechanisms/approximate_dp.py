@@ -29,7 +29,7 @@ from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.finite import FinitePair, delta_finite
 from dpcalc.accounting.search import Knob
 
-__all__ = ["EpsilonDelta", "approx_dp_composed_delta", "optimal_composition_delta", "pure_dp_curve", "pure_dp_rdp"]
+__all__ = ["EpsilonDelta", "approx_dp_composed_delta", "optimal_composition_delta", "pure_dp_rdp"]
 
 
 def pure_dp_curve(alphas: v.FloatArray, eps: float) -> v.FloatArray:
@@ -88,7 +88,7 @@ def pure_dp_rdp(alpha: ArrayLike, epsilon: ArrayLike) -> float | v.FloatArray:
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.approximate_dp import pure_dp_rdp
         >>> round(pure_dp_rdp(2.0, 1.0), 12)
-        0.433780830483
+        0.735325664056
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     e = v.check_range("epsilon", epsilon, 0.0, 700.0)
@@ -105,7 +105,7 @@ def optimal_composition_delta(epsilon: float, delta: float, count: float, eps_to
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.approximate_dp import optimal_composition_delta
         >>> round(optimal_composition_delta(1.0, 0.0, 1, 0.0), 12)
-        0.462117157260
+        0.46211715726
     """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0, lo_open=True))
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))

@@ -23,7 +23,7 @@ from dpcalc.accounting.events.forms import pld_delta, size
 from dpcalc.accounting.events.relation import Relation, shift_factor
 from dpcalc.accounting.search import Knob
 
-__all__ = ["DiscreteGaussian", "discrete_gaussian_curve", "discrete_gaussian_delta", "discrete_gaussian_rdp"]
+__all__ = ["DiscreteGaussian", "discrete_gaussian_delta", "discrete_gaussian_rdp"]
 
 
 def _log_theta_ratio(c: v.FloatArray, sigma: float) -> v.FloatArray:
@@ -105,7 +105,7 @@ def discrete_gaussian_delta(eps: float, sigma: float, shift: float) -> float:
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.discrete_gaussian import discrete_gaussian_delta
         >>> round(discrete_gaussian_delta(1.0, 2.0, 1), 6)
-        0.0
+        0.007249
     """
     sg = v.scalar("sigma", v.positive("sigma", sigma))
     return pld_delta(DiscreteGaussian(sg, size("shift", shift)), "add_remove", eps)

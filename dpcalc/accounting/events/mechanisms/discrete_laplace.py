@@ -22,7 +22,7 @@ from dpcalc.accounting.events.forms import pld_delta, size
 from dpcalc.accounting.events.relation import Relation, shift_factor
 from dpcalc.accounting.search import Knob
 
-__all__ = ["DiscreteLaplace", "discrete_laplace_curve", "discrete_laplace_delta", "discrete_laplace_rdp"]
+__all__ = ["DiscreteLaplace", "discrete_laplace_delta", "discrete_laplace_rdp"]
 
 
 def discrete_laplace_curve(alphas: v.FloatArray, a: float, shift: int) -> v.FloatArray:
@@ -85,7 +85,7 @@ def discrete_laplace_rdp(alpha: ArrayLike, noise_parameter: ArrayLike, shift: Ar
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.discrete_laplace import discrete_laplace_rdp
         >>> round(discrete_laplace_rdp(2.0, 0.5, 1), 12)
-        0.120117187383
+        0.227336293803
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     t = v.scalar("noise_parameter", v.positive("noise_parameter", noise_parameter))
@@ -101,7 +101,7 @@ def discrete_laplace_delta(eps: float, noise_parameter: float, shift: float) -> 
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.discrete_laplace import discrete_laplace_delta
         >>> round(discrete_laplace_delta(0.25, 0.5, 1), 10)
-        0.1106
+        0.1376875166
     """
     a = v.scalar("noise_parameter", v.positive("noise_parameter", noise_parameter))
     return pld_delta(DiscreteLaplace(a, size("shift", shift)), "add_remove", eps)

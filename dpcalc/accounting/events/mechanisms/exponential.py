@@ -29,7 +29,7 @@ from dpcalc.accounting.events.base import Curve, Event, register
 from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.search import Knob
 
-__all__ = ["ExponentialMechanism", "bounded_range_curve", "exponential_mechanism_rdp"]
+__all__ = ["ExponentialMechanism", "exponential_mechanism_rdp"]
 
 
 def bounded_range_curve(alphas: v.FloatArray, eps: float) -> v.FloatArray:
@@ -83,7 +83,7 @@ def exponential_mechanism_rdp(alpha: ArrayLike, epsilon: ArrayLike) -> float | v
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.exponential import exponential_mechanism_rdp
         >>> round(exponential_mechanism_rdp(2.0, 1.0), 12)
-        0.123712157305
+        0.240229013917
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     e = v.check_range("epsilon", epsilon, 0.0, 700.0)

@@ -20,7 +20,7 @@ from dpcalc.accounting.events.sampling.with_replacement import SampledWithReplac
 from dpcalc.accounting.events.sampling.without_replacement import SampledWithoutReplacement
 from dpcalc.accounting.search import Knob
 
-__all__ = ["Gaussian", "gaussian_rdp", "with_replacement_gaussian_delta", "without_replacement_gaussian_delta"]
+__all__ = ["Gaussian", "with_replacement_gaussian_delta", "without_replacement_gaussian_delta"]
 
 
 def gaussian_rdp(alphas: v.FloatArray, noise_multiplier: float, shift: float) -> v.FloatArray:
@@ -70,7 +70,7 @@ def without_replacement_gaussian_delta(eps: float, sigma: float, sample_size: fl
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.gaussian import without_replacement_gaussian_delta
         >>> round(without_replacement_gaussian_delta(1.0, 1.0, 10, 100), 6)
-        0.0
+        0.019648
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     event = SampledWithoutReplacement(size("dataset_size", dataset_size), size("sample_size", sample_size),
@@ -86,7 +86,7 @@ def with_replacement_gaussian_delta(eps: float, sigma: float, sample_size: float
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.gaussian import with_replacement_gaussian_delta
         >>> round(with_replacement_gaussian_delta(1.0, 1.0, 10, 100), 6)
-        0.0
+        0.050538
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     event = SampledWithReplacement(size("dataset_size", dataset_size), size("sample_size", sample_size), Gaussian(s))

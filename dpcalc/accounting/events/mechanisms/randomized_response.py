@@ -29,7 +29,7 @@ from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.finite import FinitePair, delta_finite
 from dpcalc.accounting.search import Knob
 
-__all__ = ["RandomizedResponse", "binary_rdp", "randomized_response_delta"]
+__all__ = ["RandomizedResponse", "randomized_response_delta"]
 
 _ADD_REMOVE = "an added or removed record has no bucket (use replace-one or replace-special)"
 
@@ -134,7 +134,7 @@ def randomized_response_delta(eps: float, noise_parameter: float, num_buckets: f
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.randomized_response import randomized_response_delta
         >>> round(randomized_response_delta(1.0, 0.5, 2, 1), 12)
-        0.25
+        0.070429542885
     """
     e = v.scalar("eps", v.nonnegative("eps", eps))
     p = v.scalar("noise_parameter", v.check_range("noise_parameter", noise_parameter, 0.0, 1.0, lo_open=True))

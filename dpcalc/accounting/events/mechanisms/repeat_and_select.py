@@ -28,7 +28,7 @@ from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.search import Knob
 from dpcalc.errors import DomainError
 
-__all__ = ["RepeatAndSelect", "repeat_and_select", "repeat_and_select_rdp", "tnb_gamma", "tnb_mean"]
+__all__ = ["RepeatAndSelect", "repeat_and_select_rdp"]
 
 
 def tnb_mean(gamma: float, shape: float) -> float:
@@ -116,7 +116,7 @@ def repeat_and_select_rdp(order: float, order_hat: float, epsilon: float, mean: 
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.repeat_and_select import repeat_and_select_rdp
         >>> round(repeat_and_select_rdp(2.0, 1.0, 0.5, 2.0), 9)
-        1.5
+        2.306777835
     """
     lam = v.scalar("order", v.check_range("order", order, 1.0, lo_open=True))
     lam_hat = v.scalar("order_hat", v.check_range("order_hat", order_hat, 1.0))

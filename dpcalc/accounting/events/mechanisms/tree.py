@@ -87,7 +87,7 @@ def tree_aggregation_delta(eps: float, noise_multiplier: float, steps: float) ->
     Examples:
         >>> from dpcalc.accounting.events.mechanisms.tree import tree_aggregation_delta
         >>> round(tree_aggregation_delta(1.0, 10.0, 7), 9)
-        1e-09
+        0.000319644
     """
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     return pld_delta(SingleEpochTreeAggregation(z, size("steps", steps)), "replace_one", eps)

@@ -30,7 +30,8 @@ import numpy as np
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
 
-__all__ = ["chord", "integer_orders", "on_orders", "poisson", "without_replacement"]
+#: building blocks of the sampling events, which check their inputs (the public form is the event)
+__all__: list[str] = []
 
 
 def integer_orders(alphas: v.FloatArray) -> v.FloatArray:

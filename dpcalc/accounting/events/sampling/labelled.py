@@ -9,7 +9,8 @@ import numpy as np
 
 from dpcalc import _validate as v
 
-__all__ = ["labelled_rdp"]
+#: a building block of the sampling events, which check its inputs (the public form is the event)
+__all__: list[str] = []
 
 
 def labelled_rdp(weights: v.FloatArray, curves: v.FloatArray, alphas: v.FloatArray) -> v.FloatArray:

@@ -24,7 +24,7 @@ from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.events.sampling import amplification as amp
 from dpcalc.accounting.search import Knob
 
-__all__ = ["PoissonSampled", "amplified_pure_epsilon"]
+__all__ = ["PoissonSampled"]
 
 
 def amplified_pure_epsilon(eps: float, q: float) -> float:

@@ -80,8 +80,8 @@ def truncated_gaussian_delta(eps: float, noise_multiplier: float, q: float, data
 
     Examples:
         >>> from dpcalc.accounting.events.sampling.truncated import truncated_gaussian_delta
-        >>> round(truncated_gaussian_delta(1.0, 1.0, 0.01, 1000, 20), 6)
-        0.0
+        >>> round(truncated_gaussian_delta(0.5, 1.0, 0.05, 1000, 55), 6)
+        0.002727
     """
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))

@@ -113,7 +113,7 @@ def without_replacement_gaussian_rdp(alpha: float, gamma: float, sigma: float) -
     Examples:
         >>> from dpcalc.accounting.events.sampling.without_replacement import without_replacement_gaussian_rdp
         >>> round(without_replacement_gaussian_rdp(2, 0.01, 2.0), 12)
-        0.0
+        0.000543508638
     """
     a = int(v.scalar("alpha", v.check_range("alpha", alpha, 2.0, 1024.0, integer=True)))
     g = v.scalar("gamma", v.check_range("gamma", gamma, 0.0, 1.0, lo_open=True))
