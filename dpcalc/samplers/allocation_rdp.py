@@ -73,7 +73,8 @@ def _orders(orders: ArrayLike) -> np.ndarray:
     return arr
 
 
-def rdp_remove(orders: ArrayLike, noise_multiplier: float, num_steps: int, sensitivity: float = 1.0) -> np.ndarray:
+def rdp_remove(orders: ArrayLike, noise_multiplier: float, num_steps: int,
+               sensitivity: float = 1.0) -> float | np.ndarray:
     """D_α(P‖Q) of one round (1 out of ``num_steps``) at each order in (1, 1024]: exact at integer orders
     (Feldman & Shenfeld 2025, Cor. 6.2), the convex chord between them otherwise (an upper bound).
 
@@ -95,10 +96,12 @@ def rdp_remove(orders: ArrayLike, noise_multiplier: float, num_steps: int, sensi
     lo = np.maximum(lo, 1)
     log_at = (1.0 - frac) * logm[lo] + frac * logm[hi]  # chord of the convex log-moment (exact at integers)
     log_at = np.where(alpha == lo, logm[lo], log_at)
-    return np.maximum(log_at / (alpha - 1.0), 0.0)
+    out = np.maximum(log_at / (alpha - 1.0), 0.0)
+    return float(out[0]) if np.ndim(orders) == 0 else out
 
 
-def rdp_add_bound(orders: ArrayLike, noise_multiplier: float, num_steps: int, sensitivity: float = 1.0) -> np.ndarray:
+def rdp_add_bound(orders: ArrayLike, noise_multiplier: float, num_steps: int,
+                  sensitivity: float = 1.0) -> float | np.ndarray:
     """Upper bound on D_α(Q‖P) of one round: s²/2 + (α − 1)s²/(2t), s = Δ/σ (AM–GM; module docstring).
 
     Examples:
@@ -111,7 +114,8 @@ def rdp_add_bound(orders: ArrayLike, noise_multiplier: float, num_steps: int, se
     t = int(v.scalar("num_steps", v.integer_at_least("num_steps", num_steps, 1)))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
     s2 = (d / z) ** 2
-    return s2 / 2.0 + (alpha - 1.0) * s2 / (2.0 * t)
+    out = s2 / 2.0 + (alpha - 1.0) * s2 / (2.0 * t)
+    return float(out[0]) if np.ndim(orders) == 0 else out
 
 
 def rdp_allocation(orders: ArrayLike, noise_multiplier: float, num_selected: int, num_steps: int, epochs: int = 1,
@@ -132,4 +136,6 @@ def rdp_allocation(orders: ArrayLike, noise_multiplier: float, num_selected: int
         raise DomainError(f"relation must be add_remove or replace_special for random allocation (got "
                           f"{v.brief(relation)}): under replace_one the record keeps its step, a pair not bounded here")
     m, tt = a.rounds, a.steps_per_round
-    return (m * rdp_remove(orders, a.noise_multiplier, tt), m * rdp_add_bound(orders, a.noise_multiplier, tt))
+    rem = np.atleast_1d(rdp_remove(np.atleast_1d(orders), a.noise_multiplier, tt))
+    add = np.atleast_1d(rdp_add_bound(np.atleast_1d(orders), a.noise_multiplier, tt))
+    return m * rem, m * add

@@ -44,7 +44,8 @@ def allocation(noise_multiplier: float, num_selected: int, num_steps: int, epoch
 
 @dataclass(frozen=True)
 class Shuffle:
-    """One permutation of ``dataset_size`` records per epoch, cut into ``num_steps`` batches of ``batch_size``."""
+    """One permutation of ``dataset_size`` records per epoch, cut into ⌊n/b⌋ batches of ``batch_size``; the n mod b
+    records left over are not used that epoch (``drop_last``, the usual data-loader option for DP-SGD)."""
 
     noise_multiplier: float
     dataset_size: int
@@ -55,10 +56,16 @@ class Shuffle:
     def num_steps(self) -> int:
         return self.dataset_size // self.batch_size
 
+    @property
+    def used(self) -> float:
+        """γ = t·b/n: the probability that a given record is in one of the epoch's batches."""
+        return self.num_steps * self.batch_size / self.dataset_size
 
-def shuffle(noise_multiplier: float, dataset_size: int, batch_size: int, epochs: int = 1) -> Shuffle:
-    """Checked `Shuffle`: batch_size must divide dataset_size (fixed-size batches; a ragged last batch is another
-    sampler) and be smaller than it (one batch per epoch is the Gaussian mechanism, no sampler)."""
+
+def shuffle(noise_multiplier: float, dataset_size: int, batch_size: int, epochs: int = 1,
+            drop_last: bool = True) -> Shuffle:
+    """Checked `Shuffle`: batch_size < dataset_size (one batch per epoch is the Gaussian mechanism, not sampled);
+    without ``drop_last`` batch_size must divide dataset_size (a ragged last batch is another sampler)."""
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     n = int(v.scalar("dataset_size", v.integer_at_least("dataset_size", dataset_size, 2)))
     b = int(v.scalar("batch_size", v.integer_at_least("batch_size", batch_size, 1)))
@@ -66,7 +73,7 @@ def shuffle(noise_multiplier: float, dataset_size: int, batch_size: int, epochs:
     if b >= n:
         raise DomainError(f"batch_size must be < dataset_size (got batch_size={b} >= dataset_size={n}): one batch "
                           f"per epoch is not sampled")
-    if n % b:
-        raise DomainError(f"batch_size must divide dataset_size (got dataset_size={n} = {n // b}·{b} + {n % b}); "
-                          f"drop or pad the last batch and give the sizes that result")
+    if n % b and not drop_last:
+        raise DomainError(f"batch_size must divide dataset_size without drop_last (got dataset_size={n} = "
+                          f"{n // b}·{b} + {n % b}): a ragged last batch is not modelled; drop it (drop_last=True)")
     return Shuffle(z, n, b, e)
