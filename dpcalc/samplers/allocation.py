@@ -56,7 +56,7 @@ def epsilon(noise_multiplier: float, num_selected: int, num_steps: int, epochs: 
         >>> from dpcalc.samplers.allocation import epsilon
         >>> r = epsilon(2.0, 1, 10, 3, 1e-5)
         >>> r.kind, r.method, round(r.value, 3)
-        ('upper', 'pld', 1.366)
+        ('upper', 'pld', 1.112)
     """
     a = allocation(noise_multiplier, num_selected, num_steps, epochs)
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))

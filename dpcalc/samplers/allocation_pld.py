@@ -94,7 +94,7 @@ def privacy_loss(noise_multiplier: float, num_steps: int, relation: str = "add_r
         >>> loss.description
         'random_allocation(gaussian(2), 1 of 10 steps)'
         >>> round(epsilon_composed([(loss, 1)], 1e-5).eps_upper, 3)
-        0.923
+        0.623
     """
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     t = int(v.scalar("num_steps", v.integer_at_least("num_steps", num_steps, 2)))

@@ -81,7 +81,7 @@ def rdp_remove(orders: ArrayLike, noise_multiplier: float, num_steps: int,
     Examples:
         >>> from dpcalc.samplers.allocation_rdp import rdp_remove
         >>> [round(float(x), 10) for x in rdp_remove([2, 8], 1.0, 10)]
-        [0.1585203947, 0.6216328227]
+        [0.1585650787, 1.7075413038]
     """
     alpha = _orders(orders)
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
@@ -129,7 +129,7 @@ def rdp_allocation(orders: ArrayLike, noise_multiplier: float, num_selected: int
         >>> from dpcalc.samplers.allocation_rdp import rdp_allocation
         >>> rem, add = rdp_allocation([2, 8], 1.1, 1, 234, epochs=10)
         >>> [round(float(x), 6) for x in rem], [round(float(x), 6) for x in add]
-        ([0.055431, 0.247611], [4.133724, 4.196318])
+        ([0.054772, 0.222421], [4.149891, 4.255845])
     """
     a = allocation(noise_multiplier, num_selected, num_steps, epochs)
     if relation not in ("add_remove", "replace_special"):

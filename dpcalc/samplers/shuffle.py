@@ -46,12 +46,16 @@ def max_cdf(c: np.ndarray, mean: float, noise_multiplier: float, num_steps: int,
     """log P(maxᵢ xᵢ ≤ c) when the changed record is in one of the t batches with probability γ = ``used`` (else
     left over, all batches alike): log[γΦ((c − mean)/z) + (1 − γ)Φ(c/z)] + (t − 1)·log Φ(c/z) (by symmetry the
     record's batch is the first)."""
-    from scipy.special import log_ndtr
+    from scipy.special import log_ndtr, ndtr
 
     z = noise_multiplier
     own = log_ndtr((c - mean) / z)
     if used < 1.0:
-        own = np.logaddexp(math.log(used) + own, math.log1p(-used) + log_ndtr(c / z))
+        x1, x0 = (c - mean) / z, c / z
+        upper = used * ndtr(-x1) + (1.0 - used) * ndtr(-x0)  # P(own > c): log1p keeps its digits when small
+        with np.errstate(divide="ignore"):
+            lower = np.logaddexp(math.log(used) + own, math.log1p(-used) + log_ndtr(x0))
+            own = np.where(upper < 0.5, np.log1p(-np.minimum(upper, 0.5)), lower)
     return own + (num_steps - 1) * log_ndtr(c / z)
 
 
@@ -62,7 +66,7 @@ def max_log_cdf(c: float, mean: float, noise_multiplier: float, num_steps: int, 
     Examples:
         >>> from dpcalc.samplers.shuffle import max_log_cdf
         >>> round(max_log_cdf(3.0, 2.0, 1.1, 10), 6)
-        -0.183279
+        -0.22925
     """
     cc = v.scalar("c", v.as_array("c", c))
     m = v.scalar("mean", v.as_array("mean", mean))
