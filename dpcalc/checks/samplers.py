@@ -51,7 +51,8 @@ def _ratio(x: np.ndarray, z: float) -> np.ndarray:
 
 
 def _rdp_interval(est: Estimate, a: float) -> tuple[float, float, float]:
-    f = (lambda m: math.log(m) / (a - 1.0) if m > 0 else -math.inf)
+    def f(m):
+        return (math.log(m) / (a - 1.0) if m > 0 else -math.inf)
     return f(est.value), f(est.ci_low), f(est.ci_high)
 
 
@@ -102,7 +103,8 @@ def shuffle_max_mc(formula: Formula, values: Mapping[str, Any], ctx: CheckContex
         return np.asarray((sums.max(axis=1) <= c).astype(np.float64))
 
     est = _mean(ctx, term)
-    lg = (lambda p: math.log(p) if p > 0 else -math.inf)
+    def lg(p):
+        return (math.log(p) if p > 0 else -math.inf)
     return mc_result(closed, Estimate(lg(est.value), est.se / max(est.value, 1e-300), lg(max(est.ci_low, 0.0)),
                                       lg(min(est.ci_high, 1.0)), est.n),
                      f"P(max ≤ c) of the shuffled mechanism, n = {n}, b = {b}, {ctx.samples} permutations")

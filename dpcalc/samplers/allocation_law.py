@@ -114,7 +114,7 @@ def _take(x: np.ndarray, amount: float, from_low: bool) -> None:
 def sum_law(s: float, count: int, extra: bool, h: float, cap: float, round_up: bool) -> SumLaw:
     """Law of S̃ = Σ of ``count`` copies of Y_Q = e^{N(−s²/2, s²)} (E[Y_Q] = 1), plus one Y_P = e^{N(s²/2, s²)} when
     ``extra``, each rounded to the grid hℕ (up or down), cut at ``cap``."""
-    cells = int(math.ceil(cap / h)) + 1
+    cells = math.ceil(cap / h) + 1
     if cells > MAX_CELLS:
         raise DomainError(f"the allocation PLD needs {cells} grid cells (cap {cap:.4g} at spacing {h:.3g}); at most "
                           f"{MAX_CELLS}: use a coarser grid (larger h)")

@@ -12,7 +12,8 @@ computed loss is stochastically larger than the true one; losses are then rounde
 ``loss_step``. A PLD that is stochastically larger has a larger δ(ε) at every ε, alone and composed (δ(ε) =
 E[(1 − e^{ε − ΣLᵢ})₊] increases in each Lᵢ), and the pair (P̃ⱼ, P̃ⱼe^{−gⱼ}) with the rest of Q at loss −∞ realises
 it. Its ε from the PLD accountant's upper end is therefore an upper bound on the mechanism's, up to the FFT
-round-off margin of `allocation_law` (a numerical guarantee). The bias is at most ≈ h·t/S ≈ h per round in the loss.
+round-off margin of `allocation_law` (a numerical guarantee). The bias is at most ≈ h·t/S ≈ h per round in the loss
+(h = 1e-3; coarser for t above ≈ 2,500, where the grid keeps at most `allocation_law.MAX_CELLS` cells).
 """
 
 from __future__ import annotations
@@ -23,15 +24,16 @@ from functools import lru_cache
 import numpy as np
 
 from dpcalc import _validate as v
-from dpcalc.accounting.pld.losses import AtomPair, PrivacyLoss
+from dpcalc.accounting.pld.losses import AtomPair, PrivacyLoss, Relation
 from dpcalc.errors import DomainError
-from dpcalc.samplers.allocation_law import sum_law
+from dpcalc.samplers.allocation_law import MAX_CELLS, sum_law
 from dpcalc.samplers.params import allocation
 
 __all__ = ["GRID", "LOSS_STEP", "TAIL", "privacy_loss", "privacy_loss_components"]
 
-#: grid spacing of the summands Yᵢ (E[Y] = 1): the loss is overstated by at most ≈ this much per round
-GRID = 2e-3
+#: grid spacing of the summands Yᵢ (E[Y] = 1): the loss is overstated by at most ≈ this much per round (coarsened
+#: when the sum's range would need more than `allocation_law.MAX_CELLS` cells, i.e. t above ≈ 2,500)
+GRID = 1e-3
 #: lattice spacing the losses are rounded up to
 LOSS_STEP = 1e-4
 #: probability of the sum beyond the grid's cap (its loss is counted as +∞)
@@ -58,7 +60,7 @@ def _atoms(loss: np.ndarray, p: np.ndarray, p_inf: float, step: float) -> AtomPa
     pj, g = pj[nz], g[nz]
     qj = pj * np.exp(-g)
     rest = max(0.0, 1.0 - math.fsum(qj.tolist()))
-    return AtomPair(tuple(pj.tolist()) + (0.0, p_inf), tuple(qj.tolist()) + (rest, 0.0))
+    return AtomPair((*tuple(pj.tolist()), 0.0, p_inf), (*tuple(qj.tolist()), rest, 0.0))
 
 
 @lru_cache(maxsize=16)
@@ -67,13 +69,14 @@ def _round_pairs(noise_multiplier: float, num_steps: int, grid: float, loss_step
     t = num_steps
     if t == 1:  # no sampling: the Gaussian itself (the record is always in the one step)
         raise DomainError("num_steps must be >= 2 for an allocation PLD (one step is the Gaussian mechanism)")
-    h = grid
-    up = sum_law(s, t - 1, True, h, _cap(s, t, s * s / 2.0), round_up=True)
+    cap_up, cap_down = _cap(s, t, s * s / 2.0), _cap(s, t, -s * s / 2.0)
+    h = max(grid, cap_up / (MAX_CELLS - 2))
+    up = sum_law(s, t - 1, True, h, cap_up, round_up=True)
     j = np.arange(up.mass.size, dtype=np.float64)
     with np.errstate(divide="ignore"):
         rem_loss = np.log(j * h / t)
     remove = _atoms(rem_loss, up.mass, up.over, loss_step)
-    down = sum_law(s, t, False, h, _cap(s, t, -s * s / 2.0), round_up=False)
+    down = sum_law(s, t, False, h, cap_down, round_up=False)
     p0 = float(down.mass[0])  # S̃ = 0: loss +∞
     with np.errstate(divide="ignore"):
         add_loss = -np.log(j[1: down.mass.size] * h / t)
@@ -94,7 +97,7 @@ def privacy_loss(noise_multiplier: float, num_steps: int, relation: str = "add_r
         >>> loss.description
         'random_allocation(gaussian(2), 1 of 10 steps)'
         >>> round(epsilon_composed([(loss, 1)], 1e-5).eps_upper, 3)
-        0.623
+        0.622
     """
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     t = int(v.scalar("num_steps", v.integer_at_least("num_steps", num_steps, 2)))
@@ -105,11 +108,11 @@ def privacy_loss(noise_multiplier: float, num_steps: int, relation: str = "add_r
     return PrivacyLoss(f"random_allocation(gaussian({z:.10g}), 1 of {t} steps)", rel, remove, add, False)
 
 
-def _relation(relation: str) -> str:
+def _relation(relation: str) -> Relation:
     if relation not in ("add_remove", "replace_special"):
         raise DomainError(f"relation must be add_remove or replace_special for random allocation (got "
                           f"{v.brief(relation)}): under replace_one the record keeps its step, a pair not bounded here")
-    return relation
+    return relation  # type: ignore[return-value]
 
 
 def privacy_loss_components(noise_multiplier: float, num_selected: int, num_steps: int, epochs: int = 1,

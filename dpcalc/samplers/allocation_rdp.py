@@ -88,7 +88,7 @@ def rdp_remove(orders: ArrayLike, noise_multiplier: float, num_steps: int,
     t = int(v.scalar("num_steps", v.integer_at_least("num_steps", num_steps, 1)))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
     s = d / z
-    top = int(math.ceil(float(alpha.max())))
+    top = math.ceil(float(alpha.max()))
     logm = _log_moments(max(top, 2), s, t)
     lo = np.floor(alpha).astype(int)
     hi = np.ceil(alpha).astype(int)
