@@ -94,10 +94,8 @@ def privacy_loss(noise_multiplier: float, num_steps: int, relation: str = "add_r
         >>> from dpcalc.samplers.allocation_pld import privacy_loss
         >>> from dpcalc.accounting.pld import epsilon_composed
         >>> loss = privacy_loss(2.0, 10)
-        >>> loss.description
-        'random_allocation(gaussian(2), 1 of 10 steps)'
-        >>> round(epsilon_composed([(loss, 1)], 1e-5).eps_upper, 3)
-        0.622
+        >>> loss.description, round(epsilon_composed([(loss, 1)], 1e-5).eps_upper, 3)
+        ('random_allocation(gaussian(2), 1 of 10 steps)', 0.622)
     """
     z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
     t = int(v.scalar("num_steps", v.integer_at_least("num_steps", num_steps, 2)))
