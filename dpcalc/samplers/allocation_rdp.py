@@ -6,8 +6,8 @@ P = (1/t)·Σᵢ N(Δeᵢ, σ²I_t) against Q = N(0, σ²I_t) (Feldman & Shenfel
 
 * **remove** (D_α(P‖Q), integer α ≥ 2): with s = Δ/σ and Yᵢ = e^{(Δxᵢ − Δ²/2)/σ²},
   E_Q[(P/Q)^α] = t^{−α}·Σ_{a₁+…+a_t=α} α!/Πaᵢ! · Π e^{aᵢ(aᵢ−1)s²/2}  (Feldman & Shenfeld 2025, Cor. 6.2), computed
-  here as α! times the coefficient of x^α in (Σ_a e^{a(a−1)s²/2} x^a/a!)^t, by binary powering of the truncated series in log space (all terms
-  positive: no cancellation). Exact for the pair.
+  here as α! times the coefficient of x^α in (Σ_a e^{a(a−1)s²/2} x^a/a!)^t, by binary powering of the truncated
+  series in log space (all terms positive: no cancellation). Exact for the pair.
 * **add** (D_α(Q‖P)): the loss −log((1/t)ΣYᵢ) is at most −(1/t)Σ log Yᵢ (AM–GM), a Gaussian N(s²/2, s²/t) under Q,
   so D_α(Q‖P) ≤ s²/2 + (α − 1)s²/(2t) (any real α > 1). An upper bound, loose by ≈ s²/2 per round (it does not
   amplify with t); the PLD route (`allocation_pld`) bounds this direction tightly.
