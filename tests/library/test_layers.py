@@ -9,7 +9,7 @@ top:
 core     errors, numerics, validation, the root finders, limits, progress, units, file I/O (``dpcalc.files``)
 accounting  the privacy notions and accountants (``dpcalc.accounting``)
 sim      the Monte Carlo core (``dpcalc.sim``)
-families the five papers' families (midp, gaussian_mi, cuag, nbafl, secagg)
+families the five papers' families (midp, gaussian_mi, cuag, nbafl, secagg) and the samplers
 catalog  the formula catalog (``dpcalc.catalog``)
 checks   verification recipes and the ``verify`` driver
 report   columns, grids, rendering, table specs
@@ -39,7 +39,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "dpcalc._limits", "dpcalc._progress", "dpcalc.units", "dpcalc.files")),
     ("accounting", ("dpcalc.accounting",)),
     ("sim", ("dpcalc.sim",)),
-    ("families", ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg")),
+    ("families", ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",
+                  "dpcalc.samplers")),
     ("catalog", ("dpcalc.catalog",)),
     ("checks", ("dpcalc.checks", "dpcalc.verify")),
     ("report", ("dpcalc.report",)),
