@@ -64,7 +64,7 @@ def beta(eps: ArrayLike, delta: ArrayLike, fpr: ArrayLike) -> float | FloatArray
     Examples:
         >>> from dpcalc.risk import approx
         >>> round(approx.beta(1.0, 0.001, 0.8), 6)
-        0.073206
+        0.073208
     """
     e, d = _checked(eps, delta)
     a = v.check_range("fpr", fpr, 0.0, 1.0)
@@ -79,7 +79,7 @@ def tpr(eps: ArrayLike, delta: ArrayLike, fpr: ArrayLike) -> float | FloatArray:
     Examples:
         >>> from dpcalc.risk import approx
         >>> round(approx.tpr(2.38, 1e-5, 0.01), 6)
-        0.108162
+        0.108059
     """
     e, d = _checked(eps, delta)
     a = check_alpha(fpr)
@@ -95,7 +95,7 @@ def advantage(eps: ArrayLike, delta: ArrayLike) -> float | FloatArray:
     Examples:
         >>> from dpcalc.risk import approx
         >>> round(approx.advantage(1.0, 1e-5), 6)
-        0.462124
+        0.462123
     """
     e, d = _checked(eps, delta)
     e, d = v.broadcast(eps=e, delta=d)

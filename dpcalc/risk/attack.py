@@ -81,7 +81,7 @@ def attack_risk(curve: TradeOffCurve, fpr: Sequence[float] = DEFAULT_FPRS, *, pr
         >>> from dpcalc.risk import attack_risk, gaussian_curve
         >>> r = attack_risk(gaussian_curve(1.0))
         >>> [round(t, 4) for t in r.tpr_upper], round(r.advantage_upper, 4), round(r.success_upper, 4)
-        ([0.0106, 0.0585, 0.3891], 0.3829, 0.6915)
+        ([0.0183, 0.0924, 0.3891], 0.3829, 0.6915)
     """
     lo, up = tpr_at(curve, fpr, orientation)
     adv = advantage(curve, orientation)

@@ -49,7 +49,7 @@ def tpr(mu: ArrayLike, fpr: ArrayLike) -> float | FloatArray:
     Examples:
         >>> from dpcalc.risk import gaussian
         >>> round(gaussian.tpr(1.0, 0.01), 6)
-        0.058534
+        0.092362
     """
     from scipy.special import ndtr, ndtri
 
@@ -66,7 +66,7 @@ def mu_for_tpr(tpr: ArrayLike, fpr: ArrayLike) -> float | FloatArray:
     Examples:
         >>> from dpcalc.risk import gaussian
         >>> round(gaussian.mu_for_tpr(0.1, 0.01), 6)
-        1.044846
+        1.044796
     """
     from scipy.special import ndtri
 

@@ -97,7 +97,7 @@ def tradeoff_curve(components: Components, *, rtol: float = RTOL, atol: float = 
         '1-GDP'
         >>> curve = tradeoff_curve([(pld.poisson(pld.gaussian(1.0), 0.01), 1000)])
         >>> lo, up = curve.tpr([0.01])
-        >>> 0.0 < up[0] - lo[0] < 1e-3
+        >>> bool(0.0 < up[0] - lo[0] < 1e-3)
         True
     """
     comps = components_of(components)
