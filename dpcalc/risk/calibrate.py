@@ -21,7 +21,7 @@ from dpcalc._roots import integer_search, secant_search
 from dpcalc.errors import DomainError, EstimateWarning, InfeasibleError
 from dpcalc.risk.curve import TradeOffCurve, check_alpha, check_orientation
 
-__all__ = ["Calibration", "dpsgd_components", "dpsgd_curve", "noise_for_risk", "steps_for_risk"]
+__all__ = ["Calibration", "dpsgd_components", "dpsgd_curve", "dpsgd_tpr", "noise_for_risk", "steps_for_risk"]
 
 
 @short_repr
@@ -58,6 +58,21 @@ def dpsgd_curve(noise_multiplier: float, q: float, steps: int) -> TradeOffCurve:
     from dpcalc.risk.pld_curve import tradeoff_curve
 
     return tradeoff_curve(dpsgd_components(noise_multiplier, q, steps))  # type: ignore[arg-type]
+
+
+def dpsgd_tpr(noise_multiplier: float, q: float, steps: int, fpr: float) -> float:
+    """Certified upper bound on the TPR of any membership attack at FPR α against T steps of Poisson-subsampled
+    Gaussian DP-SGD (the upper end of `dpsgd_curve`'s band; q = 1: exactly Φ(Φ⁻¹(α) + √T/z)).
+
+    Examples:
+        >>> from dpcalc.risk.calibrate import dpsgd_tpr
+        >>> round(dpsgd_tpr(1.1, 256 / 60000, 14063, 0.01), 4)
+        0.0402
+    """
+    import numpy as np
+
+    a = v.scalar("fpr", check_alpha(fpr))
+    return float(dpsgd_curve(noise_multiplier, q, steps).tpr(np.array([a]))[1][0])
 
 
 def _measure(max_tpr: float | None, at_fpr: float | None, max_advantage: float | None,

@@ -16,7 +16,7 @@ from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError
 from dpcalc.risk.curve import TradeOffCurve, check_alpha, check_orientation
 
-__all__ = ["GaussianCurve", "mu_for_tpr", "tpr"]
+__all__ = ["GaussianCurve", "bayes_success", "mu_for_tpr", "tpr"]
 
 
 @dataclass(frozen=True)
@@ -74,4 +74,25 @@ def mu_for_tpr(tpr: ArrayLike, fpr: ArrayLike) -> float | FloatArray:
     t = v.check_range("tpr", tpr, 0.0, 1.0, lo_open=True, hi_open=True)
     if np.any(t < a):
         raise DomainError("tpr must be >= fpr (an attack that guesses at random already reaches TPR = FPR)")
-    return v.scalar_or_array(np.asarray(ndtri(t) - ndtri(a), dtype=np.float64))
+    mu = np.asarray(ndtri(t) - ndtri(a), dtype=np.float64)
+    # rounded down by a few ulps: the TPR at the returned μ stays <= the target (the safe side, conventions §5)
+    return v.scalar_or_array(np.maximum(mu * (1.0 - 4e-15) - 4e-16, 0.0))
+
+
+@v.named_shapes
+def bayes_success(mu: ArrayLike, prior: ArrayLike) -> float | FloatArray:
+    """Largest probability of guessing membership right against a μ-GDP mechanism when the target is in with
+    probability π: max(π, 1 − π) + min(π, 1 − π)·δ(|ln((1 − π)/π)|; μ) (`dpcalc.risk.attack`; Kulynych et al. 2025,
+    Prop. D.1); (1 + 2Φ(μ/2) − 1)/2 = Φ(μ/2) at π = ½.
+
+    Examples:
+        >>> from dpcalc.risk import gaussian
+        >>> round(gaussian.bayes_success(1.0, 0.5), 6)
+        0.691462
+    """
+    m = v.nonnegative("mu", mu)
+    p = v.check_range("prior", prior, 0.0, 1.0, lo_open=True, hi_open=True)
+    m, p = v.broadcast(mu=m, prior=p)
+    lo = np.minimum(p, 1.0 - p)
+    d = np.where(m > 0.0, gdp.delta(np.where(m > 0.0, m, 1.0), np.abs(np.log1p(-p) - np.log(p))), 0.0)
+    return v.scalar_or_array(np.asarray(1.0 - lo + lo * d, dtype=np.float64))
