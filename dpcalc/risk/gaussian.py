@@ -37,7 +37,8 @@ class GaussianCurve(TradeOffCurve):
 
     def delta(self, eps: FloatArray, orientation: str = "symmetric") -> tuple[FloatArray, FloatArray]:
         check_orientation(orientation)
-        d = np.asarray(gdp.delta(self.mu, np.asarray(eps, dtype=np.float64)), dtype=np.float64)
+        e = np.asarray(eps, dtype=np.float64)
+        d = np.zeros_like(e) if self.mu == 0.0 else np.asarray(gdp.delta(self.mu, e), dtype=np.float64)
         return d, d.copy()
 
 
