@@ -39,12 +39,14 @@ def _with_accountant(a: Args, rows: list[dict[str, Any]], eps_lower: float, conf
     if not 0.0 < delta < 1.0:
         raise DomainError("--delta must be in (0, 1) to set the audit beside the accountant's ε (its ε at δ = 0 is "
                           "infinite for the Gaussian)")
+    from dpcalc._limits import work_budget
     from dpcalc.audit import compare
     from dpcalc.risk import dpsgd_components
 
     z, q, steps, _ = run_of(a)
     assert z is not None
-    c = compare(eps_lower, confidence, dpsgd_components(z, q, steps), delta)
+    with work_budget("the accountant's ε upper bound of the run (PLD)"):
+        c = compare(eps_lower, confidence, dpsgd_components(z, q, steps), delta)
     rows.append({"quantity": "ε upper (accountant)", "value": c.eps_upper,
                  "detail": f"PLD certified upper bound at δ = {delta:g}, z = {z:g}, q = {q:.6g}, T = {steps:,}"})
     rows.append({"quantity": "gap (upper − lower)", "value": c.gap, "detail": "room the audit leaves"})

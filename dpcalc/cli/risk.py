@@ -29,6 +29,15 @@ ORIENTATION = choice("orientation", ("symmetric", "membership", "non_membership"
 _FORMULAS = ["risk.dpsgd_tpr", "risk.adp_tpr", "risk.adp_advantage", "risk.gdp_bayes_success"]
 
 
+def budgeted(what: str, body: Any, a: Args) -> Any:
+    """``body(a)`` within the shared work budget (`dpcalc._limits.work_budget`: the PLD passes book their cost;
+    past a minute of counted work one line refuses)."""
+    from dpcalc._limits import work_budget
+
+    with work_budget(what):
+        return body(a)
+
+
 def _single(a: Args, name: str, flag: str) -> float | None:
     values = a[name]
     if values is None:
@@ -85,6 +94,10 @@ def attack_command(a: Args) -> Result:
 
     Example: dpcalc risk attack --dataset-size 60000 --batch-size 256 --epochs 60 -z 1.1 --delta 1e-5
     """
+    return budgeted('risk attack (the certified PLD of the run)', _attack, a)
+
+
+def _attack(a: Args) -> Result:
     from dpcalc.risk import approx_dp_curve, attack_risk, membership_sentence, tradeoff_curve
 
     z, q, steps, run = run_of(a)
@@ -134,6 +147,10 @@ def curve_command(a: Args) -> Result:
 
     Example: dpcalc risk curve --q 0.01 --steps 1000 -z 1 --delta 1e-5 --fpr 0.001,0.01,0.1
     """
+    return budgeted('risk curve (the certified PLD of the run)', _curve, a)
+
+
+def _curve(a: Args) -> Result:
     import numpy as np
 
     from dpcalc.risk import approx_dp_curve, tradeoff_curve
@@ -171,6 +188,10 @@ def calibrate_command(a: Args) -> Result:
 
     Example: dpcalc risk calibrate --dataset-size 60000 --batch-size 256 --epochs 60 --max-tpr 0.1 --at-fpr 0.01
     """
+    return budgeted('risk calibrate (one certified PLD per step of the search)', _calibrate, a)
+
+
+def _calibrate(a: Args) -> Result:
     from dpcalc.accounting.training import epochs_of
     from dpcalc.risk import noise_for_risk, steps_for_risk
 
