@@ -12,8 +12,6 @@ for mechanisms whose curve is Gaussian (DP-SGD's assumption in that paper).
 
 from __future__ import annotations
 
-import math
-
 from dpcalc import _validate as v
 from dpcalc._roots import bisect
 from dpcalc.audit.binomial import check_confidence

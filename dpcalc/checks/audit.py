@@ -1,4 +1,5 @@
-"""Verification recipes of the audit family (``formulas/jagielski2020_audit.toml``, ``formulas/steinke2023_audit.toml``).
+"""Verification recipes of the audit family (``formulas/jagielski2020_audit.toml``,
+``formulas/steinke2023_audit.toml``).
 
 Exact-numeric: the Clopper–Pearson ends re-derived by bisection on SciPy's exact binomial CDF (not the beta quantile
 the implementation uses), and the ε / μ lower bounds rebuilt from them. Monte Carlo: the one-run game at its
@@ -83,5 +84,5 @@ def _one_run(formula: Formula, values: Mapping[str, Any], ctx: CheckContext) -> 
     # randomized response on each canary's bit: the guess from its output is right with probability q
     right = rng.binomial(r, q, ctx.samples)
     est = proportion(int(np.sum(right >= v)), ctx.samples, ctx.level)
-    return mc_result(cf, est, f"P[≥ {v} of {r} guesses right] in simulated one-run games against ε = {eps:g} randomized "
-                              "response (δ = 0)")
+    return mc_result(cf, est, f"P[≥ {v} of {r} guesses right] in simulated one-run games against ε = {eps:g} "
+                              "randomized response (δ = 0)")

@@ -76,7 +76,8 @@ def counts_command(a: Args) -> Result:
     ]
     if r.delta > 0.0:
         rows.append({"quantity": "ε of μ_lower-GDP", "value": r.eps_gaussian,
-                     "detail": f"at δ = {r.delta:g}; a lower bound on ε only if the curve is Gaussian (Nasr et al. 2023)"})
+                     "detail": f"at δ = {r.delta:g}; a lower bound on ε only if the curve is Gaussian "
+                               "(Nasr et al. 2023)"})
     extra, meta = _with_accountant(a, rows, r.eps_lower, r.confidence, r.delta)
     note = (f"Observed TPR {r.tpr:.4g}, FPR {r.fpr:.4g} over {a.positives} + {a.negatives} trials; with probability ≥ "
             f"{r.confidence:g} the true ε at δ = {r.delta:g} is at least ε lower." + extra)

@@ -128,7 +128,8 @@ def _attack(a: Args) -> Result:
     meta: dict[str, Any] = {"sentence": sentence, "noise_multiplier": z, "q": q, "steps": steps,
                             "kind": curve.kind, "orientation": a.orientation}
     if weak is not None:
-        cols.append(Column("eps_delta", f"from (ε = {eps:.4g}, δ = {a.delta:g}) alone (weaker)", r"$(\epsilon,\delta)$"))
+        cols.append(Column("eps_delta", f"from (ε = {eps:.4g}, δ = {a.delta:g}) alone (weaker)",
+                           r"$(\epsilon,\delta)$"))
         note += (f" (ε, δ) = ({eps:.6g}, {a.delta:g}) from the PLD accountant (certified upper ε); its bounds are "
                  "those of every (ε, δ)-DP mechanism: weaker.")
         meta.update(eps=eps, delta=a.delta, weaker_sentence=membership_sentence(weak.tpr_upper[k], r.fpr[k],
@@ -201,15 +202,16 @@ def _calibrate(a: Args) -> Result:
     if a.solve_for == "noise-multiplier":
         if a.sigma is not None:
             raise DomainError("--solve-for noise-multiplier: --noise-multiplier is the unknown; drop it")
-        _, q, steps, run = run_of(a, need_sigma=False)
+        _, q, steps, _ = run_of(a, need_sigma=False)
         c = noise_for_risk(q, steps, **target)
         z = c.value
     else:
         if a.epochs is not None or a.steps is not None:
             raise DomainError(f"--solve-for {a.solve_for}: --epochs and --steps are the unknown; drop them")
-        z = _single(a, "sigma", "--noise-multiplier")
-        if z is None:
+        z_given = _single(a, "sigma", "--noise-multiplier")
+        if z_given is None:
             raise DomainError(f"--solve-for {a.solve_for} needs --noise-multiplier (-z)")
+        z = z_given
         if n is not None and b is not None:
             q = b / n
         else:
@@ -219,7 +221,7 @@ def _calibrate(a: Args) -> Result:
         if a.solve_for == "epochs" and (n is None or b is None):
             raise DomainError("--solve-for epochs needs --dataset-size --batch-size")
         c = steps_for_risk(z, q, **target)
-        steps, run = int(c.value), None
+        steps = int(c.value)
     row: dict[str, Any] = {"knob": a.solve_for, "noise_multiplier": z, "q": q, "steps": steps,
                            "epochs": epochs_of(steps, int(n), int(b)) if n is not None and b is not None else None,
                            "measure": c.measure, "target": c.target, "achieved": c.achieved,

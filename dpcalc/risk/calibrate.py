@@ -14,12 +14,16 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from dpcalc import _validate as v
 from dpcalc._repr import short_repr
 from dpcalc._roots import integer_search, secant_search
 from dpcalc.errors import DomainError, EstimateWarning, InfeasibleError
 from dpcalc.risk.curve import TradeOffCurve, check_alpha, check_orientation
+
+if TYPE_CHECKING:
+    from dpcalc.accounting.pld import PrivacyLoss
 
 __all__ = ["Calibration", "dpsgd_components", "dpsgd_curve", "dpsgd_tpr", "noise_for_risk", "steps_for_risk"]
 
@@ -41,7 +45,7 @@ class Calibration:
     evaluations: int
 
 
-def dpsgd_components(noise_multiplier: float, q: float, steps: int) -> list[tuple[object, int]]:
+def dpsgd_components(noise_multiplier: float, q: float, steps: int) -> list[tuple[PrivacyLoss, int]]:
     """The privacy losses of T steps of Poisson-subsampled Gaussian DP-SGD: [(poisson(gaussian(z), q), T)]
     (q = 1: the Gaussian itself)."""
     from dpcalc.accounting import pld
@@ -57,7 +61,7 @@ def dpsgd_curve(noise_multiplier: float, q: float, steps: int) -> TradeOffCurve:
     """The trade-off curve of a DP-SGD run (`dpcalc.risk.tradeoff_curve` of `dpsgd_components`)."""
     from dpcalc.risk.pld_curve import tradeoff_curve
 
-    return tradeoff_curve(dpsgd_components(noise_multiplier, q, steps))  # type: ignore[arg-type]
+    return tradeoff_curve(dpsgd_components(noise_multiplier, q, steps))
 
 
 def dpsgd_tpr(noise_multiplier: float, q: float, steps: int, fpr: float) -> float:
@@ -98,6 +102,7 @@ def _measure(max_tpr: float | None, at_fpr: float | None, max_advantage: float |
             return float(curve.tpr(np.array([a]), o)[1][0])
 
         return f"TPR at FPR {a:g}", t, tpr_up, float(gaussian.mu_for_tpr(t, a))
+    assert max_advantage is not None
     adv = v.scalar("max_advantage", v.check_range("max_advantage", max_advantage, 0.0, 1.0, lo_open=True,
                                                  hi_open=True))
 

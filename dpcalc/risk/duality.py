@@ -29,7 +29,7 @@ import numpy as np
 
 from dpcalc._validate import FloatArray
 
-__all__ = ["DeltaFn", "REFINE", "beta_bounds"]
+__all__ = ["REFINE", "DeltaFn", "beta_bounds"]
 
 #: δ(ε) on an array of ε ≥ 0 (one orientation, one side of its bracket)
 DeltaFn = Callable[[FloatArray], FloatArray]

@@ -17,7 +17,7 @@ from dpcalc.risk.duality import beta_bounds
 from dpcalc.risk.gaussian import GaussianCurve
 from dpcalc.risk.profile import Components, PrivacyProfile, components_of, gaussian_mu, pld_profile, schedule_of
 
-__all__ = ["MAX_REFINE", "RTOL", "ATOL", "PldCurve", "tradeoff_curve"]
+__all__ = ["ATOL", "MAX_REFINE", "RTOL", "PldCurve", "tradeoff_curve"]
 
 #: default band tolerance on TPR: width ≤ RTOL·TPR_upper + ATOL
 RTOL = 1e-2
@@ -69,8 +69,8 @@ class PldCurve(TradeOffCurve):
             d_in, d_out = prof.pair(o)
             b_lo, b_up = beta_bounds(a, prof.eps, d_in, d_out)
             lo, up = np.maximum(lo, b_lo), np.minimum(up, b_up)
-            if np.all(up - lo <= self.rtol * (1.0 - lo) + self.atol) or level >= len(self.profiles) - 1 and \
-                    schedule_of(self.components) is None:
+            if np.all(up - lo <= self.rtol * (1.0 - lo) + self.atol) or (level >= len(self.profiles) - 1 and \
+                    schedule_of(self.components) is None):
                 self.converged = True
                 break
         else:

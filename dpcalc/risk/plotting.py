@@ -43,7 +43,7 @@ def chance(fpr: ArrayLike) -> FloatArray:
 
 
 def _box(fpr: ArrayLike, tp: float, positives: float, fp: float, negatives: float,
-         confidence: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+         confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from dpcalc.audit.binomial import cp_lower, cp_upper
 
     side = 1.0 - (1.0 - float(confidence)) / 2.0

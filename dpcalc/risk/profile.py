@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -148,14 +149,14 @@ def _schedule(steps: list[Step], h: float, desc: str) -> PrivacyProfile:
     curves: dict[str, tuple[DeltaFn, DeltaFn]] = {}
     top = math.inf
     for direction in ("remove", "add"):
-        ps = run(steps, direction, h, 1e-30, None, 0.0)  # type: ignore[arg-type]
+        ps = run(steps, direction, h, 1e-30, None, 0.0)
         assert ps.lo is not None
         up_c, lo_c = ps.up, ps.lo
 
-        def lower(e: FloatArray, c=lo_c) -> FloatArray:  # type: ignore[no-untyped-def]
+        def lower(e: FloatArray, c: Any = lo_c) -> FloatArray:
             return np.clip(c.deltas(e), 0.0, 1.0)
 
-        def upper(e: FloatArray, c=up_c) -> FloatArray:  # type: ignore[no-untyped-def]
+        def upper(e: FloatArray, c: Any = up_c) -> FloatArray:
             return np.minimum(np.clip(c.deltas(e), 0.0, 1.0), cap(e))
 
         curves[direction] = (lower, upper)

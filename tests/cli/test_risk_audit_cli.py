@@ -60,7 +60,7 @@ def test_audit_scores_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
     (["risk", "calibrate", "--q", "0.01", "--steps", "100", "--max-tpr", "0.2"], "at_fpr"),
 ])
 def test_bad_input_is_one_line(args: list[str], message: str) -> None:
-    code, out, err = run(*args)
+    code, _, err = run(*args)
     assert code == 2 and message in err and err.count("\n") == 1, err
 
 

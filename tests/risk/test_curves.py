@@ -14,14 +14,15 @@ from dpcalc.risk import (
     ApproxDpCurve,
     GaussianCurve,
     PldCurve,
+    approx,
     approx_dp_curve,
     attack_risk,
     bayes_success,
     dpsgd_components,
+    gaussian,
     tpr_at,
     tradeoff_curve,
 )
-from dpcalc.risk import approx, gaussian
 
 ALPHA = np.array([1e-6, 1e-4, 1e-3, 1e-2, 0.05, 0.1, 0.3, 0.5, 0.9, 1.0])
 
