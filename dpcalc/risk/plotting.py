@@ -1,6 +1,5 @@
 """The lines of the risk figure as plain functions of the FPR (what `dpcalc.plot` presets and ``dpcalc risk plot``
-draw): the run's certified TPR band, and an audit's Clopper–Pearson box (its two edges; NaN outside the box's FPR
-interval, so each is drawn as a segment). A run's curve is computed once per (z, q, T) and reused by both ends."""
+draw): the run's certified TPR band, and the ROC lower bound an audit proves. A run's curve is computed once per (z, q, T) and reused by both ends."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from numpy.typing import ArrayLike
 from dpcalc._validate import FloatArray
 from dpcalc.risk.curve import TradeOffCurve
 
-__all__ = ["audit_tpr_high", "audit_tpr_low", "chance", "tpr_lower", "tpr_upper"]
+__all__ = ["audit_roc_lower", "chance", "tpr_lower", "tpr_upper"]
 
 
 @lru_cache(maxsize=8)
@@ -42,27 +41,17 @@ def chance(fpr: ArrayLike) -> FloatArray:
     return np.asarray(fpr, dtype=np.float64).copy()
 
 
-def _box(fpr: ArrayLike, tp: float, positives: float, fp: float, negatives: float,
-         confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def audit_roc_lower(fpr: ArrayLike, tp: float, positives: float, fp: float, negatives: float,
+                    confidence: float = 0.95) -> FloatArray:
+    """What an audit proves about the best attack's ROC, with probability ≥ ``confidence``: the optimal ROC is
+    concave through (0, 0) and (1, 1) and passes above the audit's point (FPR_hi, TPR_lo) (Clopper–Pearson ends,
+    each at (1 − confidence)/2), so it lies above the two chords through that point. A chord above the certified
+    band contradicts the accounting."""
     from dpcalc.audit.binomial import cp_lower, cp_upper
 
     side = 1.0 - (1.0 - float(confidence)) / 2.0
     a = np.asarray(fpr, dtype=np.float64)
-    f_lo, f_hi = float(cp_lower(fp, negatives, side)), float(cp_upper(fp, negatives, side))
-    t_lo, t_hi = float(cp_lower(tp, positives, side)), float(cp_upper(tp, positives, side))
-    inside = (a >= f_lo) & (a <= f_hi)
-    return inside, np.full(a.shape, t_lo), np.full(a.shape, t_hi)
-
-
-def audit_tpr_low(fpr: ArrayLike, tp: float, positives: float, fp: float, negatives: float,
-                  confidence: float = 0.95) -> FloatArray:
-    """The lower edge of an audit's confidence box (TPR_lo over [FPR_lo, FPR_hi], NaN elsewhere)."""
-    inside, lo, _ = _box(fpr, tp, positives, fp, negatives, confidence)
-    return np.where(inside, lo, np.nan)
-
-
-def audit_tpr_high(fpr: ArrayLike, tp: float, positives: float, fp: float, negatives: float,
-                   confidence: float = 0.95) -> FloatArray:
-    """The upper edge of an audit's confidence box."""
-    inside, _, hi = _box(fpr, tp, positives, fp, negatives, confidence)
-    return np.where(inside, hi, np.nan)
+    f_hi, t_lo = float(cp_upper(fp, negatives, side)), float(cp_lower(tp, positives, side))
+    left = a * t_lo / f_hi
+    right = t_lo + (a - f_hi) * (1.0 - t_lo) / max(1.0 - f_hi, 1e-300)
+    return np.asarray(np.maximum(np.minimum(left, right), a), dtype=np.float64)
