@@ -33,6 +33,19 @@ def check_counts(k: ArrayLike, n: ArrayLike, k_name: str, n_name: str) -> tuple[
     return kk, nn
 
 
+def _cp(k: ArrayLike, n: ArrayLike, confidence: float, upper: bool) -> float | FloatArray:
+    from scipy.special import betaincinv
+
+    kk, nn = check_counts(k, n, "k", "n")
+    a = 1.0 - check_confidence(confidence)
+    with np.errstate(all="ignore"):
+        if upper:
+            p = np.where(kk < nn, betaincinv(kk + 1.0, np.maximum(nn - kk, 1.0), 1.0 - a), 1.0)
+        else:
+            p = np.where(kk > 0, betaincinv(np.maximum(kk, 1.0), nn - kk + 1.0, a), 0.0)
+    return v.scalar_or_array(np.asarray(p, dtype=np.float64))
+
+
 @v.named_shapes
 def cp_upper(k: ArrayLike, n: ArrayLike, confidence: float = 0.95) -> float | FloatArray:
     """One-sided Clopper–Pearson upper bound on a binomial proportion at ``confidence``.
@@ -42,13 +55,7 @@ def cp_upper(k: ArrayLike, n: ArrayLike, confidence: float = 0.95) -> float | Fl
         >>> round(cp_upper(0, 500, 0.995), 10)
         0.0105406882
     """
-    from scipy.special import betaincinv
-
-    kk, nn = check_counts(k, n, "k", "n")
-    a = 1.0 - check_confidence(confidence)
-    with np.errstate(all="ignore"):
-        p = np.where(kk < nn, betaincinv(kk + 1.0, np.maximum(nn - kk, 1.0), 1.0 - a), 1.0)
-    return v.scalar_or_array(np.asarray(p, dtype=np.float64))
+    return _cp(k, n, confidence, True)
 
 
 @v.named_shapes
@@ -60,10 +67,4 @@ def cp_lower(k: ArrayLike, n: ArrayLike, confidence: float = 0.95) -> float | Fl
         >>> round(cp_lower(500, 500, 0.995), 10)
         0.9894593118
     """
-    from scipy.special import betaincinv
-
-    kk, nn = check_counts(k, n, "k", "n")
-    a = 1.0 - check_confidence(confidence)
-    with np.errstate(all="ignore"):
-        p = np.where(kk > 0, betaincinv(np.maximum(kk, 1.0), nn - kk + 1.0, a), 0.0)
-    return v.scalar_or_array(np.asarray(p, dtype=np.float64))
+    return _cp(k, n, confidence, False)

@@ -78,6 +78,16 @@ def _eps(comps: Any, delta: float) -> float:
     return float(epsilon_composed(comps, delta).eps_upper)
 
 
+def _run_curve(a: Args) -> tuple[float, float, int, Any, Any, Any, float | None]:
+    """(z, q, T, schedule, components, curve, ε at --delta or None) of the run the options describe."""
+    from dpcalc.risk import tradeoff_curve
+
+    z, q, steps, run = run_of(a)
+    assert z is not None
+    comps = _components(z, q, steps)
+    return z, q, steps, run, comps, tradeoff_curve(comps), None if a.delta is None else _eps(comps, a.delta)
+
+
 def _run_note(z: float, q: float, steps: int, run: Any) -> str:
     from dpcalc.cli.training import run_note
 
@@ -98,18 +108,11 @@ def attack_command(a: Args) -> Result:
 
 
 def _attack(a: Args) -> Result:
-    from dpcalc.risk import approx_dp_curve, attack_risk, membership_sentence, tradeoff_curve
+    from dpcalc.risk import approx_dp_curve, attack_risk, membership_sentence
 
-    z, q, steps, run = run_of(a)
-    assert z is not None
-    comps = _components(z, q, steps)
-    curve = tradeoff_curve(comps)
+    z, q, steps, run, _, curve, eps = _run_curve(a)
     r = attack_risk(curve, a.fpr, prior=a.prior, orientation=a.orientation)
-    weak = None
-    eps = None
-    if a.delta is not None:
-        eps = _eps(comps, a.delta)
-        weak = attack_risk(approx_dp_curve(eps, a.delta), a.fpr, prior=a.prior)
+    weak = None if eps is None else attack_risk(approx_dp_curve(eps, a.delta), a.fpr, prior=a.prior)
     rows: list[dict[str, Any]] = []
     for i, f in enumerate(r.fpr):
         rows.append({"measure": f"TPR at FPR {f:g}", "fpr": f, "lower": r.tpr_lower[i], "upper": r.tpr_upper[i],
@@ -154,18 +157,13 @@ def curve_command(a: Args) -> Result:
 def _curve(a: Args) -> Result:
     import numpy as np
 
-    from dpcalc.risk import approx_dp_curve, tradeoff_curve
+    from dpcalc.risk import approx_dp_curve
     from dpcalc.risk.curve import check_alpha
 
-    z, q, steps, run = run_of(a)
-    assert z is not None
-    comps = _components(z, q, steps)
-    curve = tradeoff_curve(comps)
+    z, q, steps, run, _, curve, eps = _run_curve(a)
     alpha = np.asarray(check_alpha(a.fpr), dtype=np.float64)
     lo, up = curve.beta(alpha, a.orientation)
-    weak = None
-    if a.delta is not None:
-        weak = approx_dp_curve(_eps(comps, a.delta), a.delta).beta(alpha)[0]
+    weak = None if eps is None else approx_dp_curve(eps, a.delta).beta(alpha)[0]
     rows = [{"fpr": float(x), "beta_lower": float(b0), "beta_upper": float(b1),
              "beta_eps_delta": None if weak is None else float(weak[i])}
             for i, (x, b0, b1) in enumerate(zip(alpha, lo, up, strict=True))]

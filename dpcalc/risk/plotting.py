@@ -1,5 +1,6 @@
-"""The lines of the risk figure as plain functions of the FPR (what `dpcalc.plot` presets and ``dpcalc risk plot``
-draw): the run's certified TPR band, and the ROC lower bound an audit proves. A run's curve is computed once per (z, q, T) and reused by both ends."""
+"""The lines of the risk figure as plain functions of the FPR (what the `dpcalc.plot` preset ``risk-roc`` draws):
+the run's certified TPR band and the ROC lower bound an audit proves. A run's curve is computed once per (z, q, T)
+and reused by both ends of its band."""
 
 from __future__ import annotations
 

@@ -78,20 +78,11 @@ def _worse(a: DeltaFn, b: DeltaFn) -> DeltaFn:
 
 
 def components_of(components: Components) -> list[tuple[PrivacyLoss, int]]:
-    """The components validated: a non-empty list of (PrivacyLoss, count ≥ 1) pairs."""
-    try:
-        items = list(components)
-    except TypeError:
-        raise DomainError(f"components must be a list of (PrivacyLoss, count) pairs (got {v.brief(components)})") \
-            from None
-    if not items:
-        raise DomainError("components must contain at least one (PrivacyLoss, count) pair")
-    out = []
-    for i, item in enumerate(items):
-        if not (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], PrivacyLoss)):
-            raise DomainError(f"components[{i}] must be a (PrivacyLoss, count) pair (got {v.brief(item)})")
-        out.append((item[0], int(v.scalar("count", v.integer_at_least("count", item[1], 1)))))
-    return out
+    """The components validated: a non-empty list of (PrivacyLoss, count ≥ 1) pairs (the PLD accountant's own
+    check, one line naming the bad item)."""
+    from dpcalc.accounting.pld.composed import _validated
+
+    return _validated(components)
 
 
 def schedule_of(components: Components) -> list[Step] | None:

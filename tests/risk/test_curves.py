@@ -133,3 +133,18 @@ def test_generic_losses_give_the_symmetric_curve_only() -> None:
         curve.beta(np.array([0.1]), "membership")
     # 3 Laplace(b = 2) releases are 1.5-DP: the band is above the pure-DP curve
     assert np.all(lo >= ApproxDpCurve(1.5, 0.0).beta(np.array([0.01, 0.1]))[0] - 1e-9)
+
+
+@pytest.mark.parametrize(("sigma", "q", "steps"), [(1.1, 256 / 60000, 2000), (0.8, 0.01, 1), (4.0, 0.5, 3)])
+def test_curve_deltas_is_delta_vectorised(sigma: float, q: float, steps: int) -> None:
+    """`Curve.deltas` (the profile on a grid) equals `Curve.delta` point by point on the upper curve, bit for bit,
+    and is at most it on the lower curve (where the direct sum's positive terms are dropped)."""
+    from dpcalc.accounting.pld.passes import run
+    from dpcalc.accounting.pld.schedule import Step
+
+    e = np.linspace(0.0, 10.0, 801)
+    for direction in ("remove", "add"):
+        ps = run([Step(sigma, q, steps)], direction, 5e-4, 1e-30, None, 0.0)  # type: ignore[arg-type]
+        assert ps.lo is not None
+        assert np.array_equal(ps.up.deltas(e), [ps.up.delta(x) for x in e])
+        assert np.all(ps.lo.deltas(e) <= np.array([ps.lo.delta(x) for x in e]))
