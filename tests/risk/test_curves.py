@@ -147,4 +147,6 @@ def test_curve_deltas_is_delta_vectorised(sigma: float, q: float, steps: int) ->
         ps = run([Step(sigma, q, steps)], direction, 5e-4, 1e-30, None, 0.0)  # type: ignore[arg-type]
         assert ps.lo is not None
         assert np.array_equal(ps.up.deltas(e), [ps.up.delta(x) for x in e])
-        assert np.all(ps.lo.deltas(e) <= np.array([ps.lo.delta(x) for x in e]))
+        with np.errstate(invalid="ignore"):  # the scalar direct sum's log of a rounding-negative 1 − e^{ε−x} (dropped)
+            scalar_lo = np.array([ps.lo.delta(x) for x in e])
+        assert np.all(ps.lo.deltas(e) <= scalar_lo)
