@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCOUNTANT",
     "ATOL",
+    "CLIENT_TERMS",
+    "EXAMPLE_TERMS",
     "BACKEND",
     "EVENT",
     "NEEDS",

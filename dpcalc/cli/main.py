@@ -27,7 +27,7 @@ __all__ = ["COMMANDS", "FAMILIES", "app_with", "build_command", "entries", "find
 COMMANDS: dict[str, str] = {
     "sigma": "sigma", "midp": "midp", "formulas": "formulas", "verify": "verify", "account": "account",
     "calibrate": "account", "gdp": "gdp", "cuag": "cuag", "gauss": "gauss", "nbafl": "nbafl", "secagg": "secagg",
-    "plot": "plot", "table": "table", "eval": "evaluate", "statement": "statement",
+    "plot": "plot", "table": "table", "eval": "evaluate", "statement": "statement", "risk": "risk", "audit": "audit",
 }
 FAMILIES = tuple(dict.fromkeys(COMMANDS.values()))
 

@@ -26,6 +26,7 @@ from tests.support.cli_runner import run, run_json
 # Examples that need files, or are too slow for the suite, run with these arguments instead (same command).
 SUBSTITUTES = {
     "gauss custom": None,  # needs covariance files: tests/cli/test_gauss_cli.py::test_custom_files runs it
+    "audit scores": None,  # needs a scores file: tests/cli/test_risk_audit_cli.py::test_audit_scores_file runs it
     "secagg span-check": ["secagg", "span-check", "--gradients", "1,0;0,1;0,0", "--g-new", "0.3,0.4,0.1"],
     "verify": ["verify", "midp.server_sigma", "gdp.delta_from_eps", "--samples", "2000", "--workers", "1"],
     # figures are written to a file: into the temporary directory, not the working tree
