@@ -1,0 +1,83 @@
+"""A strategy by name, and its sensitivity under a participation pattern by the best proven method.
+
+``Strategy("tree", steps)`` (``restart`` for restarts), ``Strategy("banded", steps, coefficients=…)`` (default:
+the bands of the prefix-sum square root), ``Strategy("matrix", steps, matrix=C)`` (any lower-triangular C, e.g.
+from `load_strategy`), ``Strategy("identity", steps)`` (noise on every step's sum: DP-SGD without sampling).
+`Strategy.sensitivity` dispatches: trees to the exact dynamic program of `dpcalc.matrix.tree` (a labelled upper
+bound from `dpcalc.matrix.sensitivity.min_sep` beyond its work cap), everything else to `min_sep`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dpcalc import _validate as v
+from dpcalc.errors import DomainError
+from dpcalc.matrix import strategies, tree
+from dpcalc.matrix.participation import Participation
+from dpcalc.matrix.sensitivity import Sensitivity, min_sep
+
+__all__ = ["KINDS", "Strategy"]
+
+KINDS: tuple[str, ...] = ("tree", "banded", "matrix", "identity")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A strategy matrix C over ``steps`` steps (module docstring)."""
+
+    kind: str
+    steps: int
+    restart: int | None = None
+    coefficients: tuple[float, ...] | None = None
+    bands: int | None = None
+    matrix_: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        v.choice("strategy", self.kind, KINDS, "tree aggregation, banded Toeplitz, a matrix, or the identity")
+        v.integer_at_least("steps", self.steps, 1)
+        if self.restart is not None:
+            v.integer_at_least("restart", self.restart, 1)
+        if self.kind == "matrix":
+            if self.matrix_ is None:
+                raise DomainError("strategy 'matrix' needs the matrix (a file or inline rows)")
+            c = strategies.check_strategy(self.matrix_)
+            if c.shape[0] != self.steps:
+                raise DomainError(f"the strategy matrix has {c.shape[0]} steps but steps = {self.steps}")
+
+    @classmethod
+    def from_matrix(cls, matrix: Any) -> Strategy:
+        c = strategies.check_strategy(matrix)
+        return cls("matrix", c.shape[0], matrix_=c)
+
+    def matrix(self) -> v.FloatArray:
+        """C as a dense array."""
+        if self.kind == "tree":
+            return strategies.tree_matrix(self.steps, self.restart)
+        if self.kind == "identity":
+            return np.eye(int(self.steps))
+        if self.kind == "banded":
+            return strategies.banded_toeplitz(self.band_coefficients(), self.steps)
+        return np.asarray(self.matrix_, dtype=np.float64)
+
+    def band_coefficients(self) -> tuple[float, ...]:
+        """The banded strategy's first column (default: ``bands`` coefficients of the prefix-sum square root)."""
+        if self.coefficients is not None:
+            return tuple(float(x) for x in v.vector("coefficients", list(self.coefficients)))
+        bands = self.bands if self.bands is not None else min(int(self.steps), 16)
+        return tuple(float(x) for x in strategies.sqrt_prefix_coefficients(bands))
+
+    def sensitivity(self, participation: Participation) -> Sensitivity:
+        """ℓ2 sensitivity under ``participation`` (units of the clipping norm; exact or a labelled bracket)."""
+        if participation.steps != self.steps:
+            raise DomainError(f"the participation has {participation.steps} steps but the strategy {self.steps}")
+        if self.kind == "tree":
+            cost = tree.work(int(self.steps), participation.max_participations, int(participation.separation),
+                             self.restart)
+            if cost <= tree.MAX_WORK:
+                value = float(np.sqrt(tree.tree_sensitivity_squared(participation, self.restart)))
+                return Sensitivity(value, value, value, True, "tree")
+        return min_sep(self.matrix(), participation)
