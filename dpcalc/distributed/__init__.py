@@ -21,7 +21,7 @@ from dpcalc.distributed.accounting import (
     training_terms,
 )
 from dpcalc.distributed.modular import aggregate_std, min_bits, modular_failure_bound, scale_for_bits
-from dpcalc.distributed.noise import ddg_rdp, ddg_tau, skellam_rdp
+from dpcalc.distributed.noise import ddg_rdp, ddg_tau, ddg_zcdp_rho, skellam_rdp
 from dpcalc.distributed.rounding import (
     DEFAULT_BETA,
     expected_rounding_attempts,
@@ -31,6 +31,6 @@ from dpcalc.distributed.rounding import (
 )
 
 __all__ = ["DEFAULT_BETA", "Calibration", "DistributedEpsilon", "Pipeline", "aggregate_std", "calibrate_for_bits",
-           "calibrate_sigma", "ddg_rdp", "ddg_tau", "epsilon", "epsilon_for_bits", "expected_rounding_attempts",
-           "min_bits", "modular_failure_bound", "rdp_curve", "rounded_l1_bound", "rounded_l2_bound",
-           "rounding_bias_bound", "scale_for_bits", "skellam_rdp", "training_terms"]
+           "calibrate_sigma", "ddg_rdp", "ddg_tau", "ddg_zcdp_rho", "epsilon", "epsilon_for_bits",
+           "expected_rounding_attempts", "min_bits", "modular_failure_bound", "rdp_curve", "rounded_l1_bound",
+           "rounded_l2_bound", "rounding_bias_bound", "scale_for_bits", "skellam_rdp", "training_terms"]

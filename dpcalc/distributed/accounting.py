@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -149,12 +149,6 @@ def epsilon(pipeline: Pipeline, delta: float, *, orders: ArrayLike | None = None
     return DistributedEpsilon(eps, d, float(a[i]), l2, l1, pipeline.sigma_grid)
 
 
-def _with(pipeline: Pipeline, **changes: float) -> Pipeline:
-    fields = {f: getattr(pipeline, f) for f in Pipeline.__dataclass_fields__}
-    fields.update(changes)
-    return Pipeline(**fields)
-
-
 def _smallest(excess: Callable[[float], float], start: float, what: str, floor: float = 0.0) -> float:
     """The smallest x >= ``floor`` with ``excess(x) <= 0`` for a decreasing ``excess`` (e.g. ε(σ) − target):
     a bracket by factors of 4 from ``start``, then the safe-side root finder in log x (`dpcalc._roots`), to 1e-7
@@ -196,7 +190,7 @@ def calibrate_sigma(pipeline: Pipeline, eps: float, delta: float, *, orders: Arr
     a = rdp.orders_array(orders)
 
     def excess(sig: float) -> float:
-        return epsilon(_with(pipeline, sigma=sig), delta, orders=a, method=method).eps - target
+        return epsilon(replace(pipeline, sigma=sig), delta, orders=a, method=method).eps - target
 
     # the discrete Gaussian bound is proven for σ >= 1/2 on the grid: the search stays there (a larger σ only helps)
     floor = 0.5 * pipeline.gamma if pipeline.mechanism == "ddg" else 0.0
@@ -241,7 +235,7 @@ def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, 
 
     def sigma_at(gamma: float) -> float:
         if gamma not in sigmas:
-            sigmas[gamma] = calibrate_sigma(_with(pipeline, gamma=gamma), eps, delta, orders=a, method=method)
+            sigmas[gamma] = calibrate_sigma(replace(pipeline, gamma=gamma), eps, delta, orders=a, method=method)
         return sigmas[gamma]
 
     def excess(gamma: float) -> float:  # log(γ needed for the k-σ range at this γ's calibrated σ) − log γ
@@ -256,7 +250,7 @@ def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, 
         raise DomainError(f"bits = {b} is too small for the noise: at every scale γ the noise that reaches "
                           f"eps = {eps:g} spreads ±{k:g} standard deviations beyond 2^{b}") from None
     sigma = sigma_at(gamma)
-    final = _with(pipeline, gamma=gamma, sigma=sigma)
+    final = replace(pipeline, gamma=gamma, sigma=sigma)
     res = epsilon(final, delta, orders=a, method=method)
     fail = modular_failure_bound(b, pipeline.c, gamma, sigma, pipeline.n, pipeline.d, pipeline.mechanism,
                                  beta=pipeline.beta, rho=rho, growth=growth)

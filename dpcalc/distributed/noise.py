@@ -34,7 +34,7 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import OutOfDomainWarning
 
-__all__ = ["DDG_FORMS", "SIGMA_MIN", "TAU_TERMS", "DdgForm", "ddg_rdp", "ddg_tau", "skellam_rdp"]
+__all__ = ["DDG_FORMS", "SIGMA_MIN", "TAU_TERMS", "DdgForm", "ddg_rdp", "ddg_tau", "ddg_zcdp_rho", "skellam_rdp"]
 
 FloatOrArray = float | v.FloatArray
 DdgForm = Literal["proposition", "two_term", "zcdp"]
@@ -109,6 +109,20 @@ def ddg_rdp(alpha: ArrayLike, l2: ArrayLike, sigma: ArrayLike, n: ArrayLike, d: 
         if which == "proposition":
             eps = np.minimum(eps, 0.5 * a * (s2 * s2 + 2.0 * s1 * tau + tau * tau * dd))
     return v.scalar_or_array(eps * SAFE_UP)
+
+
+@v.named_shapes
+def ddg_zcdp_rho(l2: ArrayLike, sigma: ArrayLike, n: ArrayLike, d: ArrayLike) -> FloatOrArray:
+    """ρ of the distributed discrete Gaussian as ρ-zCDP (D_α <= ρα for all α > 1): ρ = ½·min{s₂² + 2τd,
+    (s₂ + τ√d)²}, s₂ = Δ₂/(√n σ), from the first and third terms of Prop. 14 at α >= 1 (Kairouz, Liu & Steinke 2021;
+    their Thm. 1 states the concentrated-DP form). Grid units; `OutOfDomainWarning` when σ < 1/2.
+
+    Examples:
+        >>> from dpcalc.distributed import ddg_zcdp_rho
+        >>> round(ddg_zcdp_rho(30.0, 3.0, 100, 1024), 9)
+        0.5
+    """
+    return v.scalar_or_array(np.asarray(ddg_rdp(1.0 + 1.0, l2, sigma, n, d, form="zcdp")) / 2.0)
 
 
 def _skellam_integer(a: v.FloatArray, l2: v.FloatArray, l1: v.FloatArray, var: v.FloatArray) -> v.FloatArray:

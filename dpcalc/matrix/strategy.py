@@ -20,7 +20,8 @@ from dpcalc.matrix import strategies, tree
 from dpcalc.matrix.participation import Participation
 from dpcalc.matrix.sensitivity import Sensitivity, min_sep
 
-__all__ = ["KINDS", "Strategy"]
+__all__ = ["KINDS", "Strategy", "banded_sensitivity", "tree_restart_delta", "tree_restart_sensitivity",
+           "tree_sensitivity"]
 
 KINDS: tuple[str, ...] = ("tree", "banded", "matrix", "identity")
 
@@ -81,3 +82,60 @@ class Strategy:
                 value = float(np.sqrt(tree.tree_sensitivity_squared(participation, self.restart)))
                 return Sensitivity(value, value, value, True, "tree")
         return min_sep(self.matrix(), participation)
+
+
+def tree_sensitivity(steps: int, participations: int = 1, separation: int = 1, restart: int | None = None) -> float:
+    """ℓ2 sensitivity of tree aggregation over ``steps`` steps (restarted every ``restart``) under b-min-sep
+    participation: the exact dynamic program of `dpcalc.matrix.tree` (single participation: √(⌊log₂ n⌋ + 1)).
+
+    Examples:
+        >>> from dpcalc.matrix.strategy import tree_sensitivity
+        >>> tree_sensitivity(1600), round(tree_sensitivity(24, 8, 3) ** 2, 9)
+        (3.3166247903554, 88.0)
+    """
+    p = Participation(int(steps), int(participations), int(separation))
+    return float(np.sqrt(tree.tree_sensitivity_squared(p, restart)))
+
+
+def tree_restart_sensitivity(epochs: int, epoch_steps: int) -> float:
+    """Tree aggregation restarted every epoch of ``epoch_steps`` steps, one participation per epoch (DP-FTRL-
+    TreeRestart; Kairouz et al. 2021, App. D): √(E·(⌊log₂ b⌋ + 1)), computed by the exact dynamic program.
+
+    Examples:
+        >>> from dpcalc.matrix.strategy import tree_restart_sensitivity
+        >>> round(tree_restart_sensitivity(200, 10) ** 2, 9)
+        800.0
+    """
+    e = int(v.scalar("epochs", v.integer_at_least("epochs", epochs, 1)))
+    b = int(v.scalar("epoch_steps", v.integer_at_least("epoch_steps", epoch_steps, 1)))
+    return tree_sensitivity(e * b, e, b, restart=b)
+
+
+def tree_restart_delta(eps: float, noise_multiplier: float, epochs: int, epoch_steps: int) -> float:
+    """δ(ε) of DP-FTRL-TreeRestart (add/remove): the Gaussian profile at μ = `tree_restart_sensitivity`/z.
+
+    Examples:
+        >>> from dpcalc.matrix.strategy import tree_restart_delta
+        >>> f"{tree_restart_delta(1.0, 10.0, 4, 16):.6e}"
+        '3.185055e-03'
+    """
+    from dpcalc.matrix.accounting import delta
+
+    return float(delta(eps, noise_multiplier, tree_restart_sensitivity(epochs, epoch_steps)))
+
+
+def banded_sensitivity(coefficients: Any, participations: int) -> float:
+    """Sensitivity of the banded Toeplitz strategy with ``coefficients`` (b bands) over n = k·b steps under b-min-sep
+    participation (k = ``participations``): the exact banded program (Choquette-Choo et al. 2023, NeurIPS, Thm. 3),
+    which equals √(k·Σⱼcⱼ²) here.
+
+    Examples:
+        >>> from dpcalc.matrix.strategy import banded_sensitivity
+        >>> round(banded_sensitivity([1.0, 0.5, 0.375], 4) ** 2, 9)
+        5.5625
+    """
+    c = v.vector("coefficients", coefficients)
+    k = int(v.scalar("participations", v.integer_at_least("participations", participations, 1)))
+    b = c.size
+    s = Strategy("banded", k * b, coefficients=tuple(float(x) for x in c))
+    return s.sensitivity(Participation(k * b, k, b)).value
