@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc.distributed.rounding import DEFAULT_BETA
 from dpcalc.errors import DomainError
 
@@ -184,5 +185,6 @@ def modular_failure_bound(bits: int, c: float, gamma: float, sigma: float, n: in
     t = 2.0 ** (b - 1) - nn * bb / (1.0 - bb)
     if t <= 0.0:
         return 1.0
-    log_p = math.log(2.0 * dd) - _rate(t, v_sg, noise, mech)
-    return 1.0 if log_p >= 0.0 else math.exp(log_p)
+    rate = _rate(t, v_sg, noise, mech)
+    log_p = math.log(2.0 * dd) - rate + 1e-14 * (rate + math.log(2.0 * dd))  # outward by the exponent's rounding
+    return 1.0 if log_p >= 0.0 else math.exp(log_p) * SAFE_UP

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 
 __all__ = ["DEFAULT_BETA", "expected_rounding_attempts", "rounded_l1_bound", "rounded_l2_bound",
            "rounding_bias_bound"]
@@ -54,7 +55,7 @@ def rounded_l2_bound(c: ArrayLike, d: ArrayLike, beta: ArrayLike = DEFAULT_BETA)
     with np.errstate(divide="ignore"):
         lead = np.sqrt(2.0 * np.log(1.0 / np.where(b > 0.0, b, 1.0)))
     prob = np.sqrt(cc * cc + dd / 4.0 + lead * (cc + sqrt_d / 2.0))
-    return v.scalar_or_array(np.where(b > 0.0, np.minimum(det, prob), det))
+    return v.scalar_or_array(np.where(b > 0.0, np.minimum(det, prob), det) * SAFE_UP)  # an upper bound
 
 
 @v.named_shapes

@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError
 from dpcalc.matrix.participation import Participation
 
@@ -51,6 +52,14 @@ class Sensitivity:
     method: str
     note: str = ""
 
+    @classmethod
+    def from_squares(cls, lower_sq: float, upper_sq: float, exact: bool, method: str, note: str = "") -> Sensitivity:
+        """From squared bounds, moved outward by `SAFE_UP` (their float64 rounding: the upper end is never below
+        the exact value, the lower end never above it)."""
+        up = math.sqrt(max(upper_sq, 0.0)) * SAFE_UP
+        lo = math.sqrt(max(lower_sq, 0.0)) / SAFE_UP
+        return cls(up, lo, up, exact, method, note)
+
 
 def _gram(c: ArrayLike) -> v.FloatArray:
     m = v.as_array("strategy", c)
@@ -64,12 +73,11 @@ def single_participation(c: ArrayLike) -> Sensitivity:
 
     Examples:
         >>> from dpcalc.matrix import single_participation, tree_matrix
-        >>> single_participation(tree_matrix(8)).value
+        >>> round(single_participation(tree_matrix(8)).value, 12)
         2.0
     """
-    norms = np.sqrt(np.sum(v.as_array("strategy", c) ** 2, axis=0))
-    top = float(np.max(norms))
-    return Sensitivity(top, top, top, True, "single")
+    top = float(np.max(np.sum(v.as_array("strategy", c) ** 2, axis=0)))
+    return Sensitivity.from_squares(top, top, True, "single")
 
 
 def best_linear(x: ArrayLike, k: int, b: int) -> float | v.FloatArray:
@@ -113,10 +121,11 @@ def fixed_epoch(c: ArrayLike, participation: Participation) -> Sensitivity:
     x = _gram(c)
     k, b = participation.max_participations, int(participation.separation)
     nonneg = bool(np.all(x >= -1e-12 * max(float(np.max(np.abs(x))), 1e-300)))
-    value = math.sqrt(_fixed_epoch_value(np.abs(x), k, b))
-    lower = value if nonneg else math.sqrt(max(_fixed_epoch_value(x, k, b), float(np.max(np.diag(x)))))
+    upper = _fixed_epoch_value(np.abs(x), k, b)
+    lower = upper if nonneg else max(_fixed_epoch_value(x, k, b), float(np.max(np.diag(x))))
     note = "" if nonneg else "CᵀC has negative entries: |CᵀC| gives an upper bound (Choquette-Choo et al. 2023, eq. 5)"
-    return Sensitivity(value, lower, value, nonneg, "nonnegative-fixed-epoch" if nonneg else "upper-bound", note)
+    return Sensitivity.from_squares(lower, upper, nonneg, "nonnegative-fixed-epoch" if nonneg else "upper-bound",
+                                    note)
 
 
 def _is_banded(x: v.FloatArray, b: int) -> bool:
@@ -144,16 +153,16 @@ def min_sep(c: ArrayLike, participation: Participation) -> Sensitivity:
     if k == 1:
         return single_participation(c)
     if _is_banded(x, b):
-        value = math.sqrt(float(best_linear(np.diag(x), k, b)))
-        return Sensitivity(value, value, value, True, "banded")
+        value = float(best_linear(np.diag(x), k, b))
+        return Sensitivity.from_squares(value, value, True, "banded")
     rows = np.asarray(best_linear(np.abs(x), k, b))  # each row's best pattern: Σ_{s∈π} Σ_{t∈π}|X_st| <= Σ_{s∈π} r_s
-    upper = math.sqrt(float(best_linear(rows, k, b)))
+    upper = float(best_linear(rows, k, b))
     nonneg = bool(np.all(x >= 0.0))
-    lower = math.sqrt(_fixed_epoch_value(x, k, b)) if nonneg else float(np.sqrt(np.max(np.diag(x))))
+    lower = _fixed_epoch_value(x, k, b) if nonneg else float(np.max(np.diag(x)))
     exact = upper <= lower * (1.0 + 1e-12)
-    return Sensitivity(upper, lower, upper, exact, "upper-bound",
-                       "" if exact else "upper bound (Choquette-Choo et al. 2023, NeurIPS, Alg. 4); lower end: the "
-                                        "best fixed-epoch pattern")
+    return Sensitivity.from_squares(lower, upper, exact, "upper-bound",
+                                    "" if exact else "upper bound (Choquette-Choo et al. 2023, NeurIPS, Alg. 4); "
+                                                     "lower end: the best fixed-epoch pattern")
 
 
 def brute_force(c: ArrayLike, participation: Participation) -> Sensitivity:
@@ -169,17 +178,17 @@ def brute_force(c: ArrayLike, participation: Participation) -> Sensitivity:
     n = x.shape[0]
     k, b = participation.max_participations, int(participation.separation)
     ax = np.abs(x)
-    best, count = 0.0, 0
+    # patterns of s steps at least b apart among n: C(n − (s − 1)(b − 1), s)
+    count = sum(math.comb(max(n - (s - 1) * (b - 1), 0), s) for s in range(1, k + 1))
+    if count > BRUTE_FORCE_MAX:
+        raise DomainError(f"brute force needs {count:.3g} patterns here (at most {BRUTE_FORCE_MAX}); use fewer steps")
+    best = 0.0
     for size in range(1, k + 1):
         for pi in itertools.combinations(range(n), size):
             if any(pi[j + 1] - pi[j] < b for j in range(size - 1)):
                 continue
-            count += 1
-            if count > BRUTE_FORCE_MAX:
-                raise DomainError(f"brute force needs more than {BRUTE_FORCE_MAX} patterns here; use fewer steps")
             idx = np.array(pi)
             best = max(best, float(np.sum(ax[np.ix_(idx, idx)])))
     nonneg = bool(np.all(x >= 0.0))
-    value = math.sqrt(best)
-    return Sensitivity(value, value if nonneg else 0.0, value, nonneg, "brute-force",
-                       "" if nonneg else "CᵀC has negative entries: the |CᵀC| bound")
+    return Sensitivity.from_squares(best if nonneg else 0.0, best, nonneg, "brute-force",
+                                    "" if nonneg else "CᵀC has negative entries: the |CᵀC| bound")

@@ -75,12 +75,16 @@ class Strategy:
         """ℓ2 sensitivity under ``participation`` (units of the clipping norm; exact or a labelled bracket)."""
         if participation.steps != self.steps:
             raise DomainError(f"the participation has {participation.steps} steps but the strategy {self.steps}")
+        if self.kind == "tree" and self.restart is not None and self.restart < self.steps \
+                and int(participation.separation) == int(self.restart):
+            sq = tree.one_per_epoch_squared(int(self.steps), int(self.restart), participation.max_participations)
+            return Sensitivity.from_squares(sq, sq, True, "tree")
         if self.kind == "tree":
             cost = tree.work(int(self.steps), participation.max_participations, int(participation.separation),
                              self.restart)
             if cost <= tree.MAX_WORK:
-                value = float(np.sqrt(tree.tree_sensitivity_squared(participation, self.restart)))
-                return Sensitivity(value, value, value, True, "tree")
+                sq = tree.tree_sensitivity_squared(participation, self.restart)
+                return Sensitivity.from_squares(sq, sq, True, "tree")
         return min_sep(self.matrix(), participation)
 
 
@@ -90,11 +94,11 @@ def tree_sensitivity(steps: int, participations: int = 1, separation: int = 1, r
 
     Examples:
         >>> from dpcalc.matrix.strategy import tree_sensitivity
-        >>> tree_sensitivity(1600), round(tree_sensitivity(24, 8, 3) ** 2, 9)
-        (3.3166247903554, 88.0)
+        >>> round(tree_sensitivity(1600) ** 2, 9), round(tree_sensitivity(24, 8, 3) ** 2, 9)
+        (11.0, 88.0)
     """
-    p = Participation(int(steps), int(participations), int(separation))
-    return float(np.sqrt(tree.tree_sensitivity_squared(p, restart)))
+    n = int(v.scalar("steps", v.integer_at_least("steps", steps, 1)))
+    return Strategy("tree", n, restart).sensitivity(Participation(n, int(participations), int(separation))).value
 
 
 def tree_restart_sensitivity(epochs: int, epoch_steps: int) -> float:

@@ -25,7 +25,7 @@ import numpy as np
 
 from dpcalc.matrix.participation import Participation
 
-__all__ = ["MAX_WORK", "tree_sensitivity_squared", "work"]
+__all__ = ["MAX_WORK", "one_per_epoch_squared", "tree_sensitivity_squared", "work"]
 
 #: The largest DP work (element operations) done before the caller falls back to an upper bound.
 MAX_WORK = 5e9
@@ -147,3 +147,18 @@ def tree_sensitivity_squared(participation: Participation, restart: int | None =
     if rest:
         acc = dp.join(acc, acc_size, dp.tree(rest), rest, counted=False)
     return float(np.max(acc[:, 0, 0]))
+
+
+def one_per_epoch_squared(steps: int, restart: int, participations: int) -> float:
+    """Squared sensitivity of trees restarted every ``restart`` steps when participations are exactly ``restart``
+    apart at least (separation = restart, DP-FTRL-TreeRestart): each tree holds at most one participation and its
+    first leaf is one of its deepest (it lies in the tree's largest complete subtree), so the first leaves of any k
+    trees are a feasible worst pattern: the sum of the k largest tree depths ⌊log₂ size⌋ + 1. Exact, O(n/r).
+
+    Examples:
+        >>> from dpcalc.matrix.tree import one_per_epoch_squared
+        >>> one_per_epoch_squared(2000, 10, 200)
+        800.0
+    """
+    depths = sorted((min(restart, steps - start).bit_length() for start in range(0, steps, restart)), reverse=True)
+    return float(sum(depths[:participations]))
