@@ -176,9 +176,9 @@ def _smallest(excess: Callable[[float], float], start: float, what: str, floor: 
 
 
 def calibrate_sigma(pipeline: Pipeline, eps: float, delta: float, *, orders: ArrayLike | None = None,
-                    method: Method = "improved") -> float:
+                    method: Method = "improved", guess: float | None = None) -> float:
     """The smallest local noise std σ (parameter units; the pipeline's own σ is ignored) whose ε at δ is at most
-    ``eps`` (safe side: ε(returned σ) <= eps).
+    ``eps`` (safe side: ε(returned σ) <= eps). ``guess``: where the search starts (default c/√n).
 
     Examples:
         >>> from dpcalc.distributed import Pipeline, calibrate_sigma
@@ -194,7 +194,8 @@ def calibrate_sigma(pipeline: Pipeline, eps: float, delta: float, *, orders: Arr
 
     # the discrete Gaussian bound is proven for σ >= 1/2 on the grid: the search stays there (a larger σ only helps)
     floor = 0.5 * pipeline.gamma if pipeline.mechanism == "ddg" else 0.0
-    return _smallest(excess, pipeline.c / math.sqrt(pipeline.n), "local noise std", floor)
+    start = pipeline.c / math.sqrt(pipeline.n) if guess is None else float(v.positive("guess", guess))
+    return _smallest(excess, start, "local noise std", floor)
 
 
 @dataclass(frozen=True)
@@ -213,11 +214,12 @@ class Calibration:
 
 
 def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, *, k: float = 4.0,
-                       rho: float = 1.0, growth: str = "linear", orders: ArrayLike | None = None,
-                       method: Method = "improved") -> Calibration:
-    """σ and γ for a target ε at a bit width (the pipeline's own σ and γ are ignored): γ is the smallest scale
-    whose modulus 2^bits holds ±k standard deviations of the aggregate (`dpcalc.distributed.modular`) when σ is
-    calibrated to ε at that γ (a larger γ rounds more coarsely and needs more noise). A `DomainError` naming
+                       failure: float | None = None, rho: float = 1.0, growth: str = "linear",
+                       orders: ArrayLike | None = None, method: Method = "improved") -> Calibration:
+    """σ and γ for a target ε at a bit width (the pipeline's own σ and γ are ignored): the smallest scale γ at which,
+    with σ calibrated to ε at that γ (a larger γ rounds more coarsely and needs more noise), the modulus 2^bits
+    holds ±k standard deviations of the aggregate (the papers' rule), or — with ``failure`` — the proven
+    wrap-around bound (`dpcalc.distributed.modular_failure_bound`) is at most ``failure``. A `DomainError` naming
     ``bits`` when no scale works ("bit width too small for the noise").
 
     Examples:
@@ -229,29 +231,36 @@ def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, 
     """
     b = int(v.scalar("bits", check_bits(bits)))
     scale_for_bits(b, pipeline.c, 0.0, pipeline.n, pipeline.d, k=k, rho=rho, growth=growth)  # 4^bits > nk²
+    if failure is not None:
+        v.probability("failure", failure)
     a = rdp.orders_array(orders)
-
     sigmas: dict[float, float] = {}
 
     def sigma_at(gamma: float) -> float:
-        if gamma not in sigmas:
-            sigmas[gamma] = calibrate_sigma(replace(pipeline, gamma=gamma), eps, delta, orders=a, method=method)
+        if gamma not in sigmas:  # warm start from the last σ: it moves little with γ
+            last = next(reversed(sigmas.values()), None)
+            sigmas[gamma] = calibrate_sigma(replace(pipeline, gamma=gamma), eps, delta, orders=a, method=method,
+                                            guess=last)
         return sigmas[gamma]
 
-    def excess(gamma: float) -> float:  # log(γ needed for the k-σ range at this γ's calibrated σ) − log γ
-        need = float(scale_for_bits(b, pipeline.c, sigma_at(gamma), pipeline.n, pipeline.d, k=k, rho=rho,
-                                    growth=growth))
-        return math.log(need) - math.log(gamma)
+    def excess(gamma: float) -> float:  # decreasing in γ: the aggregate spans fewer grid steps
+        sig = sigma_at(gamma)
+        if failure is None:  # log(γ the k-σ rule needs at this σ) − log γ
+            need = float(scale_for_bits(b, pipeline.c, sig, pipeline.n, pipeline.d, k=k, rho=rho, growth=growth))
+            return math.log(need) - math.log(gamma)
+        bound = modular_failure_bound(b, pipeline.c, gamma, sig, pipeline.n, pipeline.d, pipeline.mechanism,
+                                      beta=pipeline.beta, rho=rho, growth=growth)
+        return math.log(max(bound, 1e-300)) - math.log(failure)
 
     start = float(scale_for_bits(b, pipeline.c, 0.0, pipeline.n, pipeline.d, k=k, rho=rho, growth=growth))
     try:
         gamma = _smallest(excess, start, "scale")
     except InfeasibleError:
-        raise DomainError(f"bits = {b} is too small for the noise: at every scale γ the noise that reaches "
-                          f"eps = {eps:g} spreads ±{k:g} standard deviations beyond 2^{b}") from None
+        rule = f"±{k:g} standard deviations" if failure is None else f"a wrap-around probability <= {failure:g}"
+        raise DomainError(f"bits = {b} is too small for the noise: no scale γ keeps {rule} of the aggregate "
+                          f"inside 2^{b} with the noise that reaches eps = {eps:g}") from None
     sigma = sigma_at(gamma)
-    final = replace(pipeline, gamma=gamma, sigma=sigma)
-    res = epsilon(final, delta, orders=a, method=method)
+    res = epsilon(replace(pipeline, gamma=gamma, sigma=sigma), delta, orders=a, method=method)
     fail = modular_failure_bound(b, pipeline.c, gamma, sigma, pipeline.n, pipeline.d, pipeline.mechanism,
                                  beta=pipeline.beta, rho=rho, growth=growth)
     return Calibration(sigma, gamma, b, res.eps, fail, 1.0 / (1.0 - pipeline.beta), res.l2_sensitivity)
