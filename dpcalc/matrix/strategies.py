@@ -147,9 +147,9 @@ def bands_of(matrix: ArrayLike) -> int:
     return 0 if nz.size == 0 else int(np.max(nz[:, 0] - nz[:, 1])) + 1
 
 
-def load_strategy(path: str | Path) -> v.FloatArray:
+def load_strategy(path: str | Path, name: str = "strategy") -> v.FloatArray:
     """A strategy matrix from a file: ``.npy``, or a text table (whitespace or comma separated); checked square and
-    lower-triangular.
+    lower-triangular (errors name ``name`` and the file).
 
     Examples:
         >>> from dpcalc.matrix import load_strategy
@@ -161,10 +161,10 @@ def load_strategy(path: str | Path) -> v.FloatArray:
     """
     p = Path(path)
     if not p.is_file():
-        raise DomainError(f"strategy file {str(p)!r} does not exist")
+        raise DomainError(f"{name} must be an existing file (got {str(p)!r})")
     try:
         data = np.load(p, allow_pickle=False) if p.suffix == ".npy" else np.loadtxt(
             p, delimiter="," if "," in p.read_text(encoding="utf-8", errors="replace")[:4096] else None, ndmin=2)
     except (ValueError, OSError) as exc:
-        raise DomainError(f"strategy file {str(p)!r} is not a numeric matrix: {str(exc).splitlines()[0]}") from None
-    return check_strategy(data, f"strategy ({p.name})")
+        raise DomainError(f"{name} must be a numeric matrix ({p.name}: {str(exc).splitlines()[0]})") from None
+    return check_strategy(data, name)

@@ -1,6 +1,7 @@
 """Domain sweeps of every catalogued public function of papers 000 (midp; He & He 2023), 001 (gaussian_mi;
 Zeng, Yang & Dai 2022), 002 (cuag; Li, Xiao & Chen 2024), 003 (nbafl; Wei et al. 2020), 004 (secagg; Zhang et al.
-2024), the distributed discrete Gaussian and Skellam entries and the matrix-mechanism entries against the entry's own SymPy form in mpmath (>= 40 digits, precision raised until it settles).
+2024), of the distributed discrete Gaussian and Skellam entries and of the matrix-mechanism entries against the
+entry's own SymPy form in mpmath (>= 40 digits, precision raised until it settles).
 
 Points are drawn from each entry's documented sampling domain (the catalog's ``sample``/``sample_where``, seeded by
 the id) plus the ends of every scalar range (edges); published forms are swept too. Every point asserts the
