@@ -37,7 +37,8 @@ from dpcalc.distributed.rounding import DEFAULT_BETA, rounded_l1_bound, rounded_
 from dpcalc.errors import DomainError, InfeasibleError
 
 __all__ = ["RELATIONS", "Calibration", "DistributedEpsilon", "Pipeline", "calibrate_for_bits", "calibrate_sigma",
-           "epsilon", "epsilon_for_bits", "rdp_curve", "training_terms"]
+           "ddg_epsilon_for_bits", "epsilon", "epsilon_for_bits", "rdp_curve", "skellam_epsilon_for_bits",
+           "training_terms"]
 
 RELATIONS: tuple[str, ...] = ("add_remove", "replace_one", "replace_special")
 _SIGMA_HI = 1e12  # the calibration's ceiling on σ/c
@@ -302,3 +303,27 @@ def training_terms(clients: int, clients_per_round: int, rounds: int) -> dict[st
     if n > big_n:
         raise DomainError(f"clients_per_round must be <= clients ({big_n}) (got {n})")
     return {"q": n / big_n, "n": n, "rounds": t}
+
+
+def ddg_epsilon_for_bits(bits: ArrayLike, c: float, sigma: float, n: int, d: int, delta: float, *, q: float = 1.0,
+                         rounds: int = 1) -> float | v.FloatArray:
+    """`epsilon_for_bits` of the distributed discrete Gaussian (numeric inputs only, for figure presets).
+
+    Examples:
+        >>> from dpcalc.distributed.accounting import ddg_epsilon_for_bits
+        >>> round(ddg_epsilon_for_bits(20, 1.0, 0.1, 100, 1000, 1e-5, q=0.1, rounds=100), 3)
+        9.824
+    """
+    return epsilon_for_bits(bits, "ddg", c, sigma, n, d, delta, q=q, rounds=rounds)
+
+
+def skellam_epsilon_for_bits(bits: ArrayLike, c: float, sigma: float, n: int, d: int, delta: float, *,
+                             q: float = 1.0, rounds: int = 1) -> float | v.FloatArray:
+    """`epsilon_for_bits` of the distributed Skellam mechanism (numeric inputs only, for figure presets).
+
+    Examples:
+        >>> from dpcalc.distributed.accounting import skellam_epsilon_for_bits
+        >>> round(skellam_epsilon_for_bits(20, 1.0, 0.1, 100, 1000, 1e-5, q=0.1, rounds=100), 3)
+        9.824
+    """
+    return epsilon_for_bits(bits, "skellam", c, sigma, n, d, delta, q=q, rounds=rounds)

@@ -18,7 +18,7 @@ from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 from dpcalc.matrix import strategies, tree
 from dpcalc.matrix.participation import Participation
-from dpcalc.matrix.sensitivity import Sensitivity, min_sep
+from dpcalc.matrix.sensitivity import Sensitivity, best_linear, min_sep
 
 __all__ = ["KINDS", "Strategy", "banded_sensitivity", "tree_restart_delta", "tree_restart_sensitivity",
            "tree_sensitivity"]
@@ -75,6 +75,15 @@ class Strategy:
         """ℓ2 sensitivity under ``participation`` (units of the clipping norm; exact or a labelled bracket)."""
         if participation.steps != self.steps:
             raise DomainError(f"the participation has {participation.steps} steps but the strategy {self.steps}")
+        if self.kind in ("banded", "identity"):
+            coef = np.asarray(self.band_coefficients() if self.kind == "banded" else (1.0,))
+            if coef.size <= int(participation.separation):  # columns b apart are orthogonal: exact, O(n·k)
+                n = int(self.steps)
+                tail = np.concatenate([np.cumsum((coef ** 2)[::-1])[::-1], [0.0]])  # tail[m] = Σ_{i >= m} c_i²
+                rows = np.minimum(n - np.arange(n), coef.size)  # column j meets c_0 … c_{rows − 1}
+                norms = tail[0] - tail[rows]
+                sq = float(best_linear(norms, participation.max_participations, int(participation.separation)))
+                return Sensitivity.from_squares(sq, sq, True, "banded")
         if self.kind == "tree" and self.restart is not None and self.restart < self.steps \
                 and int(participation.separation) == int(self.restart):
             sq = tree.one_per_epoch_squared(int(self.steps), int(self.restart), participation.max_participations)

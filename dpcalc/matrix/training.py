@@ -15,7 +15,8 @@ from dpcalc.matrix.accounting import dpsgd_epsilon, epsilon
 from dpcalc.matrix.participation import from_training
 from dpcalc.matrix.strategy import Strategy
 
-__all__ = ["STRATEGIES", "dpsgd_epsilon_for_epochs", "ftrl_epsilon_for_epochs"]
+__all__ = ["STRATEGIES", "banded_epsilon_for_epochs", "dpsgd_epsilon_for_epochs", "ftrl_epsilon_for_epochs",
+           "restart_epsilon_for_epochs", "tree_epsilon_for_epochs"]
 
 #: DP-FTRL variants by name: the tree restarted every epoch, one tree over all rounds, a banded Toeplitz strategy
 #: (the prefix-sum square root's first b coefficients, b = rounds per epoch).
@@ -71,3 +72,39 @@ def dpsgd_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round:
         return dpsgd_epsilon(noise_multiplier, q, int(epochs) * b, delta)
 
     return v.elementwise(one, epochs=v.integer_at_least("epochs", epochs, 1))
+
+
+def restart_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round: int, noise_multiplier: float,
+                               delta: float) -> float | v.FloatArray:
+    """`ftrl_epsilon_for_epochs` with the tree restarted every epoch (numeric inputs only, for figure presets).
+
+    Examples:
+        >>> from dpcalc.matrix.training import restart_epsilon_for_epochs
+        >>> round(restart_epsilon_for_epochs(200, 1000, 100, 10.0, 1e-5), 4)
+        15.4562
+    """
+    return ftrl_epsilon_for_epochs(epochs, clients, clients_per_round, noise_multiplier, delta, "tree-restart")
+
+
+def tree_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round: int, noise_multiplier: float,
+                            delta: float) -> float | v.FloatArray:
+    """`ftrl_epsilon_for_epochs` with one tree over all rounds (numeric inputs only, for figure presets).
+
+    Examples:
+        >>> from dpcalc.matrix.training import tree_epsilon_for_epochs
+        >>> round(tree_epsilon_for_epochs(1, 1000, 100, 10.0, 1e-5), 4)
+        0.7255
+    """
+    return ftrl_epsilon_for_epochs(epochs, clients, clients_per_round, noise_multiplier, delta, "tree")
+
+
+def banded_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round: int, noise_multiplier: float,
+                              delta: float) -> float | v.FloatArray:
+    """`ftrl_epsilon_for_epochs` with the banded strategy (numeric inputs only, for figure presets).
+
+    Examples:
+        >>> from dpcalc.matrix.training import banded_epsilon_for_epochs
+        >>> round(banded_epsilon_for_epochs(1, 1000, 100, 10.0, 1e-5), 4)
+        0.468
+    """
+    return ftrl_epsilon_for_epochs(epochs, clients, clients_per_round, noise_multiplier, delta, "banded")
