@@ -220,7 +220,7 @@ def failure_command(a: Args) -> Result:
            "wrap": dd.modular_failure_bound(a.bits, a.c, a.gamma, a.sigma, a.n, a.d, a.mechanism, beta=a.beta)}
     cols = [Column("l2", "Δ₂ (grid)", r"$\Delta_2$", unit="grid units"),
             Column("attempts", "roundings <= (expected)", "attempts"),
-            Column("bias", "|bias| per coordinate <=", "bias", unit="grid units"),
+            Column("bias", "mean shift per coordinate <=", "bias", unit="grid units"),
             Column("std", "aggregate std <=", "std", unit="grid units"),
             Column("wrap", "P(wrap) <=", r"$P_{\mathrm{wrap}}$", unit="probability")]
     return Result(columns=cols, rows=[row], title="Rounding and modular-clipping terms",
