@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -305,25 +306,7 @@ def training_terms(clients: int, clients_per_round: int, rounds: int) -> dict[st
     return {"q": n / big_n, "n": n, "rounds": t}
 
 
-def ddg_epsilon_for_bits(bits: ArrayLike, c: float, sigma: float, n: int, d: int, delta: float, *, q: float = 1.0,
-                         rounds: int = 1) -> float | v.FloatArray:
-    """`epsilon_for_bits` of the distributed discrete Gaussian (numeric inputs only, for figure presets).
-
-    Examples:
-        >>> from dpcalc.distributed.accounting import ddg_epsilon_for_bits
-        >>> round(ddg_epsilon_for_bits(20, 1.0, 0.1, 100, 1000, 1e-5, q=0.1, rounds=100), 3)
-        9.824
-    """
-    return epsilon_for_bits(bits, "ddg", c, sigma, n, d, delta, q=q, rounds=rounds)
-
-
-def skellam_epsilon_for_bits(bits: ArrayLike, c: float, sigma: float, n: int, d: int, delta: float, *,
-                             q: float = 1.0, rounds: int = 1) -> float | v.FloatArray:
-    """`epsilon_for_bits` of the distributed Skellam mechanism (numeric inputs only, for figure presets).
-
-    Examples:
-        >>> from dpcalc.distributed.accounting import skellam_epsilon_for_bits
-        >>> round(skellam_epsilon_for_bits(20, 1.0, 0.1, 100, 1000, 1e-5, q=0.1, rounds=100), 3)
-        9.824
-    """
-    return epsilon_for_bits(bits, "skellam", c, sigma, n, d, delta, q=q, rounds=rounds)
+# One function per mechanism, numeric inputs only (figure presets pass numbers): `epsilon_for_bits` with the
+# mechanism fixed.
+ddg_epsilon_for_bits = partial(epsilon_for_bits, mechanism="ddg")
+skellam_epsilon_for_bits = partial(epsilon_for_bits, mechanism="skellam")

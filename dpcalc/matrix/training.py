@@ -7,6 +7,8 @@ client with probability q = n/N every round (Poisson), accounted by the PLD acco
 
 from __future__ import annotations
 
+from functools import partial
+
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
@@ -74,37 +76,8 @@ def dpsgd_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round:
     return v.elementwise(one, epochs=v.integer_at_least("epochs", epochs, 1))
 
 
-def restart_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round: int, noise_multiplier: float,
-                               delta: float) -> float | v.FloatArray:
-    """`ftrl_epsilon_for_epochs` with the tree restarted every epoch (numeric inputs only, for figure presets).
-
-    Examples:
-        >>> from dpcalc.matrix.training import restart_epsilon_for_epochs
-        >>> round(restart_epsilon_for_epochs(200, 1000, 100, 10.0, 1e-5), 4)
-        15.4562
-    """
-    return ftrl_epsilon_for_epochs(epochs, clients, clients_per_round, noise_multiplier, delta, "tree-restart")
-
-
-def tree_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round: int, noise_multiplier: float,
-                            delta: float) -> float | v.FloatArray:
-    """`ftrl_epsilon_for_epochs` with one tree over all rounds (numeric inputs only, for figure presets).
-
-    Examples:
-        >>> from dpcalc.matrix.training import tree_epsilon_for_epochs
-        >>> round(tree_epsilon_for_epochs(1, 1000, 100, 10.0, 1e-5), 4)
-        0.7255
-    """
-    return ftrl_epsilon_for_epochs(epochs, clients, clients_per_round, noise_multiplier, delta, "tree")
-
-
-def banded_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round: int, noise_multiplier: float,
-                              delta: float) -> float | v.FloatArray:
-    """`ftrl_epsilon_for_epochs` with the banded strategy (numeric inputs only, for figure presets).
-
-    Examples:
-        >>> from dpcalc.matrix.training import banded_epsilon_for_epochs
-        >>> round(banded_epsilon_for_epochs(1, 1000, 100, 10.0, 1e-5), 4)
-        0.468
-    """
-    return ftrl_epsilon_for_epochs(epochs, clients, clients_per_round, noise_multiplier, delta, "banded")
+# One function per strategy, numeric inputs only (figure presets pass numbers): `ftrl_epsilon_for_epochs` with the
+# strategy fixed.
+restart_epsilon_for_epochs = partial(ftrl_epsilon_for_epochs, strategy="tree-restart")
+tree_epsilon_for_epochs = partial(ftrl_epsilon_for_epochs, strategy="tree")
+banded_epsilon_for_epochs = partial(ftrl_epsilon_for_epochs, strategy="banded")
