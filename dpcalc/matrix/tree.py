@@ -6,13 +6,13 @@ every participation and the squared sensitivity is max over patterns π of 1ᵀX
 the tree). A tree over n steps (or a forest, restarted every r steps) is a concatenation of complete binary
 subtrees (the binary digits of n, of each epoch), so a dynamic program over subtrees is exact:
 
-V_seg[k][lead, tail] = the largest Σ count² over the segment's nodes with exactly k participations, the first at
+``V_seg[k][lead, tail]`` = the largest Σ count² over the segment's nodes with exactly k participations, the first at
 least ``lead`` steps after the segment's start and the last at least ``tail`` steps before its end (lead, tail in
 0 … b − 1: a constraint of b − 1 already separates any neighbour). Joining segments L and R:
-k₁ = 0 passes ``lead`` into R, k₂ = 0 passes ``tail`` into L, otherwise max_j V_L[k₁][lead, j] + V_R[k₂][b−1−j, tail]
-(gap >= (j + 1) + (b − 1 − j) = b), plus k² when the join is a counted node (a complete subtree's root).
+k₁ = 0 passes ``lead`` into R, k₂ = 0 passes ``tail`` into L, otherwise
+``max_j V_L[k₁][lead, j] + V_R[k₂][b−1−j, tail]`` (gap >= (j + 1) + (b − 1 − j) = b), plus k² when the join is a counted node (a complete subtree's root).
 Cost: Σ over the O(log n) distinct subtrees of K²·b³/2 with K = min(k, ⌈size/b⌉); `work` estimates it and
-`dpcalc.matrix.sensitivity` falls back to a labelled upper bound beyond ``MAX_WORK``.
+`dpcalc.matrix.strategy` falls back to a labelled upper bound beyond ``MAX_WORK``.
 This is our own formulation (TensorFlow Privacy's ``tree_aggregation_accountant`` computes the single-tree case by
 a different recursion; its test values are reproduced in the tests).
 """
