@@ -6,11 +6,12 @@ every participation and the squared sensitivity is max over patterns π of 1ᵀX
 the tree). A tree over n steps (or a forest, restarted every r steps) is a concatenation of complete binary
 subtrees (the binary digits of n, of each epoch), so a dynamic program over subtrees is exact:
 
-``V_seg[k][lead, tail]`` = the largest Σ count² over the segment's nodes with exactly k participations, the first at
+V(k; lead, tail) = the largest Σ count² over a segment's nodes with exactly k participations, the first at
 least ``lead`` steps after the segment's start and the last at least ``tail`` steps before its end (lead, tail in
 0 … b − 1: a constraint of b − 1 already separates any neighbour). Joining segments L and R:
-k₁ = 0 passes ``lead`` into R, k₂ = 0 passes ``tail`` into L, otherwise
-``max_j V_L[k₁][lead, j] + V_R[k₂][b−1−j, tail]`` (gap >= (j + 1) + (b − 1 − j) = b), plus k² when the join is a counted node (a complete subtree's root).
+k₁ = 0 passes ``lead`` into R, k₂ = 0 passes ``tail`` into L, otherwise max over j of
+V_L(k₁; lead, j) + V_R(k₂; b − 1 − j, tail) (gap >= (j + 1) + (b − 1 − j) = b), plus k² when the join is a counted
+node (a complete subtree's root).
 Cost: Σ over the O(log n) distinct subtrees of K²·b³/2 with K = min(k, ⌈size/b⌉); `work` estimates it and
 `dpcalc.matrix.strategy` falls back to a labelled upper bound beyond ``MAX_WORK``.
 This is our own formulation (TensorFlow Privacy's ``tree_aggregation_accountant`` computes the single-tree case by
@@ -51,7 +52,7 @@ def work(steps: int, participations: int, separation: int, restart: int | None =
     return total
 
 
-Values = np.ndarray  # (K + 1, b, b): V[k][lead, tail]
+Values = np.ndarray  # (K + 1, b, b): V(k; lead, tail)
 
 
 class _Dp:
@@ -82,7 +83,7 @@ class _Dp:
         idx = np.arange(b)
         lead_r = np.maximum(idx - ls, 0)  # a lead constraint that passes over an empty left part
         tail_l = np.maximum(idx - rs, 0)
-        flipped = right[:, ::-1, :]  # flipped[k][j, tail] = V_R[k][b − 1 − j, tail]
+        flipped = right[:, ::-1, :]  # flipped at (k, j, tail) = V_R(k; b − 1 − j, tail)
         nl, nr = left.shape[0], right.shape[0]
         out = np.full((kmax + 1, b, b), _NEG)
         step = max(1, _CHUNK // b ** 3)
