@@ -23,10 +23,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCOUNTANT",
     "ATOL",
-    "CLIENT_TERMS",
-    "EXAMPLE_TERMS",
     "BACKEND",
+    "CLIENT_TERMS",
     "EVENT",
+    "EXAMPLE_TERMS",
     "NEEDS",
     "NEIGHBOURS",
     "ORDERS",

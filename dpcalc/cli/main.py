@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "sigma": "sigma", "midp": "midp", "formulas": "formulas", "verify": "verify", "account": "account",
     "calibrate": "account", "gdp": "gdp", "cuag": "cuag", "gauss": "gauss", "nbafl": "nbafl", "secagg": "secagg",
     "plot": "plot", "table": "table", "eval": "evaluate", "statement": "statement", "risk": "risk", "audit": "audit",
+    "distributed": "distributed", "matrix": "matrix",
 }
 FAMILIES = tuple(dict.fromkeys(COMMANDS.values()))
 

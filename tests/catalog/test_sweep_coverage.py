@@ -20,7 +20,7 @@ from dpcalc import catalog
 MODULES = ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",
            "dpcalc.accounting.gdp", "dpcalc.accounting.rdp", "dpcalc.accounting.zcdp",
            "dpcalc.accounting.gaussian_mechanism", "dpcalc.accounting.schedule", "dpcalc.accounting.calibrate",
-           "dpcalc.accounting.search", "dpcalc.accounting.pld")
+           "dpcalc.accounting.search", "dpcalc.accounting.pld", "dpcalc.distributed", "dpcalc.matrix")
 
 #: public functions swept by a dedicated test (file::test) against an mpmath oracle rather than a catalog form
 SWEPT_ELSEWHERE = {
@@ -31,10 +31,41 @@ SWEPT_ELSEWHERE = {
     "dpcalc.accounting.pld.epsilon": "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
     "dpcalc.accounting.pld.epsilon_subsampled_gaussian":
         "test_sweep_pld.py::test_pld_full_batch_sweep_contains_exact_gaussian",
+    # distributed DP and matrix mechanisms: exact numerics, brute force and peers in their family tests
+    "dpcalc.distributed.epsilon": "test_distributed.py::test_gaussian_limit",
+    "dpcalc.distributed.rdp_curve": "test_distributed.py::test_gaussian_limit",
+    "dpcalc.distributed.ddg_tau": "test_distributed.py::test_ddg_bound_holds_above_sigma_one_half",
+    "dpcalc.distributed.calibrate_sigma": "test_distributed.py::test_calibrate_sigma_safe_side",
+    "dpcalc.distributed.calibrate_for_bits": "test_distributed.py::test_calibrate_for_bits",
+    "dpcalc.distributed.epsilon_for_bits": "test_distributed.py::test_epsilon_decreases_with_bits",
+    "dpcalc.matrix.brute_force": "test_matrix.py::test_tree_dp_equals_brute_force",
+    "dpcalc.matrix.min_sep": "test_matrix.py::test_banded_and_bounds_against_brute_force",
+    "dpcalc.matrix.fixed_epoch": "test_matrix.py::test_fixed_epoch",
+    "dpcalc.matrix.single_participation": "test_matrix.py::test_tree_dp_equals_brute_force",
+    "dpcalc.matrix.epsilon": "test_matrix.py::test_stackoverflow_eps_published_and_peers",
+    "dpcalc.matrix.calibrate_noise": "test_matrix.py::test_calibration_round_trip_safe_side",
+    "dpcalc.matrix.amplified_epsilon": "test_matrix.py::test_amplification_reduces_to_dp_sgd",
+    "dpcalc.matrix.dpsgd_epsilon": "test_matrix.py::test_amplification_reduces_to_dp_sgd",
 }
 
 #: public functions that are not a closed form of their own, with the reason (what covers the numbers they return)
 NOT_A_FORM = {
+    # distributed DP and matrix mechanisms: helpers whose values reach the user through catalogued entries
+    "dpcalc.distributed.rounded_l1_bound": "Δ₁ = Δ₂·min(√d, Δ₂), an input of distributed.ddg_rdp / skellam_rdp",
+    "dpcalc.distributed.expected_rounding_attempts": "1/(1 − β), reported beside distributed.rounded_l2_bound",
+    "dpcalc.distributed.rounding_bias_bound": "β/(1 − β), the bias inside distributed.modular_failure_bound",
+    "dpcalc.distributed.aggregate_std": "√v of distributed.scale_for_bits / modular_failure_bound (catalogued)",
+    "dpcalc.distributed.min_bits": "⌈log₂(2k√v)⌉ over aggregate_std (tests/families/test_distributed.py errors)",
+    "dpcalc.distributed.training_terms": "q = n/N, n, R: the training terms (no number of its own)",
+    "dpcalc.matrix.mu": "μ = s/z inside matrix.delta (catalogued)",
+    "dpcalc.matrix.from_training": "b = ⌊N/n⌋, k = ⌈R/b⌉ (test_matrix.py::test_worked_example_numbers)",
+    "dpcalc.matrix.tree_depth": "⌊log₂ n⌋ + 1 inside matrix.tree_sensitivity (catalogued)",
+    "dpcalc.matrix.tree_matrix": "the explicit strategy the brute-force checks enumerate",
+    "dpcalc.matrix.banded_toeplitz": "the explicit strategy the brute-force checks enumerate",
+    "dpcalc.matrix.sqrt_prefix_coefficients": "C(2j, j)/4^j, the default bands (matrix.banded_sensitivity example)",
+    "dpcalc.matrix.bands_of": "the number of bands of a matrix (amplification's precondition)",
+    "dpcalc.matrix.check_strategy": "validation (test_matrix.py::test_one_line_errors)",
+    "dpcalc.matrix.load_strategy": "I/O (test_matrix.py::test_load_strategy)",
     # helpers and kernels: every value they produce reaches the user through a catalogued (swept) entry
     "dpcalc.midp.weight_stats": "Σp², max p of an aggregation weight vector (inputs of the midp entries)",
     "dpcalc.midp.equal_weight_stats": "Σp² = 1/N, max p = 1/N (inputs of the midp entries)",

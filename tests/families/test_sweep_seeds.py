@@ -1,6 +1,7 @@
 """Domain sweeps of every catalogued public function of papers 000 (midp; He & He 2023), 001 (gaussian_mi;
-Zeng, Yang & Dai 2022), 002 (cuag; Li, Xiao & Chen 2024), 003 (nbafl; Wei et al. 2020) and 004 (secagg; Zhang et al.
-2024) against the entry's own SymPy form in mpmath (>= 40 digits, precision raised until it settles).
+Zeng, Yang & Dai 2022), 002 (cuag; Li, Xiao & Chen 2024), 003 (nbafl; Wei et al. 2020), 004 (secagg; Zhang et al.
+2024), of the distributed discrete Gaussian and Skellam entries and of the matrix-mechanism entries against the
+entry's own SymPy form in mpmath (>= 40 digits, precision raised until it settles).
 
 Points are drawn from each entry's documented sampling domain (the catalog's ``sample``/``sample_where``, seeded by
 the id) plus the ends of every scalar range (edges); published forms are swept too. Every point asserts the
@@ -23,7 +24,7 @@ from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning, Infeasib
 from tests.support.catalog_ref import catalog_ref
 from tests.support.sweep import Axis, deep, sweep
 
-FAMILIES = ("midp", "gauss", "cuag", "nbafl", "secagg")
+FAMILIES = ("midp", "gauss", "cuag", "nbafl", "secagg", "distributed", "matrix")
 #: bounds and inverses: a value below the exact one is on the unsafe side (less noise / a smaller guaranteed ε)
 SAFE_ABOVE = {"midp.server_sigma", "midp.server_sigma_equal", "midp.client_sigma", "midp.client_sigma_equal",
               "midp.server_leakage", "midp.client_leakage", "midp.alpha", "midp.personalized_leakage",
@@ -37,7 +38,12 @@ SAFE_ABOVE = {"midp.server_sigma", "midp.server_sigma_equal", "midp.client_sigma
               "secagg.theorem2_rdp", "secagg.theorem2_rdp_unsimplified", "secagg.theorem3_rdp", "secagg.theorem4_rdp",
               "secagg.table1_gd_iso_eps", "secagg.table1_gsgd_iso_rdp", "secagg.table1_gsgd_wfna_rdp",
               "secagg.table1_sgd_iid_iso_eps", "secagg.mi_leakage_bound", "secagg.wfna_covariance_change_bound",
-              "secagg.gaussian_closed_form_eps"}
+              "secagg.gaussian_closed_form_eps",
+              # distributed DP (Kairouz, Liu & Steinke 2021; Agarwal, Kairouz & Liu 2021): RDP bounds, the rounded
+              # norm, the wrap-around probability bound; matrix mechanisms: sensitivities
+              "distributed.ddg_rdp", "distributed.ddg_zcdp_rho", "distributed.skellam_rdp",
+              "distributed.rounded_l2_bound", "distributed.modular_failure_bound", "matrix.tree_sensitivity",
+              "matrix.tree_restart_sensitivity", "matrix.banded_sensitivity"}
 #: implementations that read their rates as the decimal they print as (``Fraction(repr(r))``, see the header of
 #: formulas/002_cuag_compression.toml): the reference reads them the same way (0.2 = 1/5 exactly)
 DECIMAL = {"cuag.measurement_rows", "cuag.measurement_count", "cuag.binary_coherence_dft", "cuag.uplink_gib",

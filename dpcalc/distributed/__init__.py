@@ -1,0 +1,36 @@
+"""Distributed DP under secure aggregation: the distributed discrete Gaussian (Kairouz, Liu & Steinke 2021) and
+the distributed Skellam mechanism (Agarwal, Kairouz & Liu 2021).
+
+Modules, one concept each: `rounding` (conditional randomized rounding: Δ₂, Δ₁, failure and bias terms), `noise`
+(the RDP bounds of the clients' summed noise), `exact` (the numerically exact divergences they bound), `modular`
+(bit width, scale and the modular wrap-around bound), `accounting` (ε over rounds with Poisson sampling of
+clients, calibration of σ and of γ for a bit width), `secagg_link` (combined with the noise the secure sum already
+carries, Zhang et al. 2024). Guide: ``docs/distributed.md``; catalog ``formulas/kairouz2021_distributed.toml`` and
+``formulas/agarwal2021_skellam.toml``.
+"""
+
+from dpcalc.distributed.accounting import (
+    Calibration,
+    DistributedEpsilon,
+    Pipeline,
+    calibrate_for_bits,
+    calibrate_sigma,
+    epsilon,
+    epsilon_for_bits,
+    rdp_curve,
+    training_terms,
+)
+from dpcalc.distributed.modular import aggregate_std, min_bits, modular_failure_bound, scale_for_bits
+from dpcalc.distributed.noise import ddg_rdp, ddg_tau, ddg_zcdp_rho, skellam_rdp
+from dpcalc.distributed.rounding import (
+    DEFAULT_BETA,
+    expected_rounding_attempts,
+    rounded_l1_bound,
+    rounded_l2_bound,
+    rounding_bias_bound,
+)
+
+__all__ = ["DEFAULT_BETA", "Calibration", "DistributedEpsilon", "Pipeline", "aggregate_std", "calibrate_for_bits",
+           "calibrate_sigma", "ddg_rdp", "ddg_tau", "ddg_zcdp_rho", "epsilon", "epsilon_for_bits",
+           "expected_rounding_attempts", "min_bits", "modular_failure_bound", "rdp_curve", "rounded_l1_bound",
+           "rounded_l2_bound", "rounding_bias_bound", "scale_for_bits", "skellam_rdp", "training_terms"]
