@@ -76,6 +76,13 @@ def test_clt_estimate_and_as_published() -> None:
     assert any("E1" in w for w in doc["warnings"])
 
 
+def test_clt_caveat_printed_once() -> None:
+    """The CLT caveat reaches the reader once (the warning on stderr), not again in the table's note."""
+    code, out, err = run("gdp", "clt", "--q", "0.01", "--noise-multiplier", "1", "--steps", "1000", "--delta", "1e-5")
+    assert code == 0
+    assert (out + err).count(gdp.CLT_WARNING) == 1 and "bound: estimate" in out
+
+
 @pytest.mark.parametrize("args", [
     ("gdp", "eps", "--mu", "-0.5", "--delta", "1e-5"),
     ("gdp", "eps", "--mu", "1", "--delta", "1"),
