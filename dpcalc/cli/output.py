@@ -2,7 +2,8 @@
 
 Three kinds of command output, each with its own option set (added once, by `dpcalc.cli.command`):
 
-* ``table`` — a `Result`: ``--format/-f``, ``--json``, ``--output/-o``, ``--force``.
+* ``table`` — a `Result`: ``--format/-f``, ``--json``, ``--output/-o``, ``--force``, ``--digits`` (significant
+  digits of the table, Markdown and LaTeX; JSON and CSV keep every digit).
   The format is ``--json``, else ``--format``, else the ``--output`` file's suffix (`SUFFIX_FORMATS`), else
   the table; a box-drawn table never lands in a ``.csv`` file.
 * ``figure`` — a `Figure` (``dpcalc plot``): ``--output/-o`` (.png, .svg,
@@ -33,6 +34,9 @@ _FORMAT = Annotated[Format, typer.Option("--format", "-f", case_sensitive=False,
     "Output format (not given: the --output file's suffix .csv, .json, .md or .tex, else table)."))]
 _JSON = Annotated[bool, typer.Option("--json", help="Shorthand for --format json.")]
 _OUTPUT = Annotated[Path | None, typer.Option("--output", "-o", dir_okay=False, help="Write to FILE (atomically).")]
+_DIGITS = Annotated[int | None, typer.Option("--digits", min=1, max=17, metavar="N", help=(
+    "Significant digits of the numbers in the table, Markdown and LaTeX (default 6, or the column's own); JSON and "
+    "CSV keep every digit."))]
 _FORCE = Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")]
 _FIG_OUTPUT = Annotated[Path | None, typer.Option("--output", "-o", dir_okay=False,
                                                   help="Figure file (.png, .svg or .pdf); default ID.png.")]
@@ -46,7 +50,7 @@ def _keyword(name: str, default: Any, annotation: Any) -> inspect.Parameter:
 
 _PARAMETERS = {
     "table": (_keyword("fmt", Format.table, _FORMAT), _keyword("json_", False, _JSON),
-              _keyword("output", None, _OUTPUT), _keyword("force", False, _FORCE)),
+              _keyword("output", None, _OUTPUT), _keyword("force", False, _FORCE), _keyword("digits", None, _DIGITS)),
     "figure": (_keyword("output", None, _FIG_OUTPUT), _keyword("fmt", None, _FIG_FORMAT),
                _keyword("force", False, _FORCE)),
     "document": (_keyword("json_", False, _JSON), _keyword("output", None, _OUTPUT), _keyword("force", False, _FORCE)),
@@ -80,5 +84,9 @@ def write(kind: str, value: Any, given: dict[str, Any], chosen: Format | None, w
     if not isinstance(value, Result):
         raise TypeError(f"a table command returns a Result (got {type(value).__name__})")
     value.warnings = [*warns, *(w for w in value.warnings if w not in warns)]
+    if given.get("digits") is not None:
+        from dpcalc.report.render import with_digits
+
+        value = with_digits(value, given["digits"])
     emit(value, chosen or Format.table, given["output"], given["force"])
     return value.exit_code

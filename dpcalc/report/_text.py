@@ -1,4 +1,5 @@
-"""The text of one cell in the table and in Markdown: ``format(x, number or ".10g")``, ``inf``/``-inf``, ``—`` for
+"""The text of one cell in the table and in Markdown: ``format(x, number or DEFAULT_NUMBER)`` (6 significant
+digits), ``inf``/``-inf``, ``—`` for
 no value; an integer column writes integer-valued floats as integers. The base of every other format's cells
 (`dpcalc.report.cells`, `dpcalc.report.latex`, `dpcalc.report._exact`). Also the widths of cells on a
 terminal and the joining of padded cells into rows."""
@@ -12,9 +13,12 @@ from typing import Any
 
 from dpcalc.errors import DomainError
 
-__all__ = ["NONE_TEXT", "check_number", "clean", "display_width", "join_rows", "noop", "pad", "text_cell", "text_width",
-           "widest"]
+__all__ = ["DEFAULT_NUMBER", "NONE_TEXT", "ROUND_DOWN", "ROUND_UP", "check_number", "clean", "display_width",
+           "format_number", "join_rows", "noop", "number_with_digits", "pad", "text_cell", "text_width", "widest"]
 
+DEFAULT_NUMBER = ".6g"  # a number in a table, Markdown or LaTeX: 6 significant digits (JSON and CSV keep all)
+ROUND_UP, ROUND_DOWN = "↑", "↓"  # a number spec ending so is rounded toward +inf / -inf (".6g↑": a bound shown
+# on its safe side: a shown upper bound is never below the value)
 NONE_TEXT = "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
 
 
@@ -22,9 +26,44 @@ def check_number(number: str) -> None:
     """A column's number format must format a float (``.4g``, ``.3e``, ``,.2f`` …): one-line error otherwise."""
     if number:
         try:
-            format(1.5, number)
+            format(1.5, number.rstrip(ROUND_UP + ROUND_DOWN))
         except (ValueError, TypeError):
             raise DomainError(f"number must be a float format spec such as '.4g'; got {number!r}") from None
+
+
+def number_with_digits(number: str, digits: int) -> str:
+    """The format spec ``number`` (a column's; ``""``: the default) with ``digits`` significant digits, its notation
+    kept: ``""``/``.4g`` → ``.{digits}g``, ``.3e`` → ``.{digits - 1}e``; a fixed-decimal ``.2f`` is kept."""
+    import re
+
+    m = re.fullmatch(r"(.*?)(?:\.(\d+))?([gGeE]?)([↑↓]?)", number)
+    if m is None or (number and not m.group(3)):
+        return number
+    head, kind = m.group(1), m.group(3) or "g"
+    return f"{head}.{max(digits - 1, 0) if kind in 'eE' else digits}{kind}{m.group(4)}"
+
+
+def format_number(x: float, number: str = "") -> str:
+    """``format(x, number or DEFAULT_NUMBER)``; a spec ending in `ROUND_UP` (``↑``) or `ROUND_DOWN` (``↓``) rounds
+    toward +inf or -inf instead of to the nearest (g, e and f notations)."""
+    way = number[-1:] if number[-1:] in (ROUND_UP, ROUND_DOWN) else ""
+    spec = (number[:-1] if way else number) or DEFAULT_NUMBER
+    s = format(x, spec)
+    if not way or not math.isfinite(x) or spec[-1:] not in "gGeEf":
+        return s
+    shown = float(s.replace(",", "").replace("_", ""))
+    if (shown >= x) if way == ROUND_UP else (shown <= x):
+        return s
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    exact = Decimal(x)
+    digits = int(spec.rsplit(".", 1)[1][:-1] or 6) if "." in spec else 6
+    if spec[-1] in "fF":
+        step = -digits
+    else:
+        step = exact.adjusted() - (max(digits, 1) if spec[-1] in "gG" else digits + 1) + 1
+    rounded = exact.quantize(Decimal(1).scaleb(step), rounding=ROUND_CEILING if way == ROUND_UP else ROUND_FLOOR)
+    return format(float(rounded), spec)
 
 
 def clean(value: Any, integer: bool = False) -> Any:
@@ -37,16 +76,16 @@ def clean(value: Any, integer: bool = False) -> Any:
 
 
 def text_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A cell of the table and of Markdown: ``number`` (default ``.10g``) for floats, ``—`` for no value."""
+    """A cell of the table and of Markdown: ``number`` (default `DEFAULT_NUMBER`) for floats, ``—`` for no value."""
     value = clean(value, integer)
     if value is None:
         return NONE_TEXT
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        return format(value, number or ".10g")
+        return format_number(value, number)
     if number and isinstance(value, int) and not isinstance(value, bool):
-        return format(value, number)
+        return format(value, number.rstrip(ROUND_UP + ROUND_DOWN))
     return str(value)
 
 
