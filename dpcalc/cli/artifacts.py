@@ -35,7 +35,8 @@ def _figure(fig: Figure, given: dict[str, Any], warns: list[str]) -> int:
 
     chosen = draw.format_of(given["output"], given["fmt"])
     target = given["output"] or Path(f"{fig.name}.{chosen}")
-    drawn = draw.save(fig.spec, target, fmt=chosen, force=given["force"])
+    drawn = draw.save(fig.spec, target, fmt=chosen, force=given["force"], width=given["width"], dpi=given["dpi"],
+                      font=str(given["font"].value))
     _warn([*warns, *(w for w in drawn.warnings if w not in warns)])
     print(f"wrote {target} ({len(drawn.lines)} lines, {len(drawn.data)} bytes)")
     return 0

@@ -35,9 +35,21 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
         body = para.lstrip(" ")
         lead = para[:len(para) - len(body)]
         hang = lead + ("  " if body.startswith("- ") else indent)
-        out += textwrap.wrap(body, max(width, 1), initial_indent=lead, subsequent_indent=hang,
-                             break_long_words=False, break_on_hyphens=False) or [""]
+        out += _unglued(textwrap.wrap(_glued(body), max(width, 1), initial_indent=lead, subsequent_indent=hang,
+                                      break_long_words=False, break_on_hyphens=False)) or [""]
     return out
+
+
+_NBSP = "\u00a0"
+
+
+def _glued(text: str) -> str:
+    """``n = 101`` kept on one line when wrapped (no-break spaces around ``=``; textwrap breaks at ASCII spaces)."""
+    return text.replace(" = ", f"{_NBSP}={_NBSP}")
+
+
+def _unglued(lines: list[str]) -> list[str]:
+    return [x.replace(_NBSP, " ") for x in lines]
 
 
 def _words(text: str) -> list[str]:
@@ -58,7 +70,7 @@ class _Col:
         word = max(display_width(w) for w in _words(header))
         widest = max(map(display_width, cells), default=0)
         if self.wraps:  # text: wrapped between words
-            widest_word = max((display_width(w) for x in cells for w in _words(x)), default=0)
+            widest_word = max((display_width(w) for x in cells for w in _words(_glued(x))), default=0)
             self.min = max(word, widest_word)
         else:
             self.min = max(word, widest)
@@ -69,7 +81,7 @@ class _Col:
 def _lines(text: str, width: int, wraps: bool = True) -> list[str]:
     if not wraps or display_width(text) <= width:
         return [text]
-    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return _unglued(textwrap.wrap(_glued(text), width, break_long_words=False, break_on_hyphens=False)) or [""]
 
 
 def _boxed(cols: list[_Col], nrows: int, styled: bool) -> list[str]:
