@@ -15,6 +15,7 @@ unchanged (`dpcalc.report.render`): the fitting is for people reading a terminal
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -43,9 +44,12 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
 _NBSP = "\u00a0"
 
 
+_CITED = re.compile(r"\b(Thm|Thms|Theorem|Prop\.|Cor\.|Lemma|Def\.|eqs?\.|Eqs?\.|Fig\.|Alg\.|Sec\.|§) (?=\w|\()")
+
+
 def _glued(text: str) -> str:
-    """``n = 101`` kept on one line when wrapped (no-break spaces around ``=``; textwrap breaks at ASCII spaces)."""
-    return text.replace(" = ", f"{_NBSP}={_NBSP}")
+    """``n = 101`` and ``Thm 9`` kept on one line when wrapped (no-break spaces; textwrap breaks at ASCII spaces)."""
+    return _CITED.sub(lambda m: m.group(1) + _NBSP, text.replace(" = ", f"{_NBSP}={_NBSP}"))
 
 
 def _unglued(lines: list[str]) -> list[str]:
@@ -74,6 +78,7 @@ class _Col:
             self.min = max(word, widest_word)
         else:
             self.min = max(word, widest)
+        self.body = max(self.min, widest)  # every cell on one line (the header may still wrap)
         self.natural = max(display_width(header), widest)
         self.width = self.min
 
@@ -119,19 +124,21 @@ def _table_width(cols: Sequence[_Col]) -> int:
 
 def _widen(cols: list[_Col], width: int) -> bool:
     """Set the columns' widths within ``width`` (each at least its narrowest): False if even that is too wide.
-    The room left goes first to the columns it makes whole (fewest extra cells first), then to the rest."""
+    The room left goes first to cells on one line, then to headers on one line: each time to the columns it
+    makes whole (fewest extra cells first), then to the rest."""
     for c in cols:
         c.width = c.min
     room = width - _table_width(cols)
     if room < 0:
         return False
-    for c in sorted(cols, key=lambda c: c.natural - c.min):
-        need = c.natural - c.width
-        if 0 < need <= room:
-            c.width, room = c.natural, room - need
-    for c in cols:
-        more = min(room, c.natural - c.width)
-        c.width, room = c.width + more, room - more
+    for target in ("body", "natural"):
+        for c in sorted(cols, key=lambda c: getattr(c, target) - c.width):
+            need = getattr(c, target) - c.width
+            if 0 < need <= room:
+                c.width, room = c.width + need, room - need
+        for c in cols:
+            more = max(min(room, getattr(c, target) - c.width), 0)
+            c.width, room = c.width + more, room - more
     return True
 
 
