@@ -126,7 +126,8 @@ def test_wrapping_keeps_words_assignments_and_citations_whole() -> None:
     assert all(len(x) <= 22 for x in lines)
     joined = "\n".join(lines)
     assert "T = 14063" in joined and "Thm 9" in joined
-    assert wrap("  - an item that is rather long indeed", 20) == ["  - an item that is", "    rather long", "    indeed"]
+    assert wrap("  - an item that is rather long indeed", 20) == ["  - an item that is", "    rather long",
+                                                               "    indeed"]
 
 
 def test_digits_default_option_and_directed_rounding() -> None:
