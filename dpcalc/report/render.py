@@ -211,6 +211,10 @@ def _write(result: Result, fmt: Format, output: Path | None, force: bool, advanc
         write_atomic(output, iter_render(result, fmt, advance), force)
     elif fmt is Format.table and not result.meta.get("parts"):
         _table(result, sys.stdout, advance)
+    elif fmt is Format.table and _isatty(sys.stdout):  # several tables (dpcalc table a.toml b.toml), each fitted
+        for k, part in enumerate(result.meta["parts"]):
+            sys.stdout.write("\n" if k else "")
+            _table(part, sys.stdout, advance)
     else:
         sys.stdout.writelines(iter_render(result, fmt, advance))
 
