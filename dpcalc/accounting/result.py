@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from dpcalc._rounding import ROUND_DOWN, ROUND_UP, format_number
+
 __all__ = ["KINDS", "Kind", "PrivacyResult"]
 
 Kind = Literal["exact", "bracket", "upper", "estimate", "lower"]
@@ -34,12 +36,13 @@ KINDS: tuple[Kind, ...] = ("exact", "bracket", "upper", "estimate", "lower")
 GUARANTEED: tuple[Kind, ...] = ("exact", "bracket", "upper")
 
 
-def _g(x: float | None, digits: int = 6) -> str:
+def _g(x: float | None, way: str = "") -> str:
+    """``x`` in 6 significant digits, rounded toward ``way`` (`dpcalc._rounding`: ↑ an upper bound, ↓ a lower one)."""
     if x is None:
         return "—"
     if math.isinf(x):
         return "∞"
-    return f"{x:.{digits}g}"
+    return format_number(x, ".6g" + way)
 
 
 @dataclass(frozen=True)
@@ -108,8 +111,10 @@ class PrivacyResult:
     def _summary(self) -> tuple[str, str]:
         sym = "ε" if self.quantity == "epsilon" else "δ"
         given = f"δ = {_g(self.delta)}" if self.quantity == "epsilon" else f"ε = {_g(self.epsilon)}"
-        ends = f" [{_g(self.lower)}, {_g(self.upper)}]" if self.lower is not None and self.upper is not None else ""
-        head = f"{sym} = {_g(self.value)}{ends}"
+        ends = (f" [{_g(self.lower, ROUND_DOWN)}, {_g(self.upper, ROUND_UP)}]"
+                if self.lower is not None and self.upper is not None else "")
+        way = {"upper": ROUND_UP, "bracket": ROUND_UP, "lower": ROUND_DOWN}.get(self.kind, "")
+        head = f"{sym} = {_g(self.value, way)}{ends}"
         who = [self.kind, self.accountant, self.relation.replace("_", "-"), given]
         if self.level == "user":
             who.append(f"user level, k = {self.k}" + (f" ({self.method})" if self.method else ""))

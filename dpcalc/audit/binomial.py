@@ -14,7 +14,7 @@ from dpcalc import _validate as v
 from dpcalc._validate import FloatArray
 from dpcalc.errors import DomainError
 
-__all__ = ["check_confidence", "check_counts", "cp_lower", "cp_upper"]
+__all__ = ["check_confidence", "check_counts", "check_game", "cp_lower", "cp_upper"]
 
 
 def check_confidence(confidence: float, name: str = "confidence") -> float:
@@ -68,3 +68,15 @@ def cp_lower(k: ArrayLike, n: ArrayLike, confidence: float = 0.95) -> float | Fl
         0.9894593118
     """
     return _cp(k, n, confidence, False)
+
+
+def check_game(canaries: int, guesses: int, correct: int) -> tuple[int, int, int]:
+    """0 ≤ correct ≤ guesses ≤ canaries, canaries ≥ 1 (one line naming the option)."""
+    m = int(v.scalar("canaries", v.integer_at_least("canaries", canaries, 1)))
+    r = int(v.scalar("guesses", v.integer_at_least("guesses", guesses, 0)))
+    c = int(v.scalar("correct", v.integer_at_least("correct", correct, 0)))
+    if r > m:
+        raise DomainError(f"guesses must be <= canaries (got {r} > {m})")
+    if c > r:
+        raise DomainError(f"correct must be <= guesses (got {c} > {r})")
+    return m, r, c

@@ -19,10 +19,10 @@ import numpy as np
 from dpcalc import _validate as v
 from dpcalc._repr import short_repr
 from dpcalc._roots import bisect
-from dpcalc.audit.binomial import check_confidence
+from dpcalc.audit.binomial import check_confidence, check_game
 from dpcalc.errors import DomainError
 
-__all__ = ["OneRunAudit", "check_game", "eps_lower_one_run", "one_run_audit", "p_value"]
+__all__ = ["OneRunAudit", "eps_lower_one_run", "one_run_audit", "p_value"]
 
 
 @short_repr
@@ -39,18 +39,6 @@ class OneRunAudit:
     correct: int
     mu_lower: float | None = None
     eps_lower_fdp: float | None = None
-
-
-def check_game(canaries: int, guesses: int, correct: int) -> tuple[int, int, int]:
-    """0 ≤ correct ≤ guesses ≤ canaries, canaries ≥ 1 (one line naming the option)."""
-    m = int(v.scalar("canaries", v.integer_at_least("canaries", canaries, 1)))
-    r = int(v.scalar("guesses", v.integer_at_least("guesses", guesses, 0)))
-    c = int(v.scalar("correct", v.integer_at_least("correct", correct, 0)))
-    if r > m:
-        raise DomainError(f"guesses must be <= canaries (got {r} > {m})")
-    if c > r:
-        raise DomainError(f"correct must be <= guesses (got {c} > {r})")
-    return m, r, c
 
 
 def _p_value(m: int, r: int, c: int, eps: float, delta: float) -> float:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dpcalc import _validate as v
 from dpcalc._roots import bisect
-from dpcalc.audit.binomial import check_confidence
-from dpcalc.audit.one_run import check_game
+from dpcalc.audit.binomial import check_confidence, check_game
 from dpcalc.errors import DomainError
 
 __all__ = ["eps_lower_fdp", "mu_lower_fdp", "rejects"]

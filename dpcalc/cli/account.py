@@ -17,7 +17,9 @@ from dpcalc.cli.accounting import (
     ACCOUNTANT,
     ATOL,
     BACKEND,
+    CLIENT_TERMS,
     EVENT,
+    EXAMPLE_TERMS,
     NEIGHBOURS,
     ORDERS,
     RTOL,
@@ -48,6 +50,12 @@ _FORMULAS = ["rdp.subsampled_gaussian", "rdp.eps_improved", "rdp.eps_lemma1", "z
 #: how each field of a result row is shown: label, LaTeX, unit, text (left-aligned), integer
 _SHOWN: dict[str, tuple[str, str, str, bool, bool]] = {
     "noise_multiplier": ("z (noise multiplier)", "$z$", "noise multiplier", False, False),
+    "dataset_size": ("N (dataset size)", "$N$", "examples", False, True),
+    "batch_size": ("b (batch size)", "$b$", "examples", False, True),
+    "epochs": ("E (epochs)", "$E$", "epochs", False, False),
+    "clients": ("N (clients)", "$N$", "clients", False, True),
+    "clients_per_round": ("m (clients per round)", "$m$", "clients", False, True),
+    "rounds": ("R (rounds)", "$R$", "rounds", False, True),
     "q": ("q", "$q$", "probability", False, False),
     "steps": ("T (steps)", "$T$", "steps", False, True),
     "event": ("event", "", "", True, False),
@@ -68,12 +76,16 @@ _SHOWN: dict[str, tuple[str, str, str, bool, bool]] = {
     "kind": ("kind", "", "", True, False),
     "order": ("Rényi order α*", r"$\alpha^*$", "", False, False),
 }
+#: bounds shown on their safe side: an upper bound rounded up, a lower bound down (JSON and CSV keep every digit)
+_ROUNDED = {"eps": ".6g↑", "eps_lower": ".6g↓", "eps_upper": ".6g↑", "next_eps": ".6g↑"}
+#: the run's fields a table shows (constant ones in its header): its terms, q and T, the relation and the sampling
+_RUN_SHOWN = ("noise_multiplier", *EXAMPLE_TERMS, *CLIENT_TERMS, "q", "steps", "relation", "sampling", "level")
 _KINDS_NOTE = ("kind: exact = the true ε; bracket = certified ε lower ≤ true ε ≤ ε upper (PLD), ε = ε upper; upper = "
                "guaranteed ε (RDP, zCDP); estimate = an approximation that can be below the true ε (GDP-CLT).")
 
 
-def columns_of(rows: list[dict[str, Any]], shown: tuple[str, ...], labels: dict[str, str] | None = None
-               ) -> list[Column]:
+def columns_of(rows: list[dict[str, Any]], shown: tuple[str, ...], labels: dict[str, str] | None = None,
+               numbers: dict[str, str] | None = None) -> list[Column]:
     """Every key of the rows, in order (the JSON row), shown in tables when in ``shown`` and not empty throughout;
     the rest JSON/CSV only."""
     keys = list(dict.fromkeys(k for r in rows for k in r))
@@ -82,8 +94,8 @@ def columns_of(rows: list[dict[str, Any]], shown: tuple[str, ...], labels: dict[
         label, latex, unit, is_text, integer = _SHOWN.get(k, (k.replace("_", " "), "", "", False, False))
         empty = all(r.get(k) is None for r in rows)
         is_text = is_text or any(isinstance(r.get(k), str) for r in rows)
-        out.append(Column(k, (labels or {}).get(k, label), latex, integer, is_text, unit=unit,
-                          detail=k not in shown or empty))
+        out.append(Column(k, (labels or {}).get(k, label), latex, integer, is_text, number=(numbers or {}).get(
+            k, _ROUNDED.get(k, "")), unit=unit, detail=k not in shown or empty))
     return out
 
 
@@ -191,8 +203,8 @@ def account_command(a: Args) -> Result:
         raise DomainError(next(iter(reasons.values())) if reasons else "no accountant answers")
     event0 = points[0][0]
     is_event = a.event is not None
-    shown = (("event", "relation", "sampling") if is_event else ("noise_multiplier", "q", "steps")) + \
-        (("level", "k", "method") if k is not None else ()) + ("delta", "accountant", "eps", "eps_lower", "eps_upper",
+    shown = (("event", "relation", "sampling", "level") if is_event else _RUN_SHOWN) + \
+        (("k", "method") if k is not None else ()) + ("delta", "accountant", "eps", "eps_lower", "eps_upper",
                                                                "kind", "order")
     notes = list(dict.fromkeys(n for r in rows for n in r.get("notes", [])))
     head_note = ""
@@ -251,7 +263,7 @@ def calibrate_command(a: Args) -> Result:
     Example: dpcalc calibrate --eps 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 --epochs 60
     """
     from dpcalc.accounting import accountants as registry
-    from dpcalc.accounting.calibrate import calibrate, probe
+    from dpcalc.accounting.calibrate import calibrate, owner_of, probe
 
     field = _knob(a)
     names = accountants_of(a)
@@ -263,6 +275,7 @@ def calibrate_command(a: Args) -> Result:
     rows: list[dict[str, Any]] = []
     refused: dict[str, dict[str, str]] = {"not_applicable": {}, "failed": {}}
     targets = list(itertools.product(a.eps, a.delta))
+    answered: list[Any] = []  # the events at the answers
     with progress(len(points) * len(targets), "calibrate") as advance:
         for (event, rel, _), (e, d) in itertools.product(points, targets):
             first = probe(event, field)
@@ -284,20 +297,25 @@ def calibrate_command(a: Args) -> Result:
                     refused["failed"].setdefault(n, str(exc))
                     continue
                 rows += [c.to_dict() for c in found]
+                answered += [c.event for c in found]
             advance(1, "point")
     if not rows:
         reasons = {**refused["failed"], **refused["not_applicable"]}
         raise DomainError(next(iter(reasons.values())) if reasons else "no accountant answers")
     label = "value" if a.event is not None else (a.solve_for or "noise-multiplier")
-    shown = ("target", "delta", "accountant", *(("level", "k", "method") if k is not None else ()), "value", "eps",
-             "next_value", "next_eps", "kind")
+    solved = _KNOB_NAMES.get(label, label)  # the answer's column: not repeated among the run's fields
+    shown = (*(n for n in _RUN_SHOWN if n != solved), "target", "delta", "accountant",
+             *(("k", "method") if k is not None else ()), "value", "eps", "next_value", "next_eps", "kind")
     integer = any(isinstance(r.get("value"), int) for r in rows)
-    cols = columns_of(rows, shown, {"value": label, "eps": "ε at it"})
+    # the answer on its safe side: more noise (rounded up), fewer steps or a smaller rate (rounded down)
+    owner, name = owner_of(probe(points[0][0], field), field)
+    safe = ".6g↓" if owner.knob(name).eps_increases else ".6g↑"
+    cols = columns_of(rows, shown, {"value": label, "eps": "ε at it"}, {"value": safe})
     cols = [c._replace(integer=integer) if c.key in ("value", "next_value") else c for c in cols]
     notes = list(dict.fromkeys(n for r in rows for n in r.get("notes", [])))
     note = (f"Safe side: ε at the value ≤ the target under its accountant; tight: one step past it (the next integer, "
             f"or the value moved by rtol) does not meet it ('—' where the knob's end meets it). {_KINDS_NOTE}"
-            + _run_note(probe(points[0][0], field)) + (_USER_NOTE if k is not None else "")
+            + _run_note(answered[0] if answered else probe(points[0][0], field)) + (_USER_NOTE if k is not None else "")
             + "".join(f" {n[0].upper()}{n[1:]}." for n in notes) + _refusals(refused))
     return Result(columns=cols, rows=rows, title=f"{label} for a target (ε, δ)", note=note,
                   formula=["calibrate.sigma_rdp", *_FORMULAS],

@@ -26,8 +26,9 @@ class Document:
 
 
 def _warn(messages: list[str]) -> None:
-    for w in messages:
-        print(f"warning: {w}", file=sys.stderr)
+    from dpcalc.report.render import print_warnings
+
+    print_warnings(messages)
 
 
 def _figure(fig: Figure, given: dict[str, Any], warns: list[str]) -> int:
@@ -35,7 +36,8 @@ def _figure(fig: Figure, given: dict[str, Any], warns: list[str]) -> int:
 
     chosen = draw.format_of(given["output"], given["fmt"])
     target = given["output"] or Path(f"{fig.name}.{chosen}")
-    drawn = draw.save(fig.spec, target, fmt=chosen, force=given["force"])
+    drawn = draw.save(fig.spec, target, fmt=chosen, force=given["force"], width=given["width"], dpi=given["dpi"],
+                      font=str(given["font"].value))
     _warn([*warns, *(w for w in drawn.warnings if w not in warns)])
     print(f"wrote {target} ({len(drawn.lines)} lines, {len(drawn.data)} bytes)")
     return 0
@@ -49,6 +51,11 @@ def _document(doc: Document, given: dict[str, Any], warns: list[str]) -> int:
     content = json.dumps(doc.data, indent=2) + "\n" if given["json_"] else doc.text()
     if given["output"] is not None:
         write_atomic(given["output"], content, given["force"])
+    elif not given["json_"] and sys.stdout.isatty():  # a person reading a terminal: lines broken between words
+        from dpcalc.report.fit import wrap
+        from dpcalc.report.render import terminal_width
+
+        sys.stdout.write("\n".join(wrap(content.rstrip("\n"), terminal_width())) + "\n")
     else:
         sys.stdout.write(content)
     _warn(warns)

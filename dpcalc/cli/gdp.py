@@ -142,8 +142,8 @@ def clt_command(a: Args) -> Result:
                  column(_PROFILE, "eps", key="eps_published", label="ε (as published)")]
     axes["noise_multiplier"] = axes.pop("sigma")  # the row key: one name per quantity (docs/conventions.md §2)
     return Result(columns=cols, rows=flatten(axes, out), title="GDP central limit theorem (estimate)",
-                  note="bound: estimate. " + gdp.CLT_WARNING, formula=["gdp.clt_mu", _INVERSE["eps"]],
-                  meta={"bound": "estimate"})
+                  note="bound: estimate (an approximation that can be below the true ε; the warning says why)",
+                  formula=["gdp.clt_mu", _INVERSE["eps"]], meta={"bound": "estimate"})
 
 
 @command("tradeoff", axis("mu"), axis("alpha"), formula="gdp.tradeoff")

@@ -19,8 +19,10 @@ __all__ = ["ENTRIES"]
          choice("float_env", ("table", "table*"), option="--float", formula="-", default="table",
                 help="LaTeX float: table (one column of the page) or table* (across both columns of a "
                      "two-column paper)"),
-         choice("scale", ("none", "small", "footnotesize", "fit"), formula="-", default="none",
-                help="LaTeX size: none, small, footnotesize, or fit (scaled to the line width; needs graphicx)"),
+         choice("scale", ("auto", "none", "small", "footnotesize", "fit"), formula="-", default="auto",
+                help="LaTeX size: auto (natural if it fits the line, else \\footnotesize with narrower column gaps, "
+                     "else scaled to the line width; needs graphicx), none, small, footnotesize, or fit (always "
+                     "scaled to the line width)"),
          choice("numbers", ("plain", "siunitx"), formula="-", default="plain",
                 help="LaTeX numbers: plain (math mode, any LaTeX) or siunitx (S columns aligned on the decimal "
                      "marker; needs siunitx)"),
@@ -30,9 +32,9 @@ __all__ = ["ENTRIES"]
 def table_command(a: Args) -> Result:
     """Build tables from specs: formulas (catalog ids), a parameter grid, columns, digits, caption and label.
 
-    LaTeX output is a booktabs table float with \\caption and \\label that compiles as is and fits one column of an
-    article: the symbol on the first header line, the unit on the second; published and corrected forms side by
-    side under one header. Several specs give one table (one float) each, in order.
+    LaTeX output is a booktabs table float with \\caption and \\label that compiles as is and fits one column of a
+    two-column paper (--scale auto): the symbol on the first header line, the unit on the second; published and
+    corrected forms side by side under one header. Several specs give one table (one float) each, in order.
     Example: dpcalc table docs/examples/midp_sigma.toml docs/examples/gauss_erratum.toml --format latex
     """
     from dpcalc.report import table

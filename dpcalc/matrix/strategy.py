@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
@@ -124,8 +125,11 @@ def tree_restart_sensitivity(epochs: int, epoch_steps: int) -> float:
     return tree_sensitivity(e * b, e, b, restart=b)
 
 
-def tree_restart_delta(eps: float, noise_multiplier: float, epochs: int, epoch_steps: int) -> float:
-    """δ(ε) of DP-FTRL-TreeRestart (add/remove): the Gaussian profile at μ = `tree_restart_sensitivity`/z.
+@v.named_shapes
+def tree_restart_delta(eps: ArrayLike, noise_multiplier: ArrayLike, epochs: ArrayLike,
+                       epoch_steps: ArrayLike) -> float | v.FloatArray:
+    """δ(ε) of DP-FTRL-TreeRestart (add/remove): the Gaussian profile at μ = `tree_restart_sensitivity`/z;
+    broadcasts over the inputs.
 
     Examples:
         >>> from dpcalc.matrix.strategy import tree_restart_delta
@@ -134,7 +138,14 @@ def tree_restart_delta(eps: float, noise_multiplier: float, epochs: int, epoch_s
     """
     from dpcalc.matrix.accounting import delta
 
-    return float(delta(eps, noise_multiplier, tree_restart_sensitivity(epochs, epoch_steps)))
+    named = {"eps": v.nonnegative("eps", eps), "noise_multiplier": v.positive("noise_multiplier", noise_multiplier),
+             "epochs": v.integer_at_least("epochs", epochs, 1),
+             "epoch_steps": v.integer_at_least("epoch_steps", epoch_steps, 1)}
+
+    def one(eps: float, noise_multiplier: float, epochs: float, epoch_steps: float) -> float:
+        return float(delta(eps, noise_multiplier, tree_restart_sensitivity(int(epochs), int(epoch_steps))))
+
+    return v.elementwise(one, **named)
 
 
 def banded_sensitivity(coefficients: Any, participations: int) -> float:

@@ -83,6 +83,35 @@ def _call(step: Step, values: Mapping[str, Any], where: str) -> Any:
     return fn(**values)
 
 
+def _evaluate(s: SeriesSpec, values: dict[str, Any], x_name: str, where: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The series' y over the x grid: one vectorised call; a formula that takes scalars only (or fails somewhere
+    on the grid) point by point, NaN (a gap in the line, with a warning) where a point is outside its domain."""
+    def once(v: dict[str, Any]) -> np.ndarray:
+        y = _call(s.step, v, where)
+        if s.then is not None:
+            y = _call(s.then, {**s.then.inputs, s.then.input: np.asarray(y, dtype=np.float64)}, where)
+        return np.asarray(y, dtype=np.float64)
+
+    try:
+        return np.broadcast_to(once(values), shape).copy()
+    except DomainError as exc:
+        first = exc
+    xs = np.asarray(values[x_name], dtype=np.float64).ravel()
+    out = np.full(shape, np.nan)
+    failed: list[str] = []
+    for k, xk in enumerate(xs.tolist()):
+        try:
+            out.flat[k] = float(once({**values, x_name: xk}))
+        except DomainError as exc:
+            failed.append(str(exc))
+    if len(failed) == xs.size:
+        raise first
+    if failed:
+        warnings.warn(f"{where}: no value at {len(failed)} of {xs.size} points (a gap in the line): {failed[0]}",
+                      stacklevel=2)
+    return out
+
+
 def _series_lines(fig: FigureSpec, s: SeriesSpec, x: np.ndarray) -> list[Line]:
     entry = _catalog_entry(s.step)
     kind = s.kind or ("" if entry is None else "disputed" if entry.status == "disputed" else
@@ -100,11 +129,8 @@ def _series_lines(fig: FigureSpec, s: SeriesSpec, x: np.ndarray) -> list[Line]:
         if s.by is not None:
             values[s.by[0]] = value
             label = s.label.format(**{s.by[0]: value})
-        y = _call(s.step, values, where)
-        if s.then is not None:
-            y = _call(s.then, {**s.then.inputs, s.then.input: np.asarray(y, dtype=np.float64)}, where)
-        y = np.broadcast_to(np.asarray(y, dtype=np.float64), x.shape)
-        out.append(Line(label=label, x=x, y=y.copy(), kind=kind, formula=s.step.name,
+        y = _evaluate(s, values, s.x_input or fig.x, where, x.shape)
+        out.append(Line(label=label, x=x, y=y, kind=kind, formula=s.step.name,
                         by=None if s.by is None or value is None else (s.by[0], float(value))))
     return out
 

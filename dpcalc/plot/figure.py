@@ -15,8 +15,8 @@ from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.plot.data import Line, lines
 from dpcalc.plot.spec import FigureSpec
 
-__all__ = ["FORMATS", "MAX_LEGEND", "PALETTE", "STYLE", "Drawn", "MissingExtraError", "coinciding", "draw",
-           "format_of", "save"]
+__all__ = ["DPI", "FONTS", "FORMATS", "INSIDE_LEGEND", "MAX_LEGEND", "MIN_TEXT_PT", "PALETTE", "STYLE", "WIDTH",
+           "Drawn", "MissingExtraError", "coinciding", "draw", "figure_size", "format_of", "legend_order", "save"]
 
 FORMATS = ("png", "svg", "pdf")
 #: Colour-blind-safe qualitative palette (Okabe & Ito 2008; Wong, Nature Methods 2011), yellow last.
@@ -29,8 +29,20 @@ STYLE: dict[str, dict[str, Any]] = {
     "": {"linestyle": "-", "marker": "."}}
 #: More lines than this: a colour scale of the ``by`` parameter instead of a legend entry per line.
 MAX_LEGEND = 12
-_RC = {"font.size": 9, "axes.titlesize": 9.5, "legend.fontsize": 8, "svg.hashsalt": "dpcalc", "pdf.compression": 6,
+#: Text sizes in points at the figure's printed width (`WIDTH` inches by default): 7 pt at least, as journals ask.
+_RC = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7,
+       "ytick.labelsize": 7, "axes.linewidth": 0.6, "lines.linewidth": 1.2, "lines.markersize": 3.5,
+       "xtick.major.width": 0.6, "ytick.major.width": 0.6, "legend.handlelength": 2.6, "legend.borderpad": 0.3,
+       "legend.labelspacing": 0.25, "svg.hashsalt": "dpcalc", "pdf.compression": 6,
        "pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path"}  # TrueType fonts embedded; SVG text as paths
+#: The two text faces of ``--font``: sans (DejaVu Sans, matplotlib's default) or serif (STIX: Times-like text and
+#: TeX-like math, both shipped with matplotlib).
+FONTS: dict[str, dict[str, Any]] = {
+    "sans": {"font.family": "sans-serif", "mathtext.fontset": "dejavusans"},
+    "serif": {"font.family": "serif", "font.serif": ["STIXGeneral", "DejaVu Serif"], "mathtext.fontset": "stix"}}
+WIDTH, DPI, MIN_TEXT_PT = 3.5, 300, 7.0  # one column of a two-column paper; print resolution; smallest text
+INSIDE_LEGEND = 3  # legends of more entries go below the axes (the figure grows by `_LEGEND_ROW` inches an entry)
+_LEGEND_ROW = 0.145
 
 
 class MissingExtraError(DpcalcError):
@@ -46,6 +58,10 @@ class Drawn:
     lines: list[Line]
     warnings: list[str]
     artists: int = 0  # Line2D objects on the axes (what a reader sees; equals len(lines))
+    size: tuple[float, float] = (0.0, 0.0)  # width and height in inches
+    smallest_text: float = 0.0  # points: the smallest text drawn (tick labels, legend, labels, title)
+    markers: tuple[str, ...] = ()  # the marker of each line, in drawing order ("" or "None": none)
+    legend: tuple[str, ...] = ()  # the legend's entries, top to bottom
 
 
 def _pyplot() -> Any:
@@ -139,21 +155,61 @@ def _plain_log_ticks(axis: Any, data: list[Any]) -> None:
         axis.set_minor_formatter(FuncFormatter(plain))
 
 
+def _series_key(line: Line) -> tuple[str, str, str]:
+    return line.formula, line.kind, line.by[0] if line.by else ""
+
+
+def legend_order(drawn: list[Line]) -> list[int]:
+    """The legend's order of the lines: as drawn, except that the lines of one series swept over ``by`` are listed
+    top to bottom as their curves end on the right (ε = 10 above ε = 1 where its curve is above)."""
+    import numpy as np
+
+    order = list(range(len(drawn)))
+    start = 0
+    while start < len(drawn):
+        end = start + 1
+        key = _series_key(drawn[start])
+        while end < len(drawn) and _series_key(drawn[end]) == key:
+            end += 1
+        if key[2] and end - start > 1:
+            ys = np.array([drawn[k].y for k in range(start, end)], dtype=float)
+            ok = np.flatnonzero(np.isfinite(ys).all(axis=0))
+            if ok.size:
+                last = ys[:, ok[-1]]
+                order[start:end] = [start + int(j) for j in np.argsort(-last, kind="stable")]
+        start = end
+    return order
+
+
 def _legend(ax: Any, fig_spec: FigureSpec, drawn: list[Line]) -> None:
     """One legend entry per line, plus the optimum's star; or, for many lines, a colour scale of ``by``."""
     from matplotlib.lines import Line2D
 
     handles, labels = ax.get_legend_handles_labels()
+    if len(handles) == len(drawn):
+        order = legend_order(drawn)
+        handles, labels = [handles[k] for k in order], [labels[k] for k in order]
     if fig_spec.optimum:
         what = "minimum" if fig_spec.optimum == "min" else "maximum"
         handles.append(Line2D([], [], marker="*", markersize=11, color="0.5", markeredgecolor="black",
                               linestyle="none"))
         labels.append(f"${fig_spec.optimum_label or 'x^*'}$: {what} of each curve")
-    ax.legend(handles, labels, loc="best", framealpha=0.9)
+    if len(labels) > INSIDE_LEGEND:  # below the axes, where it covers no curve
+        ax.figure.legend(handles, labels, loc="outside lower center", framealpha=0.9)
+    else:
+        ax.legend(handles, labels, loc="best", framealpha=0.9)
 
 
-def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
-    """Compute and draw ``fig_spec``; return the encoded file (nothing is written).
+def figure_size(width: float) -> tuple[float, float]:
+    """Width and height in inches: a one-column figure is 4:3, a wider one flatter (the text keeps its size)."""
+    if not (isinstance(width, int | float) and 1.0 <= width <= 20.0):
+        raise DomainError(f"width must be in [1, 20] inches (got {width!r})")
+    return float(width), round(width * (0.78 if width < 5 else 0.62), 3)
+
+
+def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = DPI, width: float = WIDTH, font: str = "sans") -> Drawn:
+    """Compute and draw ``fig_spec`` ``width`` inches wide (text 7-8 pt at that size) in the ``font`` face
+    (`FONTS`); return the encoded file (nothing is written).
 
     Every label goes through matplotlib's mathtext; a title it cannot typeset is a one-line `DomainError`.
     Warnings matplotlib raises while drawing are returned in `Drawn.warnings`, not shown raw.
@@ -162,13 +218,21 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
 
     import numpy as np
 
+    if font not in FONTS:
+        raise DomainError(f"font must be one of {', '.join(FONTS)} (got {font!r})")
+    if not (isinstance(dpi, int) and 20 <= dpi <= 1200):
+        raise DomainError(f"dpi must be an integer in [20, 1200] (got {dpi!r})")
+    size = figure_size(width)
     plt = _pyplot()
     drawn, messages = lines(fig_spec)
     title = _label(plt, fig_spec.title, "title")
     many = len(drawn) > MAX_LEGEND and all(line.by is not None for line in drawn)
-    with plt.rc_context(_RC), warnings.catch_warnings(record=True) as caught:
+    entries = len(drawn) + bool(fig_spec.optimum)
+    if not many and entries > INSIDE_LEGEND:
+        size = (size[0], round(size[1] + _LEGEND_ROW * entries + 0.1, 3))
+    with plt.rc_context({**_RC, **FONTS[font]}), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+        fig, ax = plt.subplots(figsize=size, layout="constrained")
         try:
             under = coinciding(drawn, fig_spec.logy)
             touching = coinciding(drawn, fig_spec.logy, share=0.0)
@@ -185,7 +249,8 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
                     continue
                 colour = PALETTE[k % len(PALETTE)]
                 every = max(1, n // 12)
-                marker = style["marker"] if n <= 40 or under[k] >= 0 or k in covered else ""
+                # a kind's marker says what the line is (▲ estimate, × published, ○ corrected …): always drawn
+                marker = style["marker"] if n <= 40 or under[k] >= 0 or k in covered or line.kind else ""
                 width, alpha = (4.5, 0.35) if k in covered and under[k] < 0 else (1.6, 1.0)
                 if touching[k] >= 0 and under[k] < 0:
                     width = 1.0
@@ -193,7 +258,7 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
                 optimum = _mark_optimum(ax, fig_spec, line, colour) if fig_spec.optimum else ""
                 ax.plot(line.x, line.y, label=_label(plt, line.legend + optimum), color=colour,
                         linestyle=style["linestyle"],
-                        marker=marker, markevery=(shift % every, every) if n > 40 or under[k] >= 0 else None,
+                        marker=marker, markevery=(shift % every, every) if n > 24 or under[k] >= 0 else None,
                         markersize=4.5 if under[k] >= 0 else 4, linewidth=width, alpha=alpha,
                         zorder=2 + (under[k] >= 0))
             if fig_spec.logx:
@@ -221,21 +286,35 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
             metadata.update({"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(fmt, {}))
             fig.savefig(buf, format=fmt, dpi=dpi, metadata=metadata)
             artists = len(ax.get_lines())
+            smallest = _smallest_text(fig)
+            markers = tuple(str(a.get_marker()) for a in ax.get_lines())
+            shown = ax.get_legend() or (fig.legends[0] if fig.legends else None)
+            legend = tuple(t.get_text() for t in shown.get_texts()) if shown is not None else ()
         finally:
             plt.close(fig)
     for w in caught:
         text = " ".join(str(w.message).split())
         if text not in messages:
             messages.append(text)
-    return Drawn(data=buf.getvalue(), fmt=fmt, lines=drawn, warnings=messages, artists=artists)
+    return Drawn(data=buf.getvalue(), fmt=fmt, lines=drawn, warnings=messages, artists=artists, size=size,
+                 smallest_text=smallest, markers=markers, legend=legend)
 
 
-def save(fig_spec: FigureSpec, path: Path, *, fmt: str | None = None, force: bool = False) -> Drawn:
-    """Draw ``fig_spec`` and write it to ``path`` atomically (refusing to overwrite without ``force``)."""
+def _smallest_text(fig: Any) -> float:
+    """The size in points of the smallest visible, non-empty text of ``fig``."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return float(min(sizes)) if sizes else 0.0
+
+
+def save(fig_spec: FigureSpec, path: Path, *, fmt: str | None = None, force: bool = False, dpi: int = DPI,
+         width: float = WIDTH, font: str = "sans") -> Drawn:
+    """Draw ``fig_spec`` (`draw`) and write it to ``path`` atomically (refusing to overwrite without ``force``)."""
     from dpcalc.files import check_output, write_atomic
 
     chosen = format_of(path, fmt)
     check_output(path, force)  # before drawing: a refused --output costs nothing
-    drawn = draw(fig_spec, chosen)
+    drawn = draw(fig_spec, chosen, dpi=dpi, width=width, font=font)
     write_atomic(path, drawn.data, force)
     return drawn

@@ -1,4 +1,5 @@
-"""The text of one cell in the table and in Markdown: ``format(x, number or ".10g")``, ``inf``/``-inf``, ``—`` for
+"""The text of one cell in the table and in Markdown: ``format(x, number or DEFAULT_NUMBER)`` (6 significant
+digits), ``inf``/``-inf``, ``—`` for
 no value; an integer column writes integer-valued floats as integers. The base of every other format's cells
 (`dpcalc.report.cells`, `dpcalc.report.latex`, `dpcalc.report._exact`). Also the widths of cells on a
 terminal and the joining of padded cells into rows."""
@@ -10,10 +11,11 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
+from dpcalc._rounding import DEFAULT_NUMBER, ROUND_DOWN, ROUND_UP, format_number
 from dpcalc.errors import DomainError
 
-__all__ = ["NONE_TEXT", "check_number", "clean", "display_width", "join_rows", "noop", "pad", "text_cell", "text_width",
-           "widest"]
+__all__ = ["DEFAULT_NUMBER", "NONE_TEXT", "ROUND_DOWN", "ROUND_UP", "check_number", "clean", "display_width",
+           "format_number", "join_rows", "noop", "number_with_digits", "pad", "text_cell", "text_width", "widest"]
 
 NONE_TEXT = "—"  # not applicable to this row (e.g. no Rényi order for a non-RDP accountant)
 
@@ -22,9 +24,21 @@ def check_number(number: str) -> None:
     """A column's number format must format a float (``.4g``, ``.3e``, ``,.2f`` …): one-line error otherwise."""
     if number:
         try:
-            format(1.5, number)
+            format(1.5, number.rstrip(ROUND_UP + ROUND_DOWN))
         except (ValueError, TypeError):
             raise DomainError(f"number must be a float format spec such as '.4g'; got {number!r}") from None
+
+
+def number_with_digits(number: str, digits: int) -> str:
+    """The format spec ``number`` (a column's; ``""``: the default) with ``digits`` significant digits, its notation
+    kept: ``""``/``.4g`` → ``.{digits}g``, ``.3e`` → ``.{digits - 1}e``; a fixed-decimal ``.2f`` is kept."""
+    import re
+
+    m = re.fullmatch(r"(.*?)(?:\.(\d+))?([gGeE]?)([↑↓]?)", number)
+    if m is None or (number and not m.group(3)):
+        return number
+    head, kind = m.group(1), m.group(3) or "g"
+    return f"{head}.{max(digits - 1, 0) if kind in 'eE' else digits}{kind}{m.group(4)}"
 
 
 def clean(value: Any, integer: bool = False) -> Any:
@@ -37,16 +51,16 @@ def clean(value: Any, integer: bool = False) -> Any:
 
 
 def text_cell(value: Any, integer: bool = False, number: str = "") -> str:
-    """A cell of the table and of Markdown: ``number`` (default ``.10g``) for floats, ``—`` for no value."""
+    """A cell of the table and of Markdown: ``number`` (default `DEFAULT_NUMBER`) for floats, ``—`` for no value."""
     value = clean(value, integer)
     if value is None:
         return NONE_TEXT
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        return format(value, number or ".10g")
+        return format_number(value, number)
     if number and isinstance(value, int) and not isinstance(value, bool):
-        return format(value, number)
+        return format(value, number.rstrip(ROUND_UP + ROUND_DOWN))
     return str(value)
 
 

@@ -2,7 +2,7 @@
 
 Every format writes a number its own way (`Kind`):
 
-* ``text`` (table, Markdown) — ``format(x, number or ".10g")``; ``inf``/``-inf``; ``—`` for no value;
+* ``text`` (table, Markdown) — ``format(x, number or ".6g")``; ``inf``/``-inf``; ``—`` for no value;
 * ``latex`` — the ``text`` number in math mode, ``$1.5 \\times 10^{-5}$``, ``$\\infty$``; text escaped;
 * ``csv`` and ``json`` — every digit: ``repr(x)``, the shortest string that reads back as the same float;
   a documented ±inf is ``"inf"`` in JSON.
@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcalc.errors import DomainError
-from dpcalc.report._text import check_number, text_cell
+from dpcalc.report._text import check_number, format_number, text_cell
 
 __all__ = ["Kind", "cell", "column_cells"]
 
@@ -70,6 +70,7 @@ def _whole_strings(a: NDArray[np.float64], number: str) -> list[str]:
     small = np.abs(a) < _INT64_SAFE
     ints: list[int] = (a.astype(np.int64).tolist() if small.all()
                        else [int(x) for x in a.tolist()])
+    number = number.rstrip("↑↓")
     return list(map(format, ints, repeat(number))) if number else list(map(str, ints))
 
 
@@ -89,7 +90,7 @@ def _distinct_strings(a: NDArray[np.float64], kind: Kind, integer: bool, number:
         if kind in ("csv", "json"):
             fractional = list(map(float.__repr__, values))
         else:
-            fractional = list(map(format, values, repeat(number or ".10g")))
+            fractional = list(map(format_number, values, repeat(number)))
         if whole is None:
             strs = fractional
         else:

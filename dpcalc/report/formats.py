@@ -1,6 +1,6 @@
-"""The writers of the formats other than the plain table: JSON, CSV, Markdown, LaTeX, and the table fitted to a
-narrow terminal by rich. Each streams chunks of rows through `dpcalc.report._chunks.chunks`; imported by
-`dpcalc.report.render.iter_render` only when one of them is asked for (the default table needs none of them).
+"""The writers of the formats other than the plain table: JSON, CSV, Markdown and LaTeX. Each streams chunks of
+rows through `dpcalc.report._chunks.chunks`; imported by `dpcalc.report.render.iter_render` only when one of them
+is asked for (the default table needs none of them).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 from dpcalc import __version__
 from dpcalc.report._chunks import chunks
 from dpcalc.report._exact import json_value
-from dpcalc.report._text import join_rows, noop, text_cell
-from dpcalc.report.latex import latex_text
+from dpcalc.report._text import join_rows, noop
+from dpcalc.report.latex import latex_text, one_epsilon
 from dpcalc.report.result import Result
 
-__all__ = ["WRITERS", "iter_csv", "iter_json", "iter_latex", "iter_markdown", "rich_table", "units_of"]
+__all__ = ["WRITERS", "iter_csv", "iter_json", "iter_latex", "iter_markdown", "units_of"]
 
 
 def units_of(result: Result) -> dict[str, str]:
@@ -73,12 +73,19 @@ def to_csv(result: Result) -> str:
     return "".join(iter_csv(result))
 
 
+def _md_cell(text: str) -> str:
+    """A table cell's text with its pipes escaped (a ``|`` would end the cell)."""
+    return text.replace("|", "\\|")
+
+
 def iter_markdown(result: Result, advance: Callable[..., None] = noop) -> Iterator[str]:
-    yield ("| " + " | ".join(c.header for c in result.columns) + " |\n"
-           + "|" + "|".join("---:" for _ in result.columns) + "|\n")
+    yield ("| " + " | ".join(_md_cell(c.header) for c in result.columns) + " |\n"
+           + "|" + "|".join(":---" if c.text else "---:" for c in result.columns) + "|\n")
     lits = ["| ", *[" | "] * (len(result.columns) - 1), " |\n"]
+    texts = [c.text for c in result.columns]
     for _, cols, _ in chunks(result, "text", advance):
-        yield join_rows(cols, lits)
+        yield join_rows([[_md_cell(x) for x in col] if text else col for col, text in zip(cols, texts, strict=True)],
+                        lits)
     tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
     if tail:
         yield "\n".join(tail) + "\n"
@@ -93,7 +100,7 @@ def iter_latex(result: Result, advance: Callable[..., None] = noop) -> Iterator[
         yield _latex_float(result)
         return
     cols = "".join("l" if c.text else "r" for c in result.columns)
-    head = " & ".join(c.latex or latex_text(c.header) for c in result.columns)
+    head = " & ".join(one_epsilon(c.latex) or latex_text(c.header) for c in result.columns)
     caption = " ".join((result.title + (f" ({result.note})" if result.note else "")).split())
     formula = " ".join(str(result.formula).split())
     yield (f"% dpcalc {__version__}: {formula}\n% {caption}\n"
@@ -114,24 +121,6 @@ def _latex_float(result: Result) -> str:
     from dpcalc.report.latex import latex_float
 
     return latex_float(result, **result.meta.get("latex_float", {}))
-
-
-def rich_table(result: Result, file: Any) -> None:
-    """The table for a terminal: rich, fitted to the terminal width."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(file=file, highlight=False, soft_wrap=True)
-    table = Table(title=result.title or None, title_justify="left")
-    for c in result.columns:
-        table.add_column(c.header, justify="left" if c.text else "right", no_wrap=not c.text)
-    for r in result.rows:
-        table.add_row(*[text_cell(r.get(c.key), c.integer, c.number) for c in result.columns])
-    console.print(table)
-    for k, v in (result.summary or {}).items():
-        console.print(f"{k}: {text_cell(v)}")
-    if result.note:
-        console.print(result.note)
 
 
 #: The writer of each format (by `Format` value).

@@ -17,12 +17,12 @@ import numpy as np
 
 from dpcalc._validate import brief
 from dpcalc.errors import DomainError
-from dpcalc.report._text import NONE_TEXT, clean, text_cell
+from dpcalc.report._text import DEFAULT_NUMBER, NONE_TEXT, clean, text_cell
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["FLOATS", "NUMBERS", "SCALES", "latex_caption", "latex_float", "latex_text", "paper_number"]
+__all__ = ["FLOATS", "NUMBERS", "SCALES", "latex_caption", "latex_float", "latex_text", "one_epsilon", "paper_number"]
 
 def latex_number(value: Any, integer: bool = False, number: str = "") -> str:
     """A number in math mode: ``$1.5 \\times 10^{-5}$``, ``$-\\infty$``; ``--`` for no value or NaN."""
@@ -62,6 +62,11 @@ _LATEX_UNICODE: dict[str, str] = {
     "⌈": r"$\lceil$", "⌉": r"$\rceil$", "⌊": r"$\lfloor$", "⌋": r"$\rfloor$", "̂": "", "̄": "",
     "̃": "", "̇": "",
 }
+
+
+def one_epsilon(tex: str) -> str:
+    """``\\epsilon`` as ``\\varepsilon``: one ε in headers, as in captions (`latex_text` writes ε so)."""
+    return re.sub(r"\\epsilon(?![A-Za-z])", r"\\varepsilon", tex)
 
 
 def latex_text(text: str) -> str:
@@ -113,7 +118,7 @@ def latex_numbers(strs: list[str], a: NDArray[np.float64]) -> list[str]:
 
 #: Float environments and scalings of `latex_float` (``dpcalc table --float``, ``--scale``).
 FLOATS = ("table", "table*")
-SCALES = ("none", "small", "footnotesize", "fit")
+SCALES = ("auto", "none", "small", "footnotesize", "fit")
 #: Number typesetting of `latex_float` (``dpcalc table --numbers``): math-mode cells that compile with any LaTeX
 #: (``plain``), or siunitx ``S`` columns aligned on the decimal marker (``siunitx``; needs ``\usepackage{siunitx}``).
 NUMBERS = ("plain", "siunitx")
@@ -126,11 +131,23 @@ _NUMBER_FORMAT = re.compile(r"^(?:\.\d{1,2}[efg])?$")
 _HEADER = re.compile(r"^(?P<symbol>.*?)(?: \((?P<unit>.*)\))?(?P<published> \[published\])?$")
 
 
+_QUOTED = re.compile(r"(?<![\w])['\"](?=\S)([^'\"\n]*?\S)['\"](?![\w])")
+
+
 def latex_caption(text: str) -> str:
     """A caption or note as LaTeX: `latex_text`, with each assignment ``N = 10``, ``ε = 5`` set as math
-    (``$N = 10$``, ``$\\varepsilon = 5$``) rather than as words and digits."""
+    (``$N = 10$``, ``$\\varepsilon = 5$``) rather than as words and digits, and quotes as TeX quotes
+    (``'+'`` → ````+''``)."""
     if not isinstance(text, str):
         raise DomainError(f"caption must be text (got {brief(text)})")
+    out, last = [], 0
+    for m in _QUOTED.finditer(text):
+        out += [_caption(text[last:m.start()]), f"``{_caption(m.group(1))}''"]
+        last = m.end()
+    return "".join([*out, _caption(text[last:])])
+
+
+def _caption(text: str) -> str:
     out, last = [], 0
     for m in _ASSIGNMENT.finditer(text):
         name, value = m.group(1), m.group(2)
@@ -143,12 +160,13 @@ def latex_caption(text: str) -> str:
 
 
 def _math_number(s: str) -> str:
-    """``1e-05`` → ``10^{-5}``, ``1.5e+20`` → ``1.5 \\times 10^{20}``, ``2.5e+00`` → ``2.5`` (no ``× 10^0``)."""
+    """``1e-05`` → ``10^{-5}``, ``1.5e+20`` → ``1.5 \\times 10^{20}``, ``2.5e+00`` → ``2.5`` (no ``× 10^0``; but
+    ``2.5e0``, written so by a column in scientific notation throughout, → ``2.5 \\times 10^{0}``)."""
     if "e" not in s.lower():
         return s
     mant, exp = s.lower().split("e")
     e = int(exp)
-    if e == 0:
+    if e == 0 and exp != "0":
         return mant
     return f"10^{{{e}}}" if mant in ("1", "1.", "1.0") else f"{mant} \\times 10^{{{e}}}"
 
@@ -163,7 +181,7 @@ def paper_number(value: Any, number: str, integers: bool) -> str:
 def _checked_format(number: Any) -> str:
     if not isinstance(number, str) or not _NUMBER_FORMAT.match(number):
         raise DomainError(f"number: a format spec such as '.4g', '.3e' or '.2f' (got {number!r})")
-    return number or ".10g"
+    return number or DEFAULT_NUMBER
 
 
 def _cell(value: Any, fmt: str, integers: bool, shift: int | None = None) -> tuple[str, bool]:
@@ -190,6 +208,12 @@ def _cell(value: Any, fmt: str, integers: bool, shift: int | None = None) -> tup
         mant, exp = s.split("e")
         s = mant.rstrip(".") + (f"e{int(exp)}" if int(exp) else "")  # never "× 10^0"
     return s, True
+
+
+def _scientific(x: float, sig: int) -> str:
+    """``x`` with ``sig`` significant digits in scientific notation, the exponent always written (``1.266e0``)."""
+    mant, exp = format(x, f".{sig - 1}e").split("e")
+    return f"{mant}e{int(exp)}"
 
 
 def _significant(fmt: str) -> int:
@@ -265,7 +289,8 @@ def _header_parts(columns: list[Any]) -> list[tuple[str, str, str]]:
         unit = m.group("unit") or (latex_text(c.unit) if c.unit and not c.latex.startswith(m.group("symbol") + " (")
                                    and c.latex else "")
         published = bool(m.group("published")) or c.header.endswith("[published]")
-        parts.append((m.group("symbol"), unit, "published" if published else ""))
+        symbol = one_epsilon(m.group("symbol"))
+        parts.append((symbol, unit, "published" if published else ""))
     twins = {(s, u) for s, u, st in parts if st}
     return [(s, u, "corrected" if not st and (s, u) in twins else st) for s, u, st in parts]
 
@@ -296,16 +321,18 @@ def _span(n: int, text: str, brace: Callable[[str], str]) -> str:
     return brace(text) if n == 1 else f"\\multicolumn{{{n}}}{{c}}{{{text}}}"
 
 
-def latex_float(result: Any, env: str = "table", scale: str = "none", numbers: str = "plain") -> str:
+def latex_float(result: Any, env: str = "table", scale: str = "auto", numbers: str = "plain") -> str:
     """A table result as a float that a paper can include unedited (booktabs; ``fit`` also needs graphicx).
 
     Headers are short: the symbol on the first line, its unit on the second; neighbouring columns of one quantity
     (a published form and its correction) share a spanning header and are told apart on a third line. Numbers
     keep the column's significant digits; a scientific column whose values span at most `SHARED_SPAN` decades
     shows its power of ten once, in the header (``(bits, ×10⁻³)``). ``env``: ``table`` (one column, the default)
-    or ``table*`` (across both columns of a two-column paper); ``scale``: ``none``, ``small``, ``footnotesize``
-    or ``fit`` (scaled to the line width); ``numbers``: ``plain`` (math-mode cells, any LaTeX) or ``siunitx``
-    (``S`` columns aligned on the decimal marker, their ``table-format`` taken from the data).
+    or ``table*`` (across both columns of a two-column paper); ``scale``: ``auto`` (the default: natural size if it
+    fits the line, else \\footnotesize with narrower gaps, else scaled down to the line width; TeX measures),
+    ``none``, ``small``, ``footnotesize`` or ``fit`` (always scaled to the line width); ``numbers``: ``plain``
+    (math-mode cells, any LaTeX) or ``siunitx`` (``S`` columns aligned on the decimal marker, their
+    ``table-format`` taken from the data).
     """
     if env not in FLOATS or scale not in SCALES or numbers not in NUMBERS:
         raise DomainError(f"env must be one of {FLOATS}, scale one of {SCALES} and numbers one of {NUMBERS} "
@@ -319,6 +346,13 @@ def latex_float(result: Any, env: str = "table", scale: str = "none", numbers: s
               for c, whole, fmt in zip(columns, integers, formats, strict=True)]
     cells = [[_cell(r.get(c.key), fmt, whole, shift) for c, whole, fmt, shift
               in zip(columns, integers, formats, shared, strict=True)] for r in rows]
+    for k, fmt in enumerate(formats):  # one notation per column: scientific throughout if any cell is
+        texts = [row[k][0] for row in cells if row[k][1]]
+        if any("e" in t for t in texts) and not all("e" in t for t in texts):
+            sig = _significant(fmt) if fmt[-1] in "ge" else len(texts[0].replace(".", "").lstrip("-0")) or 1
+            for row, r in zip(cells, rows, strict=True):
+                if row[k][1] and "e" not in row[k][0]:
+                    row[k] = (_scientific(float(clean(r.get(columns[k].key), False)), sig), True)
     siunitx = numbers == "siunitx"
     brace = (lambda text: f"{{{text}}}" if text else "") if siunitx else (lambda text: text)
     parts = [(symbol, _with_exponent(unit, k), status)
@@ -335,9 +369,8 @@ def latex_float(result: Any, env: str = "table", scale: str = "none", numbers: s
             head.append(rules)
         head.append("  " + " & ".join(brace(st) for _, _, st in parts) + " \\\\")
     if siunitx:
-        spec = "".join(f"S[table-format={_table_format([t for t, num in col if num])}]"
-                       if any(num for _, num in col) else "c" for col in zip(*cells, strict=True)) if rows \
-            else "c" * len(columns)
+        spec = "".join(_s_column([t for t, num in col if num]) if any(num for _, num in col) else "c"
+                       for col in zip(*cells, strict=True)) if rows else "c" * len(columns)
         body = ["  " + " & ".join(t if num else f"{{{t}}}" for t, num in row) + " \\\\" for row in cells]
     else:
         spec = "r" * len(columns)
@@ -347,9 +380,16 @@ def latex_float(result: Any, env: str = "table", scale: str = "none", numbers: s
                "\\bottomrule", "\\end{tabular}"]
     if scale == "fit":
         tabular = ["\\resizebox{\\linewidth}{!}{%", *tabular, "}"]
-    packages = ", ".join(["booktabs", *(["graphicx"] if scale == "fit" else []), *(["siunitx"] if siunitx else [])])
-    out = [f"% dpcalc table: {result.meta.get('spec', '')} (needs \\usepackage{{{packages}}})",
-           f"\\begin{{{env}}}[{'tp' if env == 'table*' else 'htbp'}]", "\\centering"]
+    elif scale == "auto":
+        tabular = _fitted(tabular)
+    packages = ", ".join(["booktabs", *(["graphicx"] if scale in ("fit", "auto") else []),
+                          *(["siunitx"] if siunitx else [])])
+    out = [f"% dpcalc table: {result.meta.get('spec', '')} (needs \\usepackage{{{packages}}})"]
+    if scale == "auto":
+        out += [f"% Fits {'the text width' if env == 'table*' else 'one column'}: set at \\footnotesize with narrower "
+                "column gaps when wider than the line,", "% and scaled to the line width only if still wider "
+                "(--scale none: natural size; --float table*: across both columns)."]
+    out += [f"\\begin{{{env}}}[{'tp' if env == 'table*' else 'htbp'}]", "\\centering"]
     if scale in ("small", "footnotesize"):
         out.append(f"\\{scale}")
     if result.title:
@@ -358,9 +398,24 @@ def latex_float(result: Any, env: str = "table", scale: str = "none", numbers: s
         out.append(f"\\label{{{result.meta['label']}}}")
     out += tabular
     if result.note:
-        out.append(f"\\par\\smallskip{{\\footnotesize {latex_caption(result.note)}\\par}}")
+        out.append(f"\\par\\smallskip{{\\footnotesize\\raggedright {latex_caption(result.note)}\\par}}")
     out.append(f"\\end{{{env}}}")
     return "\n".join(out) + "\n"
+
+
+def _fitted(tabular: list[str]) -> list[str]:
+    """The tabular at its natural size when it fits the line; else at \\footnotesize with 3 pt column gaps; else
+    that scaled down to the line width (TeX measures: exact for the paper's own fonts and column width)."""
+    return ["\\def\\dpcalcTabular{%", *tabular, "}%",
+            "\\setbox0=\\hbox{\\dpcalcTabular}%",
+            "\\ifdim\\wd0>\\linewidth\\setbox0=\\hbox{\\footnotesize\\setlength{\\tabcolsep}{3pt}\\dpcalcTabular}\\fi",
+            "\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\box0}\\else\\box0\\fi"]
+
+
+def _s_column(texts: list[str]) -> str:
+    """A siunitx ``S`` column of these number texts (a zero exponent kept where the column is scientific)."""
+    keep = ",retain-zero-exponent" if any(t.endswith("e0") for t in texts) else ""
+    return f"S[table-format={_table_format(texts)}{keep}]"
 
 
 def _with_exponent(unit: str, k: int | None) -> str:

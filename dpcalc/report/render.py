@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpcalc.errors import DomainError
-from dpcalc.report._text import display_width, join_rows, noop, pad, text_cell, text_width
+from dpcalc.report._text import display_width, join_rows, noop, pad, text_cell
 from dpcalc.report.result import Column, Format, Result
 
 __all__ = ["Column", "Format", "Result", "emit", "render"]
@@ -78,7 +78,7 @@ def _plain_table(result: Result, styled: bool = False) -> str:
     return "".join(iter_plain_table(result, styled))
 
 
-_RICH_MAX_ROWS = 2_000  # rich lays out the whole table in memory: only for tables a terminal can show
+_FIT_MAX_ROWS = 2_000  # the fitted table is laid out in memory: only for tables a terminal can show
 
 
 def _isatty(file: Any) -> bool:
@@ -87,24 +87,35 @@ def _isatty(file: Any) -> bool:
 
 
 def _table(result: Result, file: Any, advance: Callable[..., None] = noop) -> None:
-    """Plain when not a terminal; on a terminal our styled box if it fits the width, else rich (which fits it)."""
+    """Plain when not a terminal; on a terminal fitted to its width, every value whole (`dpcalc.report.fit`)."""
     if not _isatty(file):
         file.writelines(iter_plain_table(result, advance=advance))
         return
-    import shutil
-
     styled = "NO_COLOR" not in os.environ
-    if len(result.rows) > _RICH_MAX_ROWS:
+    if len(result.rows) > _FIT_MAX_ROWS:
         file.writelines(iter_plain_table(result, styled=styled))
         return
-    text = _plain_table(result, styled=styled)
-    plain_width = max(text_width(x) for x in _plain_table(result).splitlines()[:4])
-    if plain_width <= shutil.get_terminal_size().columns:
-        file.write(text)
-    else:
-        from dpcalc.report.formats import rich_table
+    from dpcalc.report.fit import fit_table
 
-        rich_table(result, file)
+    file.write(fit_table(result, terminal_width(), styled=styled))
+
+
+def terminal_width() -> int:
+    """The terminal's width in cells: ``$COLUMNS``, else the terminal's own size, else 80."""
+    import shutil
+
+    return shutil.get_terminal_size().columns
+
+
+def with_digits(result: Result, digits: int) -> Result:
+    """``result`` with ``digits`` significant digits in every number column (``--digits``): a column's own
+    notation is kept (``.4g`` → ``.{digits}g``, ``.3e`` → ``.{digits - 1}e``); fixed decimals (``.2f``) stay."""
+    from dpcalc.report._text import number_with_digits
+
+    columns = [c._replace(number=number_with_digits(c.number, digits)) for c in result.columns]
+    parts = result.meta.get("parts")
+    meta = {**result.meta, "parts": [with_digits(p, digits) for p in parts]} if parts else result.meta
+    return result.replace(columns=columns, meta=meta)
 
 
 def iter_render(result: Result, fmt: Format, advance: Callable[..., None] = noop) -> Iterator[str]:
@@ -200,6 +211,10 @@ def _write(result: Result, fmt: Format, output: Path | None, force: bool, advanc
         write_atomic(output, iter_render(result, fmt, advance), force)
     elif fmt is Format.table and not result.meta.get("parts"):
         _table(result, sys.stdout, advance)
+    elif fmt is Format.table and _isatty(sys.stdout):  # several tables (dpcalc table a.toml b.toml), each fitted
+        for k, part in enumerate(result.meta["parts"]):
+            sys.stdout.write("\n" if k else "")
+            _table(part, sys.stdout, advance)
     else:
         sys.stdout.writelines(iter_render(result, fmt, advance))
 
@@ -221,5 +236,16 @@ def emit(result: Result, fmt: Format, output: Path | None = None, force: bool = 
     else:
         _write(result, fmt, output, force, noop)
     if fmt in (Format.table, Format.markdown, Format.latex, Format.csv) or output is not None:
-        for w in result.warnings:
-            print(f"warning: {w}", file=sys.stderr)
+        print_warnings(result.warnings)
+
+
+def print_warnings(messages: Sequence[str]) -> None:
+    """``warning: …`` on stderr, one line each; on a terminal wrapped between words to its width."""
+    if messages and _isatty(sys.stderr):
+        from dpcalc.report.fit import wrapped_warnings
+
+        lines = wrapped_warnings(messages, terminal_width())
+    else:
+        lines = [f"warning: {w}" for w in messages]
+    for line in lines:
+        print(line, file=sys.stderr)

@@ -37,7 +37,7 @@ class Column(NamedTuple):
     latex: str = ""
     integer: bool = False
     text: bool = False  # left-aligned (ids, names); numbers are right-aligned
-    number: str = ""  # format spec of the shown number (e.g. ".4g", ".3e"); default ".10g"; JSON/CSV keep all digits
+    number: str = ""  # format spec of the shown number (e.g. ".4g", ".3e"); default ".6g"; JSON/CSV keep all digits
     unit: str = ""
     detail: bool = False  # JSON and CSV only: a field programs read that a table for people leaves out
 

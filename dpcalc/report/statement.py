@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 from dpcalc import _validate as v
@@ -54,12 +53,10 @@ def shown(x: float | None, *, down: bool = False) -> str:
     if x is None:
         return "—"
     from dpcalc import _validate as v
+    from dpcalc._rounding import ROUND_DOWN, ROUND_UP, format_number
 
-    d = Decimal(repr(float(v.scalar("x", v.nonnegative("x", x)))))
-    if d == 0:
-        return "0"
-    q = Decimal(1).scaleb(d.adjusted() - DIGITS + 1)
-    return f"{d.quantize(q, rounding=ROUND_FLOOR if down else ROUND_CEILING):f}"
+    value = float(v.scalar("x", v.nonnegative("x", x)))
+    return format_number(value, f".{DIGITS}g" + (ROUND_DOWN if down else ROUND_UP))
 
 
 def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: Any, k: int | None

@@ -110,8 +110,8 @@ def test_sigma_imports_no_other_family() -> None:
             "try:\n    main(['sigma', '--eps', '5', '--d', '1000'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.startswith('dpcalc.cli.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    shared = ["dpcalc.cli._fastparse", "dpcalc.cli.command", "dpcalc.cli.main", "dpcalc.cli.options",
-              "dpcalc.cli.output"]
+    shared = ["dpcalc.cli._fastparse", "dpcalc.cli.command", "dpcalc.cli.declare", "dpcalc.cli.main",
+              "dpcalc.cli.options", "dpcalc.cli.output"]
     assert out.strip().splitlines()[-1] == str(sorted([*shared, "dpcalc.cli.sigma"]))
 
 

@@ -125,5 +125,8 @@ def test_shared_output_options_once() -> None:
         if path in NOT_A_TABLE:
             continue
         opts = _options(cmd)
-        for shared in ("--format", "--json", "--output", "--force"):
+        for shared in ("--format", "--json", "--output", "--force", "--digits"):
             assert opts.count(shared) == 1, f"{path}: {shared}"
+    for path in ("plot preset", "plot sweep"):  # every figure command: its size, resolution and face
+        opts = _options(COMMANDS[path])
+        assert all(opts.count(o) == 1 for o in ("--width", "--dpi", "--font")), path

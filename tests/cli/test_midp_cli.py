@@ -20,7 +20,7 @@ from tests.support.cli_runner import run, run_json
 def test_sigma_default_example() -> None:
     code, out, _ = run("sigma", "--eps", "5", "--d", "1000")
     assert code == 0
-    assert "0.3154375268" in out and "Guarantee" in out
+    assert "0.315438" in out and "Guarantee" in out
     doc = run_json("sigma", "--eps", "5", "--d", "1000")
     assert doc["rows"] == [{"eps": 5.0, "d": 1000, "N": 1, "C": 1.0, "sigma": pytest.approx(0.31543752682891, 1e-13)}]
     assert doc["meta"]["formula"] == "midp.server_sigma"
@@ -78,11 +78,14 @@ def test_every_format_renders(fmt: str) -> None:
         rows = list(csv.DictReader(io.StringIO(out)))
         assert [float(r["sigma"]) for r in rows][1] == midp.server_sigma(5, 1000)  # round-trip exact (repr)
     elif fmt == "markdown":
-        assert out.startswith("| ε (nats) |") and "0.3154375268" in out
+        assert out.startswith("| ε (nats) |") and "0.315438" in out  # 6 significant digits (JSON/CSV: every digit)
     elif fmt == "latex":
-        assert r"\begin{tabular}" in out and r"\toprule" in out and "$0.3154375268$" in out
+        assert r"\begin{tabular}" in out and r"\toprule" in out and "$0.315438$" in out
     else:
-        assert "0.3154375268" in out
+        assert "0.315438" in out
+    if fmt in ("table", "markdown", "latex"):  # --digits N: N significant digits
+        code, out, _ = run("sigma", "--eps", "1,5", "--d", "1000", "--format", fmt, "--digits", "10")
+        assert code == 0 and "0.3154375268" in out
 
 
 def test_output_file_is_atomic_and_refuses_overwrite(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ top:
 core     errors, numerics, validation, the root finders, limits, progress, units, file I/O (``dpcalc.files``)
 accounting  the privacy notions and accountants (``dpcalc.accounting``)
 sim      the Monte Carlo core (``dpcalc.sim``)
-families the five papers' families (midp, gaussian_mi, cuag, nbafl, secagg) and the samplers
+families the five papers' families (midp, gaussian_mi, cuag, nbafl, secagg), the samplers, attack risk and audits,
+         the federated production mechanisms (distributed noise, matrix mechanisms)
 catalog  the formula catalog (``dpcalc.catalog``)
 checks   verification recipes and the ``verify`` driver
 report   columns, grids, rendering, table specs
@@ -35,12 +36,12 @@ PACKAGE = Path(dpcalc.__file__).parent
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("dpcalc", "dpcalc.errors", "dpcalc._numerics", "dpcalc._validate", "dpcalc._roots", "dpcalc._roots_mp",
-              "dpcalc._repr",
+              "dpcalc._repr", "dpcalc._rounding",
               "dpcalc._limits", "dpcalc._progress", "dpcalc.units", "dpcalc.files")),
     ("accounting", ("dpcalc.accounting",)),
     ("sim", ("dpcalc.sim",)),
     ("families", ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",
-                  "dpcalc.samplers")),
+                  "dpcalc.samplers", "dpcalc.risk", "dpcalc.audit", "dpcalc.distributed", "dpcalc.matrix")),
     ("catalog", ("dpcalc.catalog",)),
     ("checks", ("dpcalc.checks", "dpcalc.verify")),
     ("report", ("dpcalc.report",)),

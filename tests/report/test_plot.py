@@ -129,9 +129,10 @@ def test_cli_preset_and_sweep(tmp_path: pytest.TempPathFactory) -> None:
 
 @pytest.mark.parametrize("args,message", [
     (("preset", "001-fig9"), "unknown figure preset '001-fig9'; did you mean"),
-    (("sweep", "midp.server_sigma", "--x", "eps=1:3"), "needs a value for d, C, p_max"),
     (("sweep", "midp.server_sigma", "--x", "epsilon=1:3"), "has no input 'epsilon'"),
-    (("sweep", "midp.server_sigma", "--x", "eps"), "--x takes NAME=VALUES"),
+    (("sweep", "midp.server_sigma", "--x", "eps="), "--x takes NAME[=VALUES]"),
+    (("sweep", "accountant.eps_rdp", "--x", "sigma", "--set", "noise-multiplier=1"), "given once"),
+    (("sweep", "accountant.eps_rdp", "--x", "z"), "inputs: sigma (--noise-multiplier), q, steps, delta"),
     (("sweep", "midp.server_sigma", "--x", "eps=1:3", "--set", "d=10", "--set", "C=1", "--set", "p_max=1",
       "--published"), "has no published"),
     (("preset", "001-fig5", "--format", "jpg"), "figure format must be one of png, svg, pdf"),

@@ -94,8 +94,11 @@ def _ref_json(result: Result) -> str:
 
 
 def _ref_markdown(result: Result) -> str:
-    out = "| " + " | ".join(c.header for c in result.columns) + " |\n|" + "|".join("---:" for _ in result.columns)
-    out += "|\n" + "".join("| " + " | ".join(row) + " |\n" for row in _cells(result, "text"))
+    out = "| " + " | ".join(c.header.replace("|", "\\|") for c in result.columns) + " |\n|" + "|".join(
+        ":---" if c.text else "---:" for c in result.columns)
+    out += "|\n" + "".join("| " + " | ".join(x.replace("|", "\\|") if c.text else x
+                                             for x, c in zip(row, result.columns, strict=True)) + " |\n"
+                           for row in _cells(result, "text"))
     tail = (["", result.note] if result.note else []) + [f"\n> warning: {w}" for w in result.warnings]
     return out + ("\n".join(tail) + "\n" if tail else "")
 

@@ -58,7 +58,7 @@ class GdpClt(Accountant):
 
         if options.warn:
             v.warn(CLT_WARNING, EstimateWarning)
-        return ("gdp-clt is an estimate, not a bound: it can be below the true epsilon",)
+        return ("the gdp-clt value is an estimate, not a bound: it can be below the true ε",)
 
     def _epsilon(self, event: Event, delta: float, relation: Relation, options: Options) -> PrivacyResult:
         from dpcalc.accounting import gdp
