@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, InfeasibleError
+from dpcalc.typing import FloatArray
 
 __all__ = ["METHODS", "Method", "best_over_grid", "best_over_range", "bretagnolle_huber_zero", "check_method",
            "eps_at_order", "log_delta_at_order", "rounding_scale"]
@@ -48,15 +49,15 @@ _WINDOW_MOVE = math.log(1e8)
 _MAX_MOVES = 80
 
 
-def _grid(lo: float, hi: float, cap: float) -> v.FloatArray:
+def _grid(lo: float, hi: float, cap: float) -> FloatArray:
     """Points of u = log(α − 1) from lo to hi at most ``_GRID_STEP`` apart; hi dropped when it is the cap (alpha_max
     lies outside the open order range)."""
     u = np.linspace(lo, hi, max(math.ceil((hi - lo) / _GRID_STEP), 2) + 1)
     return u[:-1] if hi >= cap else u
 
 
-def _follow_minimum(f: Callable[[v.FloatArray], v.FloatArray], cap: float
-                    ) -> tuple[v.FloatArray, v.FloatArray]:
+def _follow_minimum(f: Callable[[FloatArray], FloatArray], cap: float
+                    ) -> tuple[FloatArray, FloatArray]:
     """The grid of `best_over_range` in u = log(α − 1) below ``cap`` and f on it: windows of ~290 points
     moved by a factor 1e8 while the minimum sits on a moving end."""
     lo, hi = _LOG_X_BOTTOM_START, min(cap, _LOG_X_TOP_START)
@@ -87,7 +88,7 @@ def check_method(method: str) -> Method:
                     "Balle et al. 2020, Thm 21, or Mironov 2017, Prop. 3")
 
 
-def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> v.FloatArray:
+def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> FloatArray:
     """RDP values: >= 0, +inf allowed (an order outside a bound's domain), no NaN."""
     r = v._to_float_array(name, rdp)
     if np.any(np.isnan(r)) or np.any(r < 0.0):
@@ -95,7 +96,7 @@ def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> v.FloatArray:
     return r
 
 
-def _log_delta(log_delta: ArrayLike) -> v.FloatArray:
+def _log_delta(log_delta: ArrayLike) -> FloatArray:
     return v.check_range("log_delta", log_delta, hi=0.0, hi_open=True)
 
 
@@ -116,7 +117,7 @@ def bretagnolle_huber_zero(kl: ArrayLike, log_delta: ArrayLike) -> NDArray[np.bo
 
 @v.named_shapes
 @v.documented_inf
-def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> v.FloatArray:
+def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> FloatArray:
     """ε at order α = 1 + ``x`` of an RDP value (broadcast; +inf RDP gives +inf: no guarantee at that order), on
     the safe side by the rounding bound of its terms (module docstring).
 
@@ -140,7 +141,7 @@ def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str
 
 
 @v.named_shapes
-def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> v.FloatArray:
+def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> FloatArray:
     """The sum of the magnitudes of the conversion's terms at α = 1 + x (``r + |log δ|/x``, plus
     ``log1p(1/x) + log1p(x)/x`` for the improved one): their float64 rounding is a few ulps of it, and
     `eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
@@ -162,7 +163,7 @@ def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: s
 
 @v.named_shapes
 @v.documented_inf
-def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> v.FloatArray:
+def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> FloatArray:
     """``log δ`` of the improved conversion solved for δ at ε: ``x(r − ε) − log1p(x) − x·log1p(1/x)`` (α = 1 + x;
     → 0 as x → 0 instead of inf − inf where x underflows; −inf where δ underflows). Capped at 0 by the callers
     (δ <= 1).
@@ -206,7 +207,7 @@ def best_over_grid(orders: ArrayLike, rdp: ArrayLike, log_delta: float,
 
 
 @v.scalar_params
-def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta: float, alpha_max: float = math.inf,
+def best_over_range(rdp_of_alpha: Callable[[FloatArray], ArrayLike], log_delta: float, alpha_max: float = math.inf,
                     method: str = "improved") -> tuple[float, float]:
     """``(ε, α)``: the smallest ε over the continuous order range (1, alpha_max) of an RDP function (vectorised in α;
     +inf outside its domain).
@@ -236,7 +237,7 @@ def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta
     if not a_max > 1.0 + 1e-4:
         raise InfeasibleError(f"the order range (1, alpha_max = {alpha_max:g}) is too narrow for a guarantee")
 
-    def f(log_x: v.FloatArray) -> v.FloatArray:
+    def f(log_x: FloatArray) -> FloatArray:
         al = 1.0 + np.exp(log_x)
         xx = al - 1.0  # the order's own α − 1 (exact): the RDP is evaluated at the rounded α
         return eps_at_order(np.asarray(rdp_of_alpha(al), dtype=np.float64), xx, log_delta, m) * SAFE_UP

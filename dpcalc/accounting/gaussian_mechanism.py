@@ -25,17 +25,17 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["classic_c", "classic_eps", "classic_sigma", "delta", "eps_analytic", "log_delta", "mu", "sigma_analytic"]
 
-FloatOrArray = float | v.FloatArray
 
 
-def _delta_inputs(delta: ArrayLike) -> v.FloatArray:
+def _delta_inputs(delta: ArrayLike) -> FloatArray:
     return v.probability("delta", delta)
 
 
-def _sens(sensitivity: ArrayLike) -> v.FloatArray:
+def _sens(sensitivity: ArrayLike) -> FloatArray:
     return v.positive("sensitivity", sensitivity)
 
 
@@ -101,7 +101,7 @@ def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
 
 # --- analytic (Balle & Wang 2018) -----------------------------------------------------------------------------
 
-def _mu(sigma: ArrayLike, sensitivity: ArrayLike) -> v.FloatArray:
+def _mu(sigma: ArrayLike, sensitivity: ArrayLike) -> FloatArray:
     """μ = Δ/σ (validated), finite."""
     s = v.positive("sigma", sigma)
     sens = _sens(sensitivity)

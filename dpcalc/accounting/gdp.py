@@ -29,12 +29,12 @@ from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
 from dpcalc._roots import bracket, expand
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedule", "compose", "delta",
            "delta_at_zero", "eps_bracket_from_mu", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta",
            "mu_from_eps", "sigma_from_clt_mu", "tradeoff"]
 
-FloatOrArray = float | v.FloatArray
 
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
@@ -60,7 +60,7 @@ CLT_WARNING = ("the privacy CLT mu = q*sqrt(T*(exp(1/sigma^2) - 1)) is an asympt
 
 # --- δ(ε; μ) in log space -------------------------------------------------------------------------
 
-def _erfcx_diff_asymptotic(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
+def _erfcx_diff_asymptotic(ua: FloatArray, h: FloatArray) -> FloatArray:
     """``log(erfcx(ua) − erfcx(ua + h))`` for ua >= 30 from erfcx(u) ~ (1/√π)Σ c_n u^{−(2n+1)}.
 
     Each difference ``u^{−k} − (u+h)^{−k} = u^{−k}·(−expm1(−k·log1p(h/u)))`` is cancellation-free; the
@@ -81,7 +81,7 @@ def _erfcx_diff_asymptotic(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
 
 
 @cache
-def _gauss_legendre8() -> tuple[v.FloatArray, v.FloatArray]:
+def _gauss_legendre8() -> tuple[FloatArray, FloatArray]:
     """8-point Gauss–Legendre nodes and weights on [−1, 1] (computed on first use: keeps import fast)."""
     from numpy.polynomial.legendre import leggauss
 
@@ -89,7 +89,7 @@ def _gauss_legendre8() -> tuple[v.FloatArray, v.FloatArray]:
     return np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
 
 
-def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
+def _erfcx_diff_quadrature(ua: FloatArray, h: FloatArray) -> FloatArray:
     """``log(erfcx(ua) − erfcx(ua + h))`` for small h (< 0.1, 2·ua·h < 1), ua < 30: 8-point Gauss–Legendre of
     ``−erfcx'(u) = 2/√π − 2u·erfcx(u)`` over [ua, ua + h] (no h-fold cancellation; error ~1e-16·2u²)."""
     from scipy import special
@@ -100,7 +100,7 @@ def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
     return np.log(0.5 * h * (integrand @ gw))
 
 
-def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tuple[v.FloatArray, v.FloatArray]:
+def _log_delta(eps: FloatArray, mu: FloatArray, *, tail: bool = False) -> tuple[FloatArray, FloatArray]:
     """Return ``(log δ, δ)`` of μ-GDP at ε (validated, broadcast float arrays).
 
     With ``tail=True`` the second element is instead ``log(e^ε Φ(b)) − log δ`` (so ``−exp`` of it is
@@ -112,7 +112,7 @@ def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tu
     return log_d, second
 
 
-def _log_delta_error(eps: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
+def _log_delta_error(eps: FloatArray, mu: FloatArray) -> FloatArray:
     """Absolute error bound of the computed log δ(ε; μ): ``LOG_DELTA_ERR·κ``, κ >= 1 the cancellation factor of the
     branch that computed it — (A + B)/(A − B) where δ is a plain difference A − B of two positive terms (e.g.
     erfcx(u_a) − erfcx(u_b) at h >= 0.1: κ = 11.7 at μ = 0.226, δ = 0.078, where the 10,000-point sweep measured
@@ -123,8 +123,8 @@ def _log_delta_error(eps: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
     return LOG_DELTA_ERR * np.where(np.isfinite(kappa), kappa, 1.0)
 
 
-def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray,
-                    tail: bool) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+def _log_delta_body(eps: FloatArray, mu: FloatArray,
+                    tail: bool) -> tuple[FloatArray, FloatArray, FloatArray]:
     from scipy import special
 
     eps, mu = v.broadcast(eps=eps, mu=mu)
@@ -177,7 +177,7 @@ def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray,
     return log_d, delta, kappa
 
 
-def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[v.FloatArray, v.FloatArray]:
+def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[FloatArray, FloatArray]:
     e = v.nonnegative("eps", eps)
     m = v.positive("mu", mu)
     return e, m
@@ -235,7 +235,7 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
 
 # --- inverses (the shared safe-side bracketing root finder, dpcalc._roots) -------------------------------
 
-def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[v.FloatArray, v.FloatArray]:
+def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
     """Validated ``(δ, ln δ)`` from exactly one of δ in (0, 1) or ln δ < 0 (ln δ reaches below 1e-308)."""
     if log_delta is not None and delta is None:
         lt = v.check_range("log_delta", log_delta, hi=0.0, hi_open=True)
@@ -289,7 +289,7 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     return float(lo[0]), float(hi[0])
 
 
-def _eps_root(m: v.FloatArray, log_t: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lower, ε_upper) arrays of ε(μ, δ) at ln δ = ``log_t``: both ends moved outward by the relative margin and
     the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ)."""
     from scipy import special
@@ -308,7 +308,7 @@ def _eps_root(m: v.FloatArray, log_t: v.FloatArray) -> tuple[v.FloatArray, v.Flo
         v.finite_result("eps", hi, "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
         lo = np.zeros_like(hi)
 
-        def f_and_slope(x: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+        def f_and_slope(x: FloatArray, act: np.ndarray) -> tuple[FloatArray, FloatArray]:
             ld, log_ratio = _log_delta(x, mf[act], tail=True)
             return ld - lt[act], -np.exp(log_ratio)
 
@@ -375,7 +375,7 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
         y_lo, y_hi = expand(lambda y, act: _log_delta(ef[act], np.exp(y))[0] - lt[act], y_lo, y_lo + np.log(2.0),
                             increasing=True, step=float(np.log(2.0)))
 
-        def f_and_slope(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+        def f_and_slope(y: FloatArray, act: np.ndarray) -> tuple[FloatArray, FloatArray]:
             mm = np.exp(y)
             ld, _ = _log_delta(ef[act], mm)
             a = 0.5 * mm - ef[act] / mm
@@ -475,7 +475,7 @@ def compose(mus: ArrayLike) -> float:
 
 # --- privacy CLT for Poisson-subsampled Gaussian SGD -----------------------------------------------
 
-def _log_clt_mu(q: v.FloatArray, sigma: v.FloatArray, steps: v.FloatArray) -> v.FloatArray:
+def _log_clt_mu(q: FloatArray, sigma: FloatArray, steps: FloatArray) -> FloatArray:
     return np.log(q) + 0.5 * (np.log(steps) + log_expm1(1.0 / (sigma * sigma)))
 
 

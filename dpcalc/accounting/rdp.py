@@ -35,12 +35,12 @@ from dpcalc._numerics import log1p_exp, log_expm1
 from dpcalc.accounting import conversion
 from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["DEFAULT_ORDERS", "MAX_ORDER_TERMS", "OPACUS_ORDERS", "compose", "delta_from_curve", "eps_from_curve",
            "eps_improved", "eps_lemma1", "eps_subsampled_gaussian", "gaussian", "orders_array", "sampled_gaussian",
            "subsampled_gaussian_curve"]
 
-FloatOrArray = float | v.FloatArray
 
 #: dp-accounting 0.6.0's default grid: 1.1, 1.2, …, 10.9, 11..63, 128, 256, 512, 1024.
 DEFAULT_ORDERS: tuple[float, ...] = tuple(
@@ -52,7 +52,7 @@ OPACUS_ORDERS: tuple[float, ...] = tuple([round(1.0 + x / 10.0, 1) for x in rang
 
 
 @v.named_shapes
-def orders_array(orders: ArrayLike | None) -> v.FloatArray:
+def orders_array(orders: ArrayLike | None) -> FloatArray:
     """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default `DEFAULT_ORDERS`).
 
     Examples:
@@ -73,7 +73,7 @@ MAX_ORDER_TERMS = 50_000_000
 """Most binomial terms one order grid may cost (an integer order α costs α terms; ~1 s per 5e7)."""
 
 
-def _check_order_cost(a: v.FloatArray, name: str = "orders") -> None:
+def _check_order_cost(a: FloatArray, name: str = "orders") -> None:
     """Bound the work and memory of the orders ``a`` before computing: an integer order α costs α binomial terms
     (~40 bytes each); a fractional one at most those of ⌈α⌉ (the chord bound's neighbours; the quadrature is
     cheaper)."""
@@ -112,7 +112,7 @@ _EXACT_BINOM_MAX = 2048
 
 
 @functools.lru_cache(maxsize=128)
-def _log_binom_exact(alpha: int) -> v.FloatArray:
+def _log_binom_exact(alpha: int) -> FloatArray:
     """log C(α, k), k = 2..α, from Python's exact binomials: error ~u·log C(α, k). The gammaln difference
     gammaln(α+1) − gammaln(k+1) − gammaln(α−k+1) loses ~u·gammaln(α+1) absolute (6e-13 at α = 1024), which left
     the integer-order RDP up to 1.6e-12 below the exact value (a deep domain sweep, α = 904) and an RDP calibration
@@ -139,7 +139,7 @@ def _log_a_minus_1_int(q: float, sigma: float, alpha: int) -> float:
     return m + math.log(float(np.sum(np.exp(terms - m))))
 
 
-def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.FloatArray:
+def _log_g(log_qx: FloatArray, sign: FloatArray, alpha: FloatArray) -> FloatArray:
     """log[(1 + y)^α − 1 − αy] with y = sign·exp(log_qx) > −1, elementwise; −inf where y = 0."""
     shape = np.broadcast_shapes(np.shape(log_qx), np.shape(sign), np.shape(alpha))
     log_qx = np.broadcast_to(log_qx, shape)
@@ -177,7 +177,7 @@ def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.F
     return out
 
 
-def _log_a_minus_1_frac(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
+def _log_a_minus_1_frac(q: float, sigma: float, alphas: FloatArray) -> FloatArray:
     """log(A_α − 1) for any orders α > 1 by the trapezoidal rule on one shared grid (see module docstring).
 
     Step h = min(σ/2, 0.49σ²): the discretisation error is ~exp(−2π·πσ²/h) <= e^{-40} relative (analytic in the
@@ -200,7 +200,7 @@ def _log_a_minus_1_frac(q: float, sigma: float, alphas: v.FloatArray) -> v.Float
     return m + np.log(np.sum(np.exp(terms - m[:, None]), axis=1)) + math.log(h)
 
 
-def _subsampled_rdp(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
+def _subsampled_rdp(q: float, sigma: float, alphas: FloatArray) -> FloatArray:
     if q == 1.0:
         return alphas / (2.0 * sigma * sigma)
     log_am1 = np.empty(alphas.shape)
@@ -226,7 +226,7 @@ _MAX_POINTS = 20_000
 _CHUNK_CELLS = 4_000_000  # ~32 MB per temporary of the quadrature
 
 
-def _log_a_convex_bound(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
+def _log_a_convex_bound(q: float, sigma: float, alphas: FloatArray) -> FloatArray:
     """Upper bound on log A_α at fractional α: log A_α is convex in α (Hölder), so it lies below the chord between
     ⌊α⌋ and ⌈α⌉ (log A_1 = 0). Used only where the quadrature grid would be too large (σ below ~0.03)."""
     out = np.empty(alphas.shape)
@@ -272,7 +272,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
 
 @v.named_shapes
 def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: ArrayLike | None = None
-                              ) -> v.FloatArray:
+                              ) -> FloatArray:
     """RDP curve of ``steps`` compositions of the Poisson-subsampled Gaussian on an order grid (RDP adds up).
 
     Examples:
@@ -291,7 +291,7 @@ def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: 
 
 
 @v.named_shapes
-def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
+def compose(rdps: Sequence[ArrayLike]) -> FloatArray:
     """Composition: RDP curves on the same order grid add (Mironov 2017, Prop. 1).
 
     Examples:

@@ -20,10 +20,10 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc._roots import bracket
 from dpcalc.accounting import conversion
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["compose", "delta_from_rho", "eps_bun_steinke", "eps_from_rho", "gaussian_rho", "optimal_order"]
 
-FloatOrArray = float | v.FloatArray
 _LOG_X_MAX = math.log(1e300)  # largest α − 1 delta_from_rho searches (log)
 _U = 2.0**-53  # unit roundoff
 
@@ -69,7 +69,7 @@ def eps_bun_steinke(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(r + 2.0 * np.sqrt(r * -np.log(d)))
 
 
-def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
+def _optimal_x(rho: FloatArray, log_delta: FloatArray) -> FloatArray:
     """x = α* − 1 > 0 minimising the CKS conversion: the root of ``g(x) = ρx² + log1p(x) + log δ`` (the numerator of
     its derivative; increasing, g(0) = log δ < 0). Newton in y = log x with the shared bracketing root finder over
     [x(−L − log1p(x_hi))/ρ)^{1/2}, x_hi = √(−L/ρ)] (L = log δ): no cap on α (α ≈ 2.6e16 at ρ = 1e-30, δ = 1e-300)."""
@@ -81,7 +81,7 @@ def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
     y_lo = 0.5 * (np.log(np.maximum(big_l - np.log1p(x_hi), 0.0)) - log_rho)
     y_lo = np.where(np.isfinite(y_lo), np.minimum(y_lo, y_hi - math.log(2.0)), math.log(1e-300))
 
-    def f(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+    def f(y: FloatArray, act: np.ndarray) -> tuple[FloatArray, FloatArray]:
         x = np.exp(y)
         rx2 = np.exp(log_rho[act] + 2.0 * y)  # ρx², finite where x² alone is not
         return rx2 + np.log1p(x) - big_l[act], 2.0 * rx2 + x / (1.0 + x)
@@ -90,7 +90,7 @@ def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
     return np.exp(0.5 * (lo + hi))
 
 
-def _eps_and_order(rho: v.FloatArray, log_delta: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+def _eps_and_order(rho: FloatArray, log_delta: FloatArray) -> tuple[FloatArray, FloatArray]:
     rho, log_delta = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=rho, delta=log_delta))
     eps = np.zeros(rho.shape)
     order = np.where(rho == 0.0, np.inf, 1.0)
@@ -176,7 +176,7 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
     gap = rf - ef  # ρ − ε: one rounding (none within a factor 2), where ρ(1 + 2x) and ε would cancel
 
-    def h(y: v.FloatArray, gg: v.FloatArray, rr: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+    def h(y: FloatArray, gg: FloatArray, rr: FloatArray) -> tuple[FloatArray, FloatArray]:
         x = np.exp(y)
         return gg + 2.0 * rr * x - np.logaddexp(0.0, -y), 2.0 * rr * x + 1.0 / (1.0 + x)
 

@@ -23,6 +23,7 @@ from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.accounting import gdp
 from dpcalc.cuag import compression
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["DPSCAFFOLD_RHO", "DPSCAFFOLD_ZETA", "PAPER_DELTA", "PRIFEDSYNC_K", "PRIFEDSYNC_SIGMA", "Audit",
            "Baselines", "audit", "audit_eps", "baseline_eps", "baselines", "classic_eps", "classic_sigma",
@@ -30,7 +31,6 @@ __all__ = ["DPSCAFFOLD_RHO", "DPSCAFFOLD_ZETA", "PAPER_DELTA", "PRIFEDSYNC_K", "
            "noise_variance_from_sigma", "prifedsync_eps", "prifedsync_mu", "rounds_to_eps", "sampling_rate", "sigma",
            "sigma_schedule"]
 
-FloatOrArray = float | v.FloatArray
 
 #: PriFedSync curve constant K = ρ·√(local-step factor) (reverse-engineered: only K in [0.009999,
 #: 0.010007] reproduces the paper's two-decimal PriFedSync range [0.41, 10.24]).
@@ -61,7 +61,7 @@ def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(rho)
 
 
-def _round_index(t: ArrayLike) -> v.FloatArray:
+def _round_index(t: ArrayLike) -> FloatArray:
     tt = v.as_array("t", t)
     if np.any(tt == 0.0):
         raise DomainError("t must be an integer >= 1 (got 0): eq. (16) divides by zero at t = 0; rounds are "
@@ -69,14 +69,14 @@ def _round_index(t: ArrayLike) -> v.FloatArray:
     return v.integer_at_least("t", tt, 1)
 
 
-def _log_ratio(mu: v.FloatArray, lam: v.FloatArray, B: v.FloatArray, D: v.FloatArray, t: v.FloatArray,
-               P: v.FloatArray) -> v.FloatArray:
+def _log_ratio(mu: FloatArray, lam: FloatArray, B: FloatArray, D: FloatArray, t: FloatArray,
+               P: FloatArray) -> FloatArray:
     """log(μ²|D|²/(4λ²B²tP)) = 2 log μ − 2 log ρ − log(tP), ρ = 2λB/|D|."""
     return 2.0 * np.log(mu) + 2.0 * (np.log(D) - np.log(2.0 * lam * B)) - np.log(t) - np.log(P)
 
 
 def _inputs(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike,
-            P: ArrayLike) -> tuple[v.FloatArray, ...]:
+            P: ArrayLike) -> tuple[FloatArray, ...]:
     m = v.positive("mu", mu)
     tt = _round_index(t)
     p = v.integer_at_least("P", P, 1)
@@ -114,7 +114,7 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
 
 
 @v.scalar_params
-def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
+def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> FloatArray:
     """σ_1..σ_T of eq. (16) (array of length T).
 
     Examples:
@@ -310,7 +310,7 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
 
 # --- eq. (3) and the baselines ---------------------------------------------------------------------
 
-def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -> tuple[v.FloatArray, ...]:
+def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -> tuple[FloatArray, ...]:
     s = v.positive("s_f", s_f)
     r = v.check_range("rho", rho, 0.0, 1.0, lo_open=True)
     t = v.integer_at_least("T", T, 1)

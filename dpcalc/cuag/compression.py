@@ -20,13 +20,13 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, ErratumWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["BYTES_PER_PARAM", "GIB", "MAX_LAYER_SIZE", "MODELS", "PAPER_ROUNDS", "MeasurementMatrix", "Rounding",
            "binary_coherence", "coherence_bounds", "dct_basis", "dft_basis", "layer_rate", "layer_rates",
            "layer_weights", "measurement_count", "measurement_matrix", "measurement_rows", "mutual_coherence",
            "parse_layer_sizes", "uplink_gib", "uplink_reduction", "uploaded_params"]
 
-FloatOrArray = float | v.FloatArray
 Rounding = Literal["python", "numpy"]
 
 #: Layer sizes (weights + bias of each layer: one vectorised layer per module) of the models in Tables 2 and 6.
@@ -100,13 +100,13 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
 @v.scalar_params
 @v.named_shapes
 def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
-                rounding: Rounding = "python") -> v.FloatArray:
+                rounding: Rounding = "python") -> FloatArray:
     """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then `layer_rate`."""
     return np.atleast_1d(np.asarray(layer_rate(layer_weights(layer_norms), r_max, r_min, rounding=rounding)))
 
 
 @v.named_shapes
-def layer_weights(layer_norms: ArrayLike) -> v.FloatArray:
+def layer_weights(layer_norms: ArrayLike) -> FloatArray:
     """Algorithm 2's weights ‖ω_l‖/‖ω‖, ‖ω‖ = √(Σ_l ‖ω_l‖²) (at most 1). Scale-free, so computed on the norms
     divided by the largest (norms near 1e308 would overflow ‖ω‖)."""
     n = v.vector("layer_norms", layer_norms, 0.0)
@@ -167,14 +167,14 @@ class MeasurementMatrix:
     starts: np.ndarray
     widths: np.ndarray
 
-    def dense(self) -> v.FloatArray:
+    def dense(self) -> FloatArray:
         """The b × I 0/1 matrix (for small layers; use `apply` for large ones)."""
         phi = np.zeros((self.b, self.layer_size))
         for j, (s, w) in enumerate(zip(self.starts, self.widths, strict=True)):
             phi[j, s:s + w] = 1.0
         return phi
 
-    def apply(self, x: ArrayLike) -> v.FloatArray:
+    def apply(self, x: ArrayLike) -> FloatArray:
         """y = φ x: the sum of each block of consecutive coordinates (O(I), no matrix)."""
         arr = v.as_array("x", x)
         if arr.shape != (self.layer_size,):
@@ -222,7 +222,7 @@ def _basis_size(a: float) -> int:
 
 
 @v.scalar_params
-def dct_basis(a: int) -> v.FloatArray:
+def dct_basis(a: int) -> FloatArray:
     """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors)."""
     n = _basis_size(a)
     k = np.arange(n)

@@ -23,6 +23,7 @@ from dpcalc import units
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps, nats_per_unit, schur
+from dpcalc.typing import FloatArray
 
 __all__ = ["case1_privacy", "case1_sigma2", "case1_u_max", "case1_utility", "case2_privacy", "case2_sigma2",
            "case2_u_max", "case2_utility", "case3_determinant", "case3_privacy", "case3_utility",
@@ -33,7 +34,7 @@ def _first(x: ArrayLike) -> float:
     return float(np.asarray(x).flat[0])
 
 
-def _sigma2_from_log(log_sigma2: v.FloatArray) -> v.FloatArray:
+def _sigma2_from_log(log_sigma2: FloatArray) -> FloatArray:
     """``exp(log σ²)``, or a one-line DomainError when σ² is not a normal float64 (never a silent inf or 0)."""
     with np.errstate(over="ignore"):
         s = np.exp(log_sigma2)
@@ -44,7 +45,7 @@ def _sigma2_from_log(log_sigma2: v.FloatArray) -> v.FloatArray:
     return s
 
 
-def _over_c_eps(num: v.FloatArray, e_n: v.FloatArray) -> v.FloatArray:
+def _over_c_eps(num: FloatArray, e_n: FloatArray) -> FloatArray:
     """``num/(e^{2ε} − 1)`` (ε in nats): directly where it is a normal float (a few ulps), in log space elsewhere,
     and a DomainError where the result itself over/underflows float64."""
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -59,7 +60,7 @@ def _over_c_eps(num: v.FloatArray, e_n: v.FloatArray) -> v.FloatArray:
     return out
 
 
-def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> v.FloatArray:
+def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> FloatArray:
     """``½·log(1 + num/den)`` in ``units`` from the logs of num and den (no overflow as den → 0)."""
     return np.asarray(0.5 * log1p_exp(np.asarray(log_num) - np.asarray(log_den)) / scale)
 
@@ -145,12 +146,12 @@ def conditional_variance(var: ArrayLike, cov: ArrayLike, n: ArrayLike) -> FloatO
     return v.scalar_or_array(schur(a, b, n_))
 
 
-def _log_published_sigma2(c_log: v.FloatArray, a: v.FloatArray, b: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
+def _log_published_sigma2(c_log: FloatArray, a: FloatArray, b: FloatArray, n: FloatArray) -> FloatArray:
     """log of (14) as printed: ``log(σ_m² + (n−1)σ_k⁴/(σ_m²+(n−2)σ_k²)) − log c_ε``."""
     return np.asarray(np.log(a + (n - 1.0) * b * b / (a + (n - 2.0) * b)) - c_log)
 
 
-def _leak(vx: v.FloatArray, vz: v.FloatArray, scale: float) -> v.FloatArray:
+def _leak(vx: FloatArray, vz: FloatArray, scale: float) -> FloatArray:
     return _half_log1p_ratio(np.log(vx), np.log(vz), scale)
 
 
@@ -202,8 +203,8 @@ def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     return v.scalar_or_array(_leak(schur(a, b, n_), s, scale))
 
 
-def _u_equi(lam1: v.FloatArray, lam2: v.FloatArray, log_mu1: v.FloatArray, log_mu2: v.FloatArray, n: v.FloatArray,
-            scale: float) -> v.FloatArray:
+def _u_equi(lam1: FloatArray, lam2: FloatArray, log_mu1: FloatArray, log_mu2: FloatArray, n: FloatArray,
+            scale: float) -> FloatArray:
     """``(1/2n)[log(1 + λ₁/μ₁) + (n−1)·log(1 + λ₂/μ₂)]``: eigen-form of (15)-(17), (25)-(27), from log μ."""
     return np.asarray((log1p_exp(np.log(lam1) - log_mu1) + (n - 1.0) * log1p_exp(np.log(lam2) - log_mu2))
                       / (2.0 * n) / scale)
@@ -308,8 +309,8 @@ def _log_scaled(x: int, k: int) -> float:
     return math.log(x / (1 << e)) + (e - k) * _LN2
 
 
-def _exact_elementwise(fn: Callable[..., Any], s: v.FloatArray, e: v.FloatArray, a: v.FloatArray,
-                       b: v.FloatArray, n: v.FloatArray) -> list[tuple[Any, int]]:
+def _exact_elementwise(fn: Callable[..., Any], s: FloatArray, e: FloatArray, a: FloatArray,
+                       b: FloatArray, n: FloatArray) -> list[tuple[Any, int]]:
     """``(fn(S, E, A, B, n), k)`` at every point of the broadcast inputs, in exact integer arithmetic (published forms
     cancel in float64): ``S = s·2^k`` … are the doubles as integers over one common power of two (exact: a double
     is an integer over a power of 2) and ``n`` the integer n. ``fn`` is a polynomial homogeneous of degree 3 in
@@ -430,7 +431,7 @@ def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, co
     return v.scalar_or_array(pub)
 
 
-def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
+def _det_from_log(sign: FloatArray, log_abs: FloatArray) -> FloatArray:
     with np.errstate(over="ignore"):
         out = sign * np.exp(log_abs)
     big = np.isinf(out) | ((out == 0) & np.isfinite(log_abs))

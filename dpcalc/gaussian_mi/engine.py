@@ -30,6 +30,7 @@ from dpcalc._limits import check_memory
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi._common import Units, nats_per_unit
+from dpcalc.typing import FloatArray
 
 __all__ = ["Exact", "as_covariance", "conditional_variances", "equicorrelated_matrix", "evaluate", "load_covariance",
            "privacy", "utility"]
@@ -38,7 +39,7 @@ _SYM_RTOL = 1e-10
 
 
 @v.named_shapes
-def as_covariance(name: str, matrix: ArrayLike) -> v.FloatArray:
+def as_covariance(name: str, matrix: ArrayLike) -> FloatArray:
     """Validate a covariance matrix: finite, square, n >= 2, symmetric (to 1e-10 relative), positive definite.
 
     Returns the symmetrised float64 matrix. Messages are one line naming ``name``.
@@ -66,7 +67,7 @@ def as_covariance(name: str, matrix: ArrayLike) -> v.FloatArray:
     return 0.5 * (m + m.T)
 
 
-def _cholesky(name: str, m: v.FloatArray) -> v.FloatArray:
+def _cholesky(name: str, m: FloatArray) -> FloatArray:
     """Lower Cholesky factor, or a one-line DomainError naming ``name`` if ``m`` is not positive definite."""
     try:
         return np.asarray(np.linalg.cholesky(m), dtype=np.float64)
@@ -74,11 +75,11 @@ def _cholesky(name: str, m: v.FloatArray) -> v.FloatArray:
         raise DomainError(f"{name} must be positive definite (its Cholesky factorisation fails)") from None
 
 
-def _logdet(chol: v.FloatArray) -> float:
+def _logdet(chol: FloatArray) -> float:
     return float(2.0 * np.sum(np.log(np.diag(chol))))
 
 
-def _inv_diag(chol: v.FloatArray) -> v.FloatArray:
+def _inv_diag(chol: FloatArray) -> FloatArray:
     """``diag(Σ^{-1})`` from the lower Cholesky factor L = Uᵀ: row sums of squares of U^{-1} (LAPACK trtri).
 
     ``L.T`` is Fortran-contiguous, so LAPACK works in place on a copy without a transpose.
@@ -92,7 +93,7 @@ def _inv_diag(chol: v.FloatArray) -> v.FloatArray:
     return np.asarray(np.einsum("ij,ij->i", uinv, uinv))
 
 
-def _log1p_det(m: v.FloatArray, block: int = 64) -> float:
+def _log1p_det(m: FloatArray, block: int = 64) -> float:
     """``log det(I + M)`` for a symmetric PSD ``M`` without ever rounding ``1 + m``: a right-looking blocked
     Cholesky of ``I + M`` in which the Schur complement is carried as ``I + M'`` (the identity never added).
 
@@ -124,7 +125,7 @@ def _log1p_det(m: v.FloatArray, block: int = 64) -> float:
     return total
 
 
-def _whitened(lx: v.FloatArray, lz: v.FloatArray | None, sz: v.FloatArray) -> v.FloatArray:
+def _whitened(lx: FloatArray, lz: FloatArray | None, sz: FloatArray) -> FloatArray:
     """``M = W Wᵀ`` with ``W = L_Z⁻¹ L_X`` (Σ_X = L_X L_Xᵀ, Σ_Z = L_Z L_Zᵀ; ``lz=None``: Σ_Z diagonal)."""
     from scipy.linalg import solve_triangular
 
@@ -136,7 +137,7 @@ def _whitened(lx: v.FloatArray, lz: v.FloatArray | None, sz: v.FloatArray) -> v.
 
 
 @v.named_shapes
-def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> v.FloatArray:
+def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> FloatArray:
     """``Var(X_i | X^{-i}) = 1/(Σ^{-1})_{ii}`` for every i (the Schur complements), from a Cholesky factor.
 
     Examples:
@@ -152,7 +153,7 @@ def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> v.FloatArray
 class Exact:
     """Engine output. ``leakages[i] = I(X_i; Y | X^{-i})``; ``privacy = max(leakages)``; ``utility = I(X;Y)/n``."""
 
-    leakages: v.FloatArray
+    leakages: FloatArray
     privacy: float
     utility: float
     mutual_information: float
@@ -229,7 +230,7 @@ def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") ->
 
 
 @v.scalar_params
-def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
+def equicorrelated_matrix(n: int, var: float, cov: float) -> FloatArray:
     """The n x n matrix with ``var`` on the diagonal and ``cov`` elsewhere (Cases 2 and 3).
 
     Examples:
@@ -248,7 +249,7 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
     return m
 
 
-def load_covariance(path: str | Path, name: str) -> v.FloatArray:
+def load_covariance(path: str | Path, name: str) -> FloatArray:
     """Read a covariance matrix from ``.npy`` or ``.csv`` (comma or whitespace separated, ``#`` comments).
 
     Examples:

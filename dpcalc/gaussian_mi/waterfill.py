@@ -24,6 +24,7 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP_LOG
 from dpcalc.errors import InfeasibleError, OutOfDomainWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
+from dpcalc.typing import FloatArray
 
 __all__ = ["Case3Optimum", "case3_optimum", "case3_sigma2", "case3_sigma_e2", "case3_u_max"]
 
@@ -36,10 +37,10 @@ class Case3Optimum:
     ``σ_k²/(σ_m²+(n−2)σ_k²)`` in c_ε terms); there ``sigma2``/``sigma_e2`` are ±inf and only ``u_max`` is meaningful.
     """
 
-    sigma2: v.FloatArray
-    sigma_e2: v.FloatArray
-    u_max: v.FloatArray
-    attained: v.FloatArray
+    sigma2: FloatArray
+    sigma_e2: FloatArray
+    u_max: FloatArray
+    attained: FloatArray
     units: str
 
 

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, half_d_log1p_ratio, log_snr_budget
 from dpcalc.errors import DomainError
+from dpcalc.typing import FloatArray, FloatOrArray
 from dpcalc.units import Units, from_nats, nats_per_unit
 
 __all__ = ["PersonalizedPlan", "alpha", "baseline_client_sigma", "baseline_server_sigma", "client_leakage",
@@ -32,20 +33,19 @@ __all__ = ["PersonalizedPlan", "alpha", "baseline_client_sigma", "baseline_serve
            "personalized", "personalized_leakage", "personalized_utility", "server_leakage", "server_sigma",
            "server_sigma_equal", "utility_at_budget", "utility_client", "utility_server", "weight_stats"]
 
-FloatOrArray = float | v.FloatArray
 
 
-def _eps_nats(eps: ArrayLike, units: Units, name: str = "eps") -> v.FloatArray:
+def _eps_nats(eps: ArrayLike, units: Units, name: str = "eps") -> FloatArray:
     scale = nats_per_unit(units)  # validates units first (one message for every family: dpcalc.units)
     return v.positive(name, eps) * scale
 
 
-def _to_units(eps_nats: v.FloatArray, units: Units) -> v.FloatArray:
+def _to_units(eps_nats: FloatArray, units: Units) -> FloatArray:
     return from_nats(eps_nats, units)
 
 
-def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
-                       log_scale: Callable[[], v.FloatArray]) -> v.FloatArray:
+def _sigma_from_budget(eps: FloatArray, d: FloatArray, scale: FloatArray,
+                       log_scale: Callable[[], FloatArray]) -> FloatArray:
     """σ = scale / sqrt(d·expm1(2ε/d)) with ``scale = C·p…``.
 
     Fast direct path (a few ulps); elements where it overflows, underflows or loses digits to subnormals are
@@ -320,7 +320,7 @@ def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
 
 
 @v.named_shapes
-def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
+def optimal_weights(alphas: ArrayLike) -> FloatArray:
     """Theorem 3, eq. (5.30): ``p_k* = (1/α_k) / Σ_i (1/α_i)`` (equal to the published product ratio).
 
     Examples:
@@ -334,7 +334,7 @@ def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
 
 
 @v.named_shapes
-def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
+def corollary2_sigmas(alphas: ArrayLike) -> FloatArray:
     """Corollary 2, eq. (5.32): ``σ_k = α_k/√N``, a point of the optimal set ``Σ σ_k²/α_k² = 1``.
 
     Examples:
@@ -348,7 +348,7 @@ def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
 
 @v.named_shapes
 def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d: ArrayLike, *,
-                         units: Units = "nats") -> v.FloatArray:
+                         units: Units = "nats") -> FloatArray:
     """Per-client leakage bound (5.25): ``(d/2)·ln(1 + p_k²C_k²/(d·Σ_i p_i²σ_i²))``.
 
     Examples:
@@ -368,7 +368,7 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     return _to_units(half_d_log1p_ratio(dd, log_ratio2) * SAFE_UP_LOG, units)  # outward (convention 5)
 
 
-def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
+def _aggregate_noise(p: FloatArray, s: FloatArray) -> tuple[float, float]:
     """``Σ_i p_i²σ_i² = m²·S`` as ``(m, S)`` with ``m = max p_iσ_i`` and ``S = Σ(p_iσ_i/m)² in [1, N]``: no
     overflow or underflow of the squares. A DomainError if the noise is zero."""
     ps = p * s
@@ -378,7 +378,7 @@ def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
     return m, float(np.sum((ps / m) ** 2))
 
 
-def _log_aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> float:
+def _log_aggregate_noise(p: FloatArray, s: FloatArray) -> float:
     """``log Σ_i p_i²σ_i²`` without overflow (see `_aggregate_noise`)."""
     m, total = _aggregate_noise(p, s)
     return 2.0 * float(np.log(m)) + float(np.log(total))
@@ -405,7 +405,7 @@ def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) ->
     return float(v.finite_result("utility", np.asarray(u), "the aggregate noise sum p_k^2 sigma_k^2 is too small"))
 
 
-def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArray, v.FloatArray]:
+def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[FloatArray, FloatArray]:
     e = v.vector("eps", eps, 0.0, lo_open=True)
     if v.as_array("C", C).ndim == 0:  # as_array first: np.ndim of a ragged list is NumPy's own error
         c = np.broadcast_to(v.check_range("C", C, 0.0, lo_open=True), e.shape)
@@ -450,9 +450,9 @@ class PersonalizedPlan:
     1/parameter-units²; ``baseline_utility`` is the utility of both baselines with equal weights.
     """
 
-    alpha: v.FloatArray
-    sigma: v.FloatArray
-    weights: v.FloatArray
+    alpha: FloatArray
+    sigma: FloatArray
+    weights: FloatArray
     utility: float
     baseline_sigma_client: float
     baseline_sigma_server: float
@@ -520,7 +520,7 @@ def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray
 
 @v.scalar_params
 @v.named_shapes
-def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> v.FloatArray:
+def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> FloatArray:
     """Thresholds C_1..C_{T+1} from (5.18) for norms ‖w_t‖ of shape (T,) or (T, N clients).
 
     Row t is the threshold used in round t+1 (row 0 is ``C0``); (5.19) then clips ‖w_k^t‖ <= C_{k,t}.

@@ -28,21 +28,21 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.accounting.gaussian_mechanism import classic_c
 from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["aggregate_noise_std", "c_constant", "client_sensitivity", "client_sigma", "sampling_b", "sampling_gamma",
            "server_required_sigma", "server_sensitivity", "server_sigma"]
 
-FloatOrArray = float | v.FloatArray
 Calibration = Literal["classic", "analytic"]
 
 _FIG4 = "the paper's own Fig. 4 setting (N = 50, K = 20, T = 25, eps = 50) is outside this domain"
 
 
-def _c_scale(c_scale: ArrayLike) -> v.FloatArray:
+def _c_scale(c_scale: ArrayLike) -> FloatArray:
     return v.check_range("c_scale", c_scale, 1.0)
 
 
-def _counts(**named: ArrayLike) -> dict[str, v.FloatArray]:
+def _counts(**named: ArrayLike) -> dict[str, FloatArray]:
     return {k: v.integer_at_least(k, val, 1) for k, val in named.items()}
 
 
@@ -102,7 +102,7 @@ def server_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100, N: ArrayLike | N
     return v.scalar_or_array(2.0 * c / (mm * n))
 
 
-def _warn_classic(per_release_eps: v.FloatArray, who: str) -> None:
+def _warn_classic(per_release_eps: FloatArray, who: str) -> None:
     if np.any(per_release_eps >= 1.0):
         worst = float(np.max(per_release_eps))
         v.warn(f"{who}: per-release eps = {worst:g} >= 1, where the classic Gaussian mechanism (Def. 2; "
@@ -110,8 +110,8 @@ def _warn_classic(per_release_eps: v.FloatArray, who: str) -> None:
                "calibration='analytic' for the exact Gaussian-mechanism noise", OutOfDomainWarning)
 
 
-def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.FloatArray,
-                       c_scale: v.FloatArray, calibration: Calibration, who: str) -> v.FloatArray:
+def _per_release_sigma(eps_release: FloatArray, delta: FloatArray, sens: FloatArray,
+                       c_scale: FloatArray, calibration: Calibration, who: str) -> FloatArray:
     """σ for one release at (ε_r, δ) with L2 sensitivity Δ: classic c·Δ/ε_r, or the exact analytic σ."""
     if calibration == "analytic":
         from dpcalc.accounting import gaussian_mechanism
@@ -144,7 +144,7 @@ def client_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
     return v.scalar_or_array(out)
 
 
-def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+def _sampling_log(eps: FloatArray, T: FloatArray, N: FloatArray, K: FloatArray) -> FloatArray:
     """ln(1 − N/K + (N/K)e^{−ε/T}) = log1p((N/K)·expm1(−ε/T)), checking eq. 7's domain K > N(1 − e^{−ε/T})."""
     arg = (N / K) * np.expm1(-eps / T)
     bad = (arg <= -1.0) & (N != K)  # K = N: ln(e^{−ε/T}) = −ε/T exactly (below), whatever expm1 rounds to
@@ -157,7 +157,7 @@ def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Floa
     return np.asarray(np.where(N == K, -eps / T, np.log1p(arg)), dtype=np.float64)
 
 
-def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+def _sampling_g_low(eps: FloatArray, T: FloatArray, N: FloatArray, K: FloatArray) -> FloatArray:
     """g = −ln(1 − N/K + (N/K)e^{−ε/T}) rounded down by its float64 error bound (convention 5: σ_A, σ_D and the
     Theorem-3 bound all grow as g shrinks, so a low g is the safe side).
 
@@ -175,7 +175,7 @@ def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Fl
     return np.asarray(g * (1.0 - np.where(np.isfinite(rel), rel, 0.0)), dtype=np.float64)
 
 
-def _check_at_most(name: str, value: v.FloatArray, bound_name: str, bound: v.FloatArray) -> None:
+def _check_at_most(name: str, value: FloatArray, bound_name: str, bound: FloatArray) -> None:
     """One-line DomainError where a count exceeds the count that bounds it (K <= N, L <= T)."""
     if np.any(value > bound):
         a, b = np.broadcast_arrays(value, bound)
@@ -184,7 +184,7 @@ def _check_at_most(name: str, value: v.FloatArray, bound_name: str, bound: v.Flo
                           f"{bound_name} = {b.ravel()[i]:g})")
 
 
-def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
+def _check_k(N: FloatArray, K: FloatArray) -> None:
     _check_at_most("K", K, "N", N)
 
 
@@ -224,7 +224,7 @@ def sampling_gamma(eps: ArrayLike, *, L: ArrayLike = 1, N: ArrayLike = 50, K: Ar
     return v.scalar_or_array(np.where(q == 1.0, x, -np.log1p(q * np.expm1(-x))))
 
 
-def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
+def _check_l(L: FloatArray, T: FloatArray) -> None:
     _check_at_most("L", L, "T", T)
 
 

@@ -24,6 +24,7 @@ from dpcalc._repr import short_repr
 from dpcalc._roots import bracket
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.nbafl import bound as _b
+from dpcalc.typing import FloatArray
 
 __all__ = ["MAX_SCAN", "OptimalK", "OptimalT", "check_scan", "k_domain_min", "lambert_w0_exp", "local_minima",
            "optimal_k", "optimal_t", "t_star_lambert"]
@@ -58,7 +59,7 @@ class OptimalT:
     local_minima: tuple[int, ...]
     t_lambert: float | None
     t_max: int
-    curve: v.FloatArray  # bound at T = 1 … t_max
+    curve: FloatArray  # bound at T = 1 … t_max
 
     @property
     def multiple_minima(self) -> bool:
@@ -78,8 +79,8 @@ class OptimalK:
     at_full: bool
     lower_reason: str
     local_minima: tuple[int, ...]
-    ks: v.FloatArray
-    curve: v.FloatArray
+    ks: FloatArray
+    curve: FloatArray
 
 
 @v.named_shapes
@@ -110,7 +111,7 @@ def lambert_w0_exp(y: float) -> float:
     hi = max(y, 1.0)
     start = min(max(y - math.log(y), lo), hi) if y > 1.0 else lo
 
-    def f(x: v.FloatArray, _: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+    def f(x: FloatArray, _: np.ndarray) -> tuple[FloatArray, FloatArray]:
         return x + np.log(x) - y, 1.0 + 1.0 / x
 
     a, b = bracket(f, np.array([lo]), np.array([hi]), increasing=True, rtol=4e-16, x0=np.array([start]), newton=True)
@@ -136,7 +137,7 @@ def _log_w0_exp1p(a: float) -> float:
         return math.log(a)
     lo, hi = math.log1p(0.5 * a), min(0.5 * a, math.log1p(a))
 
-    def f(u: v.FloatArray, _: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+    def f(u: FloatArray, _: np.ndarray) -> tuple[FloatArray, FloatArray]:
         return np.expm1(u) + u - a, np.exp(u) + 1.0
 
     b_lo, b_hi = bracket(f, np.array([lo]), np.array([hi]), increasing=True, rtol=4e-16, x0=np.array([hi]),

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcalc import _validate as v
 from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError
 from dpcalc.secagg._common import to_sec4
@@ -36,6 +35,7 @@ from dpcalc.secagg.bounds import (
 from dpcalc.secagg.data import SpanCheck, second_moment, span_check, theorem2_from_gradients
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian, renyi_gaussian_codiagonal
 from dpcalc.secagg.waterfill import WaterFilling, water_filling
+from dpcalc.typing import FloatArray
 
 __all__ = ["CONVERSIONS", "SpanAnalysis", "Theorem2Analysis", "divergence", "span_analysis", "theorem2_analysis",
            "users", "water_filling_from"]
@@ -44,7 +44,7 @@ __all__ = ["CONVERSIONS", "SpanAnalysis", "Theorem2Analysis", "divergence", "spa
 CONVERSIONS = ("lemma1", "improved")
 
 
-def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[v.FloatArray]:
+def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[FloatArray]:
     """The users' gradient matrices (K × D_i each) as float arrays; one-line error unless they share one K (and,
     ``same_d``, one D: Theorem 2 assumes |D_i| = D), users numbered from 1 as given."""
     found = [np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in matrices]
@@ -66,9 +66,9 @@ def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[v.FloatAr
 class Theorem2Analysis:
     """Theorem 2 at a grid of orders: ε_RDP(α), (ε, δ) per order and conversion, and the best (ε, α)."""
 
-    alpha: v.FloatArray
-    rdp: v.FloatArray  # +inf where the order has no guarantee (α >= α_max)
-    eps: dict[str, v.FloatArray]  # by conversion, +inf where rdp is
+    alpha: FloatArray
+    rdp: FloatArray  # +inf where the order has no guarantee (α >= α_max)
+    eps: dict[str, FloatArray]  # by conversion, +inf where rdp is
     eig_min_sum_sec4: float
     D: float
     alpha_max: float
@@ -102,7 +102,7 @@ def theorem2_analysis(alpha: ArrayLike, *, B: float, C: float, delta: float, rou
     eps = {m: np.full(curve.shape, np.inf) for m in CONVERSIONS}
     best_grid, best = {}, {}
     if np.any(fin):
-        def rdp_of(al: v.FloatArray) -> Any:
+        def rdp_of(al: FloatArray) -> Any:
             return theorem2_rdp(al, s4, B, C, d, normalization="sec4", form=form)
 
         for m in CONVERSIONS:

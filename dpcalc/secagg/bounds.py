@@ -24,13 +24,13 @@ from dpcalc.accounting import conversion
 from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 from dpcalc.secagg._common import batch, to_sec4
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["E1_TEXT", "E2_TEXT", "NO_GUARANTEE", "TABLE1_LABELS", "TABLE1_ROWS", "DPGuarantee", "Form", "Method",
            "Table1Entry", "Table1Row", "dp_from_rdp", "gaussian_closed_form_eps", "mi_leakage_bound", "optimal_dp",
            "table1", "table1_alpha_max", "table1_entry", "table1_eps", "table1_rdp", "theorem1_delta_threshold",
            "theorem2_alpha_max", "theorem2_rdp", "theorem3_rdp", "theorem4_rdp"]
 
-FloatOrArray = float | v.FloatArray
 Form = Literal["simplified", "unsimplified"]
 Table1Row = Literal["sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna"]
 TABLE1_ROWS: tuple[str, ...] = ("sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna")
@@ -47,7 +47,7 @@ E2_TEXT = ("Theorem 4's α-range is printed as (1, Nσ²D/(2C²)) without B; the
            "(1, Nσ²BD/(2C²)) (erratum E2)")
 
 
-def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     b = batch(B)
     c = v.positive("C", C)
     d = v.integer_at_least("D", D, 1)
@@ -60,7 +60,7 @@ def _row(row: object) -> str:
     return v.choice("row", row, TABLE1_ROWS, "a row of Table 1")
 
 
-def _alpha(alpha: ArrayLike) -> v.FloatArray:
+def _alpha(alpha: ArrayLike) -> FloatArray:
     return v.check_range("alpha", alpha, 1.0, lo_open=True)
 
 
@@ -260,7 +260,7 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
 
 @v.scalar_params
 @v.named_shapes
-def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
+def optimal_dp(rdp_of_alpha: Callable[[FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
                method: Method = "improved", rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function: the accounting core's
     continuous-order minimiser (`dpcalc.accounting.conversion.best_over_range`: a 400-point log grid in α − 1,
@@ -277,7 +277,7 @@ def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, 
     t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
     m = conversion.check_method(method)
 
-    def composed(al: v.FloatArray) -> v.FloatArray:
+    def composed(al: FloatArray) -> FloatArray:
         return np.asarray(rdp_of_alpha(al), dtype=np.float64) * t
 
     eps, al = conversion.best_over_range(composed, math.log(d), alpha_max, m)
@@ -379,7 +379,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ErratumWarning)  # warned once below
 
-            def curve(al: v.FloatArray) -> ArrayLike:
+            def curve(al: FloatArray) -> ArrayLike:
                 return table1_rdp(row, al, n, s2, b, c, d, as_published=as_published)
 
             try:

@@ -21,6 +21,7 @@ from dpcalc.secagg._common import batch, check_normalization
 from dpcalc.secagg.bounds import FloatOrArray, Form, theorem2_alpha_max, theorem2_rdp
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian
 from dpcalc.secagg.waterfill import water_filling
+from dpcalc.typing import FloatArray
 
 __all__ = ["CLIP_RTOL", "AggregatePair", "GradientRDP", "SpanCheck", "aggregate_covariance", "check_clipped",
            "eigenvalues", "exact_aggregate_divergence", "gradient_list", "gradient_subspace", "gradients",
@@ -31,7 +32,7 @@ CLIP_RTOL = 1e-9
 
 
 @v.named_shapes
-def gradients(name: str, value: ArrayLike) -> v.FloatArray:
+def gradients(name: str, value: ArrayLike) -> FloatArray:
     """A finite K × D gradient matrix (one column per sample)."""
     g = v.as_array(name, value)
     if g.ndim != 2 or g.shape[0] < 1 or g.shape[1] < 1:
@@ -39,7 +40,7 @@ def gradients(name: str, value: ArrayLike) -> v.FloatArray:
     return g
 
 
-def gradient_list(name: str, value: object) -> list[v.FloatArray]:
+def gradient_list(name: str, value: object) -> list[FloatArray]:
     """A non-empty list of K × D gradient matrices (one per user) with the same K and D, named ``name[i]``."""
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray) or len(value) == 0:
         raise DomainError(f"{name} must be a non-empty list of K × D gradient matrices (one per user)")
@@ -50,7 +51,7 @@ def gradient_list(name: str, value: object) -> list[v.FloatArray]:
     return mats
 
 
-def load_gradients(path: str | Path) -> list[v.FloatArray]:
+def load_gradients(path: str | Path) -> list[FloatArray]:
     """Per-sample gradients from a file (``.npy`` or a text table): K × D (one user) or N × K × D (N users, .npy).
 
     Read by the shared reader `dpcalc.files.read_numbers` (no pickles; one-line errors).
@@ -76,7 +77,7 @@ def load_gradients(path: str | Path) -> list[v.FloatArray]:
 
 
 @v.scalar_params
-def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
+def check_clipped(name: str, g: FloatArray, C: float) -> None:
     """Every column has norm <= C (clip before, as Assumption 1 requires)."""
     norms = np.sqrt(np.einsum("ij,ij->j", g, g))
     j = int(np.argmax(norms))
@@ -87,7 +88,7 @@ def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
 
 @v.scalar_params
 @v.named_shapes
-def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> v.FloatArray:
+def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> FloatArray:
     """Σ = G Gᵀ/D (``"sec4"``, eq. 16) or G Gᵀ/(BD) (``"sec5"``, Sec. 5.1), K × K, uncentred.
 
     Examples:
@@ -113,7 +114,7 @@ def _need_b(B: float | None) -> float:
 @v.scalar_params
 @v.named_shapes
 def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, smallest_only: bool = False
-                ) -> v.FloatArray:
+                ) -> FloatArray:
     """Eigenvalues (ascending, >= 0) of the second moment of ``G`` in ``normalization``; K of them.
 
     ``smallest_only=True`` returns just λ_min (cheaper: a partial eigendecomposition).
@@ -147,7 +148,7 @@ def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, sma
 class GradientRDP:
     """Theorem 2 from data: per-user λ_min (sec4), their sum S, the order range and ε_RDP at the given orders."""
 
-    eig_min_sec4: v.FloatArray
+    eig_min_sec4: FloatArray
     eig_min_sum_sec4: float
     alpha_max: float
     alpha: FloatOrArray
@@ -203,7 +204,7 @@ class SpanCheck:
     K: int
 
 
-def _column_space(g: v.FloatArray) -> tuple[v.FloatArray, int]:
+def _column_space(g: FloatArray) -> tuple[FloatArray, int]:
     """Left singular vectors of g and its numerical rank (tolerance max(K, M)·eps·s_max)."""
     u, s, _ = np.linalg.svd(g, full_matrices=False)
     cut = max(g.shape) * np.finfo(float).eps * (float(s[0]) if s.size else 0.0)
@@ -239,7 +240,7 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
 
 
 @v.named_shapes
-def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
+def gradient_subspace(G_all: ArrayLike) -> FloatArray:
     """An orthonormal basis S (K × K*) of the span of all users' gradients (Assumption 4; needs the server to see
     per-user gradients, which SA forbids: Remark 2).
 
@@ -261,7 +262,7 @@ def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
 @v.scalar_params
 @v.named_shapes
 def projected_eigenvalues(G: ArrayLike, basis: ArrayLike, *, normalization: str, B: float | None = None
-                          ) -> v.FloatArray:
+                          ) -> FloatArray:
     """Eigenvalues (ascending) of the projected second moment ``Sᵀ Σ S`` (Theorem 3's λ*; Σ in ``normalization``,
     with the 1/D that Assumption 4 omits: erratum E5). ``basis`` S: K × K* with orthonormal columns.
 
@@ -296,8 +297,8 @@ class AggregatePair:
 
 
 @v.scalar_params
-def aggregate_covariance(G_users: Sequence[v.FloatArray], B: float, *, noise: str = "none", sigma2: float = 0.0
-                         ) -> v.FloatArray:
+def aggregate_covariance(G_users: Sequence[FloatArray], B: float, *, noise: str = "none", sigma2: float = 0.0
+                         ) -> FloatArray:
     """Covariance of the aggregate ``Σ_j G_j w_j`` under Gaussian sampling: Σ_j G_jG_jᵀ/(BD) (= Σ_j Σ_j^{sec4}/B =
     Σ_j Σ_j^{sec5}); ``noise="iso"`` adds Nσ²I (each user σ²I), ``"wfna"`` replaces each Σ_j^{sec5} by its
     water-filled Σ_{j,+} (floor σ²).

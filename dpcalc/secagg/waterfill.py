@@ -19,6 +19,7 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
+from dpcalc.typing import FloatArray
 
 __all__ = ["E7_TEXT", "E8_TEXT", "WaterFilling", "added_power", "isotropic_spectrum", "water_filling",
            "wfna_covariance_change_bound", "wfna_spectrum"]
@@ -41,7 +42,7 @@ def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     return float(np.sum(np.maximum(s2 - lam, 0.0)))
 
 
-def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.FloatArray, float]:
+def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[FloatArray, float]:
     """λ_k at ``index`` (1-based, largest first) and the validated floor σ² (>= 0; 0 means no added noise)."""
     lam = np.sort(eigenvalues_nonneg("eigenvalues", eigenvalues))[::-1]
     s2 = v.scalar("sigma2", v.check_range("sigma2", sigma2, 0.0))
@@ -51,7 +52,7 @@ def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.
 
 @v.scalar_params
 @v.named_shapes
-def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
+def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + ΔΣ after WF-NA: max(λ_k, σ²) (Fig. 4;
     σ² = 0 gives Σ_i alone). Eigenvalues and σ² in the sec5 normalisation.
 
@@ -66,7 +67,7 @@ def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.
 
 @v.scalar_params
 @v.named_shapes
-def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
+def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + σ²I (isotropic noise, Fig. 4): λ_k + σ².
 
     Examples:
@@ -86,9 +87,9 @@ class WaterFilling:
     ``isotropic_power`` = Kσ²; ``min_eigenvalue_after`` = λ_min(Σ + ΔΣ) (= max(λ_min, σ²) for the exact variant).
     """
 
-    noise_cov: v.FloatArray
-    eigenvalues: v.FloatArray
-    filled: v.FloatArray
+    noise_cov: FloatArray
+    eigenvalues: FloatArray
+    filled: FloatArray
     sigma2: float
     added_power: float
     isotropic_power: float
@@ -97,7 +98,7 @@ class WaterFilling:
     blocks: int = 1
 
 
-def _fill(cov: v.FloatArray, s2: float) -> tuple[v.FloatArray, v.FloatArray]:
+def _fill(cov: FloatArray, s2: float) -> tuple[FloatArray, FloatArray]:
     from scipy.linalg import eigh
 
     w, u = eigh(cov, check_finite=False)
@@ -153,7 +154,7 @@ E7_TEXT = ("eqs. (38), (41), (42) of Zhang et al. 2024 claim −g²g²ᵀ/(BD) �
 
 @v.named_shapes
 def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as_published: bool = False
-                                 ) -> float | v.FloatArray:
+                                 ) -> float | FloatArray:
     """Upper bound ``√2·C²/(BD)`` on ``‖Σ²₊ − Σ¹₊‖_F`` and hence on ``λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) =
     λ_max(Σ²₊ − Σ¹₊ − g²g²ᵀ/(BD))`` for neighbouring users (sec5; ‖g‖ <= C). Tight for the Frobenius norm
     (orthogonal g¹, g² with all eigenvalues above the floor).

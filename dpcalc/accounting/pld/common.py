@@ -6,13 +6,12 @@ from typing import Literal
 
 import numpy as np
 
-from dpcalc import _validate as v
 from dpcalc.errors import DomainError
+from dpcalc.typing import FloatArray
 
 __all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDOFF", "Direction", "FloatArray",
            "MemoryCapError", "check_points"]
 
-FloatArray = v.FloatArray
 Direction = Literal["remove", "add"]
 
 #: Largest FFT length (points); below it the memory cap of `dpcalc._limits` (default 2 GiB, ≈112 bytes per
