@@ -30,8 +30,8 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import api  # noqa: E402  (docs/gen/api.py and render.py, beside this file)
-import render  # noqa: E402
+import api
+import render
 
 GENERATED_NAV_SECTION = "Papers"
 API_NAV_ENTRY = "API reference"

@@ -150,8 +150,8 @@ def box_table(lines: list[str]) -> tuple[list[str], list[str], list[str]] | None
     return lines[:top], table, lines[bottom + 1:]
 
 
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})console[ \t]*\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-                    re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})console[ \t]*\n(?P<body>.*?)"
+                    r"^(?P=indent)(?P=fence)[ \t]*$", re.MULTILINE | re.DOTALL)
 _MARKDOWN_FORMAT = re.compile(r"(?:^|\s)(?:--format[ =]|-f\s*)(?:markdown|md)\b")
 
 

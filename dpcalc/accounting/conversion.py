@@ -79,10 +79,24 @@ def _follow_minimum(f: Callable[[FloatArray], FloatArray], cap: float
 def check_method(method: str) -> Method:
     """Validate a conversion name (one-line DomainError).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import check_method
-        >>> check_method('lemma1')
-        'lemma1'
+    Parameters
+    ----------
+    method : str
+
+    Returns
+    -------
+    Method
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import check_method
+    >>> check_method('lemma1')
+    'lemma1'
     """
     return v.choice("method", method, METHODS,  # type: ignore[return-value]
                     "Balle et al. 2020, Thm 21, or Mironov 2017, Prop. 3")
@@ -104,11 +118,26 @@ def _log_delta(log_delta: ArrayLike) -> FloatArray:
 def bretagnolle_huber_zero(kl: ArrayLike, log_delta: ArrayLike) -> NDArray[np.bool_]:
     """True where δ >= √(1 − e^{−KL}) (δ² + e^{−KL} − 1 >= 0): (0, δ)-DP from a KL bound (Bretagnolle–Huber).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import bretagnolle_huber_zero
-        >>> import math
-        >>> bretagnolle_huber_zero([1e-12, 0.5], math.log(1e-5))
-        array([ True, False])
+    Parameters
+    ----------
+    kl : ArrayLike
+    log_delta : ArrayLike
+
+    Returns
+    -------
+    NDArray[np.bool_]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import bretagnolle_huber_zero
+    >>> import math
+    >>> bretagnolle_huber_zero([1e-12, 0.5], math.log(1e-5))
+    array([ True, False])
     """
     k, ld = _rdp_values(kl, "kl"), _log_delta(log_delta)
     with np.errstate(over="ignore"):
@@ -121,11 +150,28 @@ def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str
     """ε at order α = 1 + ``x`` of an RDP value (broadcast; +inf RDP gives +inf: no guarantee at that order), on
     the safe side by the rounding bound of its terms (module docstring).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import eps_at_order
-        >>> import math
-        >>> eps_at_order(1.0, 7.0, math.log(1e-5))
-        array(2.21410917)
+    Parameters
+    ----------
+    rdp : ArrayLike
+    x : ArrayLike
+    log_delta : ArrayLike
+    method : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import eps_at_order
+    >>> import math
+    >>> eps_at_order(1.0, 7.0, math.log(1e-5))
+    array(2.21410917)
     """
     m = check_method(method)
     r, xx, ld = np.broadcast_arrays(_rdp_values(rdp), v.positive("x", x), _log_delta(log_delta))
@@ -147,11 +193,28 @@ def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: s
     `eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
     ε ≪ r (ρ = 3.2e-5, δ = 4.8e-3 in zCDP: ε = 1.1e-7 from terms of ~0.04).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import rounding_scale
-        >>> import math
-        >>> rounding_scale(1.0, 7.0, math.log(1e-5))
-        array(3.07529811)
+    Parameters
+    ----------
+    rdp : ArrayLike
+    x : ArrayLike
+    log_delta : ArrayLike
+    method : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import rounding_scale
+    >>> import math
+    >>> rounding_scale(1.0, 7.0, math.log(1e-5))
+    array(3.07529811)
     """
     r, xx, ld = v.nonnegative("rdp", rdp), v.positive("x", x), _log_delta(log_delta)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -168,10 +231,27 @@ def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> FloatArr
     → 0 as x → 0 instead of inf − inf where x underflows; −inf where δ underflows). Capped at 0 by the callers
     (δ <= 1).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import log_delta_at_order
-        >>> log_delta_at_order(1.0, 7.0, 3.0)
-        array(-17.01416129)
+    Parameters
+    ----------
+    rdp : ArrayLike
+    x : ArrayLike
+    eps : ArrayLike
+        Privacy level ε.
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import log_delta_at_order
+    >>> log_delta_at_order(1.0, 7.0, 3.0)
+    array(-17.01416129)
     """
     r, xx, e = np.broadcast_arrays(v.nonnegative("rdp", rdp), v.nonnegative("x", x), v.nonnegative("eps", eps))
     pos = xx > 0.0
@@ -189,11 +269,29 @@ def best_over_grid(orders: ArrayLike, rdp: ArrayLike, log_delta: float,
     """``(ε, index)``: the smallest ε over an order grid (orders > 1, one RDP value each, +inf skipped), moved outward
     by SAFE_UP; ``(inf, −1)`` when every order is +inf.
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import best_over_grid
-        >>> import math
-        >>> best_over_grid([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], math.log(1e-5))
-        (3.214109167845696, 2)
+    Parameters
+    ----------
+    orders : ArrayLike
+        The Rényi orders α > 1 to evaluate.
+    rdp : ArrayLike
+    log_delta : float
+    method : str
+
+    Returns
+    -------
+    tuple[float, int]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import best_over_grid
+    >>> import math
+    >>> best_over_grid([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], math.log(1e-5))
+    (3.214109167845696, 2)
     """
     a = v.vector("orders", orders, 1.0, lo_open=True)
     r = np.atleast_1d(_rdp_values(rdp))
@@ -219,11 +317,30 @@ def best_over_range(rdp_of_alpha: Callable[[FloatArray], ArrayLike], log_delta: 
     Brent refinement between the neighbours of the best grid point. The returned ε is the conversion at the
     returned α (safe at any order); `InfeasibleError` when no order of the range gives a finite bound.
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import best_over_range
-        >>> import math
-        >>> best_over_range(lambda alpha: 0.125 * alpha, math.log(1e-5))
-        (2.165715545175595, 9.602733373290233)
+    Parameters
+    ----------
+    rdp_of_alpha : Callable[[FloatArray], ArrayLike]
+    log_delta : float
+    alpha_max : float
+    method : str
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import best_over_range
+    >>> import math
+    >>> best_over_range(lambda alpha: 0.125 * alpha, math.log(1e-5))
+    (2.165715545175595, 9.602733373290233)
     """
     from scipy.optimize import minimize_scalar
 

@@ -190,10 +190,29 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Conventions order (mechanism μ, then ε). Finite far below δ = 1e-308 (e.g. μ = 1, ε = 1000: log δ ≈ −5.0e5)
     and accurate as δ → 1. ε >= 0 (nats), μ > 0.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import log_delta
-        >>> log_delta(1.0, 1.0)
-        -2.0640664465003913
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level (nats), in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Log δ(ε) of μ-GDP, finite far below δ = 1e-308 (nats (log of a probability)); a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import log_delta
+    >>> log_delta(1.0, 1.0)
+    -2.0640664465003913
     """
     e, m = _check_eps_mu(eps, mu)
     ld, _ = _log_delta(e, m)
@@ -207,10 +226,29 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Conventions order (mechanism μ, then ε; the inverse `eps_from_mu` is ``(mu, delta)``). Cancellation-free
     (see the module docstring). δ below the smallest subnormal is returned as 0.0; use `log_delta` there.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import delta
-        >>> delta(1.0, 1.0)
-        0.12693673750664386
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level (nats), in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Privacy profile δ(ε) of μ-GDP (μ-GDP ⇔ (ε, δ(ε))-DP for all ε ≥ 0) (probability); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import delta
+    >>> delta(1.0, 1.0)
+    0.12693673750664386
     """
     e, m = _check_eps_mu(eps, mu)
     ld, d = _log_delta(e, m)
@@ -222,10 +260,27 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import delta_at_zero
-        >>> delta_at_zero(1.0)
-        0.3829249225480261
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Δ(0; μ) = 2Φ(μ/2) − 1: above it, ε(μ, δ) = 0 (probability); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import delta_at_zero
+    >>> delta_at_zero(1.0)
+    0.3829249225480261
     """
     from scipy import special
 
@@ -260,10 +315,30 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     matters only near δ(0; μ), where ε ≪ δ is ill-conditioned in δ). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1
     (in particular for μ = 0: 0-GDP is perfect privacy).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import eps_from_mu
-        >>> eps_from_mu(1.0, 1e-5)
-        4.377178095681277
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    delta : ArrayLike | None
+        Target δ (probability), in ``(0, 1)``.
+    log_delta : ArrayLike | None
+
+    Returns
+    -------
+    FloatOrArray
+        Ε(μ, δ): the smallest ε with μ-GDP ⇒ (ε, δ)-DP (inverse of the privacy profile in ε) (nats); a float for scalar
+        inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import eps_from_mu
+    >>> eps_from_mu(1.0, 1e-5)
+    4.377178095681277
     """
     m = v.nonnegative("mu", mu)
     _, lt_in = _target(delta, log_delta)
@@ -278,10 +353,27 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     composition of Gaussian mechanisms without sampling is exactly μ-GDP (Dong, Roth & Su 2022, Cor. 3.3), so this
     is its exact ε to ~1e-14 relative.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import eps_bracket_from_mu
-        >>> eps_bracket_from_mu(1.0, 1e-5)
-        (4.3771780956811766, 4.377178095681277)
+    Parameters
+    ----------
+    mu : float
+        Μ of μ-GDP, > 0.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import eps_bracket_from_mu
+    >>> eps_bracket_from_mu(1.0, 1e-5)
+    (4.3771780956811766, 4.377178095681277)
     """
     m = float(v.scalar("mu", v.nonnegative("mu", mu)))
     d = float(v.scalar("delta", v.probability("delta", delta)))
@@ -342,10 +434,30 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     δ(ε; μ) <= δ and is below the exact root by at most ~1.2e-14 relative (bracket plus margin) plus the log δ
     evaluation error bound over the slope d log δ/d log μ (at most 3e-14 relative on the 10,000-point sweep).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import mu_from_eps
-        >>> mu_from_eps(1.0, 1e-5)
-        0.2680511232112905
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``[0, inf)``.
+    delta : ArrayLike | None
+        Target δ (probability), in ``(0, 1)``.
+    log_delta : ArrayLike | None
+
+    Returns
+    -------
+    FloatOrArray
+        Μ(ε, δ): the largest μ with μ-GDP ⇒ (ε, δ)-DP (inverse of the privacy profile in μ); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import mu_from_eps
+    >>> mu_from_eps(1.0, 1e-5)
+    0.2680511232112905
     """
     from scipy import special
 
@@ -405,10 +517,29 @@ def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     The minimal type-II error at type-I error α of testing N(0,1) vs N(μ,1); computed as ``Φ(−Φ^{-1}(α) − μ)``
     so that α near 0 or 1 loses no digits. α in [0, 1], μ >= 0.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import tradeoff
-        >>> tradeoff(0.05, 1.0)
-        0.740488977158556
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Type-I error (probability (type-I error)), in ``[0, 1]``.
+    mu : ArrayLike
+        GDP parameter, in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Μ-GDP trade-off function G_μ(α) (minimal type-II error of N(0,1) vs N(μ,1)) (probability (type-II error)); a
+        float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import tradeoff
+    >>> tradeoff(0.05, 1.0)
+    0.740488977158556
     """
     from scipy import special
 
@@ -427,10 +558,29 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     calls unambiguous). `dpcalc.accounting.gaussian_mechanism.mu` is the positional ``(sigma, sensitivity)``
     form.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import gaussian_mu
-        >>> gaussian_mu(sigma=2.0)
-        0.5
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise multiplier (noise std / L2 sensitivity) (query units), in ``(0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (query units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Gaussian mechanism: noise N(0, σ²) on a sensitivity-Δ query is (Δ/σ)-GDP; a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import gaussian_mu
+    >>> gaussian_mu(sigma=2.0)
+    0.5
     """
     s = v.positive("sensitivity", sensitivity)
     sg = v.positive("sigma", sigma)
@@ -443,10 +593,29 @@ def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (Li, Xiao & Chen 2024, Theorem 2). Keyword-only (see
     `gaussian_mu`).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import gaussian_sigma
-        >>> gaussian_sigma(mu=0.5)
-        2.0
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (query units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Noise std for μ-GDP with the Gaussian mechanism (query units); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import gaussian_sigma
+    >>> gaussian_sigma(mu=0.5)
+    2.0
     """
     s = v.positive("sensitivity", sensitivity)
     m = v.positive("mu", mu)
@@ -460,10 +629,26 @@ def compose(mus: ArrayLike) -> float:
 
     Computed with max-scaling so μ_i up to 1e300 neither overflow nor lose digits. μ_i >= 0, 1-D.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import compose
-        >>> compose([0.3, 0.4])
-        0.5
+    Parameters
+    ----------
+    mus : ArrayLike
+        GDP parameters of the composed mechanisms, in ``[0, inf)``.
+
+    Returns
+    -------
+    float
+        Composition of μᵢ-GDP mechanisms.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import compose
+    >>> compose([0.3, 0.4])
+    0.5
     """
     m = v.vector("mus", mus, 0.0)
     top = float(np.max(m))
@@ -488,17 +673,47 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     ``as_published=True`` returns Li, Xiao & Chen's printed ``q·√T·(e^{1/σ²} − 1)`` with an `ErratumWarning`.
     q in (0, 1], σ > 0, T an integer >= 1.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import clt_mu
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = clt_mu(0.01, 1.0, 1000)
-        ...
-        >>> result
-        0.414521631336538
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    q : ArrayLike
+        Poisson sampling rate (probability), in ``(0, 1]``.
+    sigma : ArrayLike
+        Noise multiplier (noise std / L2 sensitivity) (noise multiplier), in ``(0, inf)``.
+    steps : ArrayLike
+        Number of steps, in ``[1, inf) integer``.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        Theorem 4: privacy CLT μ of T subsampled Gaussian steps; a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import clt_mu
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = clt_mu(0.01, 1.0, 1000)
+    ...
+    >>> result
+    0.414521631336538
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
@@ -526,17 +741,39 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
 
     Used to audit schedules whose σ changes per round (Li, Xiao & Chen 2024, erratum E15). Emits an EstimateWarning.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import clt_mu_schedule
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = clt_mu_schedule(0.01, [1.0, 2.0], 500)
-        ...
-        >>> result
-        0.3164101171854961
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    q : ArrayLike
+        Sampling probability, in (0, 1].
+    sigmas : ArrayLike
+    steps_per_sigma : ArrayLike
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import clt_mu_schedule
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = clt_mu_schedule(0.01, [1.0, 2.0], 500)
+    ...
+    >>> result
+    0.3164101171854961
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.vector("sigmas", sigmas, 0.0, lo_open=True)
@@ -558,17 +795,43 @@ def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrA
     Computed as ``1/√(log1p(exp(2 ln μ − 2 ln q − ln T)))`` (no overflow). Emits an EstimateWarning:
     the CLT can underestimate, so this σ may be too small for a guaranteed (ε, δ).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import sigma_from_clt_mu
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = sigma_from_clt_mu(0.5, 0.01, 1000)
-        ...
-        >>> result
-        0.893440317059807
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    q : ArrayLike
+        Poisson sampling rate (probability), in ``(0, 1]``.
+    steps : ArrayLike
+        Number of steps, in ``[1, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        Noise multiplier whose CLT μ equals a target (noise multiplier); a float for scalar inputs, else an array of
+        their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import sigma_from_clt_mu
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = sigma_from_clt_mu(0.5, 0.01, 1000)
+    ...
+    >>> result
+    0.893440317059807
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     m = v.positive("mu", mu)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)

@@ -44,11 +44,26 @@ def as_covariance(name: str, matrix: ArrayLike) -> FloatArray:
 
     Returns the symmetrised float64 matrix. Messages are one line naming ``name``.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import as_covariance
-        >>> as_covariance('sigma_x', [[1.0, 0.5], [0.5, 1.0]])
-        array([[1. , 0.5],
-               [0.5, 1. ]])
+    Parameters
+    ----------
+    name : str
+    matrix : ArrayLike
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import as_covariance
+    >>> as_covariance('sigma_x', [[1.0, 0.5], [0.5, 1.0]])
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
     m = v.as_array(name, matrix)
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
@@ -140,10 +155,26 @@ def _whitened(lx: FloatArray, lz: FloatArray | None, sz: FloatArray) -> FloatArr
 def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> FloatArray:
     """``Var(X_i | X^{-i}) = 1/(Σ^{-1})_{ii}`` for every i (the Schur complements), from a Cholesky factor.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import conditional_variances
-        >>> conditional_variances([[1.0, 0.5], [0.5, 2.0]])
-        array([0.875, 1.75 ])
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0.
+    name : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import conditional_variances
+    >>> conditional_variances([[1.0, 0.5], [0.5, 2.0]])
+    array([0.875, 1.75 ])
     """
     m = as_covariance(name, sigma)
     return 1.0 / _inv_diag(_cholesky(name, m))
@@ -170,17 +201,31 @@ class Exact:
 def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> Exact:
     """Evaluate the exact engine on covariances Σ_X, Σ_Z (both n x n, symmetric positive definite).
 
-    Args:
-        sigma_x: covariance of the local parameters X (Entropy 2022, Section 2.2).
-        sigma_z: covariance of the added Gaussian noise Z.
-        units: ``"bits"`` (the paper's) or ``"nats"``.
+    Parameters
+    ----------
+    sigma_x : ArrayLike
+        Covariance of the local parameters X (Entropy 2022, Section 2.2).
+    sigma_z : ArrayLike
+        Covariance of the added Gaussian noise Z.
+    units : Units
+        ``"bits"`` (the paper's) or ``"nats"``.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import evaluate
-        >>> import numpy as np
-        >>> evaluate([[1.0, 0.5], [0.5, 1.0]], np.eye(2))
-        Exact(leakages=array([0.40367746, 0.40367746]), privacy=0.40367746102880203, utility=0.47672264890212956,
-        mutual_information=0.9534452978042591, n=2, units='bits')
+    Returns
+    -------
+    Exact
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import evaluate
+    >>> import numpy as np
+    >>> evaluate([[1.0, 0.5], [0.5, 1.0]], np.eye(2))
+    Exact(leakages=array([0.40367746, 0.40367746]), privacy=0.40367746102880203, utility=0.47672264890212956,
+    mutual_information=0.9534452978042591, n=2, units='bits')
     """
     scale = nats_per_unit(units)
     sx = as_covariance("sigma_x", sigma_x)
@@ -207,11 +252,28 @@ def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -
 def privacy(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> float:
     """``max_i I(X_i; Y | X^{-i})`` (eq. (3)) for arbitrary PD covariances, via Schur complements.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import privacy
-        >>> import numpy as np
-        >>> privacy([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
-        0.6609640474436811
+    Parameters
+    ----------
+    sigma_x : ArrayLike
+    sigma_z : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import privacy
+    >>> import numpy as np
+    >>> privacy([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
+    0.6609640474436811
     """
     return evaluate(sigma_x, sigma_z, units=units).privacy
 
@@ -220,11 +282,28 @@ def privacy(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") ->
 def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> float:
     """``U = I(X; Y)/n`` (eq. (4)) for arbitrary PD covariances, via Cholesky log-determinants.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import utility
-        >>> import numpy as np
-        >>> utility([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
-        0.75
+    Parameters
+    ----------
+    sigma_x : ArrayLike
+    sigma_z : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import utility
+    >>> import numpy as np
+    >>> utility([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
+    0.75
     """
     return evaluate(sigma_x, sigma_z, units=units).utility
 
@@ -233,12 +312,28 @@ def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") ->
 def equicorrelated_matrix(n: int, var: float, cov: float) -> FloatArray:
     """The n x n matrix with ``var`` on the diagonal and ``cov`` elsewhere (Cases 2 and 3).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import equicorrelated_matrix
-        >>> equicorrelated_matrix(3, 1.0, 0.5)
-        array([[1. , 0.5, 0.5],
-               [0.5, 1. , 0.5],
-               [0.5, 0.5, 1. ]])
+    Parameters
+    ----------
+    n : int
+    var : float
+    cov : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import equicorrelated_matrix
+    >>> equicorrelated_matrix(3, 1.0, 0.5)
+    array([[1. , 0.5, 0.5],
+           [0.5, 1. , 0.5],
+           [0.5, 0.5, 1. ]])
     """
     nn = int(v.scalar("n", v.integer_at_least("n", n, 2)))
     a = v.scalar("var", v.as_array("var", var))
@@ -252,15 +347,30 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> FloatArray:
 def load_covariance(path: str | Path, name: str) -> FloatArray:
     """Read a covariance matrix from ``.npy`` or ``.csv`` (comma or whitespace separated, ``#`` comments).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import load_covariance
-        >>> import os, tempfile
-        >>> import numpy as np
-        >>> path = os.path.join(tempfile.mkdtemp(), 'cov.csv')
-        >>> np.savetxt(path, [[1.0, 0.5], [0.5, 1.0]], delimiter=',')
-        >>> load_covariance(path, 'sigma_x')
-        array([[1. , 0.5],
-               [0.5, 1. ]])
+    Parameters
+    ----------
+    path : str | Path
+    name : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import load_covariance
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), 'cov.csv')
+    >>> np.savetxt(path, [[1.0, 0.5], [0.5, 1.0]], delimiter=',')
+    >>> load_covariance(path, 'sigma_x')
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
     from dpcalc.files import read_matrix
 

@@ -73,10 +73,28 @@ def contraction_p(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarit
                   prox_mu: ArrayLike = 1.0) -> FloatOrArray:
     """P = 1 + 2l(−1/μ + ρB/μ² + ρB²/(2μ²)) of Theorem 2; must lie in (0, 1) (DomainError otherwise).
 
-    Examples:
-        >>> from dpcalc.nbafl import contraction_p
-        >>> contraction_p()
-        0.86
+    Parameters
+    ----------
+    pl : ArrayLike
+    smoothness : ArrayLike
+    dissimilarity : ArrayLike
+    prox_mu : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import contraction_p
+    >>> contraction_p()
+    0.86
     """
     return v.scalar_or_array(_p(*_constants(pl, smoothness, dissimilarity, prox_mu)))
 
@@ -86,10 +104,29 @@ def contraction_q(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarit
                   prox_mu: ArrayLike = 1.0, *, K: ArrayLike) -> FloatOrArray:
     """Q = 1 + (2l/μ²)(ρB²/2 + ρB + ρB²/K + 2ρB²/√K + μB/√K − μ) of Theorem 3; must lie in (0, 1).
 
-    Examples:
-        >>> from dpcalc.nbafl import contraction_q
-        >>> contraction_q(K=10)
-        0.9525437744847146
+    Parameters
+    ----------
+    pl : ArrayLike
+    smoothness : ArrayLike
+    dissimilarity : ArrayLike
+    prox_mu : ArrayLike
+    K : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import contraction_q
+    >>> contraction_q(K=10)
+    0.9525437744847146
     """
     ll, r, b, m = _constants(pl, smoothness, dissimilarity, prox_mu)
     k = v.integer_at_least("K", K, 1)
@@ -105,7 +142,22 @@ def _q_minus_1(pl: FloatArray, rho: FloatArray, b: FloatArray, mu: FloatArray, K
 
 
 def q_factor(pl: FloatArray, rho: FloatArray, b: FloatArray, mu: FloatArray, K: FloatArray) -> FloatArray:
-    """Q of Theorem 3 from validated (l, ρ, B, μ, K), unchecked (may lie outside (0, 1))."""
+    """Q of Theorem 3 from validated (l, ρ, B, μ, K), unchecked (may lie outside (0, 1)).
+
+    Parameters
+    ----------
+    pl : FloatArray
+    rho : FloatArray
+        Ρ of ρ-zCDP, > 0.
+    b : FloatArray
+    mu : FloatArray
+        Μ of μ-GDP, > 0.
+    K : FloatArray
+
+    Returns
+    -------
+    FloatArray
+    """
     return np.asarray(1.0 + _q_minus_1(pl, rho, b, mu, K), dtype=np.float64)
 
 
@@ -124,10 +176,34 @@ def lambda1(smoothness: ArrayLike = 0.2, dissimilarity: ArrayLike = 1.0, prox_mu
             as_published: bool = True) -> FloatOrArray:
     """λ1 of Theorem 2: 1/μ + ρB/μ as published (ErratumWarning: disputed) or 1 + ρB/μ (the comment).
 
-    Examples:
-        >>> from dpcalc.nbafl import lambda1
-        >>> lambda1(as_published=False)
-        1.2
+    Parameters
+    ----------
+    smoothness : ArrayLike
+    dissimilarity : ArrayLike
+    prox_mu : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import lambda1
+    >>> lambda1(as_published=False)
+    1.2
     """
     _, r, b, m = _constants(1.0, smoothness, dissimilarity, prox_mu)
     if as_published:
@@ -143,17 +219,48 @@ def kappas(delta: ArrayLike = 0.01, *, pl: ArrayLike = 0.1, lipschitz: ArrayLike
            as_published: bool = True) -> tuple[FloatOrArray, FloatOrArray]:
     """(κ1, κ0) of Theorem 2: κ1 = λ1·βcC/(m(1−P))·√(2/(Nπ)), κ0 = ρc²C²/(2m²(1−P)N).
 
-    Examples:
-        >>> from dpcalc.nbafl import kappas
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = kappas()
-        ...
-        >>> result
-        (0.7513823985168517, 0.008621988816611251)
-        >>> sorted({w.category.__name__ for w in caught})
-        ['ErratumWarning']
+    Parameters
+    ----------
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    pl : ArrayLike
+    lipschitz : ArrayLike
+    smoothness : ArrayLike
+    dissimilarity : ArrayLike
+    prox_mu : ArrayLike
+    C : ArrayLike
+    m : ArrayLike
+    N : ArrayLike
+    c_scale : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    tuple[FloatOrArray, FloatOrArray]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import kappas
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = kappas()
+    ...
+    >>> result
+    (0.7513823985168517, 0.008621988816611251)
+    >>> sorted({w.category.__name__ for w in caught})
+    ['ErratumWarning']
     """
     ll, r, b, mm = _constants(pl, smoothness, dissimilarity, prox_mu)
     _p(ll, r, b, mm)  # P in (0, 1), else DomainError
@@ -185,7 +292,23 @@ def _rounds(T: ArrayLike) -> FloatArray:
 
 def curve_full(T: FloatArray, eps: FloatArray, theta: FloatArray, p: FloatArray, k1: FloatArray,
                k0: FloatArray, log_p: FloatArray | None = None) -> FloatArray:
-    """Eq. (6) at (real) T from validated constants: P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T), via expm1."""
+    """Eq. (6) at (real) T from validated constants: P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T), via expm1.
+
+    Parameters
+    ----------
+    T : FloatArray
+    eps : FloatArray
+        Privacy level ε.
+    theta : FloatArray
+    p : FloatArray
+    k1 : FloatArray
+    k0 : FloatArray
+    log_p : FloatArray | None
+
+    Returns
+    -------
+    FloatArray
+    """
     if log_p is None:
         log_p = np.log(p)
     pt = np.exp(T * log_p)
@@ -201,17 +324,53 @@ def convergence_bound(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: ArrayLike =
                       as_published: bool = True) -> FloatOrArray:
     """Theorem 2 (eq. 6): E[F(w̃^T) − F(w*)] <= P^TΘ + (κ1T/ε + κ0T²/ε²)(1 − P^T). Status disputed (module doc).
 
-    Examples:
-        >>> from dpcalc.nbafl import convergence_bound
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = convergence_bound(10.0)
-        ...
-        >>> result
-        1.940813820484716
-        >>> sorted({w.category.__name__ for w in caught})
-        ['ErratumWarning']
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    T : ArrayLike
+    pl : ArrayLike
+    lipschitz : ArrayLike
+    smoothness : ArrayLike
+    dissimilarity : ArrayLike
+    prox_mu : ArrayLike
+    theta : ArrayLike
+    C : ArrayLike
+    m : ArrayLike
+    N : ArrayLike
+    c_scale : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import convergence_bound
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = convergence_bound(10.0)
+    ...
+    >>> result
+    1.940813820484716
+    >>> sorted({w.category.__name__ for w in caught})
+    ['ErratumWarning']
     """
     e = v.positive("eps", eps)
     t = _rounds(T)
@@ -257,10 +416,40 @@ def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: Arr
     g = −ln(1 − N/K + (N/K)e^{−ε/T}) (= bε/T) needs K > N(1 − e^{−ε/T}); α0 = 2ρK/N + ρ,
     α1 = 1 + 2ρB/μ + 2ρB√K/(μN). Status disputed/unverified (no available copy of the paper has eq. 8 to compare).
 
-    Examples:
-        >>> from dpcalc.nbafl import convergence_bound_sampled
-        >>> convergence_bound_sampled(10.0, K=20)
-        0.6178456687350695
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    T : ArrayLike
+    K : ArrayLike
+    pl : ArrayLike
+    lipschitz : ArrayLike
+    smoothness : ArrayLike
+    dissimilarity : ArrayLike
+    prox_mu : ArrayLike
+    theta : ArrayLike
+    C : ArrayLike
+    m : ArrayLike
+    N : ArrayLike
+    c_scale : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import convergence_bound_sampled
+    >>> convergence_bound_sampled(10.0, K=20)
+    0.6178456687350695
     """
     e = v.positive("eps", eps)
     t = _rounds(T)

@@ -151,11 +151,30 @@ def renyi_gaussian_codiagonal(dmu: ArrayLike, lam1: ArrayLike, lam2: ArrayLike, 
     the original coordinates (it is rotated to ``Uᵀ dmu``). Eigenvalues must be > 0. ``alpha`` > 0, ≠ 1, scalar or
     1-D; +inf (with ``reason``) where some λ_{α,k} <= 0.
 
-    Examples:
-        >>> from dpcalc.secagg import renyi_gaussian_codiagonal
-        >>> renyi_gaussian_codiagonal([0.5, 0.0], [1.0, 1.0], [2.0, 2.0], 2.0)
-        Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
-        reason='')
+    Parameters
+    ----------
+    dmu : ArrayLike
+    lam1 : ArrayLike
+    lam2 : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1.
+    basis : ArrayLike | None
+
+    Returns
+    -------
+    Divergence
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import renyi_gaussian_codiagonal
+    >>> renyi_gaussian_codiagonal([0.5, 0.0], [1.0, 1.0], [2.0, 2.0], 2.0)
+    Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
+    reason='')
     """
     d = np.atleast_1d(v.as_array("dmu", dmu))
     l1 = np.atleast_1d(v.positive("lam1", lam1))
@@ -199,12 +218,31 @@ def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayL
     solves, the eigenvalues of the whitened difference and one Cholesky per order (≤ 8 orders), else one
     symmetric eigendecomposition for all orders.
 
-    Examples:
-        >>> from dpcalc.secagg import renyi_gaussian
-        >>> import numpy as np
-        >>> renyi_gaussian([0.0, 0.0], np.eye(2), [0.5, 0.0], 2 * np.eye(2), 2.0)
-        Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
-        reason='')
+    Parameters
+    ----------
+    mu1 : ArrayLike
+    cov1 : ArrayLike
+    mu2 : ArrayLike
+    cov2 : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1.
+
+    Returns
+    -------
+    Divergence
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import renyi_gaussian
+    >>> import numpy as np
+    >>> renyi_gaussian([0.0, 0.0], np.eye(2), [0.5, 0.0], 2 * np.eye(2), 2.0)
+    Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
+    reason='')
     """
     from scipy.linalg import eigh, solve_triangular
 

@@ -32,10 +32,25 @@ E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (Zhang et al. 2024, 
 def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     """``tr ΔΣ = Σ_k max(σ² − λ_k, 0)``: the total variance WF-NA adds (eigenvalues in the sec5 normalisation).
 
-    Examples:
-        >>> from dpcalc.secagg import added_power
-        >>> added_power([0.1, 0.5, 2.0], 1.0)
-        1.4
+    Parameters
+    ----------
+    eigenvalues : ArrayLike
+    sigma2 : ArrayLike
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import added_power
+    >>> added_power([0.1, 0.5, 2.0], 1.0)
+    1.4
     """
     lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
     s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
@@ -56,10 +71,26 @@ def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> Fl
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + ΔΣ after WF-NA: max(λ_k, σ²) (Fig. 4;
     σ² = 0 gives Σ_i alone). Eigenvalues and σ² in the sec5 normalisation.
 
-    Examples:
-        >>> from dpcalc.secagg import wfna_spectrum
-        >>> wfna_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
-        array([2.  , 0.5 , 0.25])
+    Parameters
+    ----------
+    index : ArrayLike
+    eigenvalues : ArrayLike
+    sigma2 : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import wfna_spectrum
+    >>> wfna_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
+    array([2.  , 0.5 , 0.25])
     """
     lam, s2 = _ranked(index, eigenvalues, sigma2)
     return np.maximum(lam, s2)
@@ -70,10 +101,26 @@ def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> Fl
 def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + σ²I (isotropic noise, Fig. 4): λ_k + σ².
 
-    Examples:
-        >>> from dpcalc.secagg import isotropic_spectrum
-        >>> isotropic_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
-        array([2.25, 0.75, 0.35])
+    Parameters
+    ----------
+    index : ArrayLike
+    eigenvalues : ArrayLike
+    sigma2 : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import isotropic_spectrum
+    >>> isotropic_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
+    array([2.25, 0.75, 0.35])
     """
     lam, s2 = _ranked(index, eigenvalues, sigma2)
     return lam + s2
@@ -115,13 +162,36 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     ``blocks=k`` splits the K coordinates into k contiguous blocks and fills each block separately (the paper's
     approximate SVD) — with an `ErratumWarning` (E8).
 
-    Examples:
-        >>> from dpcalc.secagg import water_filling
-        >>> import numpy as np
-        >>> water_filling(np.diag([0.05, 0.5]), 0.1, normalization='sec5')
-        WaterFilling(noise_cov=array([[0.05, 0.  ],
-               [0.  , 0.  ]]), eigenvalues=array([0.05, 0.5 ]), filled=array([0.1, 0.5]), sigma2=0.1, added_power=0.05,
-        isotropic_power=0.2, power_ratio=0.25, min_eigenvalue_after=0.1, blocks=1)
+    Parameters
+    ----------
+    cov : ArrayLike
+    sigma2 : float
+    normalization : str
+    B : float | None
+    blocks : int | None
+
+    Returns
+    -------
+    WaterFilling
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import water_filling
+    >>> import numpy as np
+    >>> water_filling(np.diag([0.05, 0.5]), 0.1, normalization='sec5')
+    WaterFilling(noise_cov=array([[0.05, 0.  ],
+           [0.  , 0.  ]]), eigenvalues=array([0.05, 0.5 ]), filled=array([0.1, 0.5]), sigma2=0.1, added_power=0.05,
+    isotropic_power=0.2, power_ratio=0.25, min_eigenvalue_after=0.1, blocks=1)
     """
     s = symmetric_matrix("cov", cov)
     s = to_sec5(s, normalization=normalization, B=B, name="cov")
@@ -163,10 +233,33 @@ def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as
     ‖g²g²ᵀ − g¹g¹ᵀ‖_F/(BD) <= √2C²/(BD). ``as_published=True`` returns the paper's claim 0 (eq. 38) with an
     `ErratumWarning` (E7: a counterexample gives +0.0907 at B = C = 1, D = 3).
 
-    Examples:
-        >>> from dpcalc.secagg import wfna_covariance_change_bound
-        >>> wfna_covariance_change_bound(32, 1.0, 1000)
-        4.4194173824161435e-05
+    Parameters
+    ----------
+    B : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    float | FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import wfna_covariance_change_bound
+    >>> wfna_covariance_change_bound(32, 1.0, 1000)
+    4.4194173824161435e-05
     """
     b = v.check_range("B", B, 1.0)
     c = v.positive("C", C)

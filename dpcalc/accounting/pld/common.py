@@ -37,7 +37,14 @@ _BYTES_PER_POINT = 112  # peak working memory per grid point (both pairs' arrays
 
 
 def check_points(npts: int, what: str, h: float) -> None:
-    """Raise `MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT."""
+    """Raise `MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT.
+
+    Parameters
+    ----------
+    npts : int
+    what : str
+    h : float
+    """
     from dpcalc import _limits
 
     need = npts * _BYTES_PER_POINT
