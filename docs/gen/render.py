@@ -305,6 +305,7 @@ _SKIP = {"pre", "code", "math", "script", "style", "kbd", "textarea"}
 _TEX = re.compile(r"(?<=[^\s>])([_^])\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TEX_SUP1 = re.compile(r"(?<=[^\s^])\^([A-Za-z0-9α-ωΑ-Ω∞])(?![A-Za-z0-9])")
 _LONG = re.compile(r"\S{12,}")
+_NUMBER = re.compile(r"(?<![\w.])([-−]?\d[\d.]*[eE][-+−]?\d+)(?![\w.])")
 _BREAK = re.compile(r"(?<=[_/(,=])(?=\S)|(?<=[A-Za-z]\.)(?=[A-Za-z])|(?<=[a-z])(?=[A-Z][a-z])")
 
 
@@ -324,8 +325,9 @@ def tex_scripts(text: str) -> str:
 
 def breaks(text: str) -> str:
     """Break opportunities in the long tokens of a table cell: after ``_ / ( , =``, after the dot of a dotted
-    name (not of a number) and between camelCase words."""
-    return _LONG.sub(lambda m: _BREAK.sub("<wbr>", m.group(0)), text)
+    name (not of a number) and between camelCase words; a number in exponent form (``1e-05``) is kept whole."""
+    text = _LONG.sub(lambda m: _BREAK.sub("<wbr>", m.group(0)), text)
+    return _NUMBER.sub(r'<span class="nobreak">\1</span>', text)
 
 
 def html_text(content: str, extra: Callable[[str], str] | None = None) -> str:
