@@ -19,6 +19,7 @@ from dpcalc.catalog.types import CatalogError
 
 if TYPE_CHECKING:
     from dpcalc.catalog.formula import Formula
+    from dpcalc.typing import FloatOrArray
 
 __all__ = ["check_condition", "condition", "draw", "sample_inputs"]
 
@@ -103,7 +104,7 @@ def _function_name(func: ast.AST) -> str:
     return ""
 
 
-def draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
+def draw(spec: str, rng: Any, size: int | None, where: str) -> FloatOrArray:
     """One value (or a vector of ``size``) from a ``sample`` spec."""
     import numpy as np
 
