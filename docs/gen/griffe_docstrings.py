@@ -12,7 +12,7 @@ from typing import Any
 import griffe
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import render  # noqa: E402  (docs/gen/render.py, beside this file)
+import render  # docs/gen/render.py, beside this file
 
 
 class LiteralStars(griffe.Extension):

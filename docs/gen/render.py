@@ -80,6 +80,21 @@ def _cell(text: str) -> str:
     return "".join(p.replace("|", r"\vert ") if k % 2 else inline(p) for k, p in enumerate(parts))
 
 
+#: A result this wide (columns) with this few rows (or fewer) is shown turned: one row per column, one column per
+#: row — twelve columns of long numbers do not fit the content column, two columns of twelve rows do.
+TURN_COLUMNS, TURN_ROWS = 11, 4
+
+
+def markdown_table(head: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
+    """A Markdown table of cells that are already inline HTML; a wide table of few rows is turned (`TURN_COLUMNS`)."""
+    if len(head) >= TURN_COLUMNS and 0 < len(rows) <= TURN_ROWS:
+        out = ["| " + " | ".join(["", *(f"{k + 1}" for k in range(len(rows)))]) + " |",
+               "|---|" + "|".join("---:" for _ in rows) + "|"]
+        out += ["| **" + h + "** | " + " | ".join(r[j] for r in rows) + " |" for j, h in enumerate(head)]
+        return out
+    return ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|", *("| " + " | ".join(r) + " |" for r in rows)]
+
+
 def cli_markdown(text: str) -> str:
     """A command's ``--format markdown`` output, safe to insert in a page. A result (a table, then its note and
     ``> warning:`` lines) has plain text in its cells and lines: each is escaped (`inline`). Other Markdown (the
@@ -87,14 +102,16 @@ def cli_markdown(text: str) -> str:
     lines = text.rstrip().splitlines()
     if not lines or not lines[0].startswith("|"):
         return text.rstrip()
-    out = []
+    out: list[str] = []
+    table = [line for line in lines if line.startswith("|")]
+    rows = [[_cell(c.strip()) for c in line.strip().strip("|").split(" | ")] for line in table
+            if not _SEPARATOR.match(line)]
+    align = [c.strip() for c in next((line for line in table if _SEPARATOR.match(line)), "|").strip("|").split("|")]
+    out += markdown_table(rows[0], rows[1:], align) if rows else []
     for line in lines:
-        if _SEPARATOR.match(line):
-            out.append(line)
-        elif line.startswith("|"):
-            cells = line.strip().strip("|").split(" | ")
-            out.append("| " + " | ".join(_cell(c.strip()) for c in cells) + " |")
-        elif line.startswith("> "):
+        if line.startswith("|"):
+            continue
+        if line.startswith("> "):
             out.append("> " + inline(line[2:]))
         else:
             out.append(inline(line) if line.strip() else "")
@@ -145,8 +162,7 @@ def box_table(lines: list[str]) -> tuple[list[str], list[str], list[str]] | None
         rows, header = header, [[""] * (len(cuts) - 1)]
     head = [" ".join(h[j] for h in header if h[j]) for j in range(len(cuts) - 1)]
     align = ["---:" if 2 * r > len(rows) else "---" for r in right]
-    table = ["| " + " | ".join(inline(h) for h in head) + " |", "|" + "|".join(align) + "|"]
-    table += ["| " + " | ".join(inline(c) for c in row) + " |" for row in rows]
+    table = markdown_table([inline(h) for h in head], [[inline(c) for c in row] for row in rows], align)
     return lines[:top], table, lines[bottom + 1:]
 
 

@@ -119,7 +119,7 @@ def test_cli_reference_lists_every_command() -> None:
     for command in ("dpcalc sigma", "dpcalc table", "dpcalc plot preset", "dpcalc plot sweep", "dpcalc verify",
                     "dpcalc gauss case2"):
         assert f"## `{command}`" in text, command
-    assert "-f, --format" in text and "[default: table]" in text
+    assert "-f, --format" in text and "&#91;default: table&#93;" in text  # brackets as entities: never a link
 
 
 @needs_docs_extra
@@ -161,9 +161,11 @@ def test_a_new_family_appears_from_data_alone(tmp_path: Path, monkeypatch: pytes
         figures = [f for f in plot_spec.presets().values() if f.paper == "099"]
         page = hooks.paper_page(groups["099"], figures)
         assert "## `newfam.server_sigma`" in page and "(../figures/099-fig1.png)" in page
+        assert "](099.md)" in hooks.papers_index(groups, {})  # the overview links it
         config = {"nav": [{"Home": "index.md"}, {"Papers": "papers/index.md"}]}
         nav = hooks.on_config(config)["nav"][1]["Papers"]
-        assert {"099 · He & He, IEEE Access 2023": "papers/099.md"} in nav
+        # a numbered paper is in the sidebar once, as its family's guide page: the catalog's list has references only
+        assert not any("099" in str(entry) or "000" in str(entry) for entry in nav) and len(nav) > 10
     finally:
         monkeypatch.undo()
         clear()
@@ -304,5 +306,6 @@ def test_every_page_is_in_the_navigation() -> None:
 
     in_nav = set(walk(config["nav"]))
     pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
-             if p.relative_to(ROOT / "docs").parts[0] not in ("gen", "examples")}
+             if p.relative_to(ROOT / "docs").parts[0] not in ("gen", "examples")
+             and not p.relative_to(ROOT / "docs").as_posix().startswith("design/evidence/")}  # not shipped
     assert not pages - in_nav, f"pages missing from the nav in mkdocs.yml: {sorted(pages - in_nav)}"
