@@ -320,7 +320,7 @@ _TAG = re.compile(r"(<!--.*?-->|<[^>]*>)", re.DOTALL)
 _SKIP = {"pre", "code", "math", "script", "style", "kbd", "textarea"}
 _TEX = re.compile(r"(?<=[^\s>])([_^])\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TEX_SUP1 = re.compile(r"(?<=[^\s^])\^([A-Za-z0-9α-ωΑ-Ω∞])(?![A-Za-z0-9])")
-_LONG = re.compile(r"\S{12,}")
+_LONG = re.compile(r"\S{16,}")
 _NUMBER = re.compile(r"(?<![\w.])([-−]?\d[\d.]*[eE][-+−]?\d+)(?![\w.])")
 _BREAK = re.compile(r"(?<=[_/(,=])(?=\S)|(?<=[A-Za-z]\.)(?=[A-Za-z])|(?<=[a-z])(?=[A-Z][a-z])")
 

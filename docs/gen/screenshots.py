@@ -20,7 +20,7 @@ PAGES = {
     "training": "training.html#dp-sgd-on-60000-examples",
     "events": "events.html#reading-dp-accountings-events",
     "nbafl": "nbafl.html#worked-example-the-optimal-number-of-rounds",
-    "api": "reference/api/midp.html#dpcalc.midp.server_sigma",
+    "api": "reference/api/dpcalc.midp.html#dpcalc.midp.server_sigma",
 }
 OUT = Path(__file__).resolve().parent.parent / "design" / "evidence"
 WIDTH, HEIGHT = 1280, 1000
