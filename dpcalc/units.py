@@ -122,7 +122,7 @@ def to_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``x``) outside its domain; the one-line message names it and the allowed range.
     """
     return v.as_array("x", x) * nats_per_unit(units)
 
@@ -144,7 +144,7 @@ def from_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``x``) outside its domain; the one-line message names it and the allowed range.
     """
     nats = v.as_array("x", x)
     with np.errstate(over="ignore"):

@@ -87,14 +87,19 @@ def _facts(tree: ast.Module) -> dict[str, dict[str, bool]]:
     """Per module-level function: does it validate, raise InfeasibleError, name each warning — directly or through
     a function of the module it calls (a fixed point)."""
     funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    facts: dict[str, dict[str, bool]] = {}
+    facts: dict[str, dict[str, Any]] = {}
     calls: dict[str, set[str]] = {}
     for name, fn in funcs.items():
         names = _names(fn)
-        validates = any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "v"
-                        and n.attr in VALIDATORS for n in ast.walk(fn)) or "DomainError" in names
+        checks = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                  and isinstance(n.func.value, ast.Name) and n.func.value.id == "v" and n.func.attr in VALIDATORS]
+        validates = bool(checks) or "DomainError" in names or any(
+            isinstance(d, ast.Attribute) and d.attr in VALIDATORS for d in fn.decorator_list)
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        checked = {c.args[0].value for c in checks
+                   if c.args and isinstance(c.args[0], ast.Constant) and c.args[0].value in params}
         facts[name] = {"DomainError": validates, "InfeasibleError": "InfeasibleError" in names,
-                       **{w: w in names for w in WARNINGS}}
+                       "checked": checked, **{w: w in names for w in WARNINGS}}
         calls[name] = {c for c in names if c in funcs and c != name}
     changed = True
     while changed:
@@ -102,6 +107,8 @@ def _facts(tree: ast.Module) -> dict[str, dict[str, bool]]:
         for name, called in calls.items():
             for c in called:
                 for key, value in facts[c].items():
+                    if key == "checked":
+                        continue
                     if value and not facts[name][key]:
                         facts[name][key] = changed = True
     return facts
@@ -168,7 +175,7 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
-def numpy_docstring(fn: ast.FunctionDef, doc: str, facts: dict[str, bool], entry: Any, indent: str) -> str | None:
+def numpy_docstring(fn: ast.FunctionDef, doc: str, facts: dict[str, Any], entry: Any, indent: str) -> str | None:
     if re.search(r"^\s*-{3,}\s*$", doc, re.M):
         return None  # already numpy style
     prose, sections = _sections(doc)
@@ -207,6 +214,13 @@ def numpy_docstring(fn: ast.FunctionDef, doc: str, facts: dict[str, bool], entry
         if returns:
             out += ["    " + line for line in _wrap(_sentence(returns), sub)]
     errors = {k: v for k, v in RAISES.items() if facts.get(k)}
+    if "DomainError" in errors:
+        checked = facts.get("checked", set())
+        named = [p.arg for p in params if p.arg in checked or p.arg in inputs]
+        if named:
+            listed = ", ".join(f"``{n}``" for n in named)
+            errors["DomainError"] = f"An input ({listed}) outside its domain; the one-line message names it and the " \
+                                    "allowed range"
     errors.update(raises)
     if errors:
         out += ["", "Raises", "------"]

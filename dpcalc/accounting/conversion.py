@@ -90,7 +90,7 @@ def check_method(method: str) -> Method:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``method``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -164,7 +164,7 @@ def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``x``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -207,7 +207,7 @@ def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: s
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rdp``, ``x``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -245,7 +245,7 @@ def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> FloatArr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rdp``, ``x``, ``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -284,7 +284,7 @@ def best_over_grid(orders: ArrayLike, rdp: ArrayLike, log_delta: float,
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``orders``, ``log_delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -331,7 +331,7 @@ def best_over_range(rdp_of_alpha: Callable[[FloatArray], ArrayLike], log_delta: 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``log_delta``, ``alpha_max``) outside its domain; the one-line message names it and the allowed range.
     InfeasibleError
         No value of the unknown reaches the target.
 

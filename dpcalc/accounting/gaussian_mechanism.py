@@ -60,7 +60,7 @@ def classic_c(delta: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -97,7 +97,8 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Warns
     -----
@@ -143,7 +144,8 @@ def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Warns
     -----
@@ -203,7 +205,8 @@ def log_delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) ->
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``eps``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -242,7 +245,8 @@ def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> Flo
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``eps``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -281,7 +285,8 @@ def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
@@ -321,7 +326,8 @@ def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------

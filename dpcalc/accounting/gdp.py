@@ -206,7 +206,7 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -242,7 +242,7 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -274,7 +274,7 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -332,7 +332,7 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -367,7 +367,7 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -451,7 +451,7 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -533,7 +533,7 @@ def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``alpha``, ``mu``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -574,7 +574,7 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -609,7 +609,7 @@ def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -642,7 +642,7 @@ def compose(mus: ArrayLike) -> float:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mus``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -693,7 +693,7 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``q``, ``sigma``, ``steps``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -755,7 +755,8 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``q``, ``sigmas``, ``steps_per_sigma``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Warns
     -----
@@ -813,7 +814,7 @@ def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrA
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``q``, ``steps``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----

@@ -67,7 +67,7 @@ def orders_array(orders: ArrayLike | None) -> FloatArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``orders``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -127,7 +127,8 @@ def gaussian(alpha: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``alpha``, ``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
@@ -304,7 +305,7 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``q``, ``sigma``, ``alpha``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -349,7 +350,7 @@ def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``q``, ``sigma``, ``steps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -421,7 +422,8 @@ def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rdp``, ``alpha``, ``delta``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -457,7 +459,8 @@ def eps_improved(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrA
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rdp``, ``alpha``, ``delta``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -499,7 +502,7 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: M
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rdp``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -599,7 +602,7 @@ def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[flo
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rdp``, ``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

@@ -47,7 +47,7 @@ def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -75,7 +75,7 @@ def compose(rhos: Sequence[float] | ArrayLike) -> float:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rhos``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -106,7 +106,7 @@ def eps_bun_steinke(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rho``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -185,7 +185,7 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rho``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -221,7 +221,7 @@ def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rho``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -259,7 +259,7 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rho``, ``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

@@ -65,7 +65,7 @@ def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``lam``, ``B``, ``D``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -136,7 +136,8 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``lam``, ``B``, ``D``, ``t``, ``P``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Warns
     -----
@@ -187,7 +188,7 @@ def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> Flo
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``T``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -246,7 +247,8 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``lam``, ``B``, ``D``, ``t``, ``P``, ``C``) outside its domain; the one-line message names it
+        and the allowed range.
 
     Warns
     -----
@@ -295,7 +297,7 @@ def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``B``, ``C``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -330,7 +332,7 @@ def harmonic(T: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``T``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -377,7 +379,7 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``T``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -498,7 +500,7 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu``, ``T``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -577,7 +579,8 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``, ``rho``, ``T``, ``s_f``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
@@ -615,7 +618,8 @@ def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``zeta``, ``delta``, ``rho``, ``T``, ``s_f``) outside its domain; the one-line message names it and
+        the allowed range.
 
     Examples
     --------
@@ -650,7 +654,7 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``t``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -680,7 +684,7 @@ def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``t``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -825,7 +829,7 @@ def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> F
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``method``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -873,7 +877,7 @@ def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: in
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``t_max``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----

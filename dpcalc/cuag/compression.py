@@ -100,7 +100,8 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``weight``, ``r_max``, ``r_min``) outside its domain; the one-line message names it and the allowed
+        range.
     """
     w = v.check_range("weight", weight, 0.0, 1.0)
     hi = v.scalar("r_max", v.check_range("r_max", r_max, 0.0, 1.0, lo_open=True))
@@ -158,7 +159,7 @@ def layer_weights(layer_norms: ArrayLike) -> FloatArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``layer_norms``) outside its domain; the one-line message names it and the allowed range.
     """
     n = v.vector("layer_norms", layer_norms, 0.0)
     top = float(np.max(n))
@@ -199,7 +200,7 @@ def measurement_rows(r: float, layer_size: float) -> int:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``r``, ``layer_size``) outside its domain; the one-line message names it and the allowed range.
     """
     return math.floor(_rate(r) * _layer(layer_size))
 
@@ -228,7 +229,7 @@ def measurement_count(r: float, layer_size: float, *, as_published: bool = False
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``r``, ``layer_size``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -433,7 +434,7 @@ def coherence_bounds(a: int) -> tuple[float, float]:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``a``) outside its domain; the one-line message names it and the allowed range.
     """
     n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
     return 1.0, math.sqrt(n)
@@ -462,7 +463,7 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``r``, ``a``) outside its domain; the one-line message names it and the allowed range.
     """
     _basis_size(a)  # before the b × a measurement matrix, and naming a (measurement_matrix calls it layer_size)
     m = measurement_matrix(r, a)
@@ -497,7 +498,7 @@ def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[i
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``layer_sizes``) outside its domain; the one-line message names it and the allowed range.
     """
     if isinstance(layer_sizes, str):
         if layer_sizes in MODELS:
@@ -531,7 +532,7 @@ def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayL
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``rate``) outside its domain; the one-line message names it and the allowed range.
     """
     sizes = parse_layer_sizes(layer_sizes)
     if rate is None:
@@ -571,7 +572,8 @@ def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike |
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``layer_sizes``, ``rate``, ``T``, ``copies``, ``bytes_per_param``) outside its domain; the one-line
+        message names it and the allowed range.
     """
     t = int(v.scalar("T", v.integer_at_least("T", T, 1)))
     c = int(v.scalar("copies", v.integer_at_least("copies", copies, 1)))
@@ -598,6 +600,6 @@ def uplink_reduction(layer_sizes: Sequence[float] | ArrayLike | str, rate: Array
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``layer_sizes``, ``rate``) outside its domain; the one-line message names it and the allowed range.
     """
     return 1.0 - uploaded_params(layer_sizes, rate) / uploaded_params(layer_sizes, None)

@@ -87,7 +87,7 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``var_max``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -118,7 +118,7 @@ def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``, ``variances``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -151,7 +151,7 @@ def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``, ``variances``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -186,7 +186,7 @@ def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``variances``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -327,7 +327,7 @@ def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -373,7 +373,7 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----

@@ -325,7 +325,7 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> FloatArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``n``, ``var``, ``cov``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

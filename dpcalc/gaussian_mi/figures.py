@@ -76,7 +76,7 @@ def figure_data(number: int, seed: int = DEFAULT_SEED) -> FigureData:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``seed``) outside its domain; the one-line message names it and the allowed range.
     """
     if number not in FIGURES:
         raise DomainError(f"figure must be 4, 5, 6 or 7 (got NUMBER = {number})")

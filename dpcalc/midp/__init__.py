@@ -101,7 +101,8 @@ def server_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: Arr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``d``, ``C``, ``p_max``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -143,7 +144,7 @@ def server_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``d``, ``C``, ``N``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -186,7 +187,8 @@ def client_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: Arr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``d``, ``C``, ``p_max``, ``sum_p2``) outside its domain; the one-line message names it and
+        the allowed range.
 
     Examples
     --------
@@ -232,7 +234,7 @@ def client_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``d``, ``C``, ``N``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -259,7 +261,7 @@ def weight_stats(weights: ArrayLike) -> tuple[float, float]:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``weights``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -286,7 +288,7 @@ def equal_weight_stats(N: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``N``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -327,7 +329,8 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``d``, ``C``, ``p_max``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -372,7 +375,8 @@ def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``d``, ``C``, ``p_max``, ``sum_p2``) outside its domain; the one-line message names it and
+        the allowed range.
 
     Examples
     --------
@@ -409,7 +413,7 @@ def utility_server(sigma: ArrayLike, d: ArrayLike) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``d``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -444,7 +448,7 @@ def utility_client(sigma: ArrayLike, d: ArrayLike, sum_p2: ArrayLike = 1.0) -> F
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``d``, ``sum_p2``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -485,7 +489,8 @@ def utility_at_budget(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``d``, ``C``, ``p_max``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -531,7 +536,7 @@ def alpha(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, units: Units = "n
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``d``, ``C``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -567,7 +572,7 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``alphas``, ``d``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -602,7 +607,7 @@ def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``alphas``, ``d``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -636,7 +641,7 @@ def optimal_weights(alphas: ArrayLike) -> FloatArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``alphas``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -666,7 +671,7 @@ def corollary2_sigmas(alphas: ArrayLike) -> FloatArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``alphas``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -704,7 +709,8 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``weights``, ``sigmas``, ``C``, ``d``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
@@ -759,7 +765,8 @@ def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) ->
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``weights``, ``sigmas``, ``d``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -812,7 +819,7 @@ def baseline_client_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``C``, ``d``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -847,7 +854,7 @@ def baseline_server_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``C``, ``d``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -905,7 +912,7 @@ def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``d``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -958,7 +965,7 @@ def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``C``, ``w_norm``, ``eta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -992,7 +999,7 @@ def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> FloatArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``C0``, ``norms``, ``eta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

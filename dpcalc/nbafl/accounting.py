@@ -120,7 +120,7 @@ def compare_accountants(eps: float, delta: float = 0.01, *, C: float = 20.0, m: 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``, ``L``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----

@@ -120,7 +120,7 @@ def contraction_q(pl: ArrayLike = 0.1, smoothness: ArrayLike = 0.2, dissimilarit
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``K``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -242,7 +242,8 @@ def kappas(delta: ArrayLike = 0.01, *, pl: ArrayLike = 0.1, lipschitz: ArrayLike
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``lipschitz``, ``C``, ``m``, ``N``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Warns
     -----
@@ -352,7 +353,7 @@ def convergence_bound(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: ArrayLike =
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``theta``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -443,7 +444,8 @@ def convergence_bound_sampled(eps: ArrayLike, delta: ArrayLike = 0.01, *, T: Arr
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``K``, ``theta``, ``N``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------

@@ -99,7 +99,7 @@ def client_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100) -> FloatOrArray:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``C``, ``m``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -132,7 +132,8 @@ def server_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100, N: ArrayLike | N
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``C``, ``m``, ``N``, ``weights``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -201,7 +202,7 @@ def client_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -290,7 +291,7 @@ def sampling_b(eps: ArrayLike, *, T: ArrayLike = 25, N: ArrayLike = 50, K: Array
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -324,7 +325,7 @@ def sampling_gamma(eps: ArrayLike, *, L: ArrayLike = 1, N: ArrayLike = 50, K: Ar
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -376,7 +377,7 @@ def server_required_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLi
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -433,7 +434,8 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``delta``, ``C``, ``m``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Warns
     -----
@@ -491,7 +493,8 @@ def aggregate_noise_std(sigma_u: ArrayLike, *, K: ArrayLike, sigma_d: ArrayLike 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma_u``, ``K``, ``sigma_d``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------

@@ -210,7 +210,8 @@ def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> floa
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``theta``, ``kappa1``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -287,7 +288,8 @@ def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: fl
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``theta``, ``t_max``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Warns
     -----
@@ -357,7 +359,7 @@ def k_domain_min(eps: float, T: float, N: float) -> int:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``T``, ``N``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -408,7 +410,7 @@ def optimal_k(eps: float, delta: float = 0.01, *, T: float = 25, pl: float = 0.1
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``T``, ``N``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

@@ -243,7 +243,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``workers``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----

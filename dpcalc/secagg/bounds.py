@@ -85,7 +85,8 @@ def theorem2_alpha_max(eig_min_sum: ArrayLike, C: ArrayLike, D: ArrayLike, *, no
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eig_min_sum``, ``C``, ``D``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -130,7 +131,7 @@ def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: Arra
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eig_min_sum``, ``form``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -181,7 +182,7 @@ def theorem3_rdp(alpha: ArrayLike, eig_star_min_sum: ArrayLike, B: ArrayLike, C:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eig_star_min_sum``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -223,7 +224,7 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``N``, ``sigma2``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -285,7 +286,7 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``N``, ``sigma2``) outside its domain; the one-line message names it and the allowed range.
     InfeasibleError
         No value of the unknown reaches the target.
 
@@ -394,7 +395,7 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``delta``, ``rounds``) outside its domain; the one-line message names it and the allowed range.
     InfeasibleError
         No value of the unknown reaches the target.
 
@@ -448,7 +449,7 @@ def optimal_dp(rdp_of_alpha: Callable[[FloatArray], ArrayLike], delta: float, al
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``delta``, ``rounds``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -486,7 +487,7 @@ def gaussian_closed_form_eps(slope: ArrayLike, delta: ArrayLike) -> tuple[FloatO
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``slope``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -572,7 +573,8 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``N``, ``sigma2``, ``delta``, ``rounds``) outside its domain; the one-line message names it and the
+        allowed range.
     InfeasibleError
         No value of the unknown reaches the target.
 
@@ -762,7 +764,7 @@ def mi_leakage_bound(c_const: ArrayLike, d: ArrayLike, N: ArrayLike, B: ArrayLik
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``c_const``, ``d``, ``N``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -798,7 +800,7 @@ def theorem1_delta_threshold(sampling: str, B: ArrayLike, D: ArrayLike) -> Float
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sampling``, ``D``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

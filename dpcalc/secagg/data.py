@@ -272,7 +272,7 @@ def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: f
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``C``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -342,7 +342,7 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``g_new``, ``rtol``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -419,7 +419,7 @@ def projected_eigenvalues(G: ArrayLike, basis: ArrayLike, *, normalization: str,
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``basis``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -473,7 +473,7 @@ def aggregate_covariance(G_users: Sequence[FloatArray], B: float, *, noise: str 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -528,7 +528,8 @@ def exact_aggregate_divergence(G_users: Sequence[ArrayLike], user: int, sample: 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``user``, ``sample``, ``g_new``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------

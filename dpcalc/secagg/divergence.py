@@ -167,7 +167,8 @@ def renyi_gaussian_codiagonal(dmu: ArrayLike, lam1: ArrayLike, lam2: ArrayLike, 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``dmu``, ``lam1``, ``lam2``, ``basis``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
@@ -234,7 +235,7 @@ def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayL
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``mu1``, ``mu2``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

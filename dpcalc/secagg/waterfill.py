@@ -44,7 +44,7 @@ def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -177,7 +177,7 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma2``, ``blocks``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----
@@ -248,7 +248,7 @@ def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``B``, ``C``, ``D``) outside its domain; the one-line message names it and the allowed range.
 
     Warns
     -----

@@ -122,7 +122,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``grid``, ``atol``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -333,7 +333,7 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``, ``grid``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------

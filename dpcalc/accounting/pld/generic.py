@@ -180,7 +180,7 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``atol``) outside its domain; the one-line message names it and the allowed range.
     """
     d = check_delta(delta)
     tol = check_rtol(rtol)
@@ -246,7 +246,7 @@ def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> Delt
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``eps``) outside its domain; the one-line message names it and the allowed range.
     """
     e = float(v.check_range("eps", eps, 0.0, math.inf))
     exact = gdp_mixture.delta_bracket(components, e) or single.delta_bracket(components, e)

@@ -162,7 +162,7 @@ def gaussian(sigma: float, sensitivity: float = 1.0, relation: str = "add_remove
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -197,7 +197,7 @@ def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove"
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``scale``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -232,7 +232,8 @@ def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "ad
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``parameter``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -268,7 +269,7 @@ def discrete_gaussian(sigma: float, sensitivity: int = 1, relation: str = "add_r
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -306,7 +307,8 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sigma``, ``sensitivities``, ``probabilities``) outside its domain; the one-line message names it and
+        the allowed range.
 
     Examples
     --------
@@ -352,7 +354,8 @@ def randomized_response(noise_parameter: float, num_buckets: int, relation: str 
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``noise_parameter``, ``num_buckets``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
@@ -404,7 +407,7 @@ def pure_dp(epsilon: float, relation: str = "add_remove") -> PrivacyLoss:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``epsilon``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -439,7 +442,7 @@ def approx_dp(epsilon: float, delta: float, relation: str = "add_remove") -> Pri
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``epsilon``, ``delta``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -484,7 +487,7 @@ def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``q``) outside its domain; the one-line message names it and the allowed range.
 
     Examples
     --------
@@ -535,7 +538,8 @@ def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sample_size``, ``source_size``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -604,7 +608,8 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``sample_size``, ``source_size``) outside its domain; the one-line message names it and the allowed
+        range.
 
     Examples
     --------
@@ -701,7 +706,8 @@ def truncated_poisson(loss: PrivacyLoss, q: float, dataset_size: int, max_batch:
     Raises
     ------
     DomainError
-        An input outside its domain; the one-line message names the input and the allowed range.
+        An input (``q``, ``dataset_size``, ``max_batch``) outside its domain; the one-line message names it and the
+        allowed range.
 
     Examples
     --------
