@@ -98,10 +98,10 @@ def markdown_table(head: list[str], rows: list[list[str]], align: list[str]) -> 
 def cli_markdown(text: str) -> str:
     """A command's ``--format markdown`` output, safe to insert in a page. A result (a table, then its note and
     ``> warning:`` lines) has plain text in its cells and lines: each is escaped (`inline`). Other Markdown (the
-    privacy statement's headings, bold labels and lists) is kept as Markdown."""
+    privacy statement's bold labels and lists) is kept as Markdown, its headings set in bold."""
     lines = text.rstrip().splitlines()
-    if not lines or not lines[0].startswith("|"):
-        return text.rstrip()
+    if not lines or not lines[0].startswith("|"):  # headings of the output are not sections of the page
+        return re.sub(r"^#{1,6}[ \t]+(.+?)[ \t]*#*$", r"**\1**", text.rstrip(), flags=re.M)
     out: list[str] = []
     table = [line for line in lines if line.startswith("|")]
     rows = [[_cell(c.strip()) for c in line.strip().strip("|").split(" | ")] for line in table

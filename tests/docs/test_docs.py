@@ -193,7 +193,7 @@ def test_mkdocs_build_strict(site: Path) -> None:
                  "papers/index.html", "papers/000.html", "papers/001.html", "papers/002.html"):
         assert page in pages
     assert not (site / "design" / "evidence").exists() and not (site / "img").exists()  # not shipped
-    accuracy = (site / "accuracy.html").read_text(encoding="utf-8")
+    accuracy = re.sub(r"<[^>]+>", "", (site / "accuracy.html").read_text(encoding="utf-8"))  # cells hold <wbr>
     assert "midp.server_sigma" in accuracy and "pass" in accuracy
     tutorial = re.sub(r"<[^>]+>", "", (site / "tutorial.html").read_text(encoding="utf-8"))
     assert "$ dpcalc calibrate --eps 3" in tutorial and "\\begin{table}" in tutorial  # real outputs, built now
