@@ -95,7 +95,8 @@ def test_prose_markdown_fixes() -> None:
     assert render.html_text("<p>e^{(α−1)ε} P_{K≤k₀}(S) <code>x^{2}</code></p>") == \
         "<p>e<sup>(α−1)ε</sup> P<sub>K≤k₀</sub>(S) <code>x^{2}</code></p>"
     assert render.html_text("<td>OutOfDomainWarning dpcalc.accounting 0.004266666667 1e-05</td>") == \
-        '<td>Out<wbr>Of<wbr>Domain<wbr>Warning dpcalc.<wbr>accounting 0.004266666667 <span class="nobreak">1e-05</span></td>'
+        ('<td>Out<wbr>Of<wbr>Domain<wbr>Warning dpcalc.<wbr>accounting 0.004266666667 '
+         '<span class="nobreak">1e-05</span></td>')
 
 
 def test_api_reference_documents_each_object_once() -> None:
