@@ -3,12 +3,14 @@
 * one page per catalog paper (``papers/<id>.md``) from ``formulas/*.toml``: every formula in LaTeX, its source
   and equation, inputs with domains and units, assumptions, status, errata with evidence, a worked example
   computed now, and the paper's figure presets (``dpcalc/plot/presets/*.toml``) drawn now as PNG;
-* ``reference/cli.md`` from the Typer app, ``reference/api.md`` (mkdocstrings directives for every module);
+* ``reference/cli.md`` from the Typer app; ``reference/api/`` (`api`: one mkdocstrings page per public module);
 * ``accuracy.md``: the ``dpcalc verify --all`` table, run now;
 * in every page, ``<!-- dpcalc: ARGS -->`` is replaced by ``$ dpcalc ARGS`` and its real output
   (``<!-- dpcalc-md: ARGS -->``: the output is Markdown, e.g. ``--format markdown``, and is rendered);
 * math (``$…$``, ``$$…$$`` through ``pymdownx.arithmatex``) is converted to MathML at build time, so pages need
   no JavaScript and no network to show formulas.
+* text that was not written as Markdown — catalog prose, command output, plain-text TeX — is made to render as a
+  reader should see it by `render` (escaping, tables of command output, exponents, break points in cells).
 
 A new family appears by data alone: its catalog file gives its paper page and its preset file its figures.
 Environment: ``DPCALC_DOCS_VERIFY_SAMPLES`` (Monte Carlo samples of the accuracy page; default: verify's own).
