@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+
+from dpcalc.typing import FloatArray
 
 __all__ = ["LN2", "SAFE_UP", "SAFE_UP_LOG", "FloatArray", "expm1mx", "half_d_log1p_ratio", "log1p_exp", "log1pmx",
            "log_expm1", "log_snr_budget", "normal_cdf", "snr_budget"]
 
-FloatArray = NDArray[np.float64]
 
 LN2 = math.log(2.0)
 _SQRT2 = math.sqrt(2.0)

@@ -37,10 +37,11 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcalc.typing import FloatArray
+
 __all__ = ["Fn", "Search", "Side", "bisect", "bracket", "expand", "integer_search", "safe_root", "scalar_root",
            "secant_search"]
 
-FloatArray = NDArray[np.float64]
 #: ``f(x, idx) -> f`` or ``(f, slope)`` evaluated at the active problems ``idx`` (indices into the flat problems).
 Fn = Callable[[FloatArray, NDArray[np.intp]], FloatArray | tuple[FloatArray, FloatArray]]
 Side = Literal["lo", "hi"]

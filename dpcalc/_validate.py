@@ -17,16 +17,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from dpcalc.errors import DomainError, DpcalcError
+from dpcalc.typing import FloatArray
 
 __all__ = ["FloatArray", "as_array", "brief", "broadcast", "check_range", "choice", "describe_range", "documented_inf",
            "elementwise", "evaluate", "finite_result", "integer_at_least", "named_shapes", "nonnegative", "positive",
            "probability", "scalar", "scalar_or_array", "scalar_params", "seed", "shape_clash", "text", "vector",
            "warn", "weights"]
 
-FloatArray = NDArray[np.float64]
 
 _INF = math.inf
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

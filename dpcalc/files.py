@@ -93,7 +93,23 @@ def _tokens(line: str) -> list[str]:
 
 def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .npy") -> str:
     """The UTF-8 text of a file; missing files, directories, unreadable or non-UTF-8 files are one line naming
-    ``option`` and the path (``hint``: what to do about a non-UTF-8 file)."""
+    ``option`` and the path (``hint``: what to do about a non-UTF-8 file).
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+    hint : str
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     path = Path(path)
     _check_readable(option, path, _TEXT_FACTOR)
     try:
@@ -133,7 +149,22 @@ def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:
 
 
 def read_numbers(option: str, path: str | Path) -> NDArray[np.float64]:
-    """All numbers of a file as a float64 array (see `read_table`; the header, if any, is dropped)."""
+    """All numbers of a file as a float64 array (see `read_table`; the header, if any, is dropped).
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+
+    Returns
+    -------
+    NDArray[np.float64]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     return read_table(option, path)[1]
 
 
@@ -143,6 +174,20 @@ def read_table(option: str, path: str | Path) -> tuple[list[str], NDArray[np.flo
     Text: comma, semicolon, tab or space separated, ``#`` comments, one optional header line (its names are
     returned, else ``[]``). Every row must have the same number of values. Raises a one-line
     `DomainError` on any problem (missing, directory, not UTF-8, short row, empty, complex, NaN/inf).
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+
+    Returns
+    -------
+    tuple[list[str], NDArray[np.float64]]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
     """
     p = Path(path)
     _check_readable(option, p)
@@ -171,7 +216,23 @@ def read_table(option: str, path: str | Path) -> tuple[list[str], NDArray[np.flo
 
 
 def read_columns(option: str, path: str | Path, names: tuple[str, ...]) -> dict[str, NDArray[np.float64]]:
-    """Named columns of a text table whose header line holds (at least) ``names``."""
+    """Named columns of a text table whose header line holds (at least) ``names``.
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+    names : tuple[str, ...]
+
+    Returns
+    -------
+    dict[str, NDArray[np.float64]]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     if isinstance(names, str) or not isinstance(names, tuple | list) or not all(isinstance(n, str) for n in names):
         raise DomainError(f"names must be a tuple of column names (got {v.brief(names)})")
     header, data = read_table(option, path)
@@ -183,7 +244,22 @@ def read_columns(option: str, path: str | Path, names: tuple[str, ...]) -> dict[
 
 
 def read_vector(option: str, path: str | Path) -> NDArray[np.float64]:
-    """A 1-D vector from a file: one row, one column, or a 1-D ``.npy``."""
+    """A 1-D vector from a file: one row, one column, or a 1-D ``.npy``.
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+
+    Returns
+    -------
+    NDArray[np.float64]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     data = read_numbers(option, path)
     if data.ndim == 2 and 1 in data.shape:
         data = data.ravel()
@@ -194,7 +270,22 @@ def read_vector(option: str, path: str | Path) -> NDArray[np.float64]:
 
 
 def read_matrix(option: str, path: str | Path) -> NDArray[np.float64]:
-    """A 2-D matrix from a file (text table or 2-D ``.npy``)."""
+    """A 2-D matrix from a file (text table or 2-D ``.npy``).
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+
+    Returns
+    -------
+    NDArray[np.float64]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     data = read_numbers(option, path)
     if data.ndim != 2:
         raise DomainError(f"{option}: {_show(path)} must hold a 2-D table of numbers (got shape {data.shape})")
@@ -216,7 +307,19 @@ def _target(path: Path, option: str) -> Path:
 
 
 def check_output(path: Path, force: bool, option: str = "--output") -> None:
-    """Everything that can be known about writing ``path`` before computing; one-line DomainError if it fails."""
+    """Everything that can be known about writing ``path`` before computing; one-line DomainError if it fails.
+
+    Parameters
+    ----------
+    path : Path
+    force : bool
+    option : str
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     path = Path(path)
     if "\x00" in str(path):
         raise DomainError(f"{option}: {_show(path)} is not a file name (it contains a NUL byte)")
@@ -257,7 +360,24 @@ def open_atomic(path: str | Path, force: bool, option: str = "--output", *, bina
     an existing file is never touched without ``force``, a device or pipe never), written to a temporary file in the
     target's own directory and moved onto the target (``os.replace``) only when the block ends without an error; on
     any failure the temporary file is removed and the target, existing or not, is left as it was. Write errors (a
-    full disk, a read-only file system) are one-line `DomainError`s naming ``option``."""
+    full disk, a read-only file system) are one-line `DomainError`s naming ``option``.
+
+    Parameters
+    ----------
+    path : str | Path
+    force : bool
+    option : str
+    binary : bool
+
+    Returns
+    -------
+    Iterator[IO[Any]]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     path = Path(path)
     check_output(path, force, option)
     target = _target(path, option)
@@ -282,7 +402,20 @@ def open_atomic(path: str | Path, force: bool, option: str = "--output", *, bina
 def write_atomic(path: Path, content: str | bytes | Iterable[str], force: bool, option: str = "--output") -> None:
     """Write ``content`` (a string, bytes such as a PNG, or an iterable of chunks, streamed) to ``path`` atomically
     (`open_atomic`): refuses to overwrite without ``force``; if producing or writing the content fails, nothing is
-    left behind and the target is untouched."""
+    left behind and the target is untouched.
+
+    Parameters
+    ----------
+    path : Path
+    content : str | bytes | Iterable[str]
+    force : bool
+    option : str
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     with open_atomic(path, force, option, binary=isinstance(content, bytes)) as fh:
         if isinstance(content, str | bytes):
             fh.write(content)

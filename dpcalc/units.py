@@ -41,7 +41,23 @@ BITS: Units = "bits"
 
 
 def check(units: str, name: str = "units") -> Units:
-    """Validate a units string (case-insensitive) and return it as `Units`; else a one-line DomainError."""
+    """Validate a units string (case-insensitive) and return it as `Units`; else a one-line DomainError.
+
+    Parameters
+    ----------
+    units : str
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+    name : str
+
+    Returns
+    -------
+    Units
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     u = units.lower() if isinstance(units, str) else units
     if not isinstance(u, str) or u not in UNITS:  # an array: no ambiguous truth value
         raise DomainError(f"{name} must be 'nats' or 'bits' (got {v.brief(units)})")
@@ -49,26 +65,87 @@ def check(units: str, name: str = "units") -> Units:
 
 
 def default(notion: Notion) -> Units:
-    """The default unit of a notion (``"dp"``, ``"mi-dp"``, ``"gaussian-mi"``)."""
+    """The default unit of a notion (``"dp"``, ``"mi-dp"``, ``"gaussian-mi"``).
+
+    Parameters
+    ----------
+    notion : Notion
+
+    Returns
+    -------
+    Units
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     if not isinstance(notion, str) or notion not in DEFAULTS:
         raise DomainError(f"notion must be one of {', '.join(map(repr, DEFAULTS))} (got {v.brief(notion)})")
     return DEFAULTS[notion]
 
 
 def nats_per_unit(units: str) -> float:
-    """Nats in one ``units``: ln 2 for bits, 1 for nats (the factor ``to_nats`` multiplies by)."""
+    """Nats in one ``units``: ln 2 for bits, 1 for nats (the factor ``to_nats`` multiplies by).
+
+    Parameters
+    ----------
+    units : str
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     return LN2 if check(units) == "bits" else 1.0
 
 
 @v.named_shapes
 def to_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
-    """Convert an information quantity given in ``units`` to nats (bits · ln 2)."""
+    """Convert an information quantity given in ``units`` to nats (bits · ln 2).
+
+    Parameters
+    ----------
+    x : ArrayLike
+    units : str
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    NDArray[np.float64]
+
+    Raises
+    ------
+    DomainError
+        An input (``x``) outside its domain; the one-line message names it and the allowed range.
+    """
     return v.as_array("x", x) * nats_per_unit(units)
 
 
 @v.named_shapes
 def from_nats(x: ArrayLike, units: str) -> NDArray[np.float64]:
-    """Convert an information quantity in nats to ``units`` (nats / ln 2 for bits)."""
+    """Convert an information quantity in nats to ``units`` (nats / ln 2 for bits).
+
+    Parameters
+    ----------
+    x : ArrayLike
+    units : str
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    NDArray[np.float64]
+
+    Raises
+    ------
+    DomainError
+        An input (``x``) outside its domain; the one-line message names it and the allowed range.
+    """
     nats = v.as_array("x", x)
     with np.errstate(over="ignore"):
         out = nats / nats_per_unit(units)

@@ -77,7 +77,23 @@ class CheckRow:
 
 def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = False) -> list[Formula]:
     """The formulas to check: the given ids (KeyError with suggestions if unknown), a paper's (a paper id, or a
-    family such as ``events`` for all its papers), or all."""
+    family such as ``events`` for all its papers), or all.
+
+    Parameters
+    ----------
+    ids : Iterable[str]
+    paper : str | None
+    all_ : bool
+
+    Returns
+    -------
+    list[Formula]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     if isinstance(ids, str) or not isinstance(ids, Iterable):
         raise DomainError(f"ids must be a list of formula ids (got {v.brief(ids)})")
     ids = list(ids)
@@ -96,7 +112,16 @@ def select(ids: Iterable[str] = (), *, paper: str | None = None, all_: bool = Fa
 
 
 def check_point(formula: Formula) -> dict[str, Any] | None:
-    """The input point of a check: ``check.inputs``, else the first example's inputs, else None."""
+    """The input point of a check: ``check.inputs``, else the first example's inputs, else None.
+
+    Parameters
+    ----------
+    formula : Formula
+
+    Returns
+    -------
+    dict[str, Any] | None
+    """
     inputs = formula.check.get("inputs")
     if isinstance(inputs, Mapping):
         return dict(inputs)
@@ -118,7 +143,24 @@ def _row(formula: Formula, method: str, verdict: str, detail: str, published: bo
 
 def run_check(formula: Formula, *, samples: int = DEFAULT_SAMPLES, seed: int = 0, workers: int = 1,
               level: float = DEFAULT_LEVEL, published: bool = False) -> CheckRow:
-    """Run one entry's check (its published form if ``published``) and return the row."""
+    """Run one entry's check (its published form if ``published``) and return the row.
+
+    Parameters
+    ----------
+    formula : Formula
+    samples : int
+        Number of Monte Carlo samples.
+    seed : int
+        Seed of the random generator (an int, or a NumPy ``SeedSequence``/``Generator``).
+    workers : int
+        Worker processes (1: in this process).
+    level : float
+    published : bool
+
+    Returns
+    -------
+    CheckRow
+    """
     import warnings
 
     from dpcalc.sim.blas import single_threaded_blas
@@ -172,6 +214,30 @@ def verify(formulas: Iterable[Formula | str], *, samples: int = DEFAULT_SAMPLES,
     cluster instead: one task per check, or, when every check has at least two chunks per cluster thread, the checks
     one after another here with their Monte Carlo chunks spread over the cluster. Results do not depend on any of
     this: each check's random stream is seeded by (seed, formula id) and its chunks are summed in order.
+
+    Parameters
+    ----------
+    formulas : Iterable[Formula | str]
+    samples : int
+        Number of Monte Carlo samples.
+    seed : int
+        Seed of the random generator (an int, or a NumPy ``SeedSequence``/``Generator``).
+    workers : int
+        Worker processes (1: in this process).
+    level : float
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+    progress : Callable[[CheckRow], None] | None
+    scheduler : SchedulerLike
+
+    Returns
+    -------
+    list[CheckRow]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
     """
     if not MIN_SAMPLES <= samples <= MAX_SAMPLES:
         raise DomainError(f"samples must be an integer in [{MIN_SAMPLES:,}, {MAX_SAMPLES:,}] (got {samples})")
@@ -218,12 +284,30 @@ def _in_process(tasks: list[tuple[Formula, bool]], samples: int, seed: int, work
 
 
 def exit_code(rows: Iterable[CheckRow]) -> int:
-    """1 if any (non-published) check did not pass, else 0. Published-form rows are evidence, not failures."""
+    """1 if any (non-published) check did not pass, else 0. Published-form rows are evidence, not failures.
+
+    Parameters
+    ----------
+    rows : Iterable[CheckRow]
+
+    Returns
+    -------
+    int
+    """
     return 0 if all(r.ok for r in rows if not r.published) else 1
 
 
 def summary(rows: list[CheckRow]) -> dict[str, Any]:
-    """Counts by verdict (correct forms), and how many published forms were shown failing."""
+    """Counts by verdict (correct forms), and how many published forms were shown failing.
+
+    Parameters
+    ----------
+    rows : list[CheckRow]
+
+    Returns
+    -------
+    dict[str, Any]
+    """
     main = [r for r in rows if not r.published]
     pub = [r for r in rows if r.published]
     out: dict[str, Any] = {v: sum(r.verdict == v for r in main) for v in VERDICTS}

@@ -3,12 +3,14 @@
 * one page per catalog paper (``papers/<id>.md``) from ``formulas/*.toml``: every formula in LaTeX, its source
   and equation, inputs with domains and units, assumptions, status, errata with evidence, a worked example
   computed now, and the paper's figure presets (``dpcalc/plot/presets/*.toml``) drawn now as PNG;
-* ``reference/cli.md`` from the Typer app, ``reference/api.md`` (mkdocstrings directives for every module);
+* ``reference/cli.md`` from the Typer app; ``reference/api/`` (`api`: one mkdocstrings page per public module);
 * ``accuracy.md``: the ``dpcalc verify --all`` table, run now;
 * in every page, ``<!-- dpcalc: ARGS -->`` is replaced by ``$ dpcalc ARGS`` and its real output
   (``<!-- dpcalc-md: ARGS -->``: the output is Markdown, e.g. ``--format markdown``, and is rendered);
 * math (``$…$``, ``$$…$$`` through ``pymdownx.arithmatex``) is converted to MathML at build time, so pages need
   no JavaScript and no network to show formulas.
+* text that was not written as Markdown — catalog prose, command output, plain-text TeX — is made to render as a
+  reader should see it by `render` (escaping, tables of command output, exponents, break points in cells).
 
 A new family appears by data alone: its catalog file gives its paper page and its preset file its figures.
 Environment: ``DPCALC_DOCS_VERIFY_SAMPLES`` (Monte Carlo samples of the accuracy page; default: verify's own).
@@ -21,6 +23,7 @@ import io
 import os
 import re
 import shlex
+import sys
 import time
 from collections import OrderedDict
 from contextlib import redirect_stderr, redirect_stdout
@@ -28,7 +31,12 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import api
+import render
+
 GENERATED_NAV_SECTION = "Papers"
+API_NAV_ENTRY = "API reference"
 _RUN = re.compile(r"^<!--\s*dpcalc(-md)?:\s*(.*?)\s*-->\s*$", re.MULTILINE)
 _MATH = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.DOTALL)
 
@@ -58,24 +66,8 @@ def console(args: str) -> str:
     return f"```console\n$ dpcalc {args}\n{text.rstrip()}\n```\n"
 
 
-def md_cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
-
-
-_SUP = re.compile(r"(?<=\S)\^(?:\{([^{}]*)\}|([A-Za-z0-9]))(?![A-Za-z0-9])")
-_SUB = re.compile(r"(?<=[A-Za-zα-ωΑ-Ω])_(?:\{([^{}]*)\}|([A-Za-z0-9]))(?![A-Za-z0-9_])")
-
-
-def prose(text: str) -> str:
-    """Catalog prose (a title, note, erratum, unit) for a page: `md_cell`, with its plain-text exponents and
-    subscripts (``X^{-i}``, ``sigma_m^2``, ``2^{2eps}``) set as superscripts and subscripts outside code spans
-    (``p_max`` and identifiers such as ``case2_sigma2`` stay as written)."""
-    parts = md_cell(text).split("`")
-    for k in range(0, len(parts), 2):  # even parts are outside backticks
-        parts[k] = _SUP.sub(lambda m: f"<sup>{m.group(1) if m.group(1) is not None else m.group(2)}</sup>", parts[k])
-        parts[k] = _SUB.sub(lambda m: f"<sub>{m.group(1) if m.group(1) is not None else m.group(2)}</sub>", parts[k])
-    return "`".join(parts)
+md_cell = render.inline  # text safe inside a Markdown table cell or line: every Markdown character an entity
+prose = render.prose  # catalog prose: the same, with plain-text exponents and subscripts set
 
 
 def identifier_link(identifier: str) -> str:
@@ -96,13 +88,25 @@ def papers() -> OrderedDict[str, list[Any]]:
     from dpcalc import catalog
 
     groups: OrderedDict[str, list[Any]] = OrderedDict()
+    same: dict[str, str] = {}  # one page per publication: reference entries of two catalog files, one paper
     for f in catalog.load().values():
-        groups.setdefault(f.paper.id, []).append(f)
-    return OrderedDict(sorted(groups.items(), key=lambda kv: (not kv[0].isdigit(), kv[0])))
+        pid = f.paper.id
+        if not pid.isdigit() and f.paper.doi:
+            pid = same.setdefault(f.paper.doi.strip(), pid)
+        groups.setdefault(pid, []).append(f)
+    return OrderedDict(sorted(groups.items(), key=lambda kv: (not kv[0].isdigit(), nav_label(kv[1][0].paper).lower())))
 
 
 def paper_title(paper: Any) -> str:
     return f"{paper.id} · {paper.short}" if paper.id.isdigit() else paper.short
+
+
+def nav_label(paper: Any) -> str:
+    """A paper's entry in the sidebar: its short citation; an entry that gathers three or more papers is a topic,
+    named by its title."""
+    if paper.doi and paper.doi.count(";") >= 2:
+        return str(paper.title)
+    return paper_title(paper)
 
 
 # ------------------------------------------------------------------------------------------ pages
@@ -146,7 +150,7 @@ def _eval_command(f: Any, ex: Any) -> str:
     code, text = run_cli(parts, stderr=False)
     if code != 0:
         return ""
-    return f"```console\n$ dpcalc {' '.join(parts)}\n```\n\n{text.rstrip()}\n"
+    return f"```console\n$ dpcalc {' '.join(parts)}\n```\n\n{render.output_box(render.cli_markdown(text))}"
 
 
 def formula_section(f: Any) -> str:
@@ -159,7 +163,8 @@ def formula_section(f: Any) -> str:
            "| Input | Symbol | Unit | Domain | Description |", "|---|---|---|---|---|"]
     for i in f.inputs:
         kind = f" ({i.kind})" if i.kind != "scalar" else ""
-        out.append(f"| `{i.name}`{kind} | ${i.symbol}$ | {prose(i.unit)} | `{i.domain}` | {prose(i.description)} |")
+        symbol = i.symbol.replace("|", r"\vert ")  # a '|' would end the table cell before the math is read
+        out.append(f"| `{i.name}`{kind} | ${symbol}$ | {prose(i.unit)} | `{i.domain}` | {prose(i.description)} |")
     o = f.output
     out.append(f"\n**Output:** `{o.name}`, ${o.symbol}$ ({prose(o.unit)})"
                + (f": {prose(o.description)}" if o.description else "") + "\n")
@@ -273,35 +278,6 @@ def cli_reference() -> str:
     return "\n".join(out)
 
 
-API_MODULES = ("dpcalc.catalog", "dpcalc.errors", "dpcalc.units")
-
-
-def api_reference() -> str:
-    """mkdocstrings directives for every public module (packages found by walking dpcalc)."""
-    import importlib
-    import pkgutil
-
-    import dpcalc
-
-    names = []
-    for info in pkgutil.walk_packages(dpcalc.__path__, "dpcalc."):
-        leaf = info.name.rsplit(".", 1)[1]
-        if leaf.startswith("_") or ".cli" in info.name or ".checks" in info.name or leaf == "main":
-            continue
-        try:
-            importlib.import_module(info.name)
-        except ImportError:
-            continue
-        names.append(info.name)
-    out = ["# API reference\n", "Generated at build time with mkdocstrings from the docstrings of every public module "
-           "(the command line lives in `dpcalc.cli`, the verification recipes in `dpcalc.checks`). Every public "
-           "function of the paper families and of the accounting modules ends with an example: the lines after "
-           "`>>>` run as shown, with the output printed below them (the test suite runs each one with doctest).\n"]
-    for name in sorted(set(names)):
-        out.append(f"::: {name}\n    options:\n      show_submodules: false\n")
-    return "\n".join(out)
-
-
 def accuracy_page() -> str:
     """The numerical-accuracy page: the text in docs/gen/accuracy_intro.md and the verify --all table, run now."""
     here = os.path.dirname(__file__)
@@ -339,14 +315,28 @@ def figure_files(config: Any) -> tuple[dict[str, list[Any]], list[File]]:
 # ------------------------------------------------------------------------------------------ hooks
 
 def on_config(config: Any) -> Any:
-    """Append one nav entry per catalog paper under the "Papers" section."""
+    """The generated parts of the navigation: one entry per catalog paper under "Papers" (a numbered paper is in
+    the nav once, as its family's page, which links to its catalog page), and one page per module under
+    "API reference"."""
     groups = papers()
     nav = config["nav"]
-    for k, item in enumerate(nav):
-        if isinstance(item, dict) and GENERATED_NAV_SECTION in item:
-            index = item[GENERATED_NAV_SECTION]
-            nav[k] = {GENERATED_NAV_SECTION: [{"Overview": index}] + [
-                {paper_title(fs[0].paper): f"papers/{pid}.md"} for pid, fs in groups.items()]}
+
+    def walk(items: list[Any]) -> None:
+        for k, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            if GENERATED_NAV_SECTION in item:
+                index = item[GENERATED_NAV_SECTION]
+                items[k] = {GENERATED_NAV_SECTION: [{"Overview": index}] + [
+                    {nav_label(fs[0].paper): f"papers/{pid}.md"} for pid, fs in groups.items() if not pid.isdigit()]}
+            elif API_NAV_ENTRY in item:
+                items[k] = {API_NAV_ENTRY: api.nav()}
+            else:
+                for value in item.values():
+                    if isinstance(value, list):
+                        walk(value)
+
+    walk(nav)
     return config
 
 
@@ -354,7 +344,7 @@ def on_files(files: Files, config: Any) -> Files:
     groups = papers()
     figures, images = figure_files(config)
     pages = {"papers/index.md": papers_index(groups, figures), "reference/cli.md": cli_reference(),
-             "reference/api.md": api_reference(), "accuracy.md": accuracy_page()}
+             "accuracy.md": accuracy_page(), **api.pages()}
     for pid, fs in groups.items():
         pages[f"papers/{pid}.md"] = paper_page(fs, figures.get(pid, []))
     orphans = sorted(set(figures) - set(groups))
@@ -373,12 +363,13 @@ def raw_output(args: str) -> str:
     code, text = run_cli(shlex.split(args), stderr=False)
     if code != 0:
         raise RuntimeError(f"docs: `dpcalc {args}` exited with {code}: {text.strip()[:300]}")
-    return f"```console\n$ dpcalc {args}\n```\n\n{text.rstrip()}\n"
+    return f"```console\n$ dpcalc {args}\n```\n\n{render.output_box(render.cli_markdown(text))}"
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """``<!-- dpcalc: ARGS -->`` → a console block with the real output; ``<!-- dpcalc-md: ARGS -->`` → the
     output itself as Markdown."""
+    markdown = render.console_blocks(render.literal_stars(render.loose_lists(markdown)))
     return _RUN.sub(lambda m: raw_output(m.group(2)) if m.group(1) else console(m.group(2)), markdown)
 
 
@@ -404,7 +395,8 @@ def on_post_build(config: Any) -> None:
 
 
 def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
-    """Math to MathML (no JavaScript or network needed to read the formulas)."""
+    """Math to MathML (no JavaScript or network needed to read the formulas); then the text outside code and math
+    (`render.html_text`: plain-text TeX exponents and subscripts, break opportunities in table cells)."""
     from latex2mathml.converter import convert
 
     def repl(m: re.Match[str]) -> str:
@@ -420,4 +412,4 @@ def on_page_content(content: str, page: Any, config: Any, files: Any) -> str:
             raise RuntimeError(f"docs: {page.file.src_uri}: cannot convert math {tex[:80]!r}: {exc}") from exc
         return f'<{m.group(1)} class="math">{mathml}</{m.group(1)}>'
 
-    return _MATH.sub(repl, content)
+    return render.html_text(_MATH.sub(repl, content))

@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, InfeasibleError
+from dpcalc.typing import FloatArray
 
 __all__ = ["METHODS", "Method", "best_over_grid", "best_over_range", "bretagnolle_huber_zero", "check_method",
            "eps_at_order", "log_delta_at_order", "rounding_scale"]
@@ -48,15 +49,15 @@ _WINDOW_MOVE = math.log(1e8)
 _MAX_MOVES = 80
 
 
-def _grid(lo: float, hi: float, cap: float) -> v.FloatArray:
+def _grid(lo: float, hi: float, cap: float) -> FloatArray:
     """Points of u = log(α − 1) from lo to hi at most ``_GRID_STEP`` apart; hi dropped when it is the cap (alpha_max
     lies outside the open order range)."""
     u = np.linspace(lo, hi, max(math.ceil((hi - lo) / _GRID_STEP), 2) + 1)
     return u[:-1] if hi >= cap else u
 
 
-def _follow_minimum(f: Callable[[v.FloatArray], v.FloatArray], cap: float
-                    ) -> tuple[v.FloatArray, v.FloatArray]:
+def _follow_minimum(f: Callable[[FloatArray], FloatArray], cap: float
+                    ) -> tuple[FloatArray, FloatArray]:
     """The grid of `best_over_range` in u = log(α − 1) below ``cap`` and f on it: windows of ~290 points
     moved by a factor 1e8 while the minimum sits on a moving end."""
     lo, hi = _LOG_X_BOTTOM_START, min(cap, _LOG_X_TOP_START)
@@ -78,16 +79,30 @@ def _follow_minimum(f: Callable[[v.FloatArray], v.FloatArray], cap: float
 def check_method(method: str) -> Method:
     """Validate a conversion name (one-line DomainError).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import check_method
-        >>> check_method('lemma1')
-        'lemma1'
+    Parameters
+    ----------
+    method : str
+
+    Returns
+    -------
+    Method
+
+    Raises
+    ------
+    DomainError
+        An input (``method``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import check_method
+    >>> check_method('lemma1')
+    'lemma1'
     """
     return v.choice("method", method, METHODS,  # type: ignore[return-value]
                     "Balle et al. 2020, Thm 21, or Mironov 2017, Prop. 3")
 
 
-def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> v.FloatArray:
+def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> FloatArray:
     """RDP values: >= 0, +inf allowed (an order outside a bound's domain), no NaN."""
     r = v._to_float_array(name, rdp)
     if np.any(np.isnan(r)) or np.any(r < 0.0):
@@ -95,7 +110,7 @@ def _rdp_values(rdp: ArrayLike, name: str = "rdp") -> v.FloatArray:
     return r
 
 
-def _log_delta(log_delta: ArrayLike) -> v.FloatArray:
+def _log_delta(log_delta: ArrayLike) -> FloatArray:
     return v.check_range("log_delta", log_delta, hi=0.0, hi_open=True)
 
 
@@ -103,11 +118,26 @@ def _log_delta(log_delta: ArrayLike) -> v.FloatArray:
 def bretagnolle_huber_zero(kl: ArrayLike, log_delta: ArrayLike) -> NDArray[np.bool_]:
     """True where δ >= √(1 − e^{−KL}) (δ² + e^{−KL} − 1 >= 0): (0, δ)-DP from a KL bound (Bretagnolle–Huber).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import bretagnolle_huber_zero
-        >>> import math
-        >>> bretagnolle_huber_zero([1e-12, 0.5], math.log(1e-5))
-        array([ True, False])
+    Parameters
+    ----------
+    kl : ArrayLike
+    log_delta : ArrayLike
+
+    Returns
+    -------
+    NDArray[np.bool_]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import bretagnolle_huber_zero
+    >>> import math
+    >>> bretagnolle_huber_zero([1e-12, 0.5], math.log(1e-5))
+    array([ True, False])
     """
     k, ld = _rdp_values(kl, "kl"), _log_delta(log_delta)
     with np.errstate(over="ignore"):
@@ -116,15 +146,32 @@ def bretagnolle_huber_zero(kl: ArrayLike, log_delta: ArrayLike) -> NDArray[np.bo
 
 @v.named_shapes
 @v.documented_inf
-def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> v.FloatArray:
+def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> FloatArray:
     """ε at order α = 1 + ``x`` of an RDP value (broadcast; +inf RDP gives +inf: no guarantee at that order), on
     the safe side by the rounding bound of its terms (module docstring).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import eps_at_order
-        >>> import math
-        >>> eps_at_order(1.0, 7.0, math.log(1e-5))
-        array(2.21410917)
+    Parameters
+    ----------
+    rdp : ArrayLike
+    x : ArrayLike
+    log_delta : ArrayLike
+    method : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``x``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import eps_at_order
+    >>> import math
+    >>> eps_at_order(1.0, 7.0, math.log(1e-5))
+    array(2.21410917)
     """
     m = check_method(method)
     r, xx, ld = np.broadcast_arrays(_rdp_values(rdp), v.positive("x", x), _log_delta(log_delta))
@@ -140,17 +187,34 @@ def eps_at_order(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str
 
 
 @v.named_shapes
-def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> v.FloatArray:
+def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: str = "improved") -> FloatArray:
     """The sum of the magnitudes of the conversion's terms at α = 1 + x (``r + |log δ|/x``, plus
     ``log1p(1/x) + log1p(x)/x`` for the improved one): their float64 rounding is a few ulps of it, and
     `eps_at_order` adds 4u times it. It matters where the terms cancel: near the Bretagnolle–Huber boundary
     ε ≪ r (ρ = 3.2e-5, δ = 4.8e-3 in zCDP: ε = 1.1e-7 from terms of ~0.04).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import rounding_scale
-        >>> import math
-        >>> rounding_scale(1.0, 7.0, math.log(1e-5))
-        array(3.07529811)
+    Parameters
+    ----------
+    rdp : ArrayLike
+    x : ArrayLike
+    log_delta : ArrayLike
+    method : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``rdp``, ``x``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import rounding_scale
+    >>> import math
+    >>> rounding_scale(1.0, 7.0, math.log(1e-5))
+    array(3.07529811)
     """
     r, xx, ld = v.nonnegative("rdp", rdp), v.positive("x", x), _log_delta(log_delta)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -162,15 +226,32 @@ def rounding_scale(rdp: ArrayLike, x: ArrayLike, log_delta: ArrayLike, method: s
 
 @v.named_shapes
 @v.documented_inf
-def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> v.FloatArray:
+def log_delta_at_order(rdp: ArrayLike, x: ArrayLike, eps: ArrayLike) -> FloatArray:
     """``log δ`` of the improved conversion solved for δ at ε: ``x(r − ε) − log1p(x) − x·log1p(1/x)`` (α = 1 + x;
     → 0 as x → 0 instead of inf − inf where x underflows; −inf where δ underflows). Capped at 0 by the callers
     (δ <= 1).
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import log_delta_at_order
-        >>> log_delta_at_order(1.0, 7.0, 3.0)
-        array(-17.01416129)
+    Parameters
+    ----------
+    rdp : ArrayLike
+    x : ArrayLike
+    eps : ArrayLike
+        Privacy level ε.
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``rdp``, ``x``, ``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import log_delta_at_order
+    >>> log_delta_at_order(1.0, 7.0, 3.0)
+    array(-17.01416129)
     """
     r, xx, e = np.broadcast_arrays(v.nonnegative("rdp", rdp), v.nonnegative("x", x), v.nonnegative("eps", eps))
     pos = xx > 0.0
@@ -188,11 +269,29 @@ def best_over_grid(orders: ArrayLike, rdp: ArrayLike, log_delta: float,
     """``(ε, index)``: the smallest ε over an order grid (orders > 1, one RDP value each, +inf skipped), moved outward
     by SAFE_UP; ``(inf, −1)`` when every order is +inf.
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import best_over_grid
-        >>> import math
-        >>> best_over_grid([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], math.log(1e-5))
-        (3.214109167845696, 2)
+    Parameters
+    ----------
+    orders : ArrayLike
+        The Rényi orders α > 1 to evaluate.
+    rdp : ArrayLike
+    log_delta : float
+    method : str
+
+    Returns
+    -------
+    tuple[float, int]
+
+    Raises
+    ------
+    DomainError
+        An input (``orders``, ``log_delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import best_over_grid
+    >>> import math
+    >>> best_over_grid([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], math.log(1e-5))
+    (3.214109167845696, 2)
     """
     a = v.vector("orders", orders, 1.0, lo_open=True)
     r = np.atleast_1d(_rdp_values(rdp))
@@ -206,7 +305,7 @@ def best_over_grid(orders: ArrayLike, rdp: ArrayLike, log_delta: float,
 
 
 @v.scalar_params
-def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta: float, alpha_max: float = math.inf,
+def best_over_range(rdp_of_alpha: Callable[[FloatArray], ArrayLike], log_delta: float, alpha_max: float = math.inf,
                     method: str = "improved") -> tuple[float, float]:
     """``(ε, α)``: the smallest ε over the continuous order range (1, alpha_max) of an RDP function (vectorised in α;
     +inf outside its domain).
@@ -218,11 +317,30 @@ def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta
     Brent refinement between the neighbours of the best grid point. The returned ε is the conversion at the
     returned α (safe at any order); `InfeasibleError` when no order of the range gives a finite bound.
 
-    Examples:
-        >>> from dpcalc.accounting.conversion import best_over_range
-        >>> import math
-        >>> best_over_range(lambda alpha: 0.125 * alpha, math.log(1e-5))
-        (2.165715545175595, 9.602733373290233)
+    Parameters
+    ----------
+    rdp_of_alpha : Callable[[FloatArray], ArrayLike]
+    log_delta : float
+    alpha_max : float
+    method : str
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input (``log_delta``, ``alpha_max``) outside its domain; the one-line message names it and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.conversion import best_over_range
+    >>> import math
+    >>> best_over_range(lambda alpha: 0.125 * alpha, math.log(1e-5))
+    (2.165715545175595, 9.602733373290233)
     """
     from scipy.optimize import minimize_scalar
 
@@ -236,7 +354,7 @@ def best_over_range(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], log_delta
     if not a_max > 1.0 + 1e-4:
         raise InfeasibleError(f"the order range (1, alpha_max = {alpha_max:g}) is too narrow for a guarantee")
 
-    def f(log_x: v.FloatArray) -> v.FloatArray:
+    def f(log_x: FloatArray) -> FloatArray:
         al = 1.0 + np.exp(log_x)
         xx = al - 1.0  # the order's own α − 1 (exact): the RDP is evaluated at the rounded α
         return eps_at_order(np.asarray(rdp_of_alpha(al), dtype=np.float64), xx, log_delta, m) * SAFE_UP

@@ -25,17 +25,17 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["classic_c", "classic_eps", "classic_sigma", "delta", "eps_analytic", "log_delta", "mu", "sigma_analytic"]
 
-FloatOrArray = float | v.FloatArray
 
 
-def _delta_inputs(delta: ArrayLike) -> v.FloatArray:
+def _delta_inputs(delta: ArrayLike) -> FloatArray:
     return v.probability("delta", delta)
 
 
-def _sens(sensitivity: ArrayLike) -> v.FloatArray:
+def _sens(sensitivity: ArrayLike) -> FloatArray:
     return v.positive("sensitivity", sensitivity)
 
 
@@ -47,10 +47,26 @@ def classic_c(delta: ArrayLike) -> FloatOrArray:
     every classic calibration (`classic_sigma`, `classic_eps`, NbAFL's Def. 2). The noise levels built
     on it carry the outward factor SAFE_UP; the constant itself is the closed form (within an ulp or two).
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import classic_c
-        >>> classic_c(1e-5)
-        4.84480526260539
+    Parameters
+    ----------
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Classic Gaussian constant c(δ); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import classic_c
+    >>> classic_c(1e-5)
+    4.84480526260539
     """
     return v.scalar_or_array(np.sqrt(2.0 * (math.log(1.25) - np.log(_delta_inputs(delta)))))
 
@@ -63,10 +79,37 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     (use `sigma_analytic`, which is exact for every ε). Moved outward by SAFE_UP (5e-14 relative), as every
     classic σ of the library.
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import classic_sigma
-        >>> classic_sigma(0.5, 1e-5)
-        9.689610525211265
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε (nats), in ``(0, 1)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (L2 norm), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Classic Gaussian noise std σ = c(δ)Δ/ε (proven for ε < 1 only) (same as sensitivity); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import classic_sigma
+    >>> classic_sigma(0.5, 1e-5)
+    9.689610525211265
     """
     e = v.positive("eps", eps)
     d = _delta_inputs(delta)
@@ -83,10 +126,37 @@ def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
     """Inverse of `classic_sigma`: ``ε = c(δ)·Δ/σ``, rounded outward by ``SAFE_UP`` like every guaranteed ε
     (a few ulps above the exact value, never below); warns when the result is >= 1 (outside Thm A.1).
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import classic_eps
-        >>> classic_eps(5.0, 1e-5)
-        0.9689610525211264
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (same as sensitivity), in ``(0, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (L2 norm), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Classic Gaussian ε = c(δ)Δ/σ of a given noise std (proven for ε < 1 only) (nats); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import classic_eps
+    >>> classic_eps(5.0, 1e-5)
+    0.9689610525211264
     """
     s = v.positive("sigma", sigma)
     d = _delta_inputs(delta)
@@ -101,7 +171,7 @@ def classic_eps(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.0
 
 # --- analytic (Balle & Wang 2018) -----------------------------------------------------------------------------
 
-def _mu(sigma: ArrayLike, sensitivity: ArrayLike) -> v.FloatArray:
+def _mu(sigma: ArrayLike, sensitivity: ArrayLike) -> FloatArray:
     """μ = Δ/σ (validated), finite."""
     s = v.positive("sigma", sigma)
     sens = _sens(sensitivity)
@@ -117,10 +187,32 @@ def log_delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) ->
     Conventions order (mechanism σ, then ε, then scale Δ). The σ form of the one Gaussian privacy profile kernel
     (`dpcalc.accounting.gdp.log_delta` at μ = Δ/σ): accurate as δ → 1 and down to log δ ≈ −1e308.
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import log_delta
-        >>> log_delta(1.0, 1.0)
-        -2.0640664465003913
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (same as sensitivity), in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level ε (nats), in ``[0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (L2 norm), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Log δ(ε) of the Gaussian mechanism (finite where δ underflows) (nats); a float for scalar inputs, else an array
+        of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``eps``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import log_delta
+    >>> log_delta(1.0, 1.0)
+    -2.0640664465003913
     """
     e = v.nonnegative("eps", eps)
     ld, _ = gdp._log_delta(e, _mu(sigma, sensitivity))
@@ -135,10 +227,32 @@ def delta(sigma: ArrayLike, eps: ArrayLike, sensitivity: ArrayLike = 1.0) -> Flo
     ``δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)`` (the profile kernel at μ = Δ/σ). Conventions order (σ, ε, Δ).
     Underflows to 0 only where δ < ~1e-308 (use `log_delta` there).
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import delta
-        >>> delta(1.0, 1.0)
-        0.12693673750664386
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (same as sensitivity), in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level ε (nats), in ``[0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (L2 norm), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Exact δ(ε) of the Gaussian mechanism (probability); a float for scalar inputs, else an array of their broadcast
+        shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``eps``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import delta
+    >>> delta(1.0, 1.0)
+    0.12693673750664386
     """
     e = v.nonnegative("eps", eps)
     ld, d = gdp._log_delta(e, _mu(sigma, sensitivity))
@@ -153,10 +267,32 @@ def eps_analytic(sigma: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     `dpcalc.accounting.gdp.eps_from_mu` at μ = Δ/σ (vectorised Newton, safe side: δ(returned ε) <= δ,
     at most ``gdp.ROOT_RTOL`` above the exact root). Returns 0 when δ >= δ(0) = 2Φ(Δ/(2σ)) − 1.
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import eps_analytic
-        >>> eps_analytic(1.0, 1e-5)
-        4.377178095681277
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (query units), in ``(0, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (query units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Exact ε(σ, δ) of the Gaussian mechanism (smallest ε with δ(ε; σ) ≤ δ) (nats); a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import eps_analytic
+    >>> eps_analytic(1.0, 1e-5)
+    4.377178095681277
     """
     m = _mu(sigma, sensitivity)
     if np.any(m > 1e150):  # ε ≈ μ²/2 + μ√(2 ln(1/2δ)) must stay finite
@@ -172,10 +308,32 @@ def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
     ``σ = Δ/μ(ε, δ)`` with `dpcalc.accounting.gdp.mu_from_eps` (safe side: μ below the exact root, so
     δ(ε; returned σ) <= δ; at most ``gdp.ROOT_RTOL`` relative above the exact minimal σ).
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import sigma_analytic
-        >>> sigma_analytic(1.0, 1e-5)
-        3.730631634815994
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε (nats), in ``(0, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (query units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Smallest σ making the Gaussian mechanism (ε, δ)-DP (Balle & Wang's analytic calibration) (query units); a float
+        for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import sigma_analytic
+    >>> sigma_analytic(1.0, 1e-5)
+    3.730631634815994
     """
     e = v.positive("eps", eps)
     d = _delta_inputs(delta)
@@ -190,9 +348,27 @@ def sigma_analytic(eps: ArrayLike, delta: ArrayLike, sensitivity: ArrayLike = 1.
 def mu(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """The Gaussian mechanism is μ-GDP with μ = Δ/σ (Dong, Roth & Su 2022, Thm 2.7; `gdp.gaussian_mu`).
 
-    Examples:
-        >>> from dpcalc.accounting.gaussian_mechanism import mu
-        >>> mu(2.0)
-        0.5
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gaussian_mechanism import mu
+    >>> mu(2.0)
+    0.5
     """
     return gdp.gaussian_mu(sigma=sigma, sensitivity=sensitivity)

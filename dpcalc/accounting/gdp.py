@@ -29,12 +29,12 @@ from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
 from dpcalc._roots import bracket, expand
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedule", "compose", "delta",
            "delta_at_zero", "eps_bracket_from_mu", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta",
            "mu_from_eps", "sigma_from_clt_mu", "tradeoff"]
 
-FloatOrArray = float | v.FloatArray
 
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
@@ -60,7 +60,7 @@ CLT_WARNING = ("the privacy CLT mu = q*sqrt(T*(exp(1/sigma^2) - 1)) is an asympt
 
 # --- δ(ε; μ) in log space -------------------------------------------------------------------------
 
-def _erfcx_diff_asymptotic(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
+def _erfcx_diff_asymptotic(ua: FloatArray, h: FloatArray) -> FloatArray:
     """``log(erfcx(ua) − erfcx(ua + h))`` for ua >= 30 from erfcx(u) ~ (1/√π)Σ c_n u^{−(2n+1)}.
 
     Each difference ``u^{−k} − (u+h)^{−k} = u^{−k}·(−expm1(−k·log1p(h/u)))`` is cancellation-free; the
@@ -81,7 +81,7 @@ def _erfcx_diff_asymptotic(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
 
 
 @cache
-def _gauss_legendre8() -> tuple[v.FloatArray, v.FloatArray]:
+def _gauss_legendre8() -> tuple[FloatArray, FloatArray]:
     """8-point Gauss–Legendre nodes and weights on [−1, 1] (computed on first use: keeps import fast)."""
     from numpy.polynomial.legendre import leggauss
 
@@ -89,7 +89,7 @@ def _gauss_legendre8() -> tuple[v.FloatArray, v.FloatArray]:
     return np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
 
 
-def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
+def _erfcx_diff_quadrature(ua: FloatArray, h: FloatArray) -> FloatArray:
     """``log(erfcx(ua) − erfcx(ua + h))`` for small h (< 0.1, 2·ua·h < 1), ua < 30: 8-point Gauss–Legendre of
     ``−erfcx'(u) = 2/√π − 2u·erfcx(u)`` over [ua, ua + h] (no h-fold cancellation; error ~1e-16·2u²)."""
     from scipy import special
@@ -100,7 +100,7 @@ def _erfcx_diff_quadrature(ua: v.FloatArray, h: v.FloatArray) -> v.FloatArray:
     return np.log(0.5 * h * (integrand @ gw))
 
 
-def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tuple[v.FloatArray, v.FloatArray]:
+def _log_delta(eps: FloatArray, mu: FloatArray, *, tail: bool = False) -> tuple[FloatArray, FloatArray]:
     """Return ``(log δ, δ)`` of μ-GDP at ε (validated, broadcast float arrays).
 
     With ``tail=True`` the second element is instead ``log(e^ε Φ(b)) − log δ`` (so ``−exp`` of it is
@@ -112,7 +112,7 @@ def _log_delta(eps: v.FloatArray, mu: v.FloatArray, *, tail: bool = False) -> tu
     return log_d, second
 
 
-def _log_delta_error(eps: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
+def _log_delta_error(eps: FloatArray, mu: FloatArray) -> FloatArray:
     """Absolute error bound of the computed log δ(ε; μ): ``LOG_DELTA_ERR·κ``, κ >= 1 the cancellation factor of the
     branch that computed it — (A + B)/(A − B) where δ is a plain difference A − B of two positive terms (e.g.
     erfcx(u_a) − erfcx(u_b) at h >= 0.1: κ = 11.7 at μ = 0.226, δ = 0.078, where the 10,000-point sweep measured
@@ -123,8 +123,8 @@ def _log_delta_error(eps: v.FloatArray, mu: v.FloatArray) -> v.FloatArray:
     return LOG_DELTA_ERR * np.where(np.isfinite(kappa), kappa, 1.0)
 
 
-def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray,
-                    tail: bool) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+def _log_delta_body(eps: FloatArray, mu: FloatArray,
+                    tail: bool) -> tuple[FloatArray, FloatArray, FloatArray]:
     from scipy import special
 
     eps, mu = v.broadcast(eps=eps, mu=mu)
@@ -177,7 +177,7 @@ def _log_delta_body(eps: v.FloatArray, mu: v.FloatArray,
     return log_d, delta, kappa
 
 
-def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[v.FloatArray, v.FloatArray]:
+def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[FloatArray, FloatArray]:
     e = v.nonnegative("eps", eps)
     m = v.positive("mu", mu)
     return e, m
@@ -190,10 +190,29 @@ def log_delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Conventions order (mechanism μ, then ε). Finite far below δ = 1e-308 (e.g. μ = 1, ε = 1000: log δ ≈ −5.0e5)
     and accurate as δ → 1. ε >= 0 (nats), μ > 0.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import log_delta
-        >>> log_delta(1.0, 1.0)
-        -2.0640664465003913
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level (nats), in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Log δ(ε) of μ-GDP, finite far below δ = 1e-308 (nats (log of a probability)); a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import log_delta
+    >>> log_delta(1.0, 1.0)
+    -2.0640664465003913
     """
     e, m = _check_eps_mu(eps, mu)
     ld, _ = _log_delta(e, m)
@@ -207,10 +226,29 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     Conventions order (mechanism μ, then ε; the inverse `eps_from_mu` is ``(mu, delta)``). Cancellation-free
     (see the module docstring). δ below the smallest subnormal is returned as 0.0; use `log_delta` there.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import delta
-        >>> delta(1.0, 1.0)
-        0.12693673750664386
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level (nats), in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Privacy profile δ(ε) of μ-GDP (μ-GDP ⇔ (ε, δ(ε))-DP for all ε ≥ 0) (probability); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import delta
+    >>> delta(1.0, 1.0)
+    0.12693673750664386
     """
     e, m = _check_eps_mu(eps, mu)
     ld, d = _log_delta(e, m)
@@ -222,10 +260,27 @@ def delta(mu: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     """``δ(0; μ) = 2Φ(μ/2) − 1 = erf(μ/(2√2))``: for δ at or above it, ε(μ, δ) = 0.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import delta_at_zero
-        >>> delta_at_zero(1.0)
-        0.3829249225480261
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Δ(0; μ) = 2Φ(μ/2) − 1: above it, ε(μ, δ) = 0 (probability); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import delta_at_zero
+    >>> delta_at_zero(1.0)
+    0.3829249225480261
     """
     from scipy import special
 
@@ -235,7 +290,7 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
 
 # --- inverses (the shared safe-side bracketing root finder, dpcalc._roots) -------------------------------
 
-def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[v.FloatArray, v.FloatArray]:
+def _target(delta: ArrayLike | None, log_delta: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
     """Validated ``(δ, ln δ)`` from exactly one of δ in (0, 1) or ln δ < 0 (ln δ reaches below 1e-308)."""
     if log_delta is not None and delta is None:
         lt = v.check_range("log_delta", log_delta, hi=0.0, hi_open=True)
@@ -260,10 +315,30 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     matters only near δ(0; μ), where ε ≪ δ is ill-conditioned in δ). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1
     (in particular for μ = 0: 0-GDP is perfect privacy).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import eps_from_mu
-        >>> eps_from_mu(1.0, 1e-5)
-        4.377178095681277
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    delta : ArrayLike | None
+        Target δ (probability), in ``(0, 1)``.
+    log_delta : ArrayLike | None
+
+    Returns
+    -------
+    FloatOrArray
+        Ε(μ, δ): the smallest ε with μ-GDP ⇒ (ε, δ)-DP (inverse of the privacy profile in ε) (nats); a float for scalar
+        inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import eps_from_mu
+    >>> eps_from_mu(1.0, 1e-5)
+    4.377178095681277
     """
     m = v.nonnegative("mu", mu)
     _, lt_in = _target(delta, log_delta)
@@ -278,10 +353,27 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     composition of Gaussian mechanisms without sampling is exactly μ-GDP (Dong, Roth & Su 2022, Cor. 3.3), so this
     is its exact ε to ~1e-14 relative.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import eps_bracket_from_mu
-        >>> eps_bracket_from_mu(1.0, 1e-5)
-        (4.3771780956811766, 4.377178095681277)
+    Parameters
+    ----------
+    mu : float
+        Μ of μ-GDP, > 0.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import eps_bracket_from_mu
+    >>> eps_bracket_from_mu(1.0, 1e-5)
+    (4.3771780956811766, 4.377178095681277)
     """
     m = float(v.scalar("mu", v.nonnegative("mu", mu)))
     d = float(v.scalar("delta", v.probability("delta", delta)))
@@ -289,7 +381,7 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     return float(lo[0]), float(hi[0])
 
 
-def _eps_root(m: v.FloatArray, log_t: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lower, ε_upper) arrays of ε(μ, δ) at ln δ = ``log_t``: both ends moved outward by the relative margin and
     the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ)."""
     from scipy import special
@@ -308,7 +400,7 @@ def _eps_root(m: v.FloatArray, log_t: v.FloatArray) -> tuple[v.FloatArray, v.Flo
         v.finite_result("eps", hi, "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
         lo = np.zeros_like(hi)
 
-        def f_and_slope(x: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+        def f_and_slope(x: FloatArray, act: np.ndarray) -> tuple[FloatArray, FloatArray]:
             ld, log_ratio = _log_delta(x, mf[act], tail=True)
             return ld - lt[act], -np.exp(log_ratio)
 
@@ -342,10 +434,30 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     δ(ε; μ) <= δ and is below the exact root by at most ~1.2e-14 relative (bracket plus margin) plus the log δ
     evaluation error bound over the slope d log δ/d log μ (at most 3e-14 relative on the 10,000-point sweep).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import mu_from_eps
-        >>> mu_from_eps(1.0, 1e-5)
-        0.2680511232112905
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``[0, inf)``.
+    delta : ArrayLike | None
+        Target δ (probability), in ``(0, 1)``.
+    log_delta : ArrayLike | None
+
+    Returns
+    -------
+    FloatOrArray
+        Μ(ε, δ): the largest μ with μ-GDP ⇒ (ε, δ)-DP (inverse of the privacy profile in μ); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import mu_from_eps
+    >>> mu_from_eps(1.0, 1e-5)
+    0.2680511232112905
     """
     from scipy import special
 
@@ -375,7 +487,7 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
         y_lo, y_hi = expand(lambda y, act: _log_delta(ef[act], np.exp(y))[0] - lt[act], y_lo, y_lo + np.log(2.0),
                             increasing=True, step=float(np.log(2.0)))
 
-        def f_and_slope(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+        def f_and_slope(y: FloatArray, act: np.ndarray) -> tuple[FloatArray, FloatArray]:
             mm = np.exp(y)
             ld, _ = _log_delta(ef[act], mm)
             a = 0.5 * mm - ef[act] / mm
@@ -405,10 +517,29 @@ def tradeoff(alpha: ArrayLike, mu: ArrayLike) -> FloatOrArray:
     The minimal type-II error at type-I error α of testing N(0,1) vs N(μ,1); computed as ``Φ(−Φ^{-1}(α) − μ)``
     so that α near 0 or 1 loses no digits. α in [0, 1], μ >= 0.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import tradeoff
-        >>> tradeoff(0.05, 1.0)
-        0.740488977158556
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Type-I error (probability (type-I error)), in ``[0, 1]``.
+    mu : ArrayLike
+        GDP parameter, in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Μ-GDP trade-off function G_μ(α) (minimal type-II error of N(0,1) vs N(μ,1)) (probability (type-II error)); a
+        float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``alpha``, ``mu``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import tradeoff
+    >>> tradeoff(0.05, 1.0)
+    0.740488977158556
     """
     from scipy import special
 
@@ -427,10 +558,29 @@ def gaussian_mu(*, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     calls unambiguous). `dpcalc.accounting.gaussian_mechanism.mu` is the positional ``(sigma, sensitivity)``
     form.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import gaussian_mu
-        >>> gaussian_mu(sigma=2.0)
-        0.5
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise multiplier (noise std / L2 sensitivity) (query units), in ``(0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (query units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Gaussian mechanism: noise N(0, σ²) on a sensitivity-Δ query is (Δ/σ)-GDP; a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import gaussian_mu
+    >>> gaussian_mu(sigma=2.0)
+    0.5
     """
     s = v.positive("sensitivity", sensitivity)
     sg = v.positive("sigma", sigma)
@@ -443,10 +593,29 @@ def gaussian_sigma(*, mu: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArr
     """Noise std σ = Δ/μ that makes the Gaussian mechanism μ-GDP (Li, Xiao & Chen 2024, Theorem 2). Keyword-only (see
     `gaussian_mu`).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import gaussian_sigma
-        >>> gaussian_sigma(mu=0.5)
-        2.0
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (query units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Noise std for μ-GDP with the Gaussian mechanism (query units); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import gaussian_sigma
+    >>> gaussian_sigma(mu=0.5)
+    2.0
     """
     s = v.positive("sensitivity", sensitivity)
     m = v.positive("mu", mu)
@@ -460,10 +629,26 @@ def compose(mus: ArrayLike) -> float:
 
     Computed with max-scaling so μ_i up to 1e300 neither overflow nor lose digits. μ_i >= 0, 1-D.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import compose
-        >>> compose([0.3, 0.4])
-        0.5
+    Parameters
+    ----------
+    mus : ArrayLike
+        GDP parameters of the composed mechanisms, in ``[0, inf)``.
+
+    Returns
+    -------
+    float
+        Composition of μᵢ-GDP mechanisms.
+
+    Raises
+    ------
+    DomainError
+        An input (``mus``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import compose
+    >>> compose([0.3, 0.4])
+    0.5
     """
     m = v.vector("mus", mus, 0.0)
     top = float(np.max(m))
@@ -475,7 +660,7 @@ def compose(mus: ArrayLike) -> float:
 
 # --- privacy CLT for Poisson-subsampled Gaussian SGD -----------------------------------------------
 
-def _log_clt_mu(q: v.FloatArray, sigma: v.FloatArray, steps: v.FloatArray) -> v.FloatArray:
+def _log_clt_mu(q: FloatArray, sigma: FloatArray, steps: FloatArray) -> FloatArray:
     return np.log(q) + 0.5 * (np.log(steps) + log_expm1(1.0 / (sigma * sigma)))
 
 
@@ -488,17 +673,47 @@ def clt_mu(q: ArrayLike, sigma: ArrayLike, steps: ArrayLike, *, as_published: bo
     ``as_published=True`` returns Li, Xiao & Chen's printed ``q·√T·(e^{1/σ²} − 1)`` with an `ErratumWarning`.
     q in (0, 1], σ > 0, T an integer >= 1.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import clt_mu
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = clt_mu(0.01, 1.0, 1000)
-        ...
-        >>> result
-        0.414521631336538
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    q : ArrayLike
+        Poisson sampling rate (probability), in ``(0, 1]``.
+    sigma : ArrayLike
+        Noise multiplier (noise std / L2 sensitivity) (noise multiplier), in ``(0, inf)``.
+    steps : ArrayLike
+        Number of steps, in ``[1, inf) integer``.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        Theorem 4: privacy CLT μ of T subsampled Gaussian steps; a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``q``, ``sigma``, ``steps``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import clt_mu
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = clt_mu(0.01, 1.0, 1000)
+    ...
+    >>> result
+    0.414521631336538
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
@@ -526,17 +741,40 @@ def clt_mu_schedule(q: ArrayLike, sigmas: ArrayLike, steps_per_sigma: ArrayLike 
 
     Used to audit schedules whose σ changes per round (Li, Xiao & Chen 2024, erratum E15). Emits an EstimateWarning.
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import clt_mu_schedule
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = clt_mu_schedule(0.01, [1.0, 2.0], 500)
-        ...
-        >>> result
-        0.3164101171854961
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    q : ArrayLike
+        Sampling probability, in (0, 1].
+    sigmas : ArrayLike
+    steps_per_sigma : ArrayLike
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input (``q``, ``sigmas``, ``steps_per_sigma``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import clt_mu_schedule
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = clt_mu_schedule(0.01, [1.0, 2.0], 500)
+    ...
+    >>> result
+    0.3164101171854961
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.vector("sigmas", sigmas, 0.0, lo_open=True)
@@ -558,17 +796,43 @@ def sigma_from_clt_mu(mu: ArrayLike, q: ArrayLike, steps: ArrayLike) -> FloatOrA
     Computed as ``1/√(log1p(exp(2 ln μ − 2 ln q − ln T)))`` (no overflow). Emits an EstimateWarning:
     the CLT can underestimate, so this σ may be too small for a guaranteed (ε, δ).
 
-    Examples:
-        >>> from dpcalc.accounting.gdp import sigma_from_clt_mu
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = sigma_from_clt_mu(0.5, 0.01, 1000)
-        ...
-        >>> result
-        0.893440317059807
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : ArrayLike
+        GDP parameter, in ``(0, inf)``.
+    q : ArrayLike
+        Poisson sampling rate (probability), in ``(0, 1]``.
+    steps : ArrayLike
+        Number of steps, in ``[1, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        Noise multiplier whose CLT μ equals a target (noise multiplier); a float for scalar inputs, else an array of
+        their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``q``, ``steps``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import sigma_from_clt_mu
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = sigma_from_clt_mu(0.5, 0.01, 1000)
+    ...
+    >>> result
+    0.893440317059807
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     m = v.positive("mu", mu)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)

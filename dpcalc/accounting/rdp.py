@@ -35,12 +35,12 @@ from dpcalc._numerics import log1p_exp, log_expm1
 from dpcalc.accounting import conversion
 from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["DEFAULT_ORDERS", "MAX_ORDER_TERMS", "OPACUS_ORDERS", "compose", "delta_from_curve", "eps_from_curve",
            "eps_improved", "eps_lemma1", "eps_subsampled_gaussian", "gaussian", "orders_array", "sampled_gaussian",
            "subsampled_gaussian_curve"]
 
-FloatOrArray = float | v.FloatArray
 
 #: dp-accounting 0.6.0's default grid: 1.1, 1.2, …, 10.9, 11..63, 128, 256, 512, 1024.
 DEFAULT_ORDERS: tuple[float, ...] = tuple(
@@ -52,13 +52,28 @@ OPACUS_ORDERS: tuple[float, ...] = tuple([round(1.0 + x / 10.0, 1) for x in rang
 
 
 @v.named_shapes
-def orders_array(orders: ArrayLike | None) -> v.FloatArray:
+def orders_array(orders: ArrayLike | None) -> FloatArray:
     """Validate an order grid: a non-empty 1-D list of finite orders > 1 (default `DEFAULT_ORDERS`).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import orders_array
-        >>> orders_array([2, 4, 8])
-        array([2., 4., 8.])
+    Parameters
+    ----------
+    orders : ArrayLike | None
+        The Rényi orders α > 1 to evaluate.
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``orders``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import orders_array
+    >>> orders_array([2, 4, 8])
+    array([2., 4., 8.])
     """
     if orders is None:
         return np.asarray(DEFAULT_ORDERS, dtype=np.float64)
@@ -73,7 +88,7 @@ MAX_ORDER_TERMS = 50_000_000
 """Most binomial terms one order grid may cost (an integer order α costs α terms; ~1 s per 5e7)."""
 
 
-def _check_order_cost(a: v.FloatArray, name: str = "orders") -> None:
+def _check_order_cost(a: FloatArray, name: str = "orders") -> None:
     """Bound the work and memory of the orders ``a`` before computing: an integer order α costs α binomial terms
     (~40 bytes each); a fractional one at most those of ⌈α⌉ (the chord bound's neighbours; the quadrature is
     cheaper)."""
@@ -95,10 +110,31 @@ def _check_order_cost(a: v.FloatArray, name: str = "orders") -> None:
 def gaussian(alpha: ArrayLike, sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """RDP of the Gaussian mechanism at order α: ``α Δ²/(2σ²)`` (Mironov 2017, Prop. 7).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import gaussian
-        >>> gaussian(8.0, 2.0)
-        1.0
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1, in ``(1, inf)``.
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (same as sensitivity), in ``(0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (L2 norm), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        RDP of the Gaussian mechanism (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``alpha``, ``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import gaussian
+    >>> gaussian(8.0, 2.0)
+    1.0
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     s = v.positive("sigma", sigma)
@@ -112,7 +148,7 @@ _EXACT_BINOM_MAX = 2048
 
 
 @functools.lru_cache(maxsize=128)
-def _log_binom_exact(alpha: int) -> v.FloatArray:
+def _log_binom_exact(alpha: int) -> FloatArray:
     """log C(α, k), k = 2..α, from Python's exact binomials: error ~u·log C(α, k). The gammaln difference
     gammaln(α+1) − gammaln(k+1) − gammaln(α−k+1) loses ~u·gammaln(α+1) absolute (6e-13 at α = 1024), which left
     the integer-order RDP up to 1.6e-12 below the exact value (a deep domain sweep, α = 904) and an RDP calibration
@@ -139,7 +175,7 @@ def _log_a_minus_1_int(q: float, sigma: float, alpha: int) -> float:
     return m + math.log(float(np.sum(np.exp(terms - m))))
 
 
-def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.FloatArray:
+def _log_g(log_qx: FloatArray, sign: FloatArray, alpha: FloatArray) -> FloatArray:
     """log[(1 + y)^α − 1 − αy] with y = sign·exp(log_qx) > −1, elementwise; −inf where y = 0."""
     shape = np.broadcast_shapes(np.shape(log_qx), np.shape(sign), np.shape(alpha))
     log_qx = np.broadcast_to(log_qx, shape)
@@ -177,7 +213,7 @@ def _log_g(log_qx: v.FloatArray, sign: v.FloatArray, alpha: v.FloatArray) -> v.F
     return out
 
 
-def _log_a_minus_1_frac(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
+def _log_a_minus_1_frac(q: float, sigma: float, alphas: FloatArray) -> FloatArray:
     """log(A_α − 1) for any orders α > 1 by the trapezoidal rule on one shared grid (see module docstring).
 
     Step h = min(σ/2, 0.49σ²): the discretisation error is ~exp(−2π·πσ²/h) <= e^{-40} relative (analytic in the
@@ -200,7 +236,7 @@ def _log_a_minus_1_frac(q: float, sigma: float, alphas: v.FloatArray) -> v.Float
     return m + np.log(np.sum(np.exp(terms - m[:, None]), axis=1)) + math.log(h)
 
 
-def _subsampled_rdp(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
+def _subsampled_rdp(q: float, sigma: float, alphas: FloatArray) -> FloatArray:
     if q == 1.0:
         return alphas / (2.0 * sigma * sigma)
     log_am1 = np.empty(alphas.shape)
@@ -226,7 +262,7 @@ _MAX_POINTS = 20_000
 _CHUNK_CELLS = 4_000_000  # ~32 MB per temporary of the quadrature
 
 
-def _log_a_convex_bound(q: float, sigma: float, alphas: v.FloatArray) -> v.FloatArray:
+def _log_a_convex_bound(q: float, sigma: float, alphas: FloatArray) -> FloatArray:
     """Upper bound on log A_α at fractional α: log A_α is convex in α (Hölder), so it lies below the chord between
     ⌊α⌋ and ⌈α⌉ (log A_1 = 0). Used only where the quadrature grid would be too large (σ below ~0.03)."""
     out = np.empty(alphas.shape)
@@ -251,10 +287,31 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
 
     Conventions order (mechanism q, σ, then the order α — as `subsampled_gaussian_curve`).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import sampled_gaussian
-        >>> sampled_gaussian(0.01, 1.0, 8.0)
-        0.0008936439076060331
+    Parameters
+    ----------
+    q : ArrayLike
+        Sampling probability, in (0, 1], in ``(0, 1]``.
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (noise multiplier), in ``(0, inf)``.
+    alpha : ArrayLike
+        Rényi order α > 1, in ``[2, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        RDP of the Poisson-subsampled Gaussian at integer order α (nats); a float for scalar inputs, else an array of
+        their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``q``, ``sigma``, ``alpha``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import sampled_gaussian
+    >>> sampled_gaussian(0.01, 1.0, 8.0)
+    0.0008936439076060331
     """
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
     qq = v.check_range("q", q, 0.0, 1.0, lo_open=True)
@@ -272,13 +329,34 @@ def sampled_gaussian(q: ArrayLike, sigma: ArrayLike, alpha: ArrayLike) -> FloatO
 
 @v.named_shapes
 def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: ArrayLike | None = None
-                              ) -> v.FloatArray:
+                              ) -> FloatArray:
     """RDP curve of ``steps`` compositions of the Poisson-subsampled Gaussian on an order grid (RDP adds up).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import subsampled_gaussian_curve
-        >>> subsampled_gaussian_curve(0.01, 1.0, 1000, orders=[2.0, 8.0, 32.0])
-        array([1.71813422e-01, 8.93643908e-01, 1.12462759e+04])
+    Parameters
+    ----------
+    q : float
+        Sampling probability, in (0, 1].
+    sigma : float
+        Noise standard deviation, > 0.
+    steps : float
+        Number of compositions T, an integer >= 1.
+    orders : ArrayLike | None
+        The Rényi orders α > 1 to evaluate.
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``q``, ``sigma``, ``steps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import subsampled_gaussian_curve
+    >>> subsampled_gaussian_curve(0.01, 1.0, 1000, orders=[2.0, 8.0, 32.0])
+    array([1.71813422e-01, 8.93643908e-01, 1.12462759e+04])
     """
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
     s = v.scalar("sigma", v.positive("sigma", sigma))
@@ -291,13 +369,27 @@ def subsampled_gaussian_curve(q: float, sigma: float, steps: float = 1, orders: 
 
 
 @v.named_shapes
-def compose(rdps: Sequence[ArrayLike]) -> v.FloatArray:
+def compose(rdps: Sequence[ArrayLike]) -> FloatArray:
     """Composition: RDP curves on the same order grid add (Mironov 2017, Prop. 1).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import compose
-        >>> compose([[0.5, 1.0], [0.25, 0.5]])
-        array([0.75, 1.5 ])
+    Parameters
+    ----------
+    rdps : Sequence[ArrayLike]
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import compose
+    >>> compose([[0.5, 1.0], [0.25, 0.5]])
+    array([0.75, 1.5 ])
     """
     if isinstance(rdps, str | bytes) or not isinstance(rdps, Iterable):
         raise DomainError(f"rdps must be a list of RDP curves (got {type(rdps).__name__})")
@@ -314,10 +406,30 @@ def eps_lemma1(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrArr
     """(α, r)-RDP ⇒ (r + log(1/δ)/(α − 1), δ)-DP (Mironov 2017 Prop. 3). Elementwise; outward by the rounding bound
     of its terms (`dpcalc.accounting.conversion.eps_at_order`).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import eps_lemma1
-        >>> eps_lemma1(1.0, 8.0, 1e-5)
-        2.644703637852891
+    Parameters
+    ----------
+    rdp : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1, in ``(1, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        RDP → (ε, δ)-DP, classic conversion (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``rdp``, ``alpha``, ``delta``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import eps_lemma1
+    >>> eps_lemma1(1.0, 8.0, 1e-5)
+    2.644703637852891
     """
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
@@ -331,10 +443,30 @@ def eps_improved(rdp: ArrayLike, alpha: ArrayLike, delta: ArrayLike) -> FloatOrA
     Canonne, Kamath & Steinke 2020, Prop. 12), clamped at 0; ε = 0 when δ >= √(1 − e^{−r}) (Bretagnolle–Huber,
     since KL <= D_α). Elementwise; outward by the rounding bound of its terms.
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import eps_improved
-        >>> eps_improved(1.0, 8.0, 1e-5)
-        2.214109167845535
+    Parameters
+    ----------
+    rdp : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1, in ``(1, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        RDP → (ε, δ)-DP, improved conversion (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``rdp``, ``alpha``, ``delta``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import eps_improved
+    >>> eps_improved(1.0, 8.0, 1e-5)
+    2.214109167845535
     """
     r = v.nonnegative("rdp", rdp)
     a = v.check_range("alpha", alpha, 1.0, lo_open=True)
@@ -353,10 +485,35 @@ def eps_from_curve(orders: ArrayLike, rdp: ArrayLike, delta: float, *, method: M
     (`OutOfDomainWarning`) when the optimal order is the smallest or largest order of the grid: a wider grid
     could give a smaller ε.
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import eps_from_curve
-        >>> eps_from_curve([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], 1e-5)
-        (3.214109167845696, 8.0)
+    Parameters
+    ----------
+    orders : ArrayLike
+        The Rényi orders α > 1 to evaluate.
+    rdp : ArrayLike
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    method : Method
+    warn : bool
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input (``rdp``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import eps_from_curve
+    >>> eps_from_curve([2.0, 4.0, 8.0, 16.0], [0.5, 1.0, 2.0, 4.0], 1e-5)
+    (3.214109167845696, 8.0)
     """
     a = orders_array(orders)
     r = np.atleast_1d(v.nonnegative("rdp", rdp))
@@ -384,10 +541,40 @@ def eps_subsampled_gaussian(q: float, sigma: float, steps: float, delta: float, 
     ``warn=False`` drops the grid-edge `OutOfDomainWarning` of `eps_from_curve` (the value is the
     minimum over the given grid either way, and a valid upper bound at any order).
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import eps_subsampled_gaussian
-        >>> eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-5)
-        (2.101365271648501, 7.8)
+    Parameters
+    ----------
+    q : float
+        Sampling probability, in (0, 1].
+    sigma : float
+        Noise standard deviation, > 0.
+    steps : float
+        Number of compositions T, an integer >= 1.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    orders : ArrayLike | None
+        The Rényi orders α > 1 to evaluate.
+    method : Method
+    warn : bool
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import eps_subsampled_gaussian
+    >>> eps_subsampled_gaussian(0.01, 1.0, 1000, 1e-5)
+    (2.101365271648501, 7.8)
     """
     a = orders_array(orders)
     curve = subsampled_gaussian_curve(q, sigma, steps, a)
@@ -400,10 +587,28 @@ def delta_from_curve(orders: ArrayLike, rdp: ArrayLike, eps: float) -> tuple[flo
     """Smallest δ at ε over the grid (Canonne, Kamath & Steinke 2020, Prop. 12):
     ``δ = min_α exp((α−1)(r_α − ε) + α log1p(−1/α) − log(α − 1))``, capped at 1. Returns ``(delta, order)``.
 
-    Examples:
-        >>> from dpcalc.accounting.rdp import delta_from_curve
-        >>> delta_from_curve([2.0, 4.0, 8.0], [0.5, 1.0, 2.0], 2.0)
-        (0.0052509798669231516, 4.0)
+    Parameters
+    ----------
+    orders : ArrayLike
+        The Rényi orders α > 1 to evaluate.
+    rdp : ArrayLike
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input (``rdp``, ``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.rdp import delta_from_curve
+    >>> delta_from_curve([2.0, 4.0, 8.0], [0.5, 1.0, 2.0], 2.0)
+    (0.0052509798669231516, 4.0)
     """
     a = orders_array(orders)
     r = np.atleast_1d(v.nonnegative("rdp", rdp))

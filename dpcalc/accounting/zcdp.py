@@ -20,10 +20,10 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc._roots import bracket
 from dpcalc.accounting import conversion
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["compose", "delta_from_rho", "eps_bun_steinke", "eps_from_rho", "gaussian_rho", "optimal_order"]
 
-FloatOrArray = float | v.FloatArray
 _LOG_X_MAX = math.log(1e300)  # largest α − 1 delta_from_rho searches (log)
 _U = 2.0**-53  # unit roundoff
 
@@ -32,10 +32,28 @@ _U = 2.0**-53  # unit roundoff
 def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray:
     """ρ of the Gaussian mechanism: ``Δ²/(2σ²)`` (Bun & Steinke 2016, Prop. 1.6).
 
-    Examples:
-        >>> from dpcalc.accounting.zcdp import gaussian_rho
-        >>> gaussian_rho(2.0)
-        0.125
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0 (same as sensitivity), in ``(0, inf)``.
+    sensitivity : ArrayLike
+        L2 sensitivity of the released quantity, > 0 (L2 norm), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Ρ of the Gaussian mechanism (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.zcdp import gaussian_rho
+    >>> gaussian_rho(2.0)
+    0.125
     """
     s = v.positive("sigma", sigma)
     d = v.positive("sensitivity", sensitivity)
@@ -46,10 +64,24 @@ def gaussian_rho(sigma: ArrayLike, sensitivity: ArrayLike = 1.0) -> FloatOrArray
 def compose(rhos: Sequence[float] | ArrayLike) -> float:
     """Composition: ``ρ = Σ ρ_i`` (Bun & Steinke 2016, Lemma 1.7).
 
-    Examples:
-        >>> from dpcalc.accounting.zcdp import compose
-        >>> compose([0.1, 0.2])
-        0.30000000000000004
+    Parameters
+    ----------
+    rhos : Sequence[float] | ArrayLike
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input (``rhos``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.zcdp import compose
+    >>> compose([0.1, 0.2])
+    0.30000000000000004
     """
     r = v.vector("rhos", rhos, 0.0)
     return float(np.sum(r))
@@ -59,17 +91,35 @@ def compose(rhos: Sequence[float] | ArrayLike) -> float:
 def eps_bun_steinke(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """``ε = ρ + 2√(ρ log(1/δ))`` (Bun & Steinke 2016, Prop. 1.3).
 
-    Examples:
-        >>> from dpcalc.accounting.zcdp import eps_bun_steinke
-        >>> eps_bun_steinke(0.1, 1e-5)
-        2.2459660262893473
+    Parameters
+    ----------
+    rho : ArrayLike
+        Ρ of ρ-zCDP, > 0 (nats), in ``[0, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Ρ-zCDP → (ε, δ)-DP (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``rho``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.zcdp import eps_bun_steinke
+    >>> eps_bun_steinke(0.1, 1e-5)
+    2.2459660262893473
     """
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)
     return v.scalar_or_array(r + 2.0 * np.sqrt(r * -np.log(d)))
 
 
-def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
+def _optimal_x(rho: FloatArray, log_delta: FloatArray) -> FloatArray:
     """x = α* − 1 > 0 minimising the CKS conversion: the root of ``g(x) = ρx² + log1p(x) + log δ`` (the numerator of
     its derivative; increasing, g(0) = log δ < 0). Newton in y = log x with the shared bracketing root finder over
     [x(−L − log1p(x_hi))/ρ)^{1/2}, x_hi = √(−L/ρ)] (L = log δ): no cap on α (α ≈ 2.6e16 at ρ = 1e-30, δ = 1e-300)."""
@@ -81,7 +131,7 @@ def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
     y_lo = 0.5 * (np.log(np.maximum(big_l - np.log1p(x_hi), 0.0)) - log_rho)
     y_lo = np.where(np.isfinite(y_lo), np.minimum(y_lo, y_hi - math.log(2.0)), math.log(1e-300))
 
-    def f(y: v.FloatArray, act: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+    def f(y: FloatArray, act: np.ndarray) -> tuple[FloatArray, FloatArray]:
         x = np.exp(y)
         rx2 = np.exp(log_rho[act] + 2.0 * y)  # ρx², finite where x² alone is not
         return rx2 + np.log1p(x) - big_l[act], 2.0 * rx2 + x / (1.0 + x)
@@ -90,7 +140,7 @@ def _optimal_x(rho: v.FloatArray, log_delta: v.FloatArray) -> v.FloatArray:
     return np.exp(0.5 * (lo + hi))
 
 
-def _eps_and_order(rho: v.FloatArray, log_delta: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+def _eps_and_order(rho: FloatArray, log_delta: FloatArray) -> tuple[FloatArray, FloatArray]:
     rho, log_delta = (np.array(a, dtype=np.float64) for a in v.broadcast(rho=rho, delta=log_delta))
     eps = np.zeros(rho.shape)
     order = np.where(rho == 0.0, np.inf, 1.0)
@@ -119,10 +169,29 @@ def eps_from_rho(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     plus that absolute term, which matters only near the Bretagnolle–Huber boundary where ε ≪ ρ(α − 1) (swept
     against a 40-digit oracle down to ρ = 1e-30, δ = 1e-300).
 
-    Examples:
-        >>> from dpcalc.accounting.zcdp import eps_from_rho
-        >>> eps_from_rho(0.1, 1e-5)
-        1.9142388320036947
+    Parameters
+    ----------
+    rho : ArrayLike
+        Ρ of ρ-zCDP, > 0 (nats), in ``[0, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Tight ε(ρ, δ) of ρ-zCDP: the RDP conversion of Canonne, Kamath & Steinke 2020 (Prop. 12) at the optimal
+        continuous order (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``rho``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.zcdp import eps_from_rho
+    >>> eps_from_rho(0.1, 1e-5)
+    1.9142388320036947
     """
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)
@@ -136,10 +205,29 @@ def optimal_order(rho: ArrayLike, delta: ArrayLike) -> FloatOrArray:
     """The order α at which `eps_from_rho` is attained: the root of ρ(α − 1)² + log α + log δ = 0 (inf for
     ρ = 0; 1 where the Bretagnolle–Huber bound gives ε = 0).
 
-    Examples:
-        >>> from dpcalc.accounting.zcdp import optimal_order
-        >>> optimal_order(0.1, 1e-5)
-        10.5682153609574
+    Parameters
+    ----------
+    rho : ArrayLike
+        Ρ of ρ-zCDP, > 0 (nats), in ``[0, inf)``.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1) (probability), in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        The order α at which the tight ε(ρ, δ) of ρ-zCDP is attained (CKS 2020 Prop. 12 minimised over α > 1) (order); a
+        float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``rho``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.zcdp import optimal_order
+    >>> optimal_order(0.1, 1e-5)
+    10.5682153609574
     """
     r = v.nonnegative("rho", rho)
     d = v.probability("delta", delta)
@@ -155,10 +243,29 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
     minimum: relative error <= 1e-12 + 1e-15·|ln δ| (the outward margin of its terms' rounding; swept against a
     40-digit oracle for ρ up to 1e6, ε from 0 past ρ + 2√(650ρ)). Where ε < ρ at large ρ, δ = 1 − e^{−…} is 1.
 
-    Examples:
-        >>> from dpcalc.accounting.zcdp import delta_from_rho
-        >>> delta_from_rho(0.1, 1.0)
-        0.008933245771818404
+    Parameters
+    ----------
+    rho : ArrayLike
+        Ρ of ρ-zCDP, > 0 (nats), in ``(0, inf)``.
+    eps : ArrayLike
+        Privacy level ε (nats), in ``[0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Δ(ε) of ρ-zCDP: the RDP conversion of CKS 2020 (Prop. 12) in δ, minimised over continuous α (probability); a
+        float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``rho``, ``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.zcdp import delta_from_rho
+    >>> delta_from_rho(0.1, 1.0)
+    0.008933245771818404
     """
     r = v.positive("rho", rho)
     e = v.nonnegative("eps", eps)
@@ -176,7 +283,7 @@ def delta_from_rho(rho: ArrayLike, eps: ArrayLike) -> FloatOrArray:
 
     gap = rf - ef  # ρ − ε: one rounding (none within a factor 2), where ρ(1 + 2x) and ε would cancel
 
-    def h(y: v.FloatArray, gg: v.FloatArray, rr: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+    def h(y: FloatArray, gg: FloatArray, rr: FloatArray) -> tuple[FloatArray, FloatArray]:
         x = np.exp(y)
         return gg + 2.0 * rr * x - np.logaddexp(0.0, -y), 2.0 * rr * x + 1.0 / (1.0 + x)
 

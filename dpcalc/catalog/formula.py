@@ -10,12 +10,18 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpcalc import errors
 from dpcalc.catalog import sampling, symbolic
 from dpcalc.catalog.types import CatalogError, Erratum, Example, Input, Output, Paper, split_domain_warning
 from dpcalc.errors import DomainError
+
+if TYPE_CHECKING:
+    import mpmath
+    from sympy import Expr
+
+    from dpcalc.typing import FloatOrArray
 
 __all__ = ["Formula"]
 
@@ -67,7 +73,7 @@ class Formula:
         except (ImportError, AttributeError) as exc:
             raise CatalogError(f"{self.id}: implementation {path!r} is not importable: {exc}") from exc
 
-    def call(self, values: Mapping[str, Any], published: bool = False) -> Any:
+    def call(self, values: Mapping[str, Any], published: bool = False) -> FloatOrArray:
         """Call the implementation with the catalog inputs (index inputs select an output element)."""
         kwargs = {i.name: values[i.name] for i in self.inputs if i.kind != "index"}
         extra = self.call_kwargs
@@ -82,11 +88,11 @@ class Formula:
         return result
 
     # -- symbolic side (dpcalc.catalog.symbolic) ---------------------------------------------------
-    def sympy_expr(self, published: bool = False) -> Any:
+    def sympy_expr(self, published: bool = False) -> Expr:
         """Parse the SymPy string (the published one if asked) into an expression (restricted namespace)."""
         return symbolic.expression(self, published)
 
-    def evaluate_mp(self, values: Mapping[str, Any], dps: int = 50, published: bool = False) -> Any:
+    def evaluate_mp(self, values: Mapping[str, Any], dps: int = 50, published: bool = False) -> mpmath.mpf:
         """Evaluate the SymPy form with mpmath at ``dps`` digits; returns an ``mpmath.mpf``."""
         return symbolic.evaluate_mp(self, values, dps, published)
 

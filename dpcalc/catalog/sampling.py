@@ -13,9 +13,12 @@ import math
 import operator
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpcalc.catalog.types import CatalogError, EntryLike
+
+if TYPE_CHECKING:
+    from dpcalc.typing import FloatOrArray
 
 __all__ = ["check_condition", "condition", "draw", "sample_inputs"]
 
@@ -100,7 +103,7 @@ def _function_name(func: ast.AST) -> str:
     return ""
 
 
-def draw(spec: str, rng: Any, size: int | None, where: str) -> Any:
+def draw(spec: str, rng: Any, size: int | None, where: str) -> FloatOrArray:
     """One value (or a vector of ``size``) from a ``sample`` spec."""
     import numpy as np
 

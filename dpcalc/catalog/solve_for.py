@@ -16,7 +16,7 @@ __all__ = ["solve_for"]
 
 
 @cache
-def solve_for() -> Any:
+def solve_for() -> type:
     """The SymPy function class ``SolveFor`` (created on first use: SymPy is imported lazily)."""
     import sympy
     from mpmath.libmp import prec_to_dps

@@ -11,9 +11,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpcalc.catalog.types import CatalogError, EntryLike
+
+if TYPE_CHECKING:
+    import mpmath
+    import sympy
 
 __all__ = ["ALLOWED", "SymbolicError", "evaluate_mp", "expression", "parse"]
 
@@ -63,7 +67,7 @@ def _max_over(minimum: bool = False) -> Any:
     return type("MinOver" if minimum else "MaxOver", (sympy.Function,), {"eval": classmethod(_eval)})
 
 
-def parse(text: str, inputs: Mapping[str, str], length: str = "N", where: str = "") -> Any:
+def parse(text: str, inputs: Mapping[str, str], length: str = "N", where: str = "") -> sympy.Expr:
     """Parse ``text`` over ``inputs`` (name → kind: scalar/vector/index); vectors are ``IndexedBase``."""
     import sympy
     from sympy.parsing.sympy_parser import auto_number, auto_symbol, parse_expr
@@ -85,7 +89,7 @@ def parse(text: str, inputs: Mapping[str, str], length: str = "N", where: str = 
         raise CatalogError(f"{where}: SymPy form {text!r} does not parse: {exc}") from exc
 
 
-def expression(formula: EntryLike, published: bool = False) -> Any:
+def expression(formula: EntryLike, published: bool = False) -> sympy.Expr:
     """The entry's SymPy form (the published one if asked) as an expression."""
     text = formula.sympy
     if published:
@@ -95,7 +99,8 @@ def expression(formula: EntryLike, published: bool = False) -> Any:
     return parse(text, {i.name: i.kind for i in formula.inputs}, formula.length, formula.id)
 
 
-def evaluate_mp(formula: EntryLike, values: Mapping[str, Any], dps: int = 50, published: bool = False) -> Any:
+def evaluate_mp(formula: EntryLike, values: Mapping[str, Any], dps: int = 50,
+                published: bool = False) -> mpmath.mpf:
     """Evaluate the SymPy form with mpmath at ``dps`` digits (inside ``mpmath.workdps``); an ``mpmath.mpf``."""
     import mpmath
     import sympy

@@ -23,6 +23,7 @@ from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.accounting import gdp
 from dpcalc.cuag import compression
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["DPSCAFFOLD_RHO", "DPSCAFFOLD_ZETA", "PAPER_DELTA", "PRIFEDSYNC_K", "PRIFEDSYNC_SIGMA", "Audit",
            "Baselines", "audit", "audit_eps", "baseline_eps", "baselines", "classic_eps", "classic_sigma",
@@ -30,7 +31,6 @@ __all__ = ["DPSCAFFOLD_RHO", "DPSCAFFOLD_ZETA", "PAPER_DELTA", "PRIFEDSYNC_K", "
            "noise_variance_from_sigma", "prifedsync_eps", "prifedsync_mu", "rounds_to_eps", "sampling_rate", "sigma",
            "sigma_schedule"]
 
-FloatOrArray = float | v.FloatArray
 
 #: PriFedSync curve constant K = ρ·√(local-step factor) (reverse-engineered: only K in [0.009999,
 #: 0.010007] reproduces the paper's two-decimal PriFedSync range [0.41, 10.24]).
@@ -47,10 +47,31 @@ PAPER_DELTA = 1e-5
 def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     """ρ = 2λB/|D_n| (proof of Theorem 5, §6). λ in (0, 1], B, |D_n| integers >= 1, ρ <= 1.
 
-    Examples:
-        >>> from dpcalc.cuag import sampling_rate
-        >>> sampling_rate(0.5, 32, 1000)
-        0.032
+    Parameters
+    ----------
+    lam : ArrayLike
+        Client participation rate (probability), in ``(0, 1]``.
+    B : ArrayLike
+        Local batch size (samples), in ``[1, inf) integer``.
+    D : ArrayLike
+        Local data set size (the paper never gives it) (samples), in ``[1, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        Sampling rate of a client's local steps (probability); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``lam``, ``B``, ``D``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import sampling_rate
+    >>> sampling_rate(0.5, 32, 1000)
+    0.032
     """
     la = v.check_range("lam", lam, 0.0, 1.0, lo_open=True)
     b = v.integer_at_least("B", B, 1)
@@ -61,7 +82,7 @@ def sampling_rate(lam: ArrayLike, B: ArrayLike, D: ArrayLike) -> FloatOrArray:
     return v.scalar_or_array(rho)
 
 
-def _round_index(t: ArrayLike) -> v.FloatArray:
+def _round_index(t: ArrayLike) -> FloatArray:
     tt = v.as_array("t", t)
     if np.any(tt == 0.0):
         raise DomainError("t must be an integer >= 1 (got 0): eq. (16) divides by zero at t = 0; rounds are "
@@ -69,14 +90,14 @@ def _round_index(t: ArrayLike) -> v.FloatArray:
     return v.integer_at_least("t", tt, 1)
 
 
-def _log_ratio(mu: v.FloatArray, lam: v.FloatArray, B: v.FloatArray, D: v.FloatArray, t: v.FloatArray,
-               P: v.FloatArray) -> v.FloatArray:
+def _log_ratio(mu: FloatArray, lam: FloatArray, B: FloatArray, D: FloatArray, t: FloatArray,
+               P: FloatArray) -> FloatArray:
     """log(μ²|D|²/(4λ²B²tP)) = 2 log μ − 2 log ρ − log(tP), ρ = 2λB/|D|."""
     return 2.0 * np.log(mu) + 2.0 * (np.log(D) - np.log(2.0 * lam * B)) - np.log(t) - np.log(P)
 
 
 def _inputs(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLike,
-            P: ArrayLike) -> tuple[v.FloatArray, ...]:
+            P: ArrayLike) -> tuple[FloatArray, ...]:
     m = v.positive("mu", mu)
     tt = _round_index(t)
     p = v.integer_at_least("P", P, 1)
@@ -91,17 +112,50 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
     It is the σ whose CLT μ over tP steps at rate ρ = 2λB/|D| equals μ (inverse of Theorem 4); computed as
     ``1/√(log1p_exp(log ratio))`` (no overflow). The CLT is an estimate (EstimateWarning).
 
-    Examples:
-        >>> from dpcalc.cuag import sigma
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = sigma(0.5, 0.5, 32, 1000, 1, 10)
-        ...
-        >>> result
-        0.5559587149571034
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : ArrayLike
+        Per-client GDP budget, in ``(0, inf)``.
+    lam : ArrayLike
+        Client participation rate (probability), in ``(0, 1]``.
+    B : ArrayLike
+        Local batch size (samples), in ``[1, inf) integer``.
+    D : ArrayLike
+        Local data set size (the paper never gives it) (samples), in ``[1, inf) integer``.
+    t : ArrayLike
+        Round (rounds), in ``[1, inf) integer``.
+    P : ArrayLike
+        Local steps per round (local steps), in ``[1, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        Adaptive noise multiplier σₜ of round t (noise multiplier); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``lam``, ``B``, ``D``, ``t``, ``P``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import sigma
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = sigma(0.5, 0.5, 32, 1000, 1, 10)
+    ...
+    >>> result
+    0.5559587149571034
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     m, la, b, d, tt, p = _inputs(mu, lam, B, D, t, P)
     lg = log1p_exp(_log_ratio(m, la, b, d, tt, p))
@@ -114,20 +168,45 @@ def sigma(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t: ArrayLik
 
 
 @v.scalar_params
-def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> v.FloatArray:
+def sigma_schedule(mu: float, lam: float, B: int, D: int, T: int, P: int) -> FloatArray:
     """σ_1..σ_T of eq. (16) (array of length T).
 
-    Examples:
-        >>> from dpcalc.cuag import sigma_schedule
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = sigma_schedule(0.5, 0.5, 32, 1000, 3, 10)
-        ...
-        >>> result
-        array([0.55595871, 0.62248241, 0.67230118])
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : float
+        Μ of μ-GDP, > 0.
+    lam : float
+    B : int
+    D : int
+    T : int
+    P : int
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``T``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import sigma_schedule
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = sigma_schedule(0.5, 0.5, 32, 1000, 3, 10)
+    ...
+    >>> result
+    array([0.55595871, 0.62248241, 0.67230118])
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     tt = v.scalar("T", v.integer_at_least("T", T, 1))
     from dpcalc import _limits
@@ -142,17 +221,52 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
     """Eq. (15) (= (17)): ``ξ = 4C²/(B²·ln(μ²|D|²/(4λ²B²tP) + 1))`` = (2Cσ_t/B)², the per-coordinate noise
     variance of the layer update with sensitivity 2C/B.
 
-    Examples:
-        >>> from dpcalc.cuag import noise_variance
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = noise_variance(0.5, 0.5, 32, 1000, 1, 10)
-        ...
-        >>> result
-        0.0012073831747528236
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : ArrayLike
+        Per-client GDP budget, in ``(0, inf)``.
+    lam : ArrayLike
+        Client participation rate (probability), in ``(0, 1]``.
+    B : ArrayLike
+        Local batch size (samples), in ``[1, inf) integer``.
+    D : ArrayLike
+        Local data set size (the paper never gives it) (samples), in ``[1, inf) integer``.
+    t : ArrayLike
+        Round (rounds), in ``[1, inf) integer``.
+    P : ArrayLike
+        Local steps per round (local steps), in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping threshold (parameter units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatOrArray
+        Gaussian noise variance ξ of round t (sensitivity 2C/B) (parameter units squared); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``lam``, ``B``, ``D``, ``t``, ``P``, ``C``) outside its domain; the one-line message names it
+        and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import noise_variance
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = noise_variance(0.5, 0.5, 32, 1000, 1, 10)
+    ...
+    >>> result
+    0.0012073831747528236
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     m, la, b, d, tt, p = _inputs(mu, lam, B, D, t, P)
     c = v.positive("C", C)
@@ -168,10 +282,33 @@ def noise_variance(mu: ArrayLike, lam: ArrayLike, B: ArrayLike, D: ArrayLike, t:
 def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0) -> FloatOrArray:
     """ξ = (2Cσ/B)²: Gaussian mechanism with sensitivity 2C/B and noise multiplier σ (§5.4).
 
-    Examples:
-        >>> from dpcalc.cuag import noise_variance_from_sigma
-        >>> noise_variance_from_sigma(1.0, 32)
-        0.00390625
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0.
+    B : ArrayLike
+    C : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``B``, ``C``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import noise_variance_from_sigma
+    >>> noise_variance_from_sigma(1.0, 32)
+    0.00390625
     """
     s = v.positive("sigma", sigma)
     b = v.integer_at_least("B", B, 1)
@@ -183,10 +320,25 @@ def noise_variance_from_sigma(sigma: ArrayLike, B: ArrayLike, C: ArrayLike = 1.0
 def harmonic(T: ArrayLike) -> FloatOrArray:
     """H_T = Σ_{τ=1}^T 1/τ (exact sum up to 1e6 terms, then ψ(T+1) + γ).
 
-    Examples:
-        >>> from dpcalc.cuag import harmonic
-        >>> harmonic(100)
-        5.187377517639621
+    Parameters
+    ----------
+    T : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``T``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import harmonic
+    >>> harmonic(100)
+    5.187377517639621
     """
     from scipy import special
 
@@ -209,10 +361,36 @@ def effective_mu(mu: ArrayLike, T: ArrayLike, *, as_published: bool = False) -> 
     |D|, λ, B and P are. The paper claims the budget stays μ: ``as_published=True`` returns that claim (μ,
     broadcast against T) with an `ErratumWarning`.
 
-    Examples:
-        >>> from dpcalc.cuag import effective_mu
-        >>> effective_mu(0.5, 100)
-        1.1387907531280297
+    Parameters
+    ----------
+    mu : ArrayLike
+        Per-client GDP budget, in ``(0, inf)``.
+    T : ArrayLike
+        Number of rounds, in ``[1, inf) integer``.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        Audit: composed CLT μ of the schedule (16) over rounds 1..T; a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``T``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import effective_mu
+    >>> effective_mu(0.5, 100)
+    1.1387907531280297
     """
     m = v.positive("mu", mu)
     eff = m * np.sqrt(np.asarray(harmonic(T)))
@@ -252,17 +430,42 @@ def audit_eps(mu: ArrayLike, T: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> tu
     of schedule (16) after T rounds, the ε the paper claims and the ε of the composition (CUAG-PFL erratum E15).
     CLT-based: an estimate (`EstimateWarning`).
 
-    Examples:
-        >>> from dpcalc.cuag import audit_eps
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = audit_eps(0.5, 100)
-        ...
-        >>> result
-        (1.1387907531280297, 1.9930914044151442, 5.091530022615738)
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : ArrayLike
+        Μ of μ-GDP, > 0.
+    T : ArrayLike
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[FloatOrArray, FloatOrArray, FloatOrArray]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import audit_eps
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = audit_eps(0.5, 100)
+    ...
+    >>> result
+    (1.1387907531280297, 1.9930914044151442, 5.091530022615738)
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     mu_eff = effective_mu(mu, T)
     eps_claimed, eps_eff = gdp.eps_from_mu(mu, delta), gdp.eps_from_mu(mu_eff, delta)
@@ -278,18 +481,47 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
     E.g. μ = 0.25, T = 300, δ = 1e-5: μ_eff = 0.626631 and ε_eff = 2.5675, not 0.92. When lam, B, D, P are all
     given, μ is also recomposed from the actual σ_1..σ_T with the heterogeneous CLT (must agree).
 
-    Examples:
-        >>> from dpcalc.cuag import audit
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = audit(0.5, 100)
-        ...
-        >>> result
-        Audit(mu=0.5, T=100, delta=1e-05, mu_effective=1.1387907531280297, eps_claimed=1.9930914044151442,
-        eps_effective=5.091530022615738, mu_from_schedule=None)
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    mu : float
+        Μ of μ-GDP, > 0.
+    T : int
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    lam : float | None
+    B : int | None
+    D : int | None
+    P : int | None
+
+    Returns
+    -------
+    Audit
+
+    Raises
+    ------
+    DomainError
+        An input (``mu``, ``T``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import audit
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = audit(0.5, 100)
+    ...
+    >>> result
+    Audit(mu=0.5, T=100, delta=1e-05, mu_effective=1.1387907531280297, eps_claimed=1.9930914044151442,
+    eps_effective=5.091530022615738, mu_from_schedule=None)
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     m = v.scalar("mu", v.positive("mu", mu))
     tt = int(v.scalar("T", v.integer_at_least("T", T, 1)))
@@ -310,7 +542,7 @@ def audit(mu: float, T: int, delta: float = PAPER_DELTA, *, lam: float | None = 
 
 # --- eq. (3) and the baselines ---------------------------------------------------------------------
 
-def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -> tuple[v.FloatArray, ...]:
+def _eq3_check(s_f: ArrayLike, rho: ArrayLike, T: ArrayLike, delta: ArrayLike) -> tuple[FloatArray, ...]:
     s = v.positive("s_f", s_f)
     r = v.check_range("rho", rho, 0.0, 1.0, lo_open=True)
     t = v.integer_at_least("T", T, 1)
@@ -326,10 +558,35 @@ def classic_sigma(eps: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike
     Not a proven bound for subsampled composition (the paper gives no constant conditions); kept to reproduce
     the DP-SCAFFOLD curve.
 
-    Examples:
-        >>> from dpcalc.cuag import classic_sigma
-        >>> classic_sigma(1.0, 1e-5, 0.1, 100)
-        15.174271293852222
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    delta : ArrayLike
+        Failure probability, in ``(0, 1)``.
+    rho : ArrayLike
+        Ρ of ρ-zCDP, > 0 (probability), in ``(0, 1]``.
+    T : ArrayLike
+        Number of rounds, in ``[1, inf) integer``.
+    s_f : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        Gaussian noise std for (ε, δ)-DP over T rounds at rate ρ (UDP form) (query units); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``, ``rho``, ``T``, ``s_f``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import classic_sigma
+    >>> classic_sigma(1.0, 1e-5, 0.1, 100)
+    15.174271293852222
     """
     e = v.positive("eps", eps)
     s, r, t, d = _eq3_check(s_f, rho, T, delta)
@@ -342,10 +599,33 @@ def classic_eps(zeta: ArrayLike, delta: ArrayLike, rho: ArrayLike, T: ArrayLike,
                 s_f: ArrayLike = 1.0) -> FloatOrArray:
     """Eq. (3) inverted: ``ε = s_f·√(2ρT ln(1/δ))/ζ``.
 
-    Examples:
-        >>> from dpcalc.cuag import classic_eps
-        >>> classic_eps(1.0, 1e-5, 0.1, 100)
-        15.174271293851463
+    Parameters
+    ----------
+    zeta : ArrayLike
+    delta : ArrayLike
+        Failure probability, in ``(0, 1)``.
+    rho : ArrayLike
+        Ρ of ρ-zCDP, > 0 (probability), in ``(0, 1]``.
+    T : ArrayLike
+        Number of rounds, in ``[1, inf) integer``.
+    s_f : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        Ε of eq. (3) for a given noise std ζ (nats); a float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``zeta``, ``delta``, ``rho``, ``T``, ``s_f``) outside its domain; the one-line message names it and
+        the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import classic_eps
+    >>> classic_eps(1.0, 1e-5, 0.1, 100)
+    15.174271293851463
     """
     z = v.positive("zeta", zeta)
     s, r, t, d = _eq3_check(s_f, rho, T, delta)
@@ -358,10 +638,29 @@ def dpscaffold_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
 
     At δ = 1e-5 this is √(t·ln 10): 1.517427 at t = 1, 26.282609 at t = 300 (the paper's [1.52, 26.28]).
 
-    Examples:
-        >>> from dpcalc.cuag import dpscaffold_eps
-        >>> dpscaffold_eps(10)
-        4.798525912188081
+    Parameters
+    ----------
+    t : ArrayLike
+        Round (rounds), in ``[1, inf) integer``.
+    delta : ArrayLike
+        Failure probability, in ``(0, 1)``.
+
+    Returns
+    -------
+    FloatOrArray
+        DP-SCAFFOLD baseline ε after t rounds (Fig. 4(a), Table 1) (nats); a float for scalar inputs, else an array of
+        their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``t``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import dpscaffold_eps
+    >>> dpscaffold_eps(10)
+    4.798525912188081
     """
     return classic_eps(DPSCAFFOLD_ZETA, delta, DPSCAFFOLD_RHO, _round_index(t))
 
@@ -371,17 +670,39 @@ def prifedsync_mu(t: ArrayLike) -> FloatOrArray:
     """PriFedSync CLT μ after t rounds: ``K·√(t(e^{1/0.45²} − 1))`` with K = 0.01 (reverse-engineered
     from the paper's range [0.41, 10.24] and its Table 1). An estimate (EstimateWarning).
 
-    Examples:
-        >>> from dpcalc.cuag import prifedsync_mu
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = prifedsync_mu(10)
-        ...
-        >>> result
-        0.37219468024402375
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    t : ArrayLike
+        Round (rounds), in ``[1, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        PriFedSync baseline CLT μ after t rounds (σ = 0.45); a float for scalar inputs, else an array of their broadcast
+        shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``t``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import prifedsync_mu
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = prifedsync_mu(10)
+    ...
+    >>> result
+    0.37219468024402375
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     tt = _round_index(t)
     with warnings.catch_warnings():
@@ -396,17 +717,39 @@ def prifedsync_eps(t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray
     """PriFedSync baseline curve: ε(μ_t, δ) with μ_t of `prifedsync_mu` (0.406841 at t = 1, 10.235670 at
     t = 300 for δ = 1e-5: the paper's [0.41, 10.24]).
 
-    Examples:
-        >>> from dpcalc.cuag import prifedsync_eps
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = prifedsync_eps(10)
-        ...
-        >>> result
-        1.4357462513941126
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    t : ArrayLike
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import prifedsync_eps
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = prifedsync_eps(10)
+    ...
+    >>> result
+    1.4357462513941126
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     mu = prifedsync_mu(t)
     return gdp.eps_from_mu(mu, delta)
@@ -426,18 +769,41 @@ def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool
               prifedsync: bool = True) -> Baselines:
     """DP-SCAFFOLD ε (`dpscaffold_eps`) and PriFedSync μ and ε (`prifedsync_mu`, ε(μ_t, δ)) at t, δ.
 
-    Examples:
-        >>> from dpcalc.cuag import baselines
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = baselines(10)
-        ...
-        >>> result
-        Baselines(eps_dp_scaffold=4.798525912188081, mu_prifedsync=0.37219468024402375,
-        eps_prifedsync=1.4357462513941126)
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    t : ArrayLike
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    dp_scaffold : bool
+    prifedsync : bool
+
+    Returns
+    -------
+    Baselines
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import baselines
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = baselines(10)
+    ...
+    >>> result
+    Baselines(eps_dp_scaffold=4.798525912188081, mu_prifedsync=0.37219468024402375,
+    eps_prifedsync=1.4357462513941126)
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     mu = prifedsync_mu(t) if prifedsync else None
     return Baselines(eps_dp_scaffold=dpscaffold_eps(t, delta) if dp_scaffold else None, mu_prifedsync=mu,
@@ -448,17 +814,40 @@ def baselines(t: ArrayLike, delta: ArrayLike = PAPER_DELTA, *, dp_scaffold: bool
 def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> FloatOrArray:
     """ε after t rounds of ``method`` in {"dp-scaffold", "prifedsync"}.
 
-    Examples:
-        >>> from dpcalc.cuag import baseline_eps
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = baseline_eps('prifedsync', 10)
-        ...
-        >>> result
-        1.4357462513941126
-        >>> sorted({w.category.__name__ for w in caught})
-        ['EstimateWarning']
+    Parameters
+    ----------
+    method : str
+    t : ArrayLike
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``method``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import baseline_eps
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = baseline_eps('prifedsync', 10)
+    ...
+    >>> result
+    1.4357462513941126
+    >>> sorted({w.category.__name__ for w in caught})
+    ['EstimateWarning']
     """
     key = v.text("method", method).lower().replace("_", "-")
     if key == "dp-scaffold":
@@ -472,10 +861,34 @@ def baseline_eps(method: str, t: ArrayLike, delta: ArrayLike = PAPER_DELTA) -> F
 def rounds_to_eps(method: str, eps: float, delta: float = PAPER_DELTA, t_max: int = 10**6) -> int:
     """The first round t (1..t_max) at which the baseline's ε reaches ``eps`` (curves increase with t).
 
-    Examples:
-        >>> from dpcalc.cuag import rounds_to_eps
-        >>> rounds_to_eps('prifedsync', 2.0)
-        19
+    Parameters
+    ----------
+    method : str
+    eps : float
+        Privacy level ε.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    t_max : int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``t_max``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    EstimateWarning
+        An approximation, not a bound.
+
+    Examples
+    --------
+    >>> from dpcalc.cuag import rounds_to_eps
+    >>> rounds_to_eps('prifedsync', 2.0)
+    19
     """
     e = v.scalar("eps", v.positive("eps", eps))
     lo, hi = 1, int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))

@@ -20,13 +20,13 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError, ErratumWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["BYTES_PER_PARAM", "GIB", "MAX_LAYER_SIZE", "MODELS", "PAPER_ROUNDS", "MeasurementMatrix", "Rounding",
            "binary_coherence", "coherence_bounds", "dct_basis", "dft_basis", "layer_rate", "layer_rates",
            "layer_weights", "measurement_count", "measurement_matrix", "measurement_rows", "mutual_coherence",
            "parse_layer_sizes", "uplink_gib", "uplink_reduction", "uploaded_params"]
 
-FloatOrArray = float | v.FloatArray
 Rounding = Literal["python", "numpy"]
 
 #: Layer sizes (weights + bias of each layer: one vectorised layer per module) of the models in Tables 2 and 6.
@@ -81,6 +81,27 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
     The rounding is explicit: ``"python"`` (built-in ``round``, as the pseudo-code reads) or ``"numpy"``
     (``numpy.round``); they differ e.g. for weight in [0.045, 0.055) (0.5 vs 0.4). The map is V-shaped and reaches
     r_min on [0.20, 0.25], contrary to the claimed r_l ∈ (r_min, r_max] (CUAG-PFL erratum E9).
+
+    Parameters
+    ----------
+    weight : ArrayLike
+    r_max : float
+        Largest rate, in ``(0, 1]``.
+    r_min : float
+        Smallest rate, in ``(0, 1]``.
+    rounding : Rounding
+
+    Returns
+    -------
+    FloatOrArray
+        Algorithm 2: compression rate of a layer from its norm ratio (fraction of measurements kept); a float for scalar
+        inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``weight``, ``r_max``, ``r_min``) outside its domain; the one-line message names it and the allowed
+        range.
     """
     w = v.check_range("weight", weight, 0.0, 1.0)
     hi = v.scalar("r_max", v.check_range("r_max", r_max, 0.0, 1.0, lo_open=True))
@@ -100,15 +121,46 @@ def layer_rate(weight: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
 @v.scalar_params
 @v.named_shapes
 def layer_rates(layer_norms: ArrayLike, r_max: float = 0.5, r_min: float = 0.2, *,
-                rounding: Rounding = "python") -> v.FloatArray:
-    """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then `layer_rate`."""
+                rounding: Rounding = "python") -> FloatArray:
+    """Algorithm 2 for a whole model: weights ‖ω_l‖/‖ω‖ with ‖ω‖ = √(Σ_l ‖ω_l‖²), then `layer_rate`.
+
+    Parameters
+    ----------
+    layer_norms : ArrayLike
+    r_max : float
+    r_min : float
+    rounding : Rounding
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     return np.atleast_1d(np.asarray(layer_rate(layer_weights(layer_norms), r_max, r_min, rounding=rounding)))
 
 
 @v.named_shapes
-def layer_weights(layer_norms: ArrayLike) -> v.FloatArray:
+def layer_weights(layer_norms: ArrayLike) -> FloatArray:
     """Algorithm 2's weights ‖ω_l‖/‖ω‖, ‖ω‖ = √(Σ_l ‖ω_l‖²) (at most 1). Scale-free, so computed on the norms
-    divided by the largest (norms near 1e308 would overflow ‖ω‖)."""
+    divided by the largest (norms near 1e308 would overflow ‖ω‖).
+
+    Parameters
+    ----------
+    layer_norms : ArrayLike
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``layer_norms``) outside its domain; the one-line message names it and the allowed range.
+    """
     n = v.vector("layer_norms", layer_norms, 0.0)
     top = float(np.max(n))
     if top == 0.0:
@@ -131,7 +183,25 @@ def _layer(layer_size: float) -> int:
 
 @v.scalar_params
 def measurement_rows(r: float, layer_size: float) -> int:
-    """b = ⌊r·I⌋, the number of measurements of a layer of length I = ``layer_size`` (Algorithm 3), exactly."""
+    """b = ⌊r·I⌋, the number of measurements of a layer of length I = ``layer_size`` (Algorithm 3), exactly.
+
+    Parameters
+    ----------
+    r : float
+        Compression rate, in ``(0, 1]``.
+    layer_size : float
+        Layer length (parameters), in ``[1, inf) integer``.
+
+    Returns
+    -------
+    int
+        Algorithm 3: number of measurements b of a layer (measurements).
+
+    Raises
+    ------
+    DomainError
+        An input (``r``, ``layer_size``) outside its domain; the one-line message names it and the allowed range.
+    """
     return math.floor(_rate(r) * _layer(layer_size))
 
 
@@ -141,6 +211,30 @@ def measurement_count(r: float, layer_size: float, *, as_published: bool = False
 
     ``as_published=True`` gives the printed ``I − ⌊1/r⌋·r·I`` (can be non-integer: r = 0.3, I = 64 → 6.4 instead
     of 7), with an `ErratumWarning`.
+
+    Parameters
+    ----------
+    r : float
+        Compression rate, in ``(0, 1]``.
+    layer_size : float
+        Layer length (parameters), in ``[1, inf) integer``.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    float
+        Algorithm 3: number of rows with z + 1 ones (rows).
+
+    Raises
+    ------
+    DomainError
+        An input (``r``, ``layer_size``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
     """
     fr, n = _rate(r), _layer(layer_size)
     z = math.floor(1 / fr)
@@ -167,14 +261,14 @@ class MeasurementMatrix:
     starts: np.ndarray
     widths: np.ndarray
 
-    def dense(self) -> v.FloatArray:
+    def dense(self) -> FloatArray:
         """The b × I 0/1 matrix (for small layers; use `apply` for large ones)."""
         phi = np.zeros((self.b, self.layer_size))
         for j, (s, w) in enumerate(zip(self.starts, self.widths, strict=True)):
             phi[j, s:s + w] = 1.0
         return phi
 
-    def apply(self, x: ArrayLike) -> v.FloatArray:
+    def apply(self, x: ArrayLike) -> FloatArray:
         """y = φ x: the sum of each block of consecutive coordinates (O(I), no matrix)."""
         arr = v.as_array("x", x)
         if arr.shape != (self.layer_size,):
@@ -188,6 +282,20 @@ def measurement_matrix(r: float, layer_size: float) -> MeasurementMatrix:
 
     Raises `DomainError` where the construction is undefined: b = 0, or count = I − z·b > b (small layers:
     I <= 19 at r = 0.2, <= 13 at r = 0.3, <= 7 at r = 0.4; CUAG-PFL erratum E7).
+
+    Parameters
+    ----------
+    r : float
+    layer_size : float
+
+    Returns
+    -------
+    MeasurementMatrix
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
     """
     fr, n = _rate(r), _layer(layer_size)
     b = math.floor(fr * n)
@@ -222,8 +330,22 @@ def _basis_size(a: float) -> int:
 
 
 @v.scalar_params
-def dct_basis(a: int) -> v.FloatArray:
-    """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors)."""
+def dct_basis(a: int) -> FloatArray:
+    """Orthonormal DCT-II basis ψ (a × a, columns are basis vectors).
+
+    Parameters
+    ----------
+    a : int
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     n = _basis_size(a)
     k = np.arange(n)
     psi = np.cos(np.pi * (2 * k[:, None] + 1) * k[None, :] / (2 * n)) * math.sqrt(2.0 / n)
@@ -233,7 +355,21 @@ def dct_basis(a: int) -> v.FloatArray:
 
 @v.scalar_params
 def dft_basis(a: int) -> np.ndarray:
-    """Unitary DFT basis ψ (a × a complex)."""
+    """Unitary DFT basis ψ (a × a complex).
+
+    Parameters
+    ----------
+    a : int
+
+    Returns
+    -------
+    np.ndarray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     n = _basis_size(a)
     k = np.arange(n)
     return np.exp(-2j * np.pi * np.outer(k, k) / n) / math.sqrt(n)
@@ -255,6 +391,20 @@ def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
     """Eq. (14): ``v(φ, ψ) = √a · max_{i,j} |⟨φ_i, ψ_j⟩| / (‖φ_i‖ ‖ψ_j‖)`` (rows φ_i of φ, columns ψ_j of ψ).
 
     For an orthonormal ψ, 1 <= v <= √a (`coherence_bounds`).
+
+    Parameters
+    ----------
+    phi : ArrayLike
+    psi : ArrayLike
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
     """
     p = _numeric_matrix("phi", phi)
     s = _numeric_matrix("psi", psi)
@@ -271,7 +421,21 @@ def mutual_coherence(phi: ArrayLike, psi: ArrayLike) -> float:
 
 @v.scalar_params
 def coherence_bounds(a: int) -> tuple[float, float]:
-    """(1, √a): range of eq. (14) for an orthonormal basis ψ (Σ_j |⟨φ_i, ψ_j⟩|² = ‖φ_i‖² forces max >= ‖φ_i‖/√a)."""
+    """(1, √a): range of eq. (14) for an orthonormal basis ψ (Σ_j |⟨φ_i, ψ_j⟩|² = ‖φ_i‖² forces max >= ‖φ_i‖/√a).
+
+    Parameters
+    ----------
+    a : int
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input (``a``) outside its domain; the one-line message names it and the allowed range.
+    """
     n = int(v.scalar("a", v.integer_at_least("a", a, 1)))
     return 1.0, math.sqrt(n)
 
@@ -282,6 +446,24 @@ def binary_coherence(r: float, a: float, basis: Literal["dft", "dct"] = "dft") -
 
     For the DFT it equals √(max row weight) = √(z + [count > 0]) (the DC column attains |⟨φ_i, ψ_0⟩| = w/√a and no
     column exceeds it); the catalog states that closed form.
+
+    Parameters
+    ----------
+    r : float
+        Compression rate, in ``(0, 1]``.
+    a : float
+        Signal length (signal length), in ``[1, inf) integer``.
+    basis : Literal['dft', 'dct']
+
+    Returns
+    -------
+    float
+        Mutual coherence of Algorithm 3's matrix with the unitary DFT basis.
+
+    Raises
+    ------
+    DomainError
+        An input (``r``, ``a``) outside its domain; the one-line message names it and the allowed range.
     """
     _basis_size(a)  # before the b × a measurement matrix, and naming a (measurement_matrix calls it layer_size)
     m = measurement_matrix(r, a)
@@ -303,7 +485,21 @@ MAX_LAYER_SIZE = 2.0**53
 @v.named_shapes
 def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[int, ...]:
     """Layer sizes from a model name (`MODELS`), a list, or a file of numbers (text/CSV or ``.npy``, read by
-    `dpcalc.files.read_vector`)."""
+    `dpcalc.files.read_vector`).
+
+    Parameters
+    ----------
+    layer_sizes : str | Sequence[float] | ArrayLike
+
+    Returns
+    -------
+    tuple[int, ...]
+
+    Raises
+    ------
+    DomainError
+        An input (``layer_sizes``) outside its domain; the one-line message names it and the allowed range.
+    """
     if isinstance(layer_sizes, str):
         if layer_sizes in MODELS:
             return MODELS[layer_sizes]
@@ -322,7 +518,22 @@ def parse_layer_sizes(layer_sizes: str | Sequence[float] | ArrayLike) -> tuple[i
 @v.named_shapes
 def uploaded_params(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike | None = None) -> int:
     """Σ_l ⌊r_l·I_l⌋ parameters per upload (all of them when ``rate`` is None); ``rate`` scalar or per layer;
-    ``layer_sizes`` as accepted by `parse_layer_sizes`."""
+    ``layer_sizes`` as accepted by `parse_layer_sizes`.
+
+    Parameters
+    ----------
+    layer_sizes : Sequence[float] | ArrayLike | str
+    rate : ArrayLike | None
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DomainError
+        An input (``rate``) outside its domain; the one-line message names it and the allowed range.
+    """
     sizes = parse_layer_sizes(layer_sizes)
     if rate is None:
         return int(sum(sizes))
@@ -340,7 +551,30 @@ def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike |
                T: float = PAPER_ROUNDS, *, copies: int = 1, bytes_per_param: int = BYTES_PER_PARAM) -> float:
     """Uplink in GiB over T rounds: ``copies·T·Σ_l ⌊r_l I_l⌋·bytes/2³⁰`` (reverse-engineered, it matches every
     fixed-rate entry of Tables 2 and 6; the paper's "GB" is GiB, one model upload per round, float32). ``rate=None``
-    is uncompressed (T·d·4/2³⁰); ``copies=2`` for SCAFFOLD and DP-SCAFFOLD (model + control variate)."""
+    is uncompressed (T·d·4/2³⁰); ``copies=2`` for SCAFFOLD and DP-SCAFFOLD (model + control variate).
+
+    Parameters
+    ----------
+    layer_sizes : Sequence[float] | ArrayLike | str
+        Layer sizes (parameters), in ``[1, inf) integer``.
+    rate : ArrayLike | None
+        Compression rate, in ``(0, 1]``.
+    T : float
+        Rounds (one model upload each) (rounds), in ``[1, inf) integer``.
+    copies : int
+    bytes_per_param : int
+
+    Returns
+    -------
+    float
+        Uplink cost over T rounds with fixed compression rate (Tables 2 and 6) (GiB).
+
+    Raises
+    ------
+    DomainError
+        An input (``layer_sizes``, ``rate``, ``T``, ``copies``, ``bytes_per_param``) outside its domain; the one-line
+        message names it and the allowed range.
+    """
     t = int(v.scalar("T", v.integer_at_least("T", T, 1)))
     c = int(v.scalar("copies", v.integer_at_least("copies", copies, 1)))
     nb = int(v.scalar("bytes_per_param", v.integer_at_least("bytes_per_param", bytes_per_param, 1)))
@@ -349,5 +583,23 @@ def uplink_gib(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike |
 
 @v.named_shapes
 def uplink_reduction(layer_sizes: Sequence[float] | ArrayLike | str, rate: ArrayLike) -> float:
-    """1 − compressed/uncompressed uplink = 1 − Σ_l ⌊r_l I_l⌋ / Σ_l I_l (independent of T and bytes)."""
+    """1 − compressed/uncompressed uplink = 1 − Σ_l ⌊r_l I_l⌋ / Σ_l I_l (independent of T and bytes).
+
+    Parameters
+    ----------
+    layer_sizes : Sequence[float] | ArrayLike | str
+        Layer sizes (parameters), in ``[1, inf) integer``.
+    rate : ArrayLike
+        Compression rate, in ``(0, 1]``.
+
+    Returns
+    -------
+    float
+        Uplink reduction of a fixed compression rate (fraction).
+
+    Raises
+    ------
+    DomainError
+        An input (``layer_sizes``, ``rate``) outside its domain; the one-line message names it and the allowed range.
+    """
     return 1.0 - uploaded_params(layer_sizes, rate) / uploaded_params(layer_sizes, None)

@@ -9,27 +9,27 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import log_expm1
 from dpcalc.errors import DomainError
+from dpcalc.typing import FloatArray, FloatOrArray
 from dpcalc.units import Units, nats_per_unit
 
 __all__ = ["FloatOrArray", "Units", "eigen", "eps_nats", "equicorrelated", "log_c_eps", "nats_per_unit", "schur"]
 
-FloatOrArray = float | v.FloatArray
 
 
 @v.named_shapes
-def eps_nats(eps: ArrayLike, units: str) -> v.FloatArray:
+def eps_nats(eps: ArrayLike, units: str) -> FloatArray:
     """Validate ε > 0 (in ``units``) and return it in nats."""
     return v.positive("eps", eps) * nats_per_unit(units)
 
 
-def log_c_eps(eps_n: v.FloatArray) -> v.FloatArray:
+def log_c_eps(eps_n: FloatArray) -> FloatArray:
     """``log(2^{2ε_bits} − 1) = log(e^{2ε_nats} − 1)``, overflow-free."""
     return log_expm1(2.0 * eps_n)
 
 
 @v.named_shapes
 def equicorrelated(var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, names: tuple[str, str] = ("var", "cov"),
-                   ) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+                   ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Validate an equicorrelated covariance (diagonal ``var``, off-diagonal ``cov``, size ``n``).
 
     Positive definite iff ``var > 0``, ``cov < var`` and ``cov > −var/(n−1)``; ``n`` an integer >= 2.
@@ -53,12 +53,12 @@ def equicorrelated(var: ArrayLike, cov: ArrayLike, n: ArrayLike, *, names: tuple
     return a, b, nn
 
 
-def eigen(var: v.FloatArray, cov: v.FloatArray, n: v.FloatArray) -> tuple[v.FloatArray, v.FloatArray]:
+def eigen(var: FloatArray, cov: FloatArray, n: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Eigenvalues of an equicorrelated matrix: ``λ₁ = var + (n−1)cov`` (along 1), ``λ₂ = var − cov`` (×(n−1))."""
     return var + (n - 1.0) * cov, var - cov
 
 
-def schur(var: v.FloatArray, cov: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
+def schur(var: FloatArray, cov: FloatArray, n: FloatArray) -> FloatArray:
     """``Var(X_i | X^{-i}) = (var−cov)(var+(n−1)cov)/(var+(n−2)cov)``: cancellation-free Schur complement."""
     lam1, lam2 = eigen(var, cov, n)
     den = var + (n - 2.0) * cov

@@ -23,6 +23,7 @@ from dpcalc import units
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, log1p_exp
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps, nats_per_unit, schur
+from dpcalc.typing import FloatArray
 
 __all__ = ["case1_privacy", "case1_sigma2", "case1_u_max", "case1_utility", "case2_privacy", "case2_sigma2",
            "case2_u_max", "case2_utility", "case3_determinant", "case3_privacy", "case3_utility",
@@ -33,7 +34,7 @@ def _first(x: ArrayLike) -> float:
     return float(np.asarray(x).flat[0])
 
 
-def _sigma2_from_log(log_sigma2: v.FloatArray) -> v.FloatArray:
+def _sigma2_from_log(log_sigma2: FloatArray) -> FloatArray:
     """``exp(log σ²)``, or a one-line DomainError when σ² is not a normal float64 (never a silent inf or 0)."""
     with np.errstate(over="ignore"):
         s = np.exp(log_sigma2)
@@ -44,7 +45,7 @@ def _sigma2_from_log(log_sigma2: v.FloatArray) -> v.FloatArray:
     return s
 
 
-def _over_c_eps(num: v.FloatArray, e_n: v.FloatArray) -> v.FloatArray:
+def _over_c_eps(num: FloatArray, e_n: FloatArray) -> FloatArray:
     """``num/(e^{2ε} − 1)`` (ε in nats): directly where it is a normal float (a few ulps), in log space elsewhere,
     and a DomainError where the result itself over/underflows float64."""
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -59,7 +60,7 @@ def _over_c_eps(num: v.FloatArray, e_n: v.FloatArray) -> v.FloatArray:
     return out
 
 
-def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> v.FloatArray:
+def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> FloatArray:
     """``½·log(1 + num/den)`` in ``units`` from the logs of num and den (no overflow as den → 0)."""
     return np.asarray(0.5 * log1p_exp(np.asarray(log_num) - np.asarray(log_den)) / scale)
 
@@ -70,10 +71,29 @@ def _half_log1p_ratio(log_num: ArrayLike, log_den: ArrayLike, scale: float) -> v
 def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Theorem 1, eqs. (6)/(8): ``σ² = σ_xmax²/(2^{2ε} − 1)`` (ε in bits), computed in log space.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case1_sigma2
-        >>> case1_sigma2(1.0, 4.0)
-        1.3333333333333999
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var_max : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``var_max``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case1_sigma2
+    >>> case1_sigma2(1.0, 4.0)
+    1.3333333333333999
     """
     e = eps_nats(eps, units)
     a = v.positive("var_max", var_max)
@@ -84,10 +104,27 @@ def case1_sigma2(eps: ArrayLike, var_max: ArrayLike, *, units: Units = "bits") -
 def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> float:
     """Eq. (5): ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + σ_max²/σ²)``.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case1_privacy
-        >>> case1_privacy(0.5, [1.0, 2.0, 4.0])
-        1.584962500721156
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    variances : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``, ``variances``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case1_privacy
+    >>> case1_privacy(0.5, [1.0, 2.0, 4.0])
+    1.584962500721156
     """
     scale = nats_per_unit(units)
     s = v.scalar("sigma2", v.positive("sigma2", sigma2))
@@ -99,10 +136,28 @@ def case1_privacy(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
 def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Eq. (7): ``U = (1/2n) Σ_i log2(1 + σ_i²/σ²)`` (vectorised over ``sigma2``).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case1_utility
-        >>> case1_utility(0.5, [1.0, 2.0, 4.0])
-        1.1794692661751383
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    variances : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``, ``variances``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case1_utility
+    >>> case1_utility(0.5, [1.0, 2.0, 4.0])
+    1.1794692661751383
     """
     scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
@@ -115,10 +170,29 @@ def case1_utility(sigma2: ArrayLike, variances: ArrayLike, *, units: Units = "bi
 def case1_u_max(eps: ArrayLike, variances: ArrayLike, *, units: Units = "bits") -> FloatOrArray:
     """Theorem 1, eq. (9): ``U_max = (1/2n) Σ_i log2(1 + σ_i²(2^{2ε} − 1)/σ_xmax²)`` (vectorised over ε).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case1_u_max
-        >>> case1_u_max(1.0, [1.0, 2.0, 4.0])
-        0.6882138361574944
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    variances : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``variances``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case1_u_max
+    >>> case1_u_max(1.0, [1.0, 2.0, 4.0])
+    0.6882138361574944
     """
     scale = nats_per_unit(units)
     e = eps_nats(eps, units)
@@ -136,21 +210,38 @@ def conditional_variance(var: ArrayLike, cov: ArrayLike, n: ArrayLike) -> FloatO
 
     Computed as ``(σ_m²−σ_k²)(σ_m²+(n−1)σ_k²)/(σ_m²+(n−2)σ_k²)``: no cancellation as σ_k² → σ_m².
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import conditional_variance
-        >>> conditional_variance(1.0, 0.5, 4)
-        0.625
+    Parameters
+    ----------
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import conditional_variance
+    >>> conditional_variance(1.0, 0.5, 4)
+    0.625
     """
     a, b, n_ = equicorrelated(var, cov, n)
     return v.scalar_or_array(schur(a, b, n_))
 
 
-def _log_published_sigma2(c_log: v.FloatArray, a: v.FloatArray, b: v.FloatArray, n: v.FloatArray) -> v.FloatArray:
+def _log_published_sigma2(c_log: FloatArray, a: FloatArray, b: FloatArray, n: FloatArray) -> FloatArray:
     """log of (14) as printed: ``log(σ_m² + (n−1)σ_k⁴/(σ_m²+(n−2)σ_k²)) − log c_ε``."""
     return np.asarray(np.log(a + (n - 1.0) * b * b / (a + (n - 2.0) * b)) - c_log)
 
 
-def _leak(vx: v.FloatArray, vz: v.FloatArray, scale: float) -> v.FloatArray:
+def _leak(vx: FloatArray, vz: FloatArray, scale: float) -> FloatArray:
     return _half_log1p_ratio(np.log(vx), np.log(vz), scale)
 
 
@@ -162,10 +253,38 @@ def case2_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
     ``as_published=True`` returns (14) with its '+': ``σ_m²/c_ε + (n−1)σ_k⁴/(c_ε[σ_m² + (n−2)σ_k²])``, which is
     over-noised (feasible, not optimal); the ErratumWarning states its true leakage.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case2_sigma2
-        >>> case2_sigma2(1.0, 1.0, 0.5, 4)
-        0.20833333333334375
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case2_sigma2
+    >>> case2_sigma2(1.0, 1.0, 0.5, 4)
+    0.20833333333334375
     """
     scale = nats_per_unit(units)
     e = eps_nats(eps, units)
@@ -191,10 +310,30 @@ def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
                   units: Units = "bits") -> FloatOrArray:
     """Eq. (13), simplified: ``max_i I(X_i; Y | X^{-i}) = ½·log2(1 + V_x/σ²)`` (exact for any σ² > 0).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case2_privacy
-        >>> case2_privacy(0.5, 1.0, 0.5, 4)
-        0.5849625007211562
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case2_privacy
+    >>> case2_privacy(0.5, 1.0, 0.5, 4)
+    0.5849625007211562
     """
     scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
@@ -202,8 +341,8 @@ def case2_privacy(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     return v.scalar_or_array(_leak(schur(a, b, n_), s, scale))
 
 
-def _u_equi(lam1: v.FloatArray, lam2: v.FloatArray, log_mu1: v.FloatArray, log_mu2: v.FloatArray, n: v.FloatArray,
-            scale: float) -> v.FloatArray:
+def _u_equi(lam1: FloatArray, lam2: FloatArray, log_mu1: FloatArray, log_mu2: FloatArray, n: FloatArray,
+            scale: float) -> FloatArray:
     """``(1/2n)[log(1 + λ₁/μ₁) + (n−1)·log(1 + λ₂/μ₂)]``: eigen-form of (15)-(17), (25)-(27), from log μ."""
     return np.asarray((log1p_exp(np.log(lam1) - log_mu1) + (n - 1.0) * log1p_exp(np.log(lam2) - log_mu2))
                       / (2.0 * n) / scale)
@@ -215,10 +354,37 @@ def case2_utility(sigma2: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLik
     """Eq. (17) corrected: ``U = (1/2n)[log2(σ_m²+σ²+(n−1)σ_k²) + (n−1)log2(σ_m²+σ²−σ_k²)
     − n·log2 σ²]`` (σ^{2n} once). ``as_published=True`` divides by σ^{2n} twice, as printed in (17).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case2_utility
-        >>> case2_utility(0.5, 1.0, 0.5, 4)
-        0.6981203125901445
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case2_utility
+    >>> case2_utility(0.5, 1.0, 0.5, 4)
+    0.6981203125901445
     """
     scale = nats_per_unit(units)
     s = v.positive("sigma2", sigma2)
@@ -242,10 +408,38 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
 
     ``as_published=True``: (18) at the published σ² of (14) — the true utility of the paper's noise.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case2_u_max
-        >>> case2_u_max(1.0, 1.0, 0.5, 4)
-        1.1246304946537529
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case2_u_max
+    >>> case2_u_max(1.0, 1.0, 0.5, 4)
+    1.1246304946537529
     """
     scale = nats_per_unit(units)
     e = eps_nats(eps, units)
@@ -274,10 +468,27 @@ def case2_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
 def noise_conditional_variance(sigma2: ArrayLike, sigma_e2: ArrayLike, n: ArrayLike) -> FloatOrArray:
     """``V_z = Var(Z_i | Z^{-i}) = (σ²−σ_e²)(σ²+(n−1)σ_e²)/(σ²+(n−2)σ_e²)``.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import noise_conditional_variance
-        >>> noise_conditional_variance(0.5, 0.1, 4)
-        0.45714285714285724
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    sigma_e2 : ArrayLike
+    n : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import noise_conditional_variance
+    >>> noise_conditional_variance(0.5, 0.1, 4)
+    0.45714285714285724
     """
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     return v.scalar_or_array(schur(s, e, n_))
@@ -308,8 +519,8 @@ def _log_scaled(x: int, k: int) -> float:
     return math.log(x / (1 << e)) + (e - k) * _LN2
 
 
-def _exact_elementwise(fn: Callable[..., Any], s: v.FloatArray, e: v.FloatArray, a: v.FloatArray,
-                       b: v.FloatArray, n: v.FloatArray) -> list[tuple[Any, int]]:
+def _exact_elementwise(fn: Callable[..., Any], s: FloatArray, e: FloatArray, a: FloatArray,
+                       b: FloatArray, n: FloatArray) -> list[tuple[Any, int]]:
     """``(fn(S, E, A, B, n), k)`` at every point of the broadcast inputs, in exact integer arithmetic (published forms
     cancel in float64): ``S = s·2^k`` … are the doubles as integers over one common power of two (exact: a double
     is an integer over a power of 2) and ``n`` the integer n. ``fn`` is a polynomial homogeneous of degree 3 in
@@ -346,10 +557,38 @@ def case3_privacy(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
 
     ``as_published=True`` evaluates (24) as printed (wrong for every n; at σ_e² = 0 it does not reduce to (13)).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_privacy
-        >>> case3_privacy(0.5, 0.1, 1.0, 0.5, 4)
-        0.6215869917364754
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    sigma_e2 : ArrayLike
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_privacy
+    >>> case3_privacy(0.5, 0.1, 1.0, 0.5, 4)
+    0.6215869917364754
     """
     scale = nats_per_unit(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
@@ -376,10 +615,31 @@ def case3_utility(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, cov: A
     """Eq. (27): ``U = (1/2n)[log2(1 + λ₁/μ₁) + (n−1)·log2(1 + λ₂/μ₂)]`` with noise eigenvalues
     ``μ₁ = σ²+(n−1)σ_e²`` and ``μ₂ = σ²−σ_e²`` (the same number as printed, cancellation-free).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_utility
-        >>> case3_utility(0.5, 0.1, 1.0, 0.5, 4)
-        0.6942711404606738
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    sigma_e2 : ArrayLike
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_utility
+    >>> case3_utility(0.5, 0.1, 1.0, 0.5, 4)
+    0.6942711404606738
     """
     scale = nats_per_unit(units)
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
@@ -405,10 +665,36 @@ def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, co
     ``as_published=True`` evaluates (22) as printed (it lacks ``(n−1)σ_k²(σ_m²+σ²)(σ²−σ_e²)`` in the bracket), in
     exact rational arithmetic for the bracket. Computed in log space; a determinant outside float64 raises.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_determinant
-        >>> case3_determinant(0.5, 0.1, 1.0, 0.5, 4)
-        0.060600000000000015
+    Parameters
+    ----------
+    sigma2 : ArrayLike
+    sigma_e2 : ArrayLike
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_determinant
+    >>> case3_determinant(0.5, 0.1, 1.0, 0.5, 4)
+    0.060600000000000015
     """
     s, e, n_ = equicorrelated(sigma2, sigma_e2, n, names=("sigma2", "sigma_e2"))
     a, b, n2 = equicorrelated(var, cov, n)
@@ -430,7 +716,7 @@ def case3_determinant(sigma2: ArrayLike, sigma_e2: ArrayLike, var: ArrayLike, co
     return v.scalar_or_array(pub)
 
 
-def _det_from_log(sign: v.FloatArray, log_abs: v.FloatArray) -> v.FloatArray:
+def _det_from_log(sign: FloatArray, log_abs: FloatArray) -> FloatArray:
     with np.errstate(over="ignore"):
         out = sign * np.exp(log_abs)
     big = np.isinf(out) | ((out == 0) & np.isfinite(log_abs))

@@ -30,6 +30,7 @@ from dpcalc._limits import check_memory
 from dpcalc._numerics import log1p_exp
 from dpcalc.errors import DomainError
 from dpcalc.gaussian_mi._common import Units, nats_per_unit
+from dpcalc.typing import FloatArray
 
 __all__ = ["Exact", "as_covariance", "conditional_variances", "equicorrelated_matrix", "evaluate", "load_covariance",
            "privacy", "utility"]
@@ -38,16 +39,31 @@ _SYM_RTOL = 1e-10
 
 
 @v.named_shapes
-def as_covariance(name: str, matrix: ArrayLike) -> v.FloatArray:
+def as_covariance(name: str, matrix: ArrayLike) -> FloatArray:
     """Validate a covariance matrix: finite, square, n >= 2, symmetric (to 1e-10 relative), positive definite.
 
     Returns the symmetrised float64 matrix. Messages are one line naming ``name``.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import as_covariance
-        >>> as_covariance('sigma_x', [[1.0, 0.5], [0.5, 1.0]])
-        array([[1. , 0.5],
-               [0.5, 1. ]])
+    Parameters
+    ----------
+    name : str
+    matrix : ArrayLike
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import as_covariance
+    >>> as_covariance('sigma_x', [[1.0, 0.5], [0.5, 1.0]])
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
     m = v.as_array(name, matrix)
     if m.ndim != 2 or m.shape[0] != m.shape[1]:
@@ -66,7 +82,7 @@ def as_covariance(name: str, matrix: ArrayLike) -> v.FloatArray:
     return 0.5 * (m + m.T)
 
 
-def _cholesky(name: str, m: v.FloatArray) -> v.FloatArray:
+def _cholesky(name: str, m: FloatArray) -> FloatArray:
     """Lower Cholesky factor, or a one-line DomainError naming ``name`` if ``m`` is not positive definite."""
     try:
         return np.asarray(np.linalg.cholesky(m), dtype=np.float64)
@@ -74,11 +90,11 @@ def _cholesky(name: str, m: v.FloatArray) -> v.FloatArray:
         raise DomainError(f"{name} must be positive definite (its Cholesky factorisation fails)") from None
 
 
-def _logdet(chol: v.FloatArray) -> float:
+def _logdet(chol: FloatArray) -> float:
     return float(2.0 * np.sum(np.log(np.diag(chol))))
 
 
-def _inv_diag(chol: v.FloatArray) -> v.FloatArray:
+def _inv_diag(chol: FloatArray) -> FloatArray:
     """``diag(Σ^{-1})`` from the lower Cholesky factor L = Uᵀ: row sums of squares of U^{-1} (LAPACK trtri).
 
     ``L.T`` is Fortran-contiguous, so LAPACK works in place on a copy without a transpose.
@@ -92,7 +108,7 @@ def _inv_diag(chol: v.FloatArray) -> v.FloatArray:
     return np.asarray(np.einsum("ij,ij->i", uinv, uinv))
 
 
-def _log1p_det(m: v.FloatArray, block: int = 64) -> float:
+def _log1p_det(m: FloatArray, block: int = 64) -> float:
     """``log det(I + M)`` for a symmetric PSD ``M`` without ever rounding ``1 + m``: a right-looking blocked
     Cholesky of ``I + M`` in which the Schur complement is carried as ``I + M'`` (the identity never added).
 
@@ -124,7 +140,7 @@ def _log1p_det(m: v.FloatArray, block: int = 64) -> float:
     return total
 
 
-def _whitened(lx: v.FloatArray, lz: v.FloatArray | None, sz: v.FloatArray) -> v.FloatArray:
+def _whitened(lx: FloatArray, lz: FloatArray | None, sz: FloatArray) -> FloatArray:
     """``M = W Wᵀ`` with ``W = L_Z⁻¹ L_X`` (Σ_X = L_X L_Xᵀ, Σ_Z = L_Z L_Zᵀ; ``lz=None``: Σ_Z diagonal)."""
     from scipy.linalg import solve_triangular
 
@@ -136,13 +152,29 @@ def _whitened(lx: v.FloatArray, lz: v.FloatArray | None, sz: v.FloatArray) -> v.
 
 
 @v.named_shapes
-def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> v.FloatArray:
+def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> FloatArray:
     """``Var(X_i | X^{-i}) = 1/(Σ^{-1})_{ii}`` for every i (the Schur complements), from a Cholesky factor.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import conditional_variances
-        >>> conditional_variances([[1.0, 0.5], [0.5, 2.0]])
-        array([0.875, 1.75 ])
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Noise standard deviation, > 0.
+    name : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import conditional_variances
+    >>> conditional_variances([[1.0, 0.5], [0.5, 2.0]])
+    array([0.875, 1.75 ])
     """
     m = as_covariance(name, sigma)
     return 1.0 / _inv_diag(_cholesky(name, m))
@@ -152,7 +184,7 @@ def conditional_variances(sigma: ArrayLike, name: str = "sigma") -> v.FloatArray
 class Exact:
     """Engine output. ``leakages[i] = I(X_i; Y | X^{-i})``; ``privacy = max(leakages)``; ``utility = I(X;Y)/n``."""
 
-    leakages: v.FloatArray
+    leakages: FloatArray
     privacy: float
     utility: float
     mutual_information: float
@@ -169,17 +201,31 @@ class Exact:
 def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> Exact:
     """Evaluate the exact engine on covariances Σ_X, Σ_Z (both n x n, symmetric positive definite).
 
-    Args:
-        sigma_x: covariance of the local parameters X (Entropy 2022, Section 2.2).
-        sigma_z: covariance of the added Gaussian noise Z.
-        units: ``"bits"`` (the paper's) or ``"nats"``.
+    Parameters
+    ----------
+    sigma_x : ArrayLike
+        Covariance of the local parameters X (Entropy 2022, Section 2.2).
+    sigma_z : ArrayLike
+        Covariance of the added Gaussian noise Z.
+    units : Units
+        ``"bits"`` (the paper's) or ``"nats"``.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import evaluate
-        >>> import numpy as np
-        >>> evaluate([[1.0, 0.5], [0.5, 1.0]], np.eye(2))
-        Exact(leakages=array([0.40367746, 0.40367746]), privacy=0.40367746102880203, utility=0.47672264890212956,
-        mutual_information=0.9534452978042591, n=2, units='bits')
+    Returns
+    -------
+    Exact
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import evaluate
+    >>> import numpy as np
+    >>> evaluate([[1.0, 0.5], [0.5, 1.0]], np.eye(2))
+    Exact(leakages=array([0.40367746, 0.40367746]), privacy=0.40367746102880203, utility=0.47672264890212956,
+    mutual_information=0.9534452978042591, n=2, units='bits')
     """
     scale = nats_per_unit(units)
     sx = as_covariance("sigma_x", sigma_x)
@@ -206,11 +252,28 @@ def evaluate(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -
 def privacy(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> float:
     """``max_i I(X_i; Y | X^{-i})`` (eq. (3)) for arbitrary PD covariances, via Schur complements.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import privacy
-        >>> import numpy as np
-        >>> privacy([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
-        0.6609640474436811
+    Parameters
+    ----------
+    sigma_x : ArrayLike
+    sigma_z : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import privacy
+    >>> import numpy as np
+    >>> privacy([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
+    0.6609640474436811
     """
     return evaluate(sigma_x, sigma_z, units=units).privacy
 
@@ -219,25 +282,58 @@ def privacy(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") ->
 def utility(sigma_x: ArrayLike, sigma_z: ArrayLike, *, units: Units = "bits") -> float:
     """``U = I(X; Y)/n`` (eq. (4)) for arbitrary PD covariances, via Cholesky log-determinants.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import utility
-        >>> import numpy as np
-        >>> utility([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
-        0.75
+    Parameters
+    ----------
+    sigma_x : ArrayLike
+    sigma_z : ArrayLike
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import utility
+    >>> import numpy as np
+    >>> utility([[1.0, 0.5], [0.5, 1.0]], 0.5 * np.eye(2))
+    0.75
     """
     return evaluate(sigma_x, sigma_z, units=units).utility
 
 
 @v.scalar_params
-def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
+def equicorrelated_matrix(n: int, var: float, cov: float) -> FloatArray:
     """The n x n matrix with ``var`` on the diagonal and ``cov`` elsewhere (Cases 2 and 3).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import equicorrelated_matrix
-        >>> equicorrelated_matrix(3, 1.0, 0.5)
-        array([[1. , 0.5, 0.5],
-               [0.5, 1. , 0.5],
-               [0.5, 0.5, 1. ]])
+    Parameters
+    ----------
+    n : int
+    var : float
+    cov : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``n``, ``var``, ``cov``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import equicorrelated_matrix
+    >>> equicorrelated_matrix(3, 1.0, 0.5)
+    array([[1. , 0.5, 0.5],
+           [0.5, 1. , 0.5],
+           [0.5, 0.5, 1. ]])
     """
     nn = int(v.scalar("n", v.integer_at_least("n", n, 2)))
     a = v.scalar("var", v.as_array("var", var))
@@ -248,18 +344,33 @@ def equicorrelated_matrix(n: int, var: float, cov: float) -> v.FloatArray:
     return m
 
 
-def load_covariance(path: str | Path, name: str) -> v.FloatArray:
+def load_covariance(path: str | Path, name: str) -> FloatArray:
     """Read a covariance matrix from ``.npy`` or ``.csv`` (comma or whitespace separated, ``#`` comments).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import load_covariance
-        >>> import os, tempfile
-        >>> import numpy as np
-        >>> path = os.path.join(tempfile.mkdtemp(), 'cov.csv')
-        >>> np.savetxt(path, [[1.0, 0.5], [0.5, 1.0]], delimiter=',')
-        >>> load_covariance(path, 'sigma_x')
-        array([[1. , 0.5],
-               [0.5, 1. ]])
+    Parameters
+    ----------
+    path : str | Path
+    name : str
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import load_covariance
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), 'cov.csv')
+    >>> np.savetxt(path, [[1.0, 0.5], [0.5, 1.0]], delimiter=',')
+    >>> load_covariance(path, 'sigma_x')
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
     from dpcalc.files import read_matrix
 

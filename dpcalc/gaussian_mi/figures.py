@@ -41,13 +41,43 @@ class FigureData:
 
 @v.scalar_params
 def figure_eps(number: int) -> np.ndarray:
-    """The ε values (bits) of a figure: 1, 3, 4, 5, 8, 10 for Fig. 6; 1..10 otherwise."""
+    """The ε values (bits) of a figure: 1, 3, 4, 5, 8, 10 for Fig. 6; 1..10 otherwise.
+
+    Parameters
+    ----------
+    number : int
+
+    Returns
+    -------
+    np.ndarray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     return np.array([1, 3, 4, 5, 8, 10.0]) if number == 6 else np.arange(1.0, 11.0)
 
 
 @v.scalar_params
 def figure_data(number: int, seed: int = DEFAULT_SEED) -> FigureData:
-    """The series of Fig. ``number`` (4, 5, 6 or 7); ``seed`` draws Fig. 4's random variances."""
+    """The series of Fig. ``number`` (4, 5, 6 or 7); ``seed`` draws Fig. 4's random variances.
+
+    Parameters
+    ----------
+    number : int
+    seed : int
+        Seed of the random generator (an int, or a NumPy ``SeedSequence``/``Generator``).
+
+    Returns
+    -------
+    FigureData
+
+    Raises
+    ------
+    DomainError
+        An input (``seed``) outside its domain; the one-line message names it and the allowed range.
+    """
     if number not in FIGURES:
         raise DomainError(f"figure must be 4, 5, 6 or 7 (got NUMBER = {number})")
     eps = figure_eps(number)

@@ -24,6 +24,7 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP_LOG
 from dpcalc.errors import InfeasibleError, OutOfDomainWarning
 from dpcalc.gaussian_mi._common import FloatOrArray, Units, eps_nats, equicorrelated, log_c_eps
+from dpcalc.typing import FloatArray
 
 __all__ = ["Case3Optimum", "case3_optimum", "case3_sigma2", "case3_sigma_e2", "case3_u_max"]
 
@@ -36,10 +37,10 @@ class Case3Optimum:
     ``σ_k²/(σ_m²+(n−2)σ_k²)`` in c_ε terms); there ``sigma2``/``sigma_e2`` are ±inf and only ``u_max`` is meaningful.
     """
 
-    sigma2: v.FloatArray
-    sigma_e2: v.FloatArray
-    u_max: v.FloatArray
-    attained: v.FloatArray
+    sigma2: FloatArray
+    sigma_e2: FloatArray
+    u_max: FloatArray
+    attained: FloatArray
     units: str
 
 
@@ -48,11 +49,37 @@ def case3_optimum(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, 
                   units: Units = "bits") -> Case3Optimum:
     """The Case-3 optimum by water-filling; ``nonneg=True`` adds the constraint σ_e² >= 0.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_optimum
-        >>> case3_optimum(1.0, 1.0, 0.5, 4)
-        Case3Optimum(sigma2=array(0.21212121), sigma_e2=array(-0.01515152), u_max=array(1.12927696),
-        attained=array(True), units='bits')
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    nonneg : bool
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    Case3Optimum
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_optimum
+    >>> case3_optimum(1.0, 1.0, 0.5, 4)
+    Case3Optimum(sigma2=array(0.21212121), sigma_e2=array(-0.01515152), u_max=array(1.12927696),
+    attained=array(True), units='bits')
     """
     scale = 1.0 if units == "nats" else np.log(2.0)
     e_n = eps_nats(eps, units)
@@ -98,10 +125,39 @@ def case3_sigma2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *
                  units: Units = "bits") -> FloatOrArray:
     """Optimal Case-3 noise variance σ² (water-filling).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_sigma2
-        >>> case3_sigma2(1.0, 1.0, 0.5, 4)
-        0.2121212121212334
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    nonneg : bool
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_sigma2
+    >>> case3_sigma2(1.0, 1.0, 0.5, 4)
+    0.2121212121212334
     """
     opt = case3_optimum(eps, var, cov, n, nonneg=nonneg, units=units)
     _attained(opt, "sigma2")
@@ -113,10 +169,39 @@ def case3_sigma_e2(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike,
                    units: Units = "bits") -> FloatOrArray:
     """Optimal Case-3 noise covariance σ_e² (water-filling; 0 when σ_e² >= 0 is required and σ_k² >= 0).
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_sigma_e2
-        >>> case3_sigma_e2(1.0, 1.0, 0.5, 4)
-        -0.015151515151515159
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    nonneg : bool
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_sigma_e2
+    >>> case3_sigma_e2(1.0, 1.0, 0.5, 4)
+    -0.015151515151515159
     """
     opt = case3_optimum(eps, var, cov, n, nonneg=nonneg, units=units)
     _attained(opt, "sigma_e2")
@@ -128,9 +213,36 @@ def case3_u_max(eps: ArrayLike, var: ArrayLike, cov: ArrayLike, n: ArrayLike, *,
                 units: Units = "bits") -> FloatOrArray:
     """Case-3 maximal utility U_max = (1/2n)[log2(1+λ₁x) + (n−1)log2(1+λ₂y)] at the water-filling optimum.
 
-    Examples:
-        >>> from dpcalc.gaussian_mi import case3_u_max
-        >>> case3_u_max(1.0, 1.0, 0.5, 4)
-        1.1292769644172391
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    var : ArrayLike
+    cov : ArrayLike
+    n : ArrayLike
+    nonneg : bool
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.gaussian_mi import case3_u_max
+    >>> case3_u_max(1.0, 1.0, 0.5, 4)
+    1.1292769644172391
     """
     return v.scalar_or_array(case3_optimum(eps, var, cov, n, nonneg=nonneg, units=units).u_max)

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP, SAFE_UP_LOG, half_d_log1p_ratio, log_snr_budget
 from dpcalc.errors import DomainError
+from dpcalc.typing import FloatArray, FloatOrArray
 from dpcalc.units import Units, from_nats, nats_per_unit
 
 __all__ = ["PersonalizedPlan", "alpha", "baseline_client_sigma", "baseline_server_sigma", "client_leakage",
@@ -32,20 +33,19 @@ __all__ = ["PersonalizedPlan", "alpha", "baseline_client_sigma", "baseline_serve
            "personalized", "personalized_leakage", "personalized_utility", "server_leakage", "server_sigma",
            "server_sigma_equal", "utility_at_budget", "utility_client", "utility_server", "weight_stats"]
 
-FloatOrArray = float | v.FloatArray
 
 
-def _eps_nats(eps: ArrayLike, units: Units, name: str = "eps") -> v.FloatArray:
+def _eps_nats(eps: ArrayLike, units: Units, name: str = "eps") -> FloatArray:
     scale = nats_per_unit(units)  # validates units first (one message for every family: dpcalc.units)
     return v.positive(name, eps) * scale
 
 
-def _to_units(eps_nats: v.FloatArray, units: Units) -> v.FloatArray:
+def _to_units(eps_nats: FloatArray, units: Units) -> FloatArray:
     return from_nats(eps_nats, units)
 
 
-def _sigma_from_budget(eps: v.FloatArray, d: v.FloatArray, scale: v.FloatArray,
-                       log_scale: Callable[[], v.FloatArray]) -> v.FloatArray:
+def _sigma_from_budget(eps: FloatArray, d: FloatArray, scale: FloatArray,
+                       log_scale: Callable[[], FloatArray]) -> FloatArray:
     """σ = scale / sqrt(d·expm1(2ε/d)) with ``scale = C·p…``.
 
     Fast direct path (a few ulps); elements where it overflows, underflows or loses digits to subnormals are
@@ -79,16 +79,36 @@ def server_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: Arr
 
     ``σ_s = C·max_i p_i / sqrt(d·(e^{2ε/d} − 1))``, computed via ``expm1`` in log space.
 
-    Args:
-        eps: privacy level ε > 0 (nats, or bits with ``units="bits"``).
-        d: model dimension, an integer >= 1.
-        C: clipping bound on ‖w_i‖ (parameter units), > 0.
-        p_max: the largest aggregation weight max_i p_i, in (0, 1].
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε > 0 (nats, or bits with ``units="bits"``).
+    d : ArrayLike
+        Model dimension, an integer >= 1.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), > 0.
+    p_max : ArrayLike
+        The largest aggregation weight max_i p_i, in (0, 1].
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
 
-    Examples:
-        >>> from dpcalc.midp import server_sigma
-        >>> server_sigma(1.0, 10, p_max=0.1)
-        0.06720606792639669
+    Returns
+    -------
+    FloatOrArray
+        Server-side minimum Gaussian noise std, arbitrary aggregation weights (parameter units (same as C)); a float for
+        scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``d``, ``C``, ``p_max``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import server_sigma
+    >>> server_sigma(1.0, 10, p_max=0.1)
+    0.06720606792639669
     """
     e = _eps_nats(eps, units)
     dd = v.integer_at_least("d", d, 1)
@@ -102,10 +122,35 @@ def server_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
                        units: Units = "nats") -> FloatOrArray:
     """Server-side noise std with equal weights p_i = 1/N, eq. (4.8): ``C / (N·sqrt(d·(e^{2ε/d} − 1)))``.
 
-    Examples:
-        >>> from dpcalc.midp import server_sigma_equal
-        >>> server_sigma_equal(1.0, 10, N=10)
-        0.06720606792639669
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    N : ArrayLike
+        Number of clients, in ``[1, inf) integer``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Server-side minimum Gaussian noise std, equal weights 1/N (parameter units); a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``d``, ``C``, ``N``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import server_sigma_equal
+    >>> server_sigma_equal(1.0, 10, N=10)
+    0.06720606792639669
     """
     n = v.integer_at_least("N", N, 1)
     return server_sigma(eps, d, C=C, p_max=1.0 / n, units=units)
@@ -118,10 +163,38 @@ def client_sigma(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max: Arr
 
     ``σ_c = C·max_i p_i / sqrt(d·(e^{2ε/d} − 1)·Σ_k p_k²)``. ``sum_p2`` is Σ p_k², in [p_max², 1].
 
-    Examples:
-        >>> from dpcalc.midp import client_sigma
-        >>> client_sigma(1.0, 10, p_max=0.1, sum_p2=0.1)
-        0.2125242472314029
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    p_max : ArrayLike
+        Largest aggregation weight, in ``(0, 1]``.
+    sum_p2 : ArrayLike
+        Sum of squared aggregation weights, in ``(0, 1]``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Client-side minimum Gaussian noise std, arbitrary aggregation weights (parameter units); a float for scalar
+        inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``d``, ``C``, ``p_max``, ``sum_p2``) outside its domain; the one-line message names it and
+        the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import client_sigma
+    >>> client_sigma(1.0, 10, p_max=0.1, sum_p2=0.1)
+    0.2125242472314029
     """
     e = _eps_nats(eps, units)
     dd = v.integer_at_least("d", d, 1)
@@ -139,10 +212,35 @@ def client_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
                        units: Units = "nats") -> FloatOrArray:
     """Client-side noise std with equal weights, eq. (4.11): ``C / sqrt(d·N·(e^{2ε/d} − 1))``.
 
-    Examples:
-        >>> from dpcalc.midp import client_sigma_equal
-        >>> client_sigma_equal(1.0, 10, N=10)
-        0.2125242472314029
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    N : ArrayLike
+        Number of clients, in ``[1, inf) integer``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Client-side minimum Gaussian noise std, equal weights 1/N (parameter units); a float for scalar inputs, else an
+        array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``d``, ``C``, ``N``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import client_sigma_equal
+    >>> client_sigma_equal(1.0, 10, N=10)
+    0.2125242472314029
     """
     n = v.integer_at_least("N", N, 1)
     return client_sigma(eps, d, C=C, p_max=1.0 / n, sum_p2=1.0 / n, units=units)
@@ -152,10 +250,24 @@ def client_sigma_equal(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, N: A
 def weight_stats(weights: ArrayLike) -> tuple[float, float]:
     """Validate aggregation weights (non-negative, sum 1) and return ``(max p, Σ p²)``.
 
-    Examples:
-        >>> from dpcalc.midp import weight_stats
-        >>> weight_stats([0.5, 0.25, 0.25])
-        (0.5, 0.375)
+    Parameters
+    ----------
+    weights : ArrayLike
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Raises
+    ------
+    DomainError
+        An input (``weights``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import weight_stats
+    >>> weight_stats([0.5, 0.25, 0.25])
+    (0.5, 0.375)
     """
     p = v.weights("weights", weights)
     return float(np.max(p)), float(np.sum(p * p))
@@ -165,10 +277,24 @@ def weight_stats(weights: ArrayLike) -> tuple[float, float]:
 def equal_weight_stats(N: ArrayLike) -> tuple[FloatOrArray, FloatOrArray]:
     """``(max p, Σ p²)`` of equal weights ``p_i = 1/N`` (both ``1/N``; ``N`` an integer >= 1, broadcast).
 
-    Examples:
-        >>> from dpcalc.midp import equal_weight_stats
-        >>> equal_weight_stats(4)
-        (0.25, 0.25)
+    Parameters
+    ----------
+    N : ArrayLike
+
+    Returns
+    -------
+    tuple[FloatOrArray, FloatOrArray]
+
+    Raises
+    ------
+    DomainError
+        An input (``N``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import equal_weight_stats
+    >>> equal_weight_stats(4)
+    (0.25, 0.25)
     """
     n = v.integer_at_least("N", N, 1)
     return v.scalar_or_array(1.0 / n), v.scalar_or_array(1.0 / n)
@@ -181,10 +307,36 @@ def server_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
 
     An upper bound on the worst-case leakage (not attained under ‖w‖ <= C); the inverse of `server_sigma`.
 
-    Examples:
-        >>> from dpcalc.midp import server_leakage
-        >>> server_leakage(0.1, 10, p_max=0.1)
-        0.4765508990216718
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Gaussian noise std (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    p_max : ArrayLike
+        Largest aggregation weight, in ``(0, 1]``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Ε-MI-DP leakage bound of server-side Gaussian noise (inverse of (4.7)) (nats); a float for scalar inputs, else
+        an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``d``, ``C``, ``p_max``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import server_leakage
+    >>> server_leakage(0.1, 10, p_max=0.1)
+    0.4765508990216718
     """
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -199,10 +351,38 @@ def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
                    sum_p2: ArrayLike = 1.0, units: Units = "nats") -> FloatOrArray:
     """ε-MI-DP level guaranteed by client noise σ: bound (2.47), ``(d/2)·ln(1 + p_max²C²/(dσ²Σp²))``.
 
-    Examples:
-        >>> from dpcalc.midp import client_leakage
-        >>> client_leakage(0.1, 10, p_max=0.1, sum_p2=0.1)
-        3.4657359028000716
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Gaussian noise std (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    p_max : ArrayLike
+        Largest aggregation weight, in ``(0, 1]``.
+    sum_p2 : ArrayLike
+        Sum of squared aggregation weights, in ``(0, 1]``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Ε-MI-DP leakage bound of client-side Gaussian noise (inverse of (4.9)) (nats); a float for scalar inputs, else
+        an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``d``, ``C``, ``p_max``, ``sum_p2``) outside its domain; the one-line message names it and
+        the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import client_leakage
+    >>> client_leakage(0.1, 10, p_max=0.1, sum_p2=0.1)
+    3.4657359028000716
     """
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -217,10 +397,29 @@ def client_leakage(sigma: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max:
 def utility_server(sigma: ArrayLike, d: ArrayLike) -> FloatOrArray:
     """Utility with server noise, eqs. (4.12), (4.15), (3.49): ``U_cdp = 1/(d·σ_s²)`` (1/parameter-units²).
 
-    Examples:
-        >>> from dpcalc.midp import utility_server
-        >>> utility_server(0.1, 10)
-        10.0
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Gaussian noise std (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+
+    Returns
+    -------
+    FloatOrArray
+        Utility with server-side noise: 1/E‖w̄ − noisy w̄‖² (central DP) (1/parameter-units^2); a float for scalar
+        inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``d``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import utility_server
+    >>> utility_server(0.1, 10)
+    10.0
     """
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -231,10 +430,31 @@ def utility_server(sigma: ArrayLike, d: ArrayLike) -> FloatOrArray:
 def utility_client(sigma: ArrayLike, d: ArrayLike, sum_p2: ArrayLike = 1.0) -> FloatOrArray:
     """Utility with client noise, eqs. (4.12), (4.14), (3.50): ``U_ldp = 1/(d·σ_c²·Σp_k²)``.
 
-    Examples:
-        >>> from dpcalc.midp import utility_client
-        >>> utility_client(0.1, 10, sum_p2=0.1)
-        99.99999999999999
+    Parameters
+    ----------
+    sigma : ArrayLike
+        Gaussian noise std (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    sum_p2 : ArrayLike
+        Sum of squared aggregation weights, in ``(0, 1]``.
+
+    Returns
+    -------
+    FloatOrArray
+        Utility with client-side noise: 1/E‖w̄ − noisy w̄‖² (local DP) (1/parameter-units^2); a float for scalar inputs,
+        else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``d``, ``sum_p2``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import utility_client
+    >>> utility_client(0.1, 10, sum_p2=0.1)
+    99.99999999999999
     """
     s = v.positive("sigma", sigma)
     dd = v.integer_at_least("d", d, 1)
@@ -247,10 +467,36 @@ def utility_at_budget(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, p_max
                       units: Units = "nats") -> FloatOrArray:
     """Theorem 2, eq. (4.16)/(3.51): ``U_ldp = U_cdp = (e^{2ε/d} − 1)/(C²·max p²)`` at the minimum σ.
 
-    Examples:
-        >>> from dpcalc.midp import utility_at_budget
-        >>> utility_at_budget(1.0, 10, p_max=0.1)
-        22.14027581601698
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    p_max : ArrayLike
+        Largest aggregation weight, in ``(0, 1]``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Theorem 2: utility at the minimum noise, equal for client- and server-side noise (1/parameter-units^2); a float
+        for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``d``, ``C``, ``p_max``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import utility_at_budget
+    >>> utility_at_budget(1.0, 10, p_max=0.1)
+    22.14027581601698
     """
     e = _eps_nats(eps, units)
     dd = v.integer_at_least("d", d, 1)
@@ -270,10 +516,33 @@ def alpha(eps: ArrayLike, d: ArrayLike, *, C: ArrayLike = 1.0, units: Units = "n
     Erratum: the printed (5.27) has ``C_{i,t}`` in the numerator; it must be ``C_{k,t}`` as in (5.31)
     and the proof of Theorem 3.
 
-    Examples:
-        >>> from dpcalc.midp import alpha
-        >>> alpha(1.0, 10)
-        0.6720606792639668
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatOrArray
+        Per-client noise scale αₖ for personalized budgets (parameter units); a float for scalar inputs, else an array
+        of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``d``, ``C``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import alpha
+    >>> alpha(1.0, 10)
+    0.6720606792639668
     """
     e = _eps_nats(eps, units)
     dd = v.integer_at_least("d", d, 1)
@@ -288,10 +557,28 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
     Equal to the published product form ``(1/d)(Σ_i Π_{j≠i} α_j / Π_j α_j)²``, which over/underflows
     for large N (a product of N scales leaves the float range).
 
-    Examples:
-        >>> from dpcalc.midp import optimal_utility
-        >>> optimal_utility([1.0, 2.0], 10)
-        0.22499999999999998
+    Parameters
+    ----------
+    alphas : ArrayLike
+        Per-client noise scales (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+
+    Returns
+    -------
+    float
+        Theorem 3: maximum utility under personalized budgets (stable form) (1/parameter-units^2).
+
+    Raises
+    ------
+    DomainError
+        An input (``alphas``, ``d``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import optimal_utility
+    >>> optimal_utility([1.0, 2.0], 10)
+    0.22499999999999998
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     dd = v.scalar("d", v.integer_at_least("d", d, 1))
@@ -305,10 +592,28 @@ def optimal_utility(alphas: ArrayLike, d: ArrayLike) -> float:
 def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
     """The published product form of (5.29), kept to show it equals `optimal_utility` (small N only).
 
-    Examples:
-        >>> from dpcalc.midp import optimal_utility_product_form
-        >>> optimal_utility_product_form([1.0, 2.0], 10)
-        0.225
+    Parameters
+    ----------
+    alphas : ArrayLike
+        Per-client noise scales (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+
+    Returns
+    -------
+    float
+        Theorem 3 as printed (product form); equal to midp.optimal_utility (1/parameter-units^2).
+
+    Raises
+    ------
+    DomainError
+        An input (``alphas``, ``d``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import optimal_utility_product_form
+    >>> optimal_utility_product_form([1.0, 2.0], 10)
+    0.225
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     dd = v.scalar("d", v.integer_at_least("d", d, 1))
@@ -320,13 +625,29 @@ def optimal_utility_product_form(alphas: ArrayLike, d: ArrayLike) -> float:
 
 
 @v.named_shapes
-def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
+def optimal_weights(alphas: ArrayLike) -> FloatArray:
     """Theorem 3, eq. (5.30): ``p_k* = (1/α_k) / Σ_i (1/α_i)`` (equal to the published product ratio).
 
-    Examples:
-        >>> from dpcalc.midp import optimal_weights
-        >>> optimal_weights([1.0, 2.0])
-        array([0.66666667, 0.33333333])
+    Parameters
+    ----------
+    alphas : ArrayLike
+        Per-client noise scales (parameter units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatArray
+        Theorem 3: optimal aggregation weights pₖ* ∝ 1/αₖ.
+
+    Raises
+    ------
+    DomainError
+        An input (``alphas``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import optimal_weights
+    >>> optimal_weights([1.0, 2.0])
+    array([0.66666667, 0.33333333])
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     inv = np.min(a) / a  # 1/α_k scaled by α_min: in (0, 1], so no overflow (1/1e-310 would be inf, then NaN)
@@ -334,13 +655,29 @@ def optimal_weights(alphas: ArrayLike) -> v.FloatArray:
 
 
 @v.named_shapes
-def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
+def corollary2_sigmas(alphas: ArrayLike) -> FloatArray:
     """Corollary 2, eq. (5.32): ``σ_k = α_k/√N``, a point of the optimal set ``Σ σ_k²/α_k² = 1``.
 
-    Examples:
-        >>> from dpcalc.midp import corollary2_sigmas
-        >>> corollary2_sigmas([1.0, 2.0])
-        array([0.70710678, 1.41421356])
+    Parameters
+    ----------
+    alphas : ArrayLike
+        Per-client noise scales (parameter units), in ``(0, inf)``.
+
+    Returns
+    -------
+    FloatArray
+        Corollary 2: per-client noise std σₖ = αₖ/√N (parameter units).
+
+    Raises
+    ------
+    DomainError
+        An input (``alphas``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import corollary2_sigmas
+    >>> corollary2_sigmas([1.0, 2.0])
+    array([0.70710678, 1.41421356])
     """
     a = v.vector("alphas", alphas, 0.0, lo_open=True)
     return a / np.sqrt(a.size) * SAFE_UP
@@ -348,13 +685,38 @@ def corollary2_sigmas(alphas: ArrayLike) -> v.FloatArray:
 
 @v.named_shapes
 def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d: ArrayLike, *,
-                         units: Units = "nats") -> v.FloatArray:
+                         units: Units = "nats") -> FloatArray:
     """Per-client leakage bound (5.25): ``(d/2)·ln(1 + p_k²C_k²/(d·Σ_i p_i²σ_i²))``.
 
-    Examples:
-        >>> from dpcalc.midp import personalized_leakage
-        >>> personalized_leakage([0.5, 0.5], [0.2, 0.4], [1.0, 1.0], 10)
-        array([2.02732554, 2.02732554])
+    Parameters
+    ----------
+    weights : ArrayLike
+        Aggregation weights, summing to 1, in ``[0, 1]``.
+    sigmas : ArrayLike
+        Per-client noise stds (parameter units), in ``(0, inf)``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    FloatArray
+        Per-client leakage bound with per-client noise and weights (nats).
+
+    Raises
+    ------
+    DomainError
+        An input (``weights``, ``sigmas``, ``C``, ``d``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import personalized_leakage
+    >>> personalized_leakage([0.5, 0.5], [0.2, 0.4], [1.0, 1.0], 10)
+    array([2.02732554, 2.02732554])
     """
     p = v.weights("weights", weights)
     s = v.vector("sigmas", sigmas, 0.0)
@@ -368,7 +730,7 @@ def personalized_leakage(weights: ArrayLike, sigmas: ArrayLike, C: ArrayLike, d:
     return _to_units(half_d_log1p_ratio(dd, log_ratio2) * SAFE_UP_LOG, units)  # outward (convention 5)
 
 
-def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
+def _aggregate_noise(p: FloatArray, s: FloatArray) -> tuple[float, float]:
     """``Σ_i p_i²σ_i² = m²·S`` as ``(m, S)`` with ``m = max p_iσ_i`` and ``S = Σ(p_iσ_i/m)² in [1, N]``: no
     overflow or underflow of the squares. A DomainError if the noise is zero."""
     ps = p * s
@@ -378,7 +740,7 @@ def _aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> tuple[float, float]:
     return m, float(np.sum((ps / m) ** 2))
 
 
-def _log_aggregate_noise(p: v.FloatArray, s: v.FloatArray) -> float:
+def _log_aggregate_noise(p: FloatArray, s: FloatArray) -> float:
     """``log Σ_i p_i²σ_i²`` without overflow (see `_aggregate_noise`)."""
     m, total = _aggregate_noise(p, s)
     return 2.0 * float(np.log(m)) + float(np.log(total))
@@ -389,10 +751,28 @@ def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) ->
     """Global-model utility (5.24) for arbitrary weights and per-client noise: ``U = 1/(d·Σ_i p_i²σ_i²)``
     (1/parameter-units²; client k adds N(0, σ_k²I), the server averages with weights p_k).
 
-    Examples:
-        >>> from dpcalc.midp import personalized_utility
-        >>> personalized_utility([0.5, 0.5], [0.2, 0.4], 10)
-        1.9999999999999996
+    Parameters
+    ----------
+    weights : ArrayLike
+    sigmas : ArrayLike
+    d : ArrayLike
+
+    Returns
+    -------
+    float
+        Global-model utility with per-client noise and arbitrary weights (1/parameter units^2).
+
+    Raises
+    ------
+    DomainError
+        An input (``weights``, ``sigmas``, ``d``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import personalized_utility
+    >>> personalized_utility([0.5, 0.5], [0.2, 0.4], 10)
+    1.9999999999999996
     """
     p = v.weights("weights", weights)
     s = v.vector("sigmas", sigmas, 0.0)
@@ -405,7 +785,7 @@ def personalized_utility(weights: ArrayLike, sigmas: ArrayLike, d: ArrayLike) ->
     return float(v.finite_result("utility", np.asarray(u), "the aggregate noise sum p_k^2 sigma_k^2 is too small"))
 
 
-def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArray, v.FloatArray]:
+def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[FloatArray, FloatArray]:
     e = v.vector("eps", eps, 0.0, lo_open=True)
     if v.as_array("C", C).ndim == 0:  # as_array first: np.ndim of a ragged list is NumPy's own error
         c = np.broadcast_to(v.check_range("C", C, 0.0, lo_open=True), e.shape)
@@ -420,10 +800,32 @@ def _per_client(eps: ArrayLike, C: ArrayLike, units: Units) -> tuple[v.FloatArra
 def baseline_client_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
     """Baseline (5.21): every client adds ``σ_c = max_k C_k / sqrt(d·N·(e^{2ε_k/d} − 1))``.
 
-    Examples:
-        >>> from dpcalc.midp import baseline_client_sigma
-        >>> baseline_client_sigma([1.0, 2.0], [1.0, 1.0], 10)
-        0.47521866367638826
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+        Baseline: every client adds the worst client's noise (parameter units).
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``C``, ``d``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import baseline_client_sigma
+    >>> baseline_client_sigma([1.0, 2.0], [1.0, 1.0], 10)
+    0.47521866367638826
     """
     e, c = _per_client(eps, C, units)
     return float(np.max(np.asarray(alpha(e, d, C=c, units=units)))) / float(np.sqrt(e.size))
@@ -433,10 +835,32 @@ def baseline_client_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: 
 def baseline_server_sigma(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> float:
     """Baseline (5.22): the server adds ``σ_s = max_k C_k / (N·sqrt(d·(e^{2ε_k/d} − 1)))``.
 
-    Examples:
-        >>> from dpcalc.midp import baseline_server_sigma
-        >>> baseline_server_sigma([1.0, 2.0], [1.0, 1.0], 10)
-        0.3360303396319834
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level (nats), in ``(0, inf)``.
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    d : ArrayLike
+        Model dimension, in ``[1, inf) integer``.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
+
+    Returns
+    -------
+    float
+        Baseline: the server adds the worst client's noise (parameter units).
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``C``, ``d``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import baseline_server_sigma
+    >>> baseline_server_sigma([1.0, 2.0], [1.0, 1.0], 10)
+    0.3360303396319834
     """
     e, c = _per_client(eps, C, units)
     return float(np.max(np.asarray(alpha(e, d, C=c, units=units)))) / e.size
@@ -450,9 +874,9 @@ class PersonalizedPlan:
     1/parameter-units²; ``baseline_utility`` is the utility of both baselines with equal weights.
     """
 
-    alpha: v.FloatArray
-    sigma: v.FloatArray
-    weights: v.FloatArray
+    alpha: FloatArray
+    sigma: FloatArray
+    weights: FloatArray
     utility: float
     baseline_sigma_client: float
     baseline_sigma_server: float
@@ -470,18 +894,34 @@ class PersonalizedPlan:
 def personalized(eps: ArrayLike, C: ArrayLike, d: ArrayLike, *, units: Units = "nats") -> PersonalizedPlan:
     """Personalized ε_k-MI-DP (Section V): optimal σ_k, p_k, U* and the baselines (5.21)/(5.22).
 
-    Args:
-        eps: per-client budgets ε_k > 0 (1-D).
-        C: per-client clipping bounds C_k > 0 (1-D, same length, or a scalar for all).
-        d: model dimension.
+    Parameters
+    ----------
+    eps : ArrayLike
+        Per-client budgets ε_k > 0 (1-D).
+    C : ArrayLike
+        Per-client clipping bounds C_k > 0 (1-D, same length, or a scalar for all).
+    d : ArrayLike
+        Model dimension.
+    units : Units
+        ``"nats"`` (default) or ``"bits"``: the unit of ε and of information quantities.
 
-    Examples:
-        >>> from dpcalc.midp import personalized
-        >>> plan = personalized([1.0, 2.0], [1.0, 1.0], 10)
-        >>> plan.sigma
-        array([0.47521866, 0.31884516])
-        >>> plan.utility
-        1.373201226762146
+    Returns
+    -------
+    PersonalizedPlan
+
+    Raises
+    ------
+    DomainError
+        An input (``d``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import personalized
+    >>> plan = personalized([1.0, 2.0], [1.0, 1.0], 10)
+    >>> plan.sigma
+    array([0.47521866, 0.31884516])
+    >>> plan.utility
+    1.373201226762146
     """
     e, c = _per_client(eps, C, units)
     a = np.asarray(alpha(e, d, C=c, units=units), dtype=np.float64)
@@ -507,10 +947,31 @@ def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray
 
     η is restricted to (0, 1] so the threshold stays a convex combination (positive).
 
-    Examples:
-        >>> from dpcalc.midp import clip_update
-        >>> clip_update(1.0, 0.5, 0.2)
-        0.9
+    Parameters
+    ----------
+    C : ArrayLike
+        Clipping bound on ‖w_i‖ (parameter units), in ``(0, inf)``.
+    w_norm : ArrayLike
+        Norm of the client's update (parameter units), in ``[0, inf)``.
+    eta : ArrayLike
+        Threshold learning rate, in ``(0, 1]``.
+
+    Returns
+    -------
+    FloatOrArray
+        Adaptive clipping threshold update (parameter units); a float for scalar inputs, else an array of their
+        broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``C``, ``w_norm``, ``eta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import clip_update
+    >>> clip_update(1.0, 0.5, 0.2)
+    0.9
     """
     c = v.positive("C", C)
     w = v.nonnegative("w_norm", w_norm)
@@ -520,15 +981,31 @@ def clip_update(C: ArrayLike, w_norm: ArrayLike, eta: ArrayLike) -> FloatOrArray
 
 @v.scalar_params
 @v.named_shapes
-def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> v.FloatArray:
+def clip_schedule(C0: ArrayLike, norms: ArrayLike, eta: float) -> FloatArray:
     """Thresholds C_1..C_{T+1} from (5.18) for norms ‖w_t‖ of shape (T,) or (T, N clients).
 
     Row t is the threshold used in round t+1 (row 0 is ``C0``); (5.19) then clips ‖w_k^t‖ <= C_{k,t}.
 
-    Examples:
-        >>> from dpcalc.midp import clip_schedule
-        >>> clip_schedule(1.0, [0.5, 0.8, 1.2], eta=0.5)
-        array([1.    , 0.75  , 0.775 , 0.9875])
+    Parameters
+    ----------
+    C0 : ArrayLike
+    norms : ArrayLike
+    eta : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``C0``, ``norms``, ``eta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.midp import clip_schedule
+    >>> clip_schedule(1.0, [0.5, 0.8, 1.2], eta=0.5)
+    array([1.    , 0.75  , 0.775 , 0.9875])
     """
     c0 = v.positive("C0", C0)
     w = v.nonnegative("norms", norms)

@@ -101,16 +101,43 @@ def compare_accountants(eps: float, delta: float = 0.01, *, C: float = 20.0, m: 
     """The paper's σ_U vs what each accountant certifies and needs (module doc). ``accountants`` defaults to
     ``linear, rdp, analytic, gdp, pld``.
 
-    Examples:
-        >>> from dpcalc.nbafl import compare_accountants
-        >>> comparison = compare_accountants(0.5, accountants=('rdp', 'analytic'))
-        >>> comparison.sigma_u_paper
-        3.1075114600923954
-        >>> for row in comparison.rows:
-        ...     print(row.accountant, row.eps, row.sigma_u)
-        ...
-        rdp 0.19018502915169652 1.5069570636834477
-        analytic 0.13789292175580414 1.2587652394439233
+    Parameters
+    ----------
+    eps : float
+        Privacy level ε.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    C : float
+    m : float
+    L : int
+    c_scale : float
+    accountants : tuple[str, ...] | None
+
+    Returns
+    -------
+    AccountingComparison
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``, ``L``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import compare_accountants
+    >>> comparison = compare_accountants(0.5, accountants=('rdp', 'analytic'))
+    >>> comparison.sigma_u_paper
+    3.1075114600923954
+    >>> for row in comparison.rows:
+    ...     print(row.accountant, row.eps, row.sigma_u)
+    ...
+    rdp 0.19018502915169652 1.5069570636834477
+    analytic 0.13789292175580414 1.2587652394439233
     """
     from dpcalc.nbafl.noise import client_sensitivity, client_sigma
 

@@ -28,21 +28,21 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.accounting.gaussian_mechanism import classic_c
 from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["aggregate_noise_std", "c_constant", "client_sensitivity", "client_sigma", "sampling_b", "sampling_gamma",
            "server_required_sigma", "server_sensitivity", "server_sigma"]
 
-FloatOrArray = float | v.FloatArray
 Calibration = Literal["classic", "analytic"]
 
 _FIG4 = "the paper's own Fig. 4 setting (N = 50, K = 20, T = 25, eps = 50) is outside this domain"
 
 
-def _c_scale(c_scale: ArrayLike) -> v.FloatArray:
+def _c_scale(c_scale: ArrayLike) -> FloatArray:
     return v.check_range("c_scale", c_scale, 1.0)
 
 
-def _counts(**named: ArrayLike) -> dict[str, v.FloatArray]:
+def _counts(**named: ArrayLike) -> dict[str, FloatArray]:
     return {k: v.integer_at_least(k, val, 1) for k, val in named.items()}
 
 
@@ -57,10 +57,27 @@ def c_constant(delta: ArrayLike = 0.01, *, c_scale: ArrayLike = 1.25) -> FloatOr
     """c = c_scale·√(2 ln(1.25/δ)) (Def. 2; c_scale >= 1 — the theorem needs c >= √(2 ln(1.25/δ))), with the one
     c(δ) of `dpcalc.accounting.gaussian_mechanism.classic_c`.
 
-    Examples:
-        >>> from dpcalc.nbafl import c_constant
-        >>> c_constant(0.01)
-        3.8843893251152997
+    Parameters
+    ----------
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    c_scale : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import c_constant
+    >>> c_constant(0.01)
+    3.8843893251152997
     """
     return v.scalar_or_array(_c_scale(c_scale) * np.asarray(classic_c(delta)))
 
@@ -69,10 +86,26 @@ def c_constant(delta: ArrayLike = 0.01, *, c_scale: ArrayLike = 1.25) -> FloatOr
 def client_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100) -> FloatOrArray:
     """Δs_U = 2C/m (eq. 3): L2 sensitivity of a clipped local model, m = the smallest local data set size.
 
-    Examples:
-        >>> from dpcalc.nbafl import client_sensitivity
-        >>> client_sensitivity(20.0, 100)
-        0.4
+    Parameters
+    ----------
+    C : ArrayLike
+    m : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``C``, ``m``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import client_sensitivity
+    >>> client_sensitivity(20.0, 100)
+    0.4
     """
     c = v.positive("C", C)
     mm = v.integer_at_least("m", m, 1)
@@ -84,10 +117,29 @@ def server_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100, N: ArrayLike | N
                        weights: ArrayLike | None = None) -> FloatOrArray:
     """Δs_D = max_i 2C·p_i/m (eq. 4): 2C/(mN) for equal weights p_i = 1/N, else with the given weights p_i.
 
-    Examples:
-        >>> from dpcalc.nbafl import server_sensitivity
-        >>> server_sensitivity(20.0, 100, 50)
-        0.008
+    Parameters
+    ----------
+    C : ArrayLike
+    m : ArrayLike
+    N : ArrayLike | None
+    weights : ArrayLike | None
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``C``, ``m``, ``N``, ``weights``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import server_sensitivity
+    >>> server_sensitivity(20.0, 100, 50)
+    0.008
     """
     c = v.positive("C", C)
     mm = v.integer_at_least("m", m, 1)
@@ -102,7 +154,7 @@ def server_sensitivity(C: ArrayLike = 20.0, m: ArrayLike = 100, N: ArrayLike | N
     return v.scalar_or_array(2.0 * c / (mm * n))
 
 
-def _warn_classic(per_release_eps: v.FloatArray, who: str) -> None:
+def _warn_classic(per_release_eps: FloatArray, who: str) -> None:
     if np.any(per_release_eps >= 1.0):
         worst = float(np.max(per_release_eps))
         v.warn(f"{who}: per-release eps = {worst:g} >= 1, where the classic Gaussian mechanism (Def. 2; "
@@ -110,8 +162,8 @@ def _warn_classic(per_release_eps: v.FloatArray, who: str) -> None:
                "calibration='analytic' for the exact Gaussian-mechanism noise", OutOfDomainWarning)
 
 
-def _per_release_sigma(eps_release: v.FloatArray, delta: v.FloatArray, sens: v.FloatArray,
-                       c_scale: v.FloatArray, calibration: Calibration, who: str) -> v.FloatArray:
+def _per_release_sigma(eps_release: FloatArray, delta: FloatArray, sens: FloatArray,
+                       c_scale: FloatArray, calibration: Calibration, who: str) -> FloatArray:
     """σ for one release at (ε_r, δ) with L2 sensitivity Δ: classic c·Δ/ε_r, or the exact analytic σ."""
     if calibration == "analytic":
         from dpcalc.accounting import gaussian_mechanism
@@ -130,10 +182,38 @@ def client_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
 
     ``calibration="analytic"``: the exact Gaussian σ for one release at (ε/L, δ), sensitivity 2C/m.
 
-    Examples:
-        >>> from dpcalc.nbafl import client_sigma
-        >>> client_sigma(0.5)
-        3.1075114600923954
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    C : ArrayLike
+    m : ArrayLike
+    L : ArrayLike
+    c_scale : ArrayLike
+    calibration : str
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import client_sigma
+    >>> client_sigma(0.5)
+    3.1075114600923954
     """
     e = v.positive("eps", eps)
     d = v.probability("delta", delta)
@@ -144,7 +224,7 @@ def client_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
     return v.scalar_or_array(out)
 
 
-def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+def _sampling_log(eps: FloatArray, T: FloatArray, N: FloatArray, K: FloatArray) -> FloatArray:
     """ln(1 − N/K + (N/K)e^{−ε/T}) = log1p((N/K)·expm1(−ε/T)), checking eq. 7's domain K > N(1 − e^{−ε/T})."""
     arg = (N / K) * np.expm1(-eps / T)
     bad = (arg <= -1.0) & (N != K)  # K = N: ln(e^{−ε/T}) = −ε/T exactly (below), whatever expm1 rounds to
@@ -157,7 +237,7 @@ def _sampling_log(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Floa
     return np.asarray(np.where(N == K, -eps / T, np.log1p(arg)), dtype=np.float64)
 
 
-def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.FloatArray) -> v.FloatArray:
+def _sampling_g_low(eps: FloatArray, T: FloatArray, N: FloatArray, K: FloatArray) -> FloatArray:
     """g = −ln(1 − N/K + (N/K)e^{−ε/T}) rounded down by its float64 error bound (convention 5: σ_A, σ_D and the
     Theorem-3 bound all grow as g shrinks, so a low g is the safe side).
 
@@ -175,7 +255,7 @@ def _sampling_g_low(eps: v.FloatArray, T: v.FloatArray, N: v.FloatArray, K: v.Fl
     return np.asarray(g * (1.0 - np.where(np.isfinite(rel), rel, 0.0)), dtype=np.float64)
 
 
-def _check_at_most(name: str, value: v.FloatArray, bound_name: str, bound: v.FloatArray) -> None:
+def _check_at_most(name: str, value: FloatArray, bound_name: str, bound: FloatArray) -> None:
     """One-line DomainError where a count exceeds the count that bounds it (K <= N, L <= T)."""
     if np.any(value > bound):
         a, b = np.broadcast_arrays(value, bound)
@@ -184,7 +264,7 @@ def _check_at_most(name: str, value: v.FloatArray, bound_name: str, bound: v.Flo
                           f"{bound_name} = {b.ravel()[i]:g})")
 
 
-def _check_k(N: v.FloatArray, K: v.FloatArray) -> None:
+def _check_k(N: FloatArray, K: FloatArray) -> None:
     _check_at_most("K", K, "N", N)
 
 
@@ -195,10 +275,29 @@ def sampling_b(eps: ArrayLike, *, T: ArrayLike = 25, N: ArrayLike = 50, K: Array
     b·ε/T is the per-round ε₀ whose one-sided amplification −ln(1 − q + q e^{−ε₀}) at q = K/N equals ε/T
     (σ_D of eq. (7) is positive exactly when T > ε/γ). b = 1 at K = N.
 
-    Examples:
-        >>> from dpcalc.nbafl import sampling_b
-        >>> sampling_b(10.0, K=20)
-        4.346019097680033
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    T : ArrayLike
+    N : ArrayLike
+    K : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import sampling_b
+    >>> sampling_b(10.0, K=20)
+    4.346019097680033
     """
     e = v.positive("eps", eps)
     cnt = _counts(T=T, N=N, K=K)
@@ -210,10 +309,29 @@ def sampling_b(eps: ArrayLike, *, T: ArrayLike = 25, N: ArrayLike = 50, K: Array
 def sampling_gamma(eps: ArrayLike, *, L: ArrayLike = 1, N: ArrayLike = 50, K: ArrayLike) -> FloatOrArray:
     """γ = −ln(1 − K/N + (K/N)e^{−ε/(L√K)}) (eq. 7): σ_D > 0 iff T > ε/γ.
 
-    Examples:
-        >>> from dpcalc.nbafl import sampling_gamma
-        >>> sampling_gamma(10.0, K=20)
-        0.44199761212343663
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    L : ArrayLike
+    N : ArrayLike
+    K : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import sampling_gamma
+    >>> sampling_gamma(10.0, K=20)
+    0.44199761212343663
     """
     e = v.positive("eps", eps)
     cnt = _counts(L=L, N=N, K=K)
@@ -224,7 +342,7 @@ def sampling_gamma(eps: ArrayLike, *, L: ArrayLike = 1, N: ArrayLike = 50, K: Ar
     return v.scalar_or_array(np.where(q == 1.0, x, -np.log1p(q * np.expm1(-x))))
 
 
-def _check_l(L: v.FloatArray, T: v.FloatArray) -> None:
+def _check_l(L: FloatArray, T: FloatArray) -> None:
     _check_at_most("L", L, "T", T)
 
 
@@ -237,10 +355,40 @@ def server_required_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLi
     Full participation (K None or K = N): σ_A = cTΔs_D/ε with Δs_D = 2C/(mN). K of N: σ_A = cTΔs_D/(bε) with
     Δs_D = 2C/(mK) — one release at per-round ε₀ = bε/T. ``calibration="analytic"``: exact σ at (ε₀, δ).
 
-    Examples:
-        >>> from dpcalc.nbafl import server_required_sigma
-        >>> server_required_sigma(10.0)
-        0.07768778650230988
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    C : ArrayLike
+    m : ArrayLike
+    T : ArrayLike
+    N : ArrayLike
+    K : ArrayLike | None
+    c_scale : ArrayLike
+    calibration : str
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import server_required_sigma
+    >>> server_required_sigma(10.0)
+    0.07768778650230988
     """
     e = v.positive("eps", eps)
     d = v.probability("delta", delta)
@@ -263,10 +411,42 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
     2cC√(T²/b² − L²K)/(mKε) if T > ε/γ else 0 (eq. 7); with ``calibration="analytic"`` both σ_A and σ_U are the
     exact per-release Gaussian values. K of N needs K > N(1 − e^{−ε/T}) (eq. 7's domain; DomainError otherwise).
 
-    Examples:
-        >>> from dpcalc.nbafl import server_sigma
-        >>> server_sigma(0.5)
-        1.4903101419366642
+    Parameters
+    ----------
+    eps : ArrayLike
+        Privacy level ε.
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+    C : ArrayLike
+    m : ArrayLike
+    T : ArrayLike
+    L : ArrayLike
+    N : ArrayLike
+    K : ArrayLike | None
+    c_scale : ArrayLike
+    calibration : str
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``delta``, ``C``, ``m``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import server_sigma
+    >>> server_sigma(0.5)
+    1.4903101419366642
     """
     e = v.positive("eps", eps)
     d = v.probability("delta", delta)
@@ -299,10 +479,28 @@ def server_sigma(eps: ArrayLike, delta: ArrayLike = 0.01, *, C: ArrayLike = 20.0
 def aggregate_noise_std(sigma_u: ArrayLike, *, K: ArrayLike, sigma_d: ArrayLike = 0.0) -> FloatOrArray:
     """Std per coordinate of the noise in the broadcast model: √(σ_U²/K + σ_D²) (K equal-weight participants).
 
-    Examples:
-        >>> from dpcalc.nbafl import aggregate_noise_std
-        >>> aggregate_noise_std(1.0, K=10, sigma_d=0.1)
-        0.33166247903554
+    Parameters
+    ----------
+    sigma_u : ArrayLike
+    K : ArrayLike
+    sigma_d : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma_u``, ``K``, ``sigma_d``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import aggregate_noise_std
+    >>> aggregate_noise_std(1.0, K=10, sigma_d=0.1)
+    0.33166247903554
     """
     su = v.nonnegative("sigma_u", sigma_u)
     sd = v.nonnegative("sigma_d", sigma_d)

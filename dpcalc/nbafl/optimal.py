@@ -24,6 +24,7 @@ from dpcalc._repr import short_repr
 from dpcalc._roots import bracket
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.nbafl import bound as _b
+from dpcalc.typing import FloatArray
 
 __all__ = ["MAX_SCAN", "OptimalK", "OptimalT", "check_scan", "k_domain_min", "lambert_w0_exp", "local_minima",
            "optimal_k", "optimal_t", "t_star_lambert"]
@@ -37,7 +38,18 @@ _BYTES_PER_POINT = 128.0  # the curve's temporaries (measured ~80 B per K at N =
 
 def check_scan(what: str, points: float) -> None:
     """Raise a one-line DomainError before scanning if ``points`` integer points exceed `MAX_SCAN` or (at
-    ~128 bytes each, one scan at a time) the memory cap. ``what`` names the parameter(s) that set the length."""
+    ~128 bytes each, one scan at a time) the memory cap. ``what`` names the parameter(s) that set the length.
+
+    Parameters
+    ----------
+    what : str
+    points : float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     from dpcalc import _limits
 
     if not points <= MAX_SCAN:
@@ -58,7 +70,7 @@ class OptimalT:
     local_minima: tuple[int, ...]
     t_lambert: float | None
     t_max: int
-    curve: v.FloatArray  # bound at T = 1 … t_max
+    curve: FloatArray  # bound at T = 1 … t_max
 
     @property
     def multiple_minima(self) -> bool:
@@ -78,13 +90,28 @@ class OptimalK:
     at_full: bool
     lower_reason: str
     local_minima: tuple[int, ...]
-    ks: v.FloatArray
-    curve: v.FloatArray
+    ks: FloatArray
+    curve: FloatArray
 
 
 @v.named_shapes
 def local_minima(curve: ArrayLike, xs: ArrayLike) -> tuple[int, ...]:
-    """x values where the sampled curve has a local minimum (ends included; plateaus report their first point)."""
+    """x values where the sampled curve has a local minimum (ends included; plateaus report their first point).
+
+    Parameters
+    ----------
+    curve : ArrayLike
+    xs : ArrayLike
+
+    Returns
+    -------
+    tuple[int, ...]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     f = np.asarray(curve, dtype=np.float64)
     x = np.asarray(xs)
     if f.size == 1:
@@ -102,7 +129,21 @@ def lambert_w0_exp(y: float) -> float:
     Safeguarded Newton of the shared root finder (`dpcalc._roots.bracket`) on the bracket
     [e^y/(1 + e^y), max(y, 1)] (x + ln x − y < 0 at the left end because t/(1 + t) < ln(1 + t), > 0 at the right),
     started at y − ln y for y > 1; the end of the final bracket with the smaller residual. Below y = −700,
-    W₀(e^y) = e^y(1 − e^y + …) is e^y to double precision."""
+    W₀(e^y) = e^y(1 − e^y + …) is e^y to double precision.
+
+    Parameters
+    ----------
+    y : float
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     y = float(y)
     if y < -700.0:
         return math.exp(y)
@@ -110,7 +151,7 @@ def lambert_w0_exp(y: float) -> float:
     hi = max(y, 1.0)
     start = min(max(y - math.log(y), lo), hi) if y > 1.0 else lo
 
-    def f(x: v.FloatArray, _: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+    def f(x: FloatArray, _: np.ndarray) -> tuple[FloatArray, FloatArray]:
         return x + np.log(x) - y, 1.0 + 1.0 / x
 
     a, b = bracket(f, np.array([lo]), np.array([hi]), increasing=True, rtol=4e-16, x0=np.array([start]), newton=True)
@@ -136,7 +177,7 @@ def _log_w0_exp1p(a: float) -> float:
         return math.log(a)
     lo, hi = math.log1p(0.5 * a), min(0.5 * a, math.log1p(a))
 
-    def f(u: v.FloatArray, _: np.ndarray) -> tuple[v.FloatArray, v.FloatArray]:
+    def f(u: FloatArray, _: np.ndarray) -> tuple[FloatArray, FloatArray]:
         return np.expm1(u) + u - a, np.exp(u) + 1.0
 
     b_lo, b_hi = bracket(f, np.array([lo]), np.array([hi]), increasing=True, rtol=4e-16, x0=np.array([hi]),
@@ -154,10 +195,29 @@ def t_star_lambert(eps: float, *, theta: float, p: float, kappa1: float) -> floa
     For a < 1e-5 the series gives T* = (Θε/κ1)(u/a) (no division by a small λ); a that
     overflows is taken in log space.
 
-    Examples:
-        >>> from dpcalc.nbafl import t_star_lambert
-        >>> t_star_lambert(10.0, theta=2.3, p=0.9, kappa1=0.5)
-        14.000520076109051
+    Parameters
+    ----------
+    eps : float
+        Privacy level ε.
+    theta : float
+    p : float
+    kappa1 : float
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``theta``, ``kappa1``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import t_star_lambert
+    >>> t_star_lambert(10.0, theta=2.3, p=0.9, kappa1=0.5)
+    14.000520076109051
     """
     e = v.scalar("eps", v.positive("eps", eps))
     th = v.scalar("theta", v.nonnegative("theta", theta))
@@ -201,19 +261,55 @@ def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: fl
               as_published: bool = True) -> OptimalT:
     """T* of Theorem 2 by integer scan over 1 … t_max (see the module doc); ErratumWarning if ``as_published``.
 
-    Examples:
-        >>> from dpcalc.nbafl import optimal_t
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter('always')
-        ...     result = optimal_t(10.0)
-        ...
-        >>> result
-        OptimalT(t_star=9, bound=1.0992677405694842, t_continuous=9.385516082436173,
-        bound_continuous=1.0981638846063684, local_minima=(9,), t_lambert=None, t_max=1000, curve=array(shape=(1000,),
-        min=1.099, max=161.4))
-        >>> sorted({w.category.__name__ for w in caught})
-        ['ErratumWarning']
+    Parameters
+    ----------
+    eps : float
+        Privacy level ε.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    pl : float
+    lipschitz : float
+    smoothness : float
+    dissimilarity : float
+    prox_mu : float
+    theta : float
+    C : float
+    m : float
+    N : float
+    c_scale : float
+    t_max : int
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    OptimalT
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``theta``, ``t_max``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import optimal_t
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter('always')
+    ...     result = optimal_t(10.0)
+    ...
+    >>> result
+    OptimalT(t_star=9, bound=1.0992677405694842, t_continuous=9.385516082436173,
+    bound_continuous=1.0981638846063684, local_minima=(9,), t_lambert=None, t_max=1000, curve=array(shape=(1000,),
+    min=1.099, max=161.4))
+    >>> sorted({w.category.__name__ for w in caught})
+    ['ErratumWarning']
     """
     e = v.scalar("eps", v.positive("eps", eps))
     tm = int(v.scalar("t_max", v.integer_at_least("t_max", t_max, 1)))
@@ -249,10 +345,27 @@ def optimal_t(eps: float, delta: float = 0.01, *, pl: float = 0.1, lipschitz: fl
 def k_domain_min(eps: float, T: float, N: float) -> int:
     """Smallest integer K with K > N(1 − e^{−ε/T}) (eq. 7's domain), at least 1.
 
-    Examples:
-        >>> from dpcalc.nbafl import k_domain_min
-        >>> k_domain_min(10.0, 25, 50)
-        17
+    Parameters
+    ----------
+    eps : float
+        Privacy level ε.
+    T : float
+    N : float
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``T``, ``N``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import k_domain_min
+    >>> k_domain_min(10.0, 25, 50)
+    17
     """
     e = v.scalar("eps", v.positive("eps", eps))
     t = v.scalar("T", v.positive("T", T))
@@ -272,12 +385,40 @@ def optimal_k(eps: float, delta: float = 0.01, *, T: float = 25, pl: float = 0.1
               C: float = 20.0, m: float = 100, N: float = 50, c_scale: float = 1.25) -> OptimalK:
     """K* of Theorem 3 by integer scan over the valid K (see the module doc).
 
-    Examples:
-        >>> from dpcalc.nbafl import optimal_k
-        >>> optimal_k(10.0)
-        OptimalK(k_star=17, bound=0.557349043002727, k_min=17, k_max=50, at_lower_boundary=True, at_full=False,
-        lower_reason="eq. 7's domain K > N(1 - e^(-eps/T))", local_minima=(17, 50), ks=array(shape=(34,), min=17,
-        max=50), curve=array(shape=(34,), min=0.5573, max=0.6272))
+    Parameters
+    ----------
+    eps : float
+        Privacy level ε.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    T : float
+    pl : float
+    lipschitz : float
+    smoothness : float
+    dissimilarity : float
+    prox_mu : float
+    theta : float
+    C : float
+    m : float
+    N : float
+    c_scale : float
+
+    Returns
+    -------
+    OptimalK
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``T``, ``N``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.nbafl import optimal_k
+    >>> optimal_k(10.0)
+    OptimalK(k_star=17, bound=0.557349043002727, k_min=17, k_max=50, at_lower_boundary=True, at_full=False,
+    lower_reason="eq. 7's domain K > N(1 - e^(-eps/T))", local_minima=(17, 50), ks=array(shape=(34,), min=17,
+    max=50), curve=array(shape=(34,), min=0.5573, max=0.6272))
     """
     e = v.scalar("eps", v.positive("eps", eps))
     t = v.scalar("T", v.integer_at_least("T", T, 1))

@@ -151,7 +151,23 @@ class SimulationResult:
 
 @v.scalar_params
 def noise_schedule(cfg: SimulationConfig, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """(σ_U, σ_D) for every simulated T at this ε (L = T unless fixed; eq. 5 or eq. 7 for σ_D)."""
+    """(σ_U, σ_D) for every simulated T at this ε (L = T unless fixed; eq. 5 or eq. 7 for σ_D).
+
+    Parameters
+    ----------
+    cfg : SimulationConfig
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    tuple[np.ndarray, np.ndarray]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     from dpcalc.nbafl.noise import client_sigma, server_sigma
 
     ts = cfg.rounds.astype(np.float64)
@@ -210,6 +226,29 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, bound:
     With ``bound`` the T* of Theorem 2 (comment λ1 is *not* used: the published form, as the paper) at the
     simulation's C, m, N, δ, c_scale and μ is reported beside the empirical best T; it is None where the constants
     violate 0 < P < 1.
+
+    Parameters
+    ----------
+    config : SimulationConfig | None
+    workers : int
+        Worker processes (1: in this process).
+    bound : BoundConstants | None
+    progress : Callable[[int, int], None] | None
+    scheduler : SchedulerLike
+
+    Returns
+    -------
+    SimulationResult
+
+    Raises
+    ------
+    DomainError
+        An input (``workers``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    OutOfDomainWarning
+        A result outside the formula's proven domain.
     """
     cfg = (config or SimulationConfig()).validated()
     nw = int(v.scalar("workers", v.integer_at_least("workers", workers, 1)))

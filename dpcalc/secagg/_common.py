@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
+from dpcalc.typing import FloatArray
 
 __all__ = ["EIG_RTOL", "NORMALIZATIONS", "NORMALIZATION_HELP", "SYM_RTOL", "Normalization", "batch",
            "check_normalization", "convert", "eigenvalues_nonneg", "symmetric_matrix", "to_sec4", "to_sec5"]
@@ -38,14 +39,14 @@ def check_normalization(normalization: str) -> str:
 
 
 @v.named_shapes
-def batch(B: ArrayLike) -> v.FloatArray:
+def batch(B: ArrayLike) -> FloatArray:
     """The batch/scale parameter B of Assumption 2 (a number >= 1)."""
     return v.check_range("B", B, 1.0)
 
 
 @v.named_shapes
 def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | None,
-            name: str = "eigenvalues") -> v.FloatArray:
+            name: str = "eigenvalues") -> FloatArray:
     """Eigenvalues (or covariances) given in ``normalization``, expressed in ``target`` (λ_sec4 = B·λ_sec5)."""
     check_normalization(normalization)
     check_normalization(target)
@@ -59,7 +60,7 @@ def convert(x: ArrayLike, *, normalization: str, target: str, B: ArrayLike | Non
 
 
 @v.named_shapes
-def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> v.FloatArray:
+def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> FloatArray:
     """Eigenvalues (or covariances) in the Sec.-4 normalisation: ``x`` if sec4, ``B·x`` if sec5.
 
     Examples:
@@ -71,7 +72,7 @@ def to_sec4(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str 
 
 
 @v.named_shapes
-def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> v.FloatArray:
+def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str = "x") -> FloatArray:
     """Eigenvalues (or covariances) in the Sec.-5 normalisation: ``x/B`` if sec4, ``x`` if sec5.
 
     Examples:
@@ -84,7 +85,7 @@ def to_sec5(x: ArrayLike, *, normalization: str, B: ArrayLike | None, name: str 
 
 @v.scalar_params
 @v.named_shapes
-def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> v.FloatArray:
+def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> FloatArray:
     """A finite, square, symmetric (within round-off) matrix, returned symmetrised."""
     a = v.as_array(name, value)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
@@ -99,7 +100,7 @@ def symmetric_matrix(name: str, value: ArrayLike, size: int | None = None) -> v.
 
 
 @v.named_shapes
-def eigenvalues_nonneg(name: str, value: ArrayLike) -> v.FloatArray:
+def eigenvalues_nonneg(name: str, value: ArrayLike) -> FloatArray:
     """A 1-D list of eigenvalues >= 0; negatives within round-off (relative to the largest) are set to 0."""
     lam = v.as_array(name, value)
     if lam.ndim > 1:

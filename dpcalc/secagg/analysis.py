@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcalc import _validate as v
 from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError
 from dpcalc.secagg._common import to_sec4
@@ -36,6 +35,7 @@ from dpcalc.secagg.bounds import (
 from dpcalc.secagg.data import SpanCheck, second_moment, span_check, theorem2_from_gradients
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian, renyi_gaussian_codiagonal
 from dpcalc.secagg.waterfill import WaterFilling, water_filling
+from dpcalc.typing import FloatArray
 
 __all__ = ["CONVERSIONS", "SpanAnalysis", "Theorem2Analysis", "divergence", "span_analysis", "theorem2_analysis",
            "users", "water_filling_from"]
@@ -44,9 +44,24 @@ __all__ = ["CONVERSIONS", "SpanAnalysis", "Theorem2Analysis", "divergence", "spa
 CONVERSIONS = ("lemma1", "improved")
 
 
-def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[v.FloatArray]:
+def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[FloatArray]:
     """The users' gradient matrices (K × D_i each) as float arrays; one-line error unless they share one K (and,
-    ``same_d``, one D: Theorem 2 assumes |D_i| = D), users numbered from 1 as given."""
+    ``same_d``, one D: Theorem 2 assumes |D_i| = D), users numbered from 1 as given.
+
+    Parameters
+    ----------
+    matrices : Sequence[ArrayLike]
+    same_d : bool
+
+    Returns
+    -------
+    list[FloatArray]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     found = [np.atleast_2d(np.asarray(m, dtype=np.float64)) for m in matrices]
     if not found:
         raise DomainError("gradients: give at least one user's K × D matrix")
@@ -66,9 +81,9 @@ def users(matrices: Sequence[ArrayLike], same_d: bool = False) -> list[v.FloatAr
 class Theorem2Analysis:
     """Theorem 2 at a grid of orders: ε_RDP(α), (ε, δ) per order and conversion, and the best (ε, α)."""
 
-    alpha: v.FloatArray
-    rdp: v.FloatArray  # +inf where the order has no guarantee (α >= α_max)
-    eps: dict[str, v.FloatArray]  # by conversion, +inf where rdp is
+    alpha: FloatArray
+    rdp: FloatArray  # +inf where the order has no guarantee (α >= α_max)
+    eps: dict[str, FloatArray]  # by conversion, +inf where rdp is
     eig_min_sum_sec4: float
     D: float
     alpha_max: float
@@ -82,7 +97,32 @@ def theorem2_analysis(alpha: ArrayLike, *, B: float, C: float, delta: float, rou
                       eig_min_sum: float | None = None, normalization: str | None = None,
                       D: float | None = None) -> Theorem2Analysis:
     """Theorem 2 (eq. 19, or eq. 30 with ``form="unsimplified"``) from ``gradients`` or from ``eig_min_sum`` (S in
-    ``normalization``, with the samples per user ``D``), composed over ``rounds``, converted to (ε, δ)."""
+    ``normalization``, with the samples per user ``D``), composed over ``rounds``, converted to (ε, δ).
+
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1.
+    B : float
+    C : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    rounds : int
+    form : Form
+    gradients : Sequence[ArrayLike] | None
+    eig_min_sum : float | None
+    normalization : str | None
+    D : float | None
+
+    Returns
+    -------
+    Theorem2Analysis
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     alphas = np.asarray(alpha, dtype=np.float64)
     info: dict[str, Any] = {}
     if gradients is not None:
@@ -102,7 +142,7 @@ def theorem2_analysis(alpha: ArrayLike, *, B: float, C: float, delta: float, rou
     eps = {m: np.full(curve.shape, np.inf) for m in CONVERSIONS}
     best_grid, best = {}, {}
     if np.any(fin):
-        def rdp_of(al: v.FloatArray) -> Any:
+        def rdp_of(al: FloatArray) -> Any:
             return theorem2_rdp(al, s4, B, C, d, normalization="sec4", form=form)
 
         for m in CONVERSIONS:
@@ -119,7 +159,29 @@ def divergence(alpha: ArrayLike, *, dmu: ArrayLike | None = None, lam1: ArrayLik
                lam2: ArrayLike | None = None, mu1: ArrayLike | None = None, cov1: ArrayLike | None = None,
                mu2: ArrayLike | None = None, cov2: ArrayLike | None = None) -> Divergence:
     """D_α(N(μ₁,Σ₁) ‖ N(μ₂,Σ₂)) from full matrices (mu1, cov1, mu2, cov2) or the co-diagonal form (dmu, lam1, lam2:
-    the mean difference and the eigenvalues in the common eigenbasis)."""
+    the mean difference and the eigenvalues in the common eigenbasis).
+
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1.
+    dmu : ArrayLike | None
+    lam1 : ArrayLike | None
+    lam2 : ArrayLike | None
+    mu1 : ArrayLike | None
+    cov1 : ArrayLike | None
+    mu2 : ArrayLike | None
+    cov2 : ArrayLike | None
+
+    Returns
+    -------
+    Divergence
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     full, diag = (mu1, cov1, mu2, cov2), (dmu, lam1, lam2)
     alphas = np.asarray(alpha, dtype=np.float64)
     if all(x is not None for x in full) and all(x is None for x in diag):
@@ -134,7 +196,27 @@ def water_filling_from(sigma2: float, *, B: float | None = None, gradients: Sequ
                        normalization: str | None = None, blocks: int = 1) -> WaterFilling:
     """WF-NA up to the floor σ² (sec5) for one user's ``gradients`` (a list holding its K × D matrix), or a ``cov`` or
     its ``eigenvalues`` in ``normalization``; ``blocks`` > 1: the block-wise variant (which does not preserve the
-    bound, erratum E8)."""
+    bound, erratum E8).
+
+    Parameters
+    ----------
+    sigma2 : float
+    B : float | None
+    gradients : Sequence[ArrayLike] | None
+    cov : ArrayLike | None
+    eigenvalues : ArrayLike | None
+    normalization : str | None
+    blocks : int
+
+    Returns
+    -------
+    WaterFilling
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     if sum(x is not None for x in (gradients, cov, eigenvalues)) != 1:
         raise DomainError("give one of gradients, cov or eigenvalues (the latter two with normalization)")
     if gradients is not None:
@@ -162,7 +244,24 @@ class SpanAnalysis:
 def span_analysis(gradients: Sequence[ArrayLike], g_new: ArrayLike, *, sampling: str = "gaussian",
                   B: float | None = None) -> SpanAnalysis:
     """Is g' in the span of every user's per-sample gradients (Theorem 1's necessary condition)? With the δ
-    threshold of the sampling: B/D (iid, needs B) or 1 (gaussian)."""
+    threshold of the sampling: B/D (iid, needs B) or 1 (gaussian).
+
+    Parameters
+    ----------
+    gradients : Sequence[ArrayLike]
+    g_new : ArrayLike
+    sampling : str
+    B : float | None
+
+    Returns
+    -------
+    SpanAnalysis
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     found = users(gradients)
     res = span_check(np.concatenate(found, axis=1), g_new)
     if sampling == "iid" and B is None:

@@ -24,13 +24,13 @@ from dpcalc.accounting import conversion
 from dpcalc.accounting.conversion import Method
 from dpcalc.errors import DomainError, ErratumWarning, InfeasibleError
 from dpcalc.secagg._common import batch, to_sec4
+from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["E1_TEXT", "E2_TEXT", "NO_GUARANTEE", "TABLE1_LABELS", "TABLE1_ROWS", "DPGuarantee", "Form", "Method",
            "Table1Entry", "Table1Row", "dp_from_rdp", "gaussian_closed_form_eps", "mi_leakage_bound", "optimal_dp",
            "table1", "table1_alpha_max", "table1_entry", "table1_eps", "table1_rdp", "theorem1_delta_threshold",
            "theorem2_alpha_max", "theorem2_rdp", "theorem3_rdp", "theorem4_rdp"]
 
-FloatOrArray = float | v.FloatArray
 Form = Literal["simplified", "unsimplified"]
 Table1Row = Literal["sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna"]
 TABLE1_ROWS: tuple[str, ...] = ("sgd_iid_iso", "sgd_iid_wfna", "gd_iso", "gd_wfna", "gsgd_iso", "gsgd_wfna")
@@ -47,7 +47,7 @@ E2_TEXT = ("Theorem 4's α-range is printed as (1, Nσ²D/(2C²)) without B; the
            "(1, Nσ²BD/(2C²)) (erratum E2)")
 
 
-def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+def _scale(B: ArrayLike, C: ArrayLike, D: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     b = batch(B)
     c = v.positive("C", C)
     d = v.integer_at_least("D", D, 1)
@@ -60,7 +60,7 @@ def _row(row: object) -> str:
     return v.choice("row", row, TABLE1_ROWS, "a row of Table 1")
 
 
-def _alpha(alpha: ArrayLike) -> v.FloatArray:
+def _alpha(alpha: ArrayLike) -> FloatArray:
     return v.check_range("alpha", alpha, 1.0, lo_open=True)
 
 
@@ -69,10 +69,30 @@ def theorem2_alpha_max(eig_min_sum: ArrayLike, C: ArrayLike, D: ArrayLike, *, no
                        B: ArrayLike | None = None) -> FloatOrArray:
     """Upper end ``D·S/C²`` of Theorem 2's order range (1, D·S/C²), S = Σ_i λ_{i,min} in the sec4 normalisation.
 
-    Examples:
-        >>> from dpcalc.secagg import theorem2_alpha_max
-        >>> theorem2_alpha_max(0.5, 1.0, 1000, normalization='sec4')
-        500.0
+    Parameters
+    ----------
+    eig_min_sum : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    normalization : str
+    B : ArrayLike | None
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eig_min_sum``, ``C``, ``D``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import theorem2_alpha_max
+    >>> theorem2_alpha_max(0.5, 1.0, 1000, normalization='sec4')
+    500.0
     """
     s = to_sec4(v.nonnegative("eig_min_sum", eig_min_sum), normalization=normalization, B=B, name="eig_min_sum")
     c = v.positive("C", C)
@@ -92,10 +112,32 @@ def theorem2_rdp(alpha: ArrayLike, eig_min_sum: ArrayLike, B: ArrayLike, C: Arra
     Valid for 1 < α < D·S/C²; +inf (no guarantee) for α >= D·S/C². S must be a uniform lower bound over both
     neighbouring data sets (erratum E12).
 
-    Examples:
-        >>> from dpcalc.secagg import theorem2_rdp
-        >>> theorem2_rdp(2.0, 5.0, 32, 1.0, 1000, normalization='sec4')
-        0.00042577030812327056
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1.
+    eig_min_sum : ArrayLike
+    B : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    normalization : str
+    form : Form
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eig_min_sum``, ``form``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import theorem2_rdp
+    >>> theorem2_rdp(2.0, 5.0, 32, 1.0, 1000, normalization='sec4')
+    0.00042577030812327056
     """
     a = _alpha(alpha)
     s = to_sec4(v.nonnegative("eig_min_sum", eig_min_sum), normalization=normalization, B=B, name="eig_min_sum")
@@ -121,10 +163,32 @@ def theorem3_rdp(alpha: ArrayLike, eig_star_min_sum: ArrayLike, B: ArrayLike, C:
     condition with unstarred λ (erratum E6) and Σ* without 1/D (E5); both are corrected here. As in Theorem 2,
     +inf (no guarantee) for α >= D·S*/C².
 
-    Examples:
-        >>> from dpcalc.secagg import theorem3_rdp
-        >>> theorem3_rdp(2.0, 5.0, 32, 1.0, 1000, normalization='sec4')
-        0.00042577030812327056
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1.
+    eig_star_min_sum : ArrayLike
+    B : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    normalization : str
+    form : Form
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``eig_star_min_sum``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import theorem3_rdp
+    >>> theorem3_rdp(2.0, 5.0, 32, 1.0, 1000, normalization='sec4')
+    0.00042577030812327056
     """
     v.nonnegative("eig_star_min_sum", eig_star_min_sum)  # named as given here (theorem2_rdp calls it eig_min_sum)
     return theorem2_rdp(alpha, eig_star_min_sum, B, C, D, normalization=normalization, form=form)
@@ -140,10 +204,38 @@ def theorem4_rdp(alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: ArrayLike
     denominator; erratum E2), +inf beyond. ``as_published=True`` uses the printed range α < Nσ²D/(2C²) (without
     B) with an `ErratumWarning`; the value inside that range is the same.
 
-    Examples:
-        >>> from dpcalc.secagg import theorem4_rdp
-        >>> theorem4_rdp(2.0, 10, 0.01, 32, 1.0, 1000)
-        0.001291614518147749
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1.
+    N : ArrayLike
+    sigma2 : ArrayLike
+    B : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``N``, ``sigma2``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import theorem4_rdp
+    >>> theorem4_rdp(2.0, 10, 0.01, 32, 1.0, 1000)
+    0.001291614518147749
     """
     a = _alpha(alpha)
     n = v.integer_at_least("N", N, 1)
@@ -173,10 +265,41 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
     * ``gsgd_wfna``: Theorem 4 (eq. 35); ``as_published=True`` gives the row as printed (= ``gsgd_iso``, E1);
     * ``sgd_iid_wfna``, ``gd_wfna``: no DP guarantee (`InfeasibleError` saying so).
 
-    Examples:
-        >>> from dpcalc.secagg import table1_rdp
-        >>> table1_rdp('gsgd_wfna', 2.0, N=10, sigma2=0.01, B=32, C=1.0, D=1000)
-        0.001291614518147749
+    Parameters
+    ----------
+    row : str
+    alpha : ArrayLike
+        Rényi order α > 1.
+    N : ArrayLike
+    sigma2 : ArrayLike
+    B : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``N``, ``sigma2``) outside its domain; the one-line message names it and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import table1_rdp
+    >>> table1_rdp('gsgd_wfna', 2.0, N=10, sigma2=0.01, B=32, C=1.0, D=1000)
+    0.001291614518147749
     """
     row = _row(row)
     if row in NO_GUARANTEE:
@@ -200,7 +323,28 @@ def table1_rdp(row: str, alpha: ArrayLike, N: ArrayLike, sigma2: ArrayLike, B: A
 @v.documented_inf
 def table1_alpha_max(row: str, N: float, sigma2: float, B: float, C: float, D: float, *,
                      as_published: bool = False) -> float:
-    """Upper end of the order range of a Table-1 row: +inf for the Gaussian rows (every order α > 1 is valid)."""
+    """Upper end of the order range of a Table-1 row: +inf for the Gaussian rows (every order α > 1 is valid).
+
+    Parameters
+    ----------
+    row : str
+    N : float
+    sigma2 : float
+    B : float
+    C : float
+    D : float
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     row = _row(row)
     if row in ("gsgd_iso",) or (row == "gsgd_wfna" and as_published):
         return N * B * D * sigma2 / (C * C)
@@ -234,13 +378,35 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
     library's default) or ``"lemma1"`` (the paper's Lemma 1, Mironov 2017 Prop. 3). Raises
     `InfeasibleError` if every order is +inf.
 
-    Examples:
-        >>> from dpcalc.secagg import dp_from_rdp
-        >>> import numpy as np
-        >>> alpha = np.linspace(1.5, 64, 200)
-        >>> dp_from_rdp(alpha, 0.05 * alpha, 1e-5)
-        DPGuarantee(eps=1.3081382009144766, delta=1e-05, alpha=14.376884422110553, rdp=0.7188442211055277,
-        method='improved', rounds=1)
+    Parameters
+    ----------
+    alpha : ArrayLike
+        Rényi order α > 1.
+    rdp : ArrayLike
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    method : Method
+    rounds : int
+
+    Returns
+    -------
+    DPGuarantee
+
+    Raises
+    ------
+    DomainError
+        An input (``delta``, ``rounds``) outside its domain; the one-line message names it and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import dp_from_rdp
+    >>> import numpy as np
+    >>> alpha = np.linspace(1.5, 64, 200)
+    >>> dp_from_rdp(alpha, 0.05 * alpha, 1e-5)
+    DPGuarantee(eps=1.3081382009144766, delta=1e-05, alpha=14.376884422110553, rdp=0.7188442211055277,
+    method='improved', rounds=1)
     """
     a = np.atleast_1d(_alpha(alpha))
     if a.ndim != 1:
@@ -260,24 +426,43 @@ def dp_from_rdp(alpha: ArrayLike, rdp: ArrayLike, delta: float, *, method: Metho
 
 @v.scalar_params
 @v.named_shapes
-def optimal_dp(rdp_of_alpha: Callable[[v.FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
+def optimal_dp(rdp_of_alpha: Callable[[FloatArray], ArrayLike], delta: float, alpha_max: float = math.inf, *,
                method: Method = "improved", rounds: int = 1) -> DPGuarantee:
     """Best (ε, δ) over the continuous order range (1, alpha_max) for a per-round RDP function: the accounting core's
     continuous-order minimiser (`dpcalc.accounting.conversion.best_over_range`: a 400-point log grid in α − 1,
     then a bounded Brent refinement). Any order gives a valid guarantee, so the returned ε (evaluated at the returned
     α) is always on the safe side; the search only makes it small. ``method`` as in `dp_from_rdp`.
 
-    Examples:
-        >>> from dpcalc.secagg import optimal_dp
-        >>> optimal_dp(lambda alpha: 0.05 * alpha, 1e-5)
-        DPGuarantee(eps=1.3081183429065044, delta=1e-05, alpha=14.305831949640314, rdp=0.7152915974820158,
-        method='improved', rounds=1)
+    Parameters
+    ----------
+    rdp_of_alpha : Callable[[FloatArray], ArrayLike]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    alpha_max : float
+    method : Method
+    rounds : int
+
+    Returns
+    -------
+    DPGuarantee
+
+    Raises
+    ------
+    DomainError
+        An input (``delta``, ``rounds``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import optimal_dp
+    >>> optimal_dp(lambda alpha: 0.05 * alpha, 1e-5)
+    DPGuarantee(eps=1.3081183429065044, delta=1e-05, alpha=14.305831949640314, rdp=0.7152915974820158,
+    method='improved', rounds=1)
     """
     d = v.scalar("delta", v.probability("delta", delta))
     t = int(v.scalar("rounds", v.integer_at_least("rounds", rounds, 1)))
     m = conversion.check_method(method)
 
-    def composed(al: v.FloatArray) -> v.FloatArray:
+    def composed(al: FloatArray) -> FloatArray:
         return np.asarray(rdp_of_alpha(al), dtype=np.float64) * t
 
     eps, al = conversion.best_over_range(composed, math.log(d), alpha_max, m)
@@ -289,10 +474,26 @@ def gaussian_closed_form_eps(slope: ArrayLike, delta: ArrayLike) -> tuple[FloatO
     """``min_{α>1} aα + log(1/δ)/(α−1) = a + 2√(a log(1/δ))`` at ``α* = 1 + √(log(1/δ)/a)`` for an RDP curve
     ``aα`` (Table 1 rows 1 and 3, Lemma 1 conversion). Returns (ε, α*).
 
-    Examples:
-        >>> from dpcalc.secagg import gaussian_closed_form_eps
-        >>> gaussian_closed_form_eps(0.05, 1e-5)
-        (1.5674271293852249, 16.17427129385146)
+    Parameters
+    ----------
+    slope : ArrayLike
+    delta : ArrayLike
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[FloatOrArray, FloatOrArray]
+
+    Raises
+    ------
+    DomainError
+        An input (``slope``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import gaussian_closed_form_eps
+    >>> gaussian_closed_form_eps(0.05, 1e-5)
+    (1.5674271293852249, 16.17427129385146)
     """
     a = v.positive("slope", slope)
     big_l = -np.log(v.probability("delta", delta))
@@ -350,12 +551,45 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
                  method: Method = "lemma1", rounds: int = 1, as_published: bool = False) -> Table1Entry:
     """One row of Table 1 (see `table1`; ``method="lemma1"`` by default, as the paper's table).
 
-    Examples:
-        >>> from dpcalc.secagg import table1_entry
-        >>> table1_entry('gsgd_wfna', N=10, sigma2=0.01, delta=1e-5, B=32, C=1.0, D=1000)
-        Table1Entry(row='gsgd_wfna', update='SGD + Gaussian sampling', noise='WF-NA', guarantee=True,
-        eps=0.03850992660936058, alpha=511.9798126297591, eps_prime=None, note='Theorem 4, eq. (35) (Table 1 prints the
-        isotropic row here: E1)')
+    Parameters
+    ----------
+    row : str
+    N : float
+    sigma2 : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    B : float
+    C : float
+    D : float
+    method : Method
+    rounds : int
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    Table1Entry
+
+    Raises
+    ------
+    DomainError
+        An input (``N``, ``sigma2``, ``delta``, ``rounds``) outside its domain; the one-line message names it and the
+        allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import table1_entry
+    >>> table1_entry('gsgd_wfna', N=10, sigma2=0.01, delta=1e-5, B=32, C=1.0, D=1000)
+    Table1Entry(row='gsgd_wfna', update='SGD + Gaussian sampling', noise='WF-NA', guarantee=True,
+    eps=0.03850992660936058, alpha=511.9798126297591, eps_prime=None, note='Theorem 4, eq. (35) (Table 1 prints the
+    isotropic row here: E1)')
     """
     row = _row(row)
     method = conversion.check_method(method)
@@ -379,7 +613,7 @@ def table1_entry(row: str, N: float, sigma2: float, delta: float, B: float, C: f
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ErratumWarning)  # warned once below
 
-            def curve(al: v.FloatArray) -> ArrayLike:
+            def curve(al: FloatArray) -> ArrayLike:
                 return table1_rdp(row, al, n, s2, b, c, d, as_published=as_published)
 
             try:
@@ -410,17 +644,48 @@ def table1(N: float, sigma2: float, delta: float, B: float, C: float, D: float, 
     "approximately"; erratum E13). The GSGD + WF-NA row is Theorem 4 (eq. 35); ``as_published=True`` gives the
     printed row (E1, ErratumWarning). Rows without a guarantee have ``eps = None`` and say why.
 
-    Examples:
-        >>> from dpcalc.secagg import table1
-        >>> for entry in table1(N=10, sigma2=0.01, delta=1e-5, B=32, C=1.0, D=1000):
-        ...     print(entry.row, entry.eps)
-        ...
-        sgd_iid_iso 0.05092036382815277
-        sgd_iid_wfna None
-        gd_iso 0.030368542587704446
-        gd_wfna None
-        gsgd_iso 0.03436420499641972
-        gsgd_wfna 0.03850992660936058
+    Parameters
+    ----------
+    N : float
+    sigma2 : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    B : float
+    C : float
+    D : float
+    method : Method
+    rounds : int
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    tuple[Table1Entry, ...]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import table1
+    >>> for entry in table1(N=10, sigma2=0.01, delta=1e-5, B=32, C=1.0, D=1000):
+    ...     print(entry.row, entry.eps)
+    ...
+    sgd_iid_iso 0.05092036382815277
+    sgd_iid_wfna None
+    gd_iso 0.030368542587704446
+    gd_wfna None
+    gsgd_iso 0.03436420499641972
+    gsgd_wfna 0.03850992660936058
     """
     return tuple(table1_entry(r, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
                  for r in TABLE1_ROWS)
@@ -432,10 +697,42 @@ def table1_eps(row: str, N: float, sigma2: float, delta: float, B: float, C: flo
     """ε of one Table-1 row (``method="lemma1"`` by default, as the paper's table); `InfeasibleError` for the
     rows with no DP guarantee (they have no number).
 
-    Examples:
-        >>> from dpcalc.secagg import table1_eps
-        >>> table1_eps('gsgd_wfna', N=10, sigma2=0.01, delta=1e-5, B=32, C=1.0, D=1000)
-        0.03850992660936058
+    Parameters
+    ----------
+    row : str
+    N : float
+    sigma2 : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    B : float
+    C : float
+    D : float
+    method : Method
+    rounds : int
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    InfeasibleError
+        No value of the unknown reaches the target.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import table1_eps
+    >>> table1_eps('gsgd_wfna', N=10, sigma2=0.01, delta=1e-5, B=32, C=1.0, D=1000)
+    0.03850992660936058
     """
     entry = table1_entry(row, N, sigma2, delta, B, C, D, method=method, rounds=rounds, as_published=as_published)
     if entry.eps is None:
@@ -452,10 +749,28 @@ def mi_leakage_bound(c_const: ArrayLike, d: ArrayLike, N: ArrayLike, B: ArrayLik
     ``c_const`` is the unspecified positive constant of that paper (not the clipping norm), ``d`` the model size.
     Assumes IID data and independent whitened components. ``log(N/(N−1))`` is computed as ``−log1p(−1/N)``.
 
-    Examples:
-        >>> from dpcalc.secagg import mi_leakage_bound
-        >>> mi_leakage_bound(1.0, 10, 10, 32)
-        0.5615248005113819
+    Parameters
+    ----------
+    c_const : ArrayLike
+    d : ArrayLike
+    N : ArrayLike
+    B : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``c_const``, ``d``, ``N``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import mi_leakage_bound
+    >>> mi_leakage_bound(1.0, 10, 10, 32)
+    0.5615248005113819
     """
     cc = v.nonnegative("c_const", c_const)
     dd = v.positive("d", d)
@@ -471,10 +786,27 @@ def theorem1_delta_threshold(sampling: str, B: ArrayLike, D: ArrayLike) -> Float
     If a replaced gradient leaves the span of all users' gradients, no (ε, δ)-DP holds for δ < this threshold
     (strictly less: erratum E11).
 
-    Examples:
-        >>> from dpcalc.secagg import theorem1_delta_threshold
-        >>> theorem1_delta_threshold('iid', 32, 1000)
-        0.032
+    Parameters
+    ----------
+    sampling : str
+    B : ArrayLike
+    D : ArrayLike
+
+    Returns
+    -------
+    FloatOrArray
+        A float for scalar inputs, else an array of their broadcast shape.
+
+    Raises
+    ------
+    DomainError
+        An input (``sampling``, ``D``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import theorem1_delta_threshold
+    >>> theorem1_delta_threshold('iid', 32, 1000)
+    0.032
     """
     b, d = batch(B), v.integer_at_least("D", D, 1)
     if np.any(b > d):

@@ -21,6 +21,7 @@ from dpcalc.secagg._common import batch, check_normalization
 from dpcalc.secagg.bounds import FloatOrArray, Form, theorem2_alpha_max, theorem2_rdp
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian
 from dpcalc.secagg.waterfill import water_filling
+from dpcalc.typing import FloatArray
 
 __all__ = ["CLIP_RTOL", "AggregatePair", "GradientRDP", "SpanCheck", "aggregate_covariance", "check_clipped",
            "eigenvalues", "exact_aggregate_divergence", "gradient_list", "gradient_subspace", "gradients",
@@ -31,16 +32,46 @@ CLIP_RTOL = 1e-9
 
 
 @v.named_shapes
-def gradients(name: str, value: ArrayLike) -> v.FloatArray:
-    """A finite K × D gradient matrix (one column per sample)."""
+def gradients(name: str, value: ArrayLike) -> FloatArray:
+    """A finite K × D gradient matrix (one column per sample).
+
+    Parameters
+    ----------
+    name : str
+    value : ArrayLike
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     g = v.as_array(name, value)
     if g.ndim != 2 or g.shape[0] < 1 or g.shape[1] < 1:
         raise DomainError(f"{name} must be a K × D matrix (model dimension × samples) (got shape {g.shape})")
     return g
 
 
-def gradient_list(name: str, value: object) -> list[v.FloatArray]:
-    """A non-empty list of K × D gradient matrices (one per user) with the same K and D, named ``name[i]``."""
+def gradient_list(name: str, value: object) -> list[FloatArray]:
+    """A non-empty list of K × D gradient matrices (one per user) with the same K and D, named ``name[i]``.
+
+    Parameters
+    ----------
+    name : str
+    value : object
+
+    Returns
+    -------
+    list[FloatArray]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray) or len(value) == 0:
         raise DomainError(f"{name} must be a non-empty list of K × D gradient matrices (one per user)")
     mats = [gradients(f"{name}[{i}]", g) for i, g in enumerate(value)]
@@ -50,20 +81,34 @@ def gradient_list(name: str, value: object) -> list[v.FloatArray]:
     return mats
 
 
-def load_gradients(path: str | Path) -> list[v.FloatArray]:
+def load_gradients(path: str | Path) -> list[FloatArray]:
     """Per-sample gradients from a file (``.npy`` or a text table): K × D (one user) or N × K × D (N users, .npy).
 
     Read by the shared reader `dpcalc.files.read_numbers` (no pickles; one-line errors).
 
-    Examples:
-        >>> from dpcalc.secagg import load_gradients
-        >>> import os, tempfile
-        >>> import numpy as np
-        >>> path = os.path.join(tempfile.mkdtemp(), 'g.npy')
-        >>> np.save(path, np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]))
-        >>> load_gradients(path)
-        [array([[0.6, 0. , 0.3],
-               [0. , 0.8, 0.3]])]
+    Parameters
+    ----------
+    path : str | Path
+
+    Returns
+    -------
+    list[FloatArray]
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import load_gradients
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> path = os.path.join(tempfile.mkdtemp(), 'g.npy')
+    >>> np.save(path, np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]))
+    >>> load_gradients(path)
+    [array([[0.6, 0. , 0.3],
+           [0. , 0.8, 0.3]])]
     """
     from dpcalc import files
 
@@ -76,8 +121,20 @@ def load_gradients(path: str | Path) -> list[v.FloatArray]:
 
 
 @v.scalar_params
-def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
-    """Every column has norm <= C (clip before, as Assumption 1 requires)."""
+def check_clipped(name: str, g: FloatArray, C: float) -> None:
+    """Every column has norm <= C (clip before, as Assumption 1 requires).
+
+    Parameters
+    ----------
+    name : str
+    g : FloatArray
+    C : float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     norms = np.sqrt(np.einsum("ij,ij->j", g, g))
     j = int(np.argmax(norms))
     if norms[j] > C * (1.0 + CLIP_RTOL):
@@ -87,15 +144,31 @@ def check_clipped(name: str, g: v.FloatArray, C: float) -> None:
 
 @v.scalar_params
 @v.named_shapes
-def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> v.FloatArray:
+def second_moment(G: ArrayLike, *, normalization: str, B: float | None = None) -> FloatArray:
     """Σ = G Gᵀ/D (``"sec4"``, eq. 16) or G Gᵀ/(BD) (``"sec5"``, Sec. 5.1), K × K, uncentred.
 
-    Examples:
-        >>> from dpcalc.secagg import second_moment
-        >>> import numpy as np
-        >>> second_moment(np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]), normalization='sec4')
-        array([[0.15      , 0.03      ],
-               [0.03      , 0.24333333]])
+    Parameters
+    ----------
+    G : ArrayLike
+    normalization : str
+    B : float | None
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import second_moment
+    >>> import numpy as np
+    >>> second_moment(np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]), normalization='sec4')
+    array([[0.15      , 0.03      ],
+           [0.03      , 0.24333333]])
     """
     g = gradients("G", G)
     check_normalization(normalization)
@@ -113,16 +186,33 @@ def _need_b(B: float | None) -> float:
 @v.scalar_params
 @v.named_shapes
 def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, smallest_only: bool = False
-                ) -> v.FloatArray:
+                ) -> FloatArray:
     """Eigenvalues (ascending, >= 0) of the second moment of ``G`` in ``normalization``; K of them.
 
     ``smallest_only=True`` returns just λ_min (cheaper: a partial eigendecomposition).
 
-    Examples:
-        >>> from dpcalc.secagg import eigenvalues
-        >>> import numpy as np
-        >>> eigenvalues(np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]), normalization='sec4')
-        array([0.14118894, 0.25214439])
+    Parameters
+    ----------
+    G : ArrayLike
+    normalization : str
+    B : float | None
+    smallest_only : bool
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import eigenvalues
+    >>> import numpy as np
+    >>> eigenvalues(np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]), normalization='sec4')
+    array([0.14118894, 0.25214439])
     """
     from scipy.linalg import eigh
 
@@ -147,7 +237,7 @@ def eigenvalues(G: ArrayLike, *, normalization: str, B: float | None = None, sma
 class GradientRDP:
     """Theorem 2 from data: per-user λ_min (sec4), their sum S, the order range and ε_RDP at the given orders."""
 
-    eig_min_sec4: v.FloatArray
+    eig_min_sec4: FloatArray
     eig_min_sum_sec4: float
     alpha_max: float
     alpha: FloatOrArray
@@ -166,15 +256,34 @@ def theorem2_from_gradients(G_users: Sequence[ArrayLike], alpha: ArrayLike, B: f
     neighbouring data set is not known here; Theorem 2 needs S to bound both (erratum E12). ``rdp`` is +inf (no
     guarantee) at orders α >= ``alpha_max``, as in `theorem2_rdp`.
 
-    Examples:
-        >>> from dpcalc.secagg import theorem2_from_gradients
-        >>> import numpy as np
-        >>> rng = np.random.default_rng(0)
-        >>> G = [rng.normal(size=(2, 200)) for _ in range(3)]
-        >>> G = [g / np.maximum(1.0, np.linalg.norm(g, axis=0)) for g in G]
-        >>> theorem2_from_gradients(G, alpha=2.0, B=2.0, C=1.0)
-        GradientRDP(eig_min_sec4=array([0.37391139, 0.38147309, 0.32943725]), eig_min_sum_sec4=1.0848217222054437,
-        alpha_max=216.96434444108874, alpha=2.0, rdp=0.009489945903838795, K=2, D=200)
+    Parameters
+    ----------
+    G_users : Sequence[ArrayLike]
+    alpha : ArrayLike
+        Rényi order α > 1.
+    B : float
+    C : float
+    form : Form
+
+    Returns
+    -------
+    GradientRDP
+
+    Raises
+    ------
+    DomainError
+        An input (``C``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import theorem2_from_gradients
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> G = [rng.normal(size=(2, 200)) for _ in range(3)]
+    >>> G = [g / np.maximum(1.0, np.linalg.norm(g, axis=0)) for g in G]
+    >>> theorem2_from_gradients(G, alpha=2.0, B=2.0, C=1.0)
+    GradientRDP(eig_min_sec4=array([0.37391139, 0.38147309, 0.32943725]), eig_min_sum_sec4=1.0848217222054437,
+    alpha_max=216.96434444108874, alpha=2.0, rdp=0.009489945903838795, K=2, D=200)
     """
     mats = gradient_list("G_users", G_users)
     if not mats:
@@ -203,7 +312,7 @@ class SpanCheck:
     K: int
 
 
-def _column_space(g: v.FloatArray) -> tuple[v.FloatArray, int]:
+def _column_space(g: FloatArray) -> tuple[FloatArray, int]:
     """Left singular vectors of g and its numerical rank (tolerance max(K, M)·eps·s_max)."""
     u, s, _ = np.linalg.svd(g, full_matrices=False)
     cut = max(g.shape) * np.finfo(float).eps * (float(s[0]) if s.size else 0.0)
@@ -219,11 +328,28 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
     in span iff residual <= rtol·‖g_new‖. If not in span, the aggregate is not (ε, δ)-DP for any ε and δ below
     the Theorem-1 threshold (`theorem1_delta_threshold`).
 
-    Examples:
-        >>> from dpcalc.secagg import span_check
-        >>> import numpy as np
-        >>> span_check(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([0.5, 0.0]))
-        SpanCheck(in_span=True, residual=0.0, relative_residual=0.0, rank=1, K=2)
+    Parameters
+    ----------
+    G_all : ArrayLike
+    g_new : ArrayLike
+    rtol : float
+        Relative tolerance of the root finder.
+
+    Returns
+    -------
+    SpanCheck
+
+    Raises
+    ------
+    DomainError
+        An input (``g_new``, ``rtol``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import span_check
+    >>> import numpy as np
+    >>> span_check(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([0.5, 0.0]))
+    SpanCheck(in_span=True, residual=0.0, relative_residual=0.0, rank=1, K=2)
     """
     g = gradients("G_all", G_all)
     x = np.atleast_1d(v.as_array("g_new", g_new))
@@ -239,17 +365,31 @@ def span_check(G_all: ArrayLike, g_new: ArrayLike, *, rtol: float = 1e-8) -> Spa
 
 
 @v.named_shapes
-def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
+def gradient_subspace(G_all: ArrayLike) -> FloatArray:
     """An orthonormal basis S (K × K*) of the span of all users' gradients (Assumption 4; needs the server to see
     per-user gradients, which SA forbids: Remark 2).
 
-    Examples:
-        >>> from dpcalc.secagg import gradient_subspace
-        >>> import numpy as np
-        >>> gradient_subspace(np.array([[1.0, 2.0], [0.0, 0.0], [1.0, 2.0]]))
-        array([[-0.70710678],
-               [ 0.        ],
-               [-0.70710678]])
+    Parameters
+    ----------
+    G_all : ArrayLike
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import gradient_subspace
+    >>> import numpy as np
+    >>> gradient_subspace(np.array([[1.0, 2.0], [0.0, 0.0], [1.0, 2.0]]))
+    array([[-0.70710678],
+           [ 0.        ],
+           [-0.70710678]])
     """
     g = gradients("G_all", G_all)
     u, r = _column_space(g)
@@ -261,16 +401,33 @@ def gradient_subspace(G_all: ArrayLike) -> v.FloatArray:
 @v.scalar_params
 @v.named_shapes
 def projected_eigenvalues(G: ArrayLike, basis: ArrayLike, *, normalization: str, B: float | None = None
-                          ) -> v.FloatArray:
+                          ) -> FloatArray:
     """Eigenvalues (ascending) of the projected second moment ``Sᵀ Σ S`` (Theorem 3's λ*; Σ in ``normalization``,
     with the 1/D that Assumption 4 omits: erratum E5). ``basis`` S: K × K* with orthonormal columns.
 
-    Examples:
-        >>> from dpcalc.secagg import projected_eigenvalues
-        >>> import numpy as np
-        >>> G = np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]])
-        >>> projected_eigenvalues(G, np.eye(2)[:, :1], normalization='sec4')
-        array([0.15])
+    Parameters
+    ----------
+    G : ArrayLike
+    basis : ArrayLike
+    normalization : str
+    B : float | None
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``basis``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import projected_eigenvalues
+    >>> import numpy as np
+    >>> G = np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]])
+    >>> projected_eigenvalues(G, np.eye(2)[:, :1], normalization='sec4')
+    array([0.15])
     """
     g = gradients("G", G)
     s = v.as_array("basis", basis)
@@ -296,18 +453,35 @@ class AggregatePair:
 
 
 @v.scalar_params
-def aggregate_covariance(G_users: Sequence[v.FloatArray], B: float, *, noise: str = "none", sigma2: float = 0.0
-                         ) -> v.FloatArray:
+def aggregate_covariance(G_users: Sequence[FloatArray], B: float, *, noise: str = "none", sigma2: float = 0.0
+                         ) -> FloatArray:
     """Covariance of the aggregate ``Σ_j G_j w_j`` under Gaussian sampling: Σ_j G_jG_jᵀ/(BD) (= Σ_j Σ_j^{sec4}/B =
     Σ_j Σ_j^{sec5}); ``noise="iso"`` adds Nσ²I (each user σ²I), ``"wfna"`` replaces each Σ_j^{sec5} by its
     water-filled Σ_{j,+} (floor σ²).
 
-    Examples:
-        >>> from dpcalc.secagg import aggregate_covariance
-        >>> import numpy as np
-        >>> aggregate_covariance([np.array([[0.6, 0.0], [0.0, 0.8]])], B=2.0)
-        array([[0.09, 0.  ],
-               [0.  , 0.16]])
+    Parameters
+    ----------
+    G_users : Sequence[FloatArray]
+    B : float
+    noise : str
+    sigma2 : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import aggregate_covariance
+    >>> import numpy as np
+    >>> aggregate_covariance([np.array([[0.6, 0.0], [0.0, 0.8]])], B=2.0)
+    array([[0.09, 0.  ],
+           [0.  , 0.16]])
     """
     mats = gradient_list("G_users", G_users)
     b = float(batch(B))
@@ -335,15 +509,38 @@ def exact_aggregate_divergence(G_users: Sequence[ArrayLike], user: int, sample: 
     column ``sample`` replaced by ``g_new``. The means differ by (g − g_new)/D; the covariances as in
     `aggregate_covariance`. This is what Theorems 2/4 and Table 1 bound from above.
 
-    Examples:
-        >>> from dpcalc.secagg import exact_aggregate_divergence
-        >>> import numpy as np
-        >>> G = [np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]), np.array([[0.5, 0.1, 0.0], [0.1, 0.5, 0.7]])]
-        >>> exact_aggregate_divergence(G, user=0, sample=0, g_new=np.array([0.0, 0.6]), alpha=2.0, B=2.0,
-        ...                            noise='iso', sigma2=0.1)
-        AggregatePair(forward=Divergence(value=0.3325809748273403, mean_term=0.29746377715154987,
-        logdet_term=0.0351171976757904, alpha=2.0, reason=''), backward=Divergence(value=0.2554532208246298,
-        mean_term=0.22805575206011114, logdet_term=0.027397468764518637, alpha=2.0, reason=''))
+    Parameters
+    ----------
+    G_users : Sequence[ArrayLike]
+    user : int
+    sample : int
+    g_new : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1.
+    B : float
+    noise : str
+    sigma2 : float
+
+    Returns
+    -------
+    AggregatePair
+
+    Raises
+    ------
+    DomainError
+        An input (``user``, ``sample``, ``g_new``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import exact_aggregate_divergence
+    >>> import numpy as np
+    >>> G = [np.array([[0.6, 0.0, 0.3], [0.0, 0.8, 0.3]]), np.array([[0.5, 0.1, 0.0], [0.1, 0.5, 0.7]])]
+    >>> exact_aggregate_divergence(G, user=0, sample=0, g_new=np.array([0.0, 0.6]), alpha=2.0, B=2.0,
+    ...                            noise='iso', sigma2=0.1)
+    AggregatePair(forward=Divergence(value=0.3325809748273403, mean_term=0.29746377715154987,
+    logdet_term=0.0351171976757904, alpha=2.0, reason=''), backward=Divergence(value=0.2554532208246298,
+    mean_term=0.22805575206011114, logdet_term=0.027397468764518637, alpha=2.0, reason=''))
     """
     mats = gradient_list("G_users", G_users)
     u = int(v.scalar("user", v.check_range("user", user, 0.0, len(mats) - 1, integer=True)))

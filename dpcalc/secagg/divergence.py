@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 from dpcalc.secagg._common import symmetric_matrix
+from dpcalc.typing import FloatArray
 
 __all__ = ["EIGH_ORDERS", "Divergence", "renyi_gaussian", "renyi_gaussian_codiagonal"]
 
@@ -39,17 +40,17 @@ class Divergence:
     Fields are floats for a scalar order and arrays for an array of orders; ``float(d)`` gives ``value``.
     """
 
-    value: float | v.FloatArray
-    mean_term: float | v.FloatArray
-    logdet_term: float | v.FloatArray
-    alpha: float | v.FloatArray
+    value: float | FloatArray
+    mean_term: float | FloatArray
+    logdet_term: float | FloatArray
+    alpha: float | FloatArray
     reason: str = ""
 
     def __float__(self) -> float:
         return float(self.value)
 
 
-def _orders(alpha: ArrayLike) -> v.FloatArray:
+def _orders(alpha: ArrayLike) -> FloatArray:
     a = v.check_range("alpha", alpha, 0.0, lo_open=True)
     if np.any(a == 1.0):
         raise DomainError("alpha must be > 0 and != 1 (alpha = 1 is the KL divergence, the limit of D_alpha)")
@@ -60,7 +61,7 @@ _SERIES = 0.05  # |r|·max(α, 1) below which the power series is used
 _SERIES_TERMS = 26  # its terms: 0.05^26 < 1e-33
 
 
-def _log1p_diff_over(alpha: v.FloatArray, r: v.FloatArray) -> v.FloatArray:
+def _log1p_diff_over(alpha: FloatArray, r: FloatArray) -> FloatArray:
     """``(log1p(α r) − α log1p(r)) / (α − 1)`` elementwise, without cancellation for small r or α near 1.
 
     For |r|·max(α, 1) < 0.05 the series Σ_{n≥2} (−1)^{n+1} α (1 + α + … + α^{n−2}) rⁿ / n (26 terms) is used;
@@ -95,7 +96,7 @@ def _log1p_diff_over(alpha: v.FloatArray, r: v.FloatArray) -> v.FloatArray:
     return out
 
 
-def _mean_term(a: v.FloatArray, quad: v.FloatArray) -> v.FloatArray:
+def _mean_term(a: FloatArray, quad: FloatArray) -> FloatArray:
     """Term I, ``(α/2)·Δμᵀ Σ_α⁻¹ Δμ`` from its quadratic form; a one-line DomainError where it overflows float64
     (the divergence is finite there but beyond a double: it is not the +inf of a non-positive-definite Σ_α)."""
     with np.errstate(over="ignore"):
@@ -108,8 +109,8 @@ def _mean_term(a: v.FloatArray, quad: v.FloatArray) -> v.FloatArray:
     return np.asarray(t1)
 
 
-def _codiagonal(dmu: v.FloatArray, lam1: v.FloatArray, r: v.FloatArray, a: v.FloatArray
-                ) -> tuple[v.FloatArray, v.FloatArray, v.FloatArray]:
+def _codiagonal(dmu: FloatArray, lam1: FloatArray, r: FloatArray, a: FloatArray
+                ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Kernel: (value, Term I, Term II) for orders ``a`` (1-D), eigenvalues λ₁ and relative changes
     ``r = (λ₂ − λ₁)/λ₁`` (validated)."""
     lam_a = lam1[None, :] * (1.0 + a[:, None] * r[None, :])  # αλ₂ + (1 − α)λ₁
@@ -124,7 +125,7 @@ def _codiagonal(dmu: v.FloatArray, lam1: v.FloatArray, r: v.FloatArray, a: v.Flo
     return t1 + t2, t1, t2
 
 
-def _not_pd_reason(a: v.FloatArray, value: v.FloatArray) -> str:
+def _not_pd_reason(a: FloatArray, value: FloatArray) -> str:
     if not np.any(np.isinf(value)):
         return ""
     first = float(a[np.isinf(value)][0])
@@ -132,7 +133,7 @@ def _not_pd_reason(a: v.FloatArray, value: v.FloatArray) -> str:
             f"likelihood ratio diverges, so D_α = +inf")
 
 
-def _pack(a: v.FloatArray, scalar: bool, value: v.FloatArray, t1: v.FloatArray, t2: v.FloatArray) -> Divergence:
+def _pack(a: FloatArray, scalar: bool, value: FloatArray, t1: FloatArray, t2: FloatArray) -> Divergence:
     reason = _not_pd_reason(a, value)
     if scalar:
         return Divergence(float(value[0]), float(t1[0]), float(t2[0]), float(a[0]), reason)
@@ -150,11 +151,31 @@ def renyi_gaussian_codiagonal(dmu: ArrayLike, lam1: ArrayLike, lam2: ArrayLike, 
     the original coordinates (it is rotated to ``Uᵀ dmu``). Eigenvalues must be > 0. ``alpha`` > 0, ≠ 1, scalar or
     1-D; +inf (with ``reason``) where some λ_{α,k} <= 0.
 
-    Examples:
-        >>> from dpcalc.secagg import renyi_gaussian_codiagonal
-        >>> renyi_gaussian_codiagonal([0.5, 0.0], [1.0, 1.0], [2.0, 2.0], 2.0)
-        Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
-        reason='')
+    Parameters
+    ----------
+    dmu : ArrayLike
+    lam1 : ArrayLike
+    lam2 : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1.
+    basis : ArrayLike | None
+
+    Returns
+    -------
+    Divergence
+
+    Raises
+    ------
+    DomainError
+        An input (``dmu``, ``lam1``, ``lam2``, ``basis``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import renyi_gaussian_codiagonal
+    >>> renyi_gaussian_codiagonal([0.5, 0.0], [1.0, 1.0], [2.0, 2.0], 2.0)
+    Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
+    reason='')
     """
     d = np.atleast_1d(v.as_array("dmu", dmu))
     l1 = np.atleast_1d(v.positive("lam1", lam1))
@@ -178,7 +199,7 @@ def renyi_gaussian_codiagonal(dmu: ArrayLike, lam1: ArrayLike, lam2: ArrayLike, 
     return _pack(a, np.ndim(alpha) == 0, value, t1, t2)
 
 
-def _cholesky(m: v.FloatArray) -> v.FloatArray | None:
+def _cholesky(m: FloatArray) -> FloatArray | None:
     from scipy.linalg import LinAlgError, cholesky
 
     try:
@@ -198,12 +219,31 @@ def renyi_gaussian(mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayL
     solves, the eigenvalues of the whitened difference and one Cholesky per order (≤ 8 orders), else one
     symmetric eigendecomposition for all orders.
 
-    Examples:
-        >>> from dpcalc.secagg import renyi_gaussian
-        >>> import numpy as np
-        >>> renyi_gaussian([0.0, 0.0], np.eye(2), [0.5, 0.0], 2 * np.eye(2), 2.0)
-        Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
-        reason='')
+    Parameters
+    ----------
+    mu1 : ArrayLike
+    cov1 : ArrayLike
+    mu2 : ArrayLike
+    cov2 : ArrayLike
+    alpha : ArrayLike
+        Rényi order α > 1.
+
+    Returns
+    -------
+    Divergence
+
+    Raises
+    ------
+    DomainError
+        An input (``mu1``, ``mu2``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import renyi_gaussian
+    >>> import numpy as np
+    >>> renyi_gaussian([0.0, 0.0], np.eye(2), [0.5, 0.0], 2 * np.eye(2), 2.0)
+    Divergence(value=0.37101540578511427, mean_term=0.08333333333333336, logdet_term=0.2876820724517809, alpha=2.0,
+    reason='')
     """
     from scipy.linalg import eigh, solve_triangular
 

@@ -19,6 +19,7 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
+from dpcalc.typing import FloatArray
 
 __all__ = ["E7_TEXT", "E8_TEXT", "WaterFilling", "added_power", "isotropic_spectrum", "water_filling",
            "wfna_covariance_change_bound", "wfna_spectrum"]
@@ -31,17 +32,32 @@ E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (Zhang et al. 2024, 
 def added_power(eigenvalues: ArrayLike, sigma2: ArrayLike) -> float:
     """``tr ΔΣ = Σ_k max(σ² − λ_k, 0)``: the total variance WF-NA adds (eigenvalues in the sec5 normalisation).
 
-    Examples:
-        >>> from dpcalc.secagg import added_power
-        >>> added_power([0.1, 0.5, 2.0], 1.0)
-        1.4
+    Parameters
+    ----------
+    eigenvalues : ArrayLike
+    sigma2 : ArrayLike
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import added_power
+    >>> added_power([0.1, 0.5, 2.0], 1.0)
+    1.4
     """
     lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
     s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
     return float(np.sum(np.maximum(s2 - lam, 0.0)))
 
 
-def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.FloatArray, float]:
+def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[FloatArray, float]:
     """λ_k at ``index`` (1-based, largest first) and the validated floor σ² (>= 0; 0 means no added noise)."""
     lam = np.sort(eigenvalues_nonneg("eigenvalues", eigenvalues))[::-1]
     s2 = v.scalar("sigma2", v.check_range("sigma2", sigma2, 0.0))
@@ -51,14 +67,30 @@ def _ranked(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> tuple[v.
 
 @v.scalar_params
 @v.named_shapes
-def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
+def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + ΔΣ after WF-NA: max(λ_k, σ²) (Fig. 4;
     σ² = 0 gives Σ_i alone). Eigenvalues and σ² in the sec5 normalisation.
 
-    Examples:
-        >>> from dpcalc.secagg import wfna_spectrum
-        >>> wfna_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
-        array([2.  , 0.5 , 0.25])
+    Parameters
+    ----------
+    index : ArrayLike
+    eigenvalues : ArrayLike
+    sigma2 : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import wfna_spectrum
+    >>> wfna_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
+    array([2.  , 0.5 , 0.25])
     """
     lam, s2 = _ranked(index, eigenvalues, sigma2)
     return np.maximum(lam, s2)
@@ -66,13 +98,29 @@ def wfna_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.
 
 @v.scalar_params
 @v.named_shapes
-def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> v.FloatArray:
+def isotropic_spectrum(index: ArrayLike, eigenvalues: ArrayLike, sigma2: float) -> FloatArray:
     """Eigenvalue number ``index`` (1-based, largest first) of Σ_i + σ²I (isotropic noise, Fig. 4): λ_k + σ².
 
-    Examples:
-        >>> from dpcalc.secagg import isotropic_spectrum
-        >>> isotropic_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
-        array([2.25, 0.75, 0.35])
+    Parameters
+    ----------
+    index : ArrayLike
+    eigenvalues : ArrayLike
+    sigma2 : float
+
+    Returns
+    -------
+    FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import isotropic_spectrum
+    >>> isotropic_spectrum([1, 2, 3], [2.0, 0.5, 0.1], 0.25)
+    array([2.25, 0.75, 0.35])
     """
     lam, s2 = _ranked(index, eigenvalues, sigma2)
     return lam + s2
@@ -86,9 +134,9 @@ class WaterFilling:
     ``isotropic_power`` = Kσ²; ``min_eigenvalue_after`` = λ_min(Σ + ΔΣ) (= max(λ_min, σ²) for the exact variant).
     """
 
-    noise_cov: v.FloatArray
-    eigenvalues: v.FloatArray
-    filled: v.FloatArray
+    noise_cov: FloatArray
+    eigenvalues: FloatArray
+    filled: FloatArray
     sigma2: float
     added_power: float
     isotropic_power: float
@@ -97,7 +145,7 @@ class WaterFilling:
     blocks: int = 1
 
 
-def _fill(cov: v.FloatArray, s2: float) -> tuple[v.FloatArray, v.FloatArray]:
+def _fill(cov: FloatArray, s2: float) -> tuple[FloatArray, FloatArray]:
     from scipy.linalg import eigh
 
     w, u = eigh(cov, check_finite=False)
@@ -114,13 +162,36 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     ``blocks=k`` splits the K coordinates into k contiguous blocks and fills each block separately (the paper's
     approximate SVD) — with an `ErratumWarning` (E8).
 
-    Examples:
-        >>> from dpcalc.secagg import water_filling
-        >>> import numpy as np
-        >>> water_filling(np.diag([0.05, 0.5]), 0.1, normalization='sec5')
-        WaterFilling(noise_cov=array([[0.05, 0.  ],
-               [0.  , 0.  ]]), eigenvalues=array([0.05, 0.5 ]), filled=array([0.1, 0.5]), sigma2=0.1, added_power=0.05,
-        isotropic_power=0.2, power_ratio=0.25, min_eigenvalue_after=0.1, blocks=1)
+    Parameters
+    ----------
+    cov : ArrayLike
+    sigma2 : float
+    normalization : str
+    B : float | None
+    blocks : int | None
+
+    Returns
+    -------
+    WaterFilling
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma2``, ``blocks``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import water_filling
+    >>> import numpy as np
+    >>> water_filling(np.diag([0.05, 0.5]), 0.1, normalization='sec5')
+    WaterFilling(noise_cov=array([[0.05, 0.  ],
+           [0.  , 0.  ]]), eigenvalues=array([0.05, 0.5 ]), filled=array([0.1, 0.5]), sigma2=0.1, added_power=0.05,
+    isotropic_power=0.2, power_ratio=0.25, min_eigenvalue_after=0.1, blocks=1)
     """
     s = symmetric_matrix("cov", cov)
     s = to_sec5(s, normalization=normalization, B=B, name="cov")
@@ -153,7 +224,7 @@ E7_TEXT = ("eqs. (38), (41), (42) of Zhang et al. 2024 claim −g²g²ᵀ/(BD) �
 
 @v.named_shapes
 def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as_published: bool = False
-                                 ) -> float | v.FloatArray:
+                                 ) -> float | FloatArray:
     """Upper bound ``√2·C²/(BD)`` on ``‖Σ²₊ − Σ¹₊‖_F`` and hence on ``λ_max(ΔΣ_{i,Δ} − g¹g¹ᵀ/(BD)) =
     λ_max(Σ²₊ − Σ¹₊ − g²g²ᵀ/(BD))`` for neighbouring users (sec5; ‖g‖ <= C). Tight for the Frobenius norm
     (orthogonal g¹, g² with all eigenvalues above the floor).
@@ -162,10 +233,33 @@ def wfna_covariance_change_bound(B: ArrayLike, C: ArrayLike, D: ArrayLike, *, as
     ‖g²g²ᵀ − g¹g¹ᵀ‖_F/(BD) <= √2C²/(BD). ``as_published=True`` returns the paper's claim 0 (eq. 38) with an
     `ErratumWarning` (E7: a counterexample gives +0.0907 at B = C = 1, D = 3).
 
-    Examples:
-        >>> from dpcalc.secagg import wfna_covariance_change_bound
-        >>> wfna_covariance_change_bound(32, 1.0, 1000)
-        4.4194173824161435e-05
+    Parameters
+    ----------
+    B : ArrayLike
+    C : ArrayLike
+    D : ArrayLike
+    as_published : bool
+        True: the paper's printed form (with an ``ErratumWarning`` where it is wrong); False: dpcalc's.
+
+    Returns
+    -------
+    float | FloatArray
+
+    Raises
+    ------
+    DomainError
+        An input (``B``, ``C``, ``D``) outside its domain; the one-line message names it and the allowed range.
+
+    Warns
+    -----
+    ErratumWarning
+        The paper's published (wrong) form was asked for.
+
+    Examples
+    --------
+    >>> from dpcalc.secagg import wfna_covariance_change_bound
+    >>> wfna_covariance_change_bound(32, 1.0, 1000)
+    4.4194173824161435e-05
     """
     b = v.check_range("B", B, 1.0)
     c = v.positive("C", C)

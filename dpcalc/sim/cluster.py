@@ -18,6 +18,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 from dpcalc.sim.taskbase import ClusterError, Done, Executor, Window, ordered
@@ -33,7 +34,7 @@ REFRESH_SECONDS = 0.5
 """Most often the cluster's thread count is asked of the scheduler (one round trip) while tasks complete."""
 
 
-def require() -> Any:
+def require() -> ModuleType:
     """The ``distributed`` module, or a one-line `ClusterError` naming the extra to install."""
     try:
         import distributed

@@ -37,7 +37,7 @@ PACKAGE = Path(dpcalc.__file__).parent
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("dpcalc", "dpcalc.errors", "dpcalc._numerics", "dpcalc._validate", "dpcalc._roots", "dpcalc._roots_mp",
               "dpcalc._repr", "dpcalc._rounding",
-              "dpcalc._limits", "dpcalc._progress", "dpcalc.units", "dpcalc.files")),
+              "dpcalc._limits", "dpcalc._progress", "dpcalc.units", "dpcalc.files", "dpcalc.typing")),
     ("accounting", ("dpcalc.accounting",)),
     ("sim", ("dpcalc.sim",)),
     ("families", ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",

@@ -104,11 +104,32 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     ``grid`` starts at that lattice spacing instead of a coarse one (a warm start,
     e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import epsilon
-        >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-        EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
-        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+    Parameters
+    ----------
+    schedule : Iterable[Step | tuple[float, float, int]]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    rtol : float | None
+        Relative tolerance of the root finder.
+    max_iter : int
+    grid : float | None
+    atol : float
+
+    Returns
+    -------
+    EpsBracket
+
+    Raises
+    ------
+    DomainError
+        An input (``grid``, ``atol``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import epsilon
+    >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
+    EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
     """
     steps = normalise(schedule)
     d = check_delta(delta)
@@ -233,7 +254,23 @@ def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float
     """Seconds `epsilon` (default accuracy) books at least against a work budget (`dpcalc._limits.work_budget`):
     its first pass in the remove direction at the first lattice and, when some q < 1, the add direction's coarse
     pass — counted like the passes count themselves (`passes.charge_discretise`), before any of them runs. Every
-    later pass only adds to it: a call whose least work exceeds the budget can be refused before it starts."""
+    later pass only adds to it: a call whose least work exceeds the budget can be refused before it starts.
+
+    Parameters
+    ----------
+    schedule : Iterable[Step | tuple[float, float, int]]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     steps = normalise(schedule)
     d = check_delta(delta)
     if certainly_zero(steps, d) or dominating_mu(steps) < 1e-9 or all(st.q == 1.0 for st in steps):
@@ -282,11 +319,28 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (default from the schedule); the upper
     end is also capped by δ(ε) of the dominating Gaussian composition (μ² = Σ count/σ², exact when every q = 1).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import delta_for_eps
-        >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
-        DeltaBracket(delta_lower=0.0026011231572625683, delta_upper=0.0026151729935254956, eps=1.0, direction='remove',
-        grid=0.0006, fft_len=37500)
+    Parameters
+    ----------
+    schedule : Iterable[Step | tuple[float, float, int]]
+    eps : float
+        Privacy level ε.
+    grid : float | None
+
+    Returns
+    -------
+    DeltaBracket
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``, ``grid``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import delta_for_eps
+    >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
+    DeltaBracket(delta_lower=0.0026011231572625683, delta_upper=0.0026151729935254956, eps=1.0, direction='remove',
+    grid=0.0006, fft_len=37500)
     """
     steps = normalise(schedule)
     e = float(v.check_range("eps", eps, 0.0, math.inf))
@@ -316,10 +370,31 @@ def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     """Certified upper bound on δ(ε) of ``steps`` Poisson-subsampled Gaussian steps (the catalog's and the verify
     recipe's entry point; ``delta_for_eps`` gives the whole bracket).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import delta_upper
-        >>> delta_upper(1.0, 0.01, 1000, 1.0)
-        0.0026151729935254956
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, > 0.
+    q : float
+        Sampling probability, in (0, 1].
+    steps : float
+        Number of compositions T, an integer >= 1.
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import delta_upper
+    >>> delta_upper(1.0, 0.01, 1000, 1.0)
+    0.0026151729935254956
     """
     return delta_for_eps([_step(sigma, q, steps)], eps).delta_upper
 
@@ -329,11 +404,34 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
                                 rtol: float | None = None) -> EpsBracket:
     """ε bracket of ``steps`` Poisson-subsampled Gaussian steps (noise multiplier σ, rate q) at δ.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
-        >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-        EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
-        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, > 0.
+    q : float
+        Sampling probability, in (0, 1].
+    steps : float
+        Number of compositions T, an integer >= 1.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    rtol : float | None
+        Relative tolerance of the root finder.
+
+    Returns
+    -------
+    EpsBracket
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
+    >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
+    EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
     """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)
 

@@ -59,7 +59,18 @@ def _gl(nodes: int = _GL_NODES) -> tuple[FloatArray, FloatArray]:
 
 def atoms_of(pair: Pair, h: float, tail: float) -> Atoms:
     """The atoms of ``pair`` for a lattice of spacing h (continuous pairs: quadrature cells broken at the preimages of
-    the lattice points); ``tail`` bounds the P-mass cut on each side."""
+    the lattice points); ``tail`` bounds the P-mass cut on each side.
+
+    Parameters
+    ----------
+    pair : Pair
+    h : float
+    tail : float
+
+    Returns
+    -------
+    Atoms
+    """
     if isinstance(pair, AtomPair):
         p, q = np.asarray(pair.p, dtype=np.float64), np.asarray(pair.q, dtype=np.float64)
         fin = (p > 0) & (q > 0)
@@ -234,7 +245,19 @@ def _preimages(pair: NoisePair, g: FloatArray, x_lo: float, x_hi: float, incr: b
 
 
 def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tuple[LatticePmf, LatticePmf]:
-    """The upper (dominating) and lower (dominated) lattice PLDs of the atoms on g_j = (k0 + j)·h + c."""
+    """The upper (dominating) and lower (dominated) lattice PLDs of the atoms on g_j = (k0 + j)·h + c.
+
+    Parameters
+    ----------
+    at : Atoms
+    h : float
+    c : float
+    lower : bool
+
+    Returns
+    -------
+    tuple[LatticePmf, LatticePmf]
+    """
     loss, p = at.loss, at.p
     if loss.size == 0:  # all mass at ±∞
         one = LatticePmf(0, np.zeros(1), min(1.0, (at.p_inf + at.p_high + at.p_drop) * (1 + MARGIN)), c)
@@ -285,7 +308,17 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tu
 def aligned(at: Atoms, h: float) -> tuple[float, float]:
     """(h', c): a spacing h' ≤ h and offset c that put the two heaviest point masses of the atoms on lattice points
     (the lower pair rounds point masses down: a heavy atom off the lattice costs up to h·mass, and at h/2 it may sit
-    just as far off again); the two heaviest distinct losses l₁, l₂ give h' = |l₁ − l₂|/⌈|l₁ − l₂|/h⌉."""
+    just as far off again); the two heaviest distinct losses l₁, l₂ give h' = |l₁ − l₂|/⌈|l₁ − l₂|/h⌉.
+
+    Parameters
+    ----------
+    at : Atoms
+    h : float
+
+    Returns
+    -------
+    tuple[float, float]
+    """
     ex = at.exact_mask()
     if not ex.any():
         return h, 0.0
@@ -302,7 +335,17 @@ def aligned(at: Atoms, h: float) -> tuple[float, float]:
 
 
 def offset(at: Atoms, h: float) -> float:
-    """The lattice offset c in [0, h) that puts the heaviest point mass on a lattice point (0 without one)."""
+    """The lattice offset c in [0, h) that puts the heaviest point mass on a lattice point (0 without one).
+
+    Parameters
+    ----------
+    at : Atoms
+    h : float
+
+    Returns
+    -------
+    float
+    """
     ex = at.exact_mask()
     if not ex.any():
         return 0.0

@@ -24,7 +24,16 @@ def theta_grid(top: float) -> FloatArray:
     """The orders θ of the Chernoff bounds and of the tilt: `_THETAS`, continued geometrically (≈3.4 per
     decade, as below 512) up to ``top`` for schedules whose privacy loss is tiny (large σ): there the tilt that
     resolves δ = 1e-30 is ≈ ln(1/δ)/ε ~ 1e4–1e6 (σ = 899, q = 0.1, T = 10: ε ≈ 0.003), and with orders capped at
-    512 the FFT round-off floor kept ε_upper at 0.067 however fine the lattice."""
+    512 the FFT round-off floor kept ε_upper at 0.067 however fine the lattice.
+
+    Parameters
+    ----------
+    top : float
+
+    Returns
+    -------
+    FloatArray
+    """
     if top <= 512.0:
         return _THETAS
     n = math.ceil(3.4 * math.log10(top / 512.0)) + 1
@@ -36,7 +45,18 @@ def theta_top(steps: Sequence[Step], direction: Direction) -> float:
     """Largest order needed: ≈ 100/std of the composed loss (std² ≈ Σ count·q²·(e^{1/σ²} − 1)), at least 512,
     rounded up to a power of 2 (few distinct grids, cached). Remove direction only: the add direction's loss is
     bounded above by −log(1 − q), its Chernoff bound improves with θ without end, and a huge tilt there left the
-    window too narrow (an infinite ε_upper at σ = 1.03, q = 1.4e-3, T = 1)."""
+    window too narrow (an infinite ε_upper at σ = 1.03, q = 1.4e-3, T = 1).
+
+    Parameters
+    ----------
+    steps : Sequence[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+
+    Returns
+    -------
+    float
+    """
     var = loss_variance(steps)
     if not var > 0.0:
         return 512.0
@@ -62,7 +82,18 @@ def _exp_rel(z: FloatArray, top: FloatArray) -> FloatArray:
 
 def total_mgf(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray) -> FloatArray:
     """log-MGF bound of the composition: Σ count·K_i(θ) (each K_i as in `_log_mgf`). The atoms of all steps
-    are concatenated (chunks of about 2^16 atoms) and the per-step log-sum-exps are segment reductions."""
+    are concatenated (chunks of about 2^16 atoms) and the per-step log-sum-exps are segment reductions.
+
+    Parameters
+    ----------
+    parts : list[tuple[LatticePmf, int]]
+    h : float
+    thetas : FloatArray
+
+    Returns
+    -------
+    FloatArray
+    """
     out = np.zeros(thetas.size)
     chunk: list[tuple[np.ndarray, np.ndarray, int]] = []
     size = 0
@@ -113,7 +144,23 @@ def _approx_log_mgf(sigma: float, q: float, direction: Direction, tail: float, t
 def saddle(steps: list[Step], direction: Direction, delta: float, tail: float,
            eps: float | None = None) -> tuple[float, float]:
     """(θ*, ε*): the Chernoff-optimal order of the composition at δ and its Chernoff ε (both approximate; θ* weights
-    the tails in `discretise_many`, ε* sizes the first lattice)."""
+    the tails in `discretise_many`, ε* sizes the first lattice).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    tail : float
+    eps : float | None
+        Privacy level ε.
+
+    Returns
+    -------
+    tuple[float, float]
+    """
     top = theta_top(steps, direction)
     thetas = theta_grid(top)
     k = np.zeros(thetas.size)

@@ -6,13 +6,12 @@ from typing import Literal
 
 import numpy as np
 
-from dpcalc import _validate as v
 from dpcalc.errors import DomainError
+from dpcalc.typing import FloatArray
 
 __all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDOFF", "Direction", "FloatArray",
            "MemoryCapError", "check_points"]
 
-FloatArray = v.FloatArray
 Direction = Literal["remove", "add"]
 
 #: Largest FFT length (points); below it the memory cap of `dpcalc._limits` (default 2 GiB, ≈112 bytes per
@@ -38,7 +37,14 @@ _BYTES_PER_POINT = 112  # peak working memory per grid point (both pairs' arrays
 
 
 def check_points(npts: int, what: str, h: float) -> None:
-    """Raise `MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT."""
+    """Raise `MemoryCapError` before allocating ``npts`` grid points beyond the memory cap or MAX_FFT.
+
+    Parameters
+    ----------
+    npts : int
+    what : str
+    h : float
+    """
     from dpcalc import _limits
 
     need = npts * _BYTES_PER_POINT

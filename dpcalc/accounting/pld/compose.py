@@ -17,7 +17,16 @@ _FFT_C = 10.0  # componentwise FFT error constant: |Δx̂_k| ≤ _FFT_C·u·log2
 
 
 def fft_len(n: int) -> int:
-    """Smallest 2^a·3^b·5^c ≥ n."""
+    """Smallest 2^a·3^b·5^c ≥ n.
+
+    Parameters
+    ----------
+    n : int
+
+    Returns
+    -------
+    int
+    """
     best = 1 << max(0, (n - 1).bit_length())
     f5 = 1
     while f5 < best:
@@ -89,6 +98,19 @@ def compose(parts: list[tuple[LatticePmf, int]], h: float, lam: float, k_lo: int
     squaring, so only multiplications touch the spectra. Round-off: with f̃ the computed spectra, |f̃ − f| ≤ Δ
     componentwise (Δ = 10·u·log2(n)·Σw), and every complex product carries a relative error ≤ 4u, the computed
     product P̃ of powers satisfies |P̃ − Π f^c| ≤ Π(|f̃|+Δ)^c − Π|f̃|^c + ρ·Π|f̃|^c with ρ = (1+4u)^{2(Σc + k)} − 1.
+
+    Parameters
+    ----------
+    parts : list[tuple[LatticePmf, int]]
+    h : float
+    lam : float
+    k_lo : int
+    n : int
+    upper : bool
+
+    Returns
+    -------
+    tuple[FloatArray, float, float, float]
     """
     m = n // 2 + 1
     spec: np.ndarray | None = None  # product of the powers (complex)

@@ -23,7 +23,16 @@ Components = Sequence[tuple[PrivacyLoss, int]]
 
 def gaussian_step(pair: Pair) -> tuple[float, float] | None:
     """(σ/Δ, q) when ``pair`` is ((1 − q)N(0, σ²) + qN(Δ, σ²), N(0, σ²)) with Δ > 0 (q = 1: no zero shift), else
-    None: the form the schedule accountant composes (the add orientation is its swap)."""
+    None: the form the schedule accountant composes (the add orientation is its swap).
+
+    Parameters
+    ----------
+    pair : Pair
+
+    Returns
+    -------
+    tuple[float, float] | None
+    """
     if not isinstance(pair, NoisePair) or pair.kind != "gaussian" or pair.q_shifts != (0.0,):
         return None
     w: dict[float, float] = {}
@@ -72,12 +81,31 @@ def epsilon_composed(components: Components, delta: float, *, rtol: float | None
     """Certified bracket ε_lower ≤ ε(δ) ≤ ε_upper of the composition of ``count`` copies of each loss (both
     orientations composed separately; the worse is reported).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> from dpcalc.accounting.pld import gaussian
-        >>> epsilon_composed([(gaussian(1.0), 10)], 1e-5)  # Gaussians without sampling: μ-GDP, no lattice
-        EpsBracket(eps_lower=17.85658683010695, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
-        grid=0.0, fft_len=0, details={'converged': 1.0, 'iterations': 0.0, 'exact': 1.0})
+    Parameters
+    ----------
+    components : Components
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    rtol : float | None
+        Relative tolerance of the root finder.
+    atol : float
+
+    Returns
+    -------
+    EpsBracket
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> from dpcalc.accounting.pld import gaussian
+    >>> epsilon_composed([(gaussian(1.0), 10)], 1e-5)  # Gaussians without sampling: μ-GDP, no lattice
+    EpsBracket(eps_lower=17.85658683010695, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
+    grid=0.0, fft_len=0, details={'converged': 1.0, 'iterations': 0.0, 'exact': 1.0})
     """
     comps = _validated(components)
     steps = _as_schedule(comps)
@@ -91,12 +119,28 @@ def epsilon_composed(components: Components, delta: float, *, rtol: float | None
 def delta_composed(components: Components, eps: float) -> DeltaBracket:
     """Certified bracket δ_lower ≤ δ(ε) ≤ δ_upper of the composition (the worse orientation).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import delta_composed
-        >>> from dpcalc.accounting.pld import gaussian
-        >>> delta_composed([(gaussian(1.0), 10)], 3.0)
-        DeltaBracket(delta_lower=0.6218469324666899, delta_upper=0.6218469324679644, eps=3.0, direction='remove',
-        grid=0.0, fft_len=0)
+    Parameters
+    ----------
+    components : Components
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    DeltaBracket
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import delta_composed
+    >>> from dpcalc.accounting.pld import gaussian
+    >>> delta_composed([(gaussian(1.0), 10)], 3.0)
+    DeltaBracket(delta_lower=0.6218469324666899, delta_upper=0.6218469324679644, eps=3.0, direction='remove',
+    grid=0.0, fft_len=0)
     """
     comps = _validated(components)
     steps = _as_schedule(comps)

@@ -182,7 +182,24 @@ class Curve:
 
 def build_curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
                 log_tilt: float, upper: bool) -> Curve:
-    """The `Curve` of composed tilted masses ``w`` on the lattice (k_lo + j)·h + off (its suffix sums A, B)."""
+    """The `Curve` of composed tilted masses ``w`` on the lattice (k_lo + j)·h + off (its suffix sums A, B).
+
+    Parameters
+    ----------
+    w : FloatArray
+    k_lo : int
+    h : float
+    off : float
+    lam : float
+    logk : float
+    extra : float
+    log_tilt : float
+    upper : bool
+
+    Returns
+    -------
+    Curve
+    """
     j = np.arange(w.size, dtype=np.float64)
     x = (k_lo + j) * h + off
     if (lam + 1.0) * h * w.size < 700.0:  # the powers do not underflow: one reversed cumulative sum each

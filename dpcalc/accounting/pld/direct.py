@@ -64,7 +64,19 @@ class _Suffix:
 
 def delta_of_pair(a: LatticePmf, b: LatticePmf, h: float, upper: bool) -> Callable[[float], float]:
     """δ(ε) of the composition of the discretised steps A and B (A = the identity for one step), with their mass at +∞
-    (a_∞ + (finite mass of A)·b_∞); upper pairs round outward, lower pairs inward."""
+    (a_∞ + (finite mass of A)·b_∞); upper pairs round outward, lower pairs inward.
+
+    Parameters
+    ----------
+    a : LatticePmf
+    b : LatticePmf
+    h : float
+    upper : bool
+
+    Returns
+    -------
+    Callable[[float], float]
+    """
     sb = _Suffix(b, h)
     nz = np.flatnonzero(a.p > 0)
     ga = np.asarray((a.k0 + nz) * h + a.c, dtype=np.float64)
@@ -86,7 +98,16 @@ def delta_of_pair(a: LatticePmf, b: LatticePmf, h: float, upper: bool) -> Callab
 
 
 def convolution_ops(sizes: list[tuple[int, int]]) -> float:
-    """Multiply-adds of `compose` for steps of ``(atoms, count)`` (its loop, on lengths only)."""
+    """Multiply-adds of `compose` for steps of ``(atoms, count)`` (its loop, on lengths only).
+
+    Parameters
+    ----------
+    sizes : list[tuple[int, int]]
+
+    Returns
+    -------
+    float
+    """
     ops, acc = 0.0, 0
     for n, count in sizes:
         power, base, c = 0, n, count
@@ -125,7 +146,17 @@ def _convolve(a: LatticePmf, b: LatticePmf, ra: float, rb: float, upper: bool) -
 
 def compose(parts: list[tuple[LatticePmf, int]], upper: bool) -> tuple[LatticePmf, float]:
     """The composition of ``count`` copies of each discretised step by direct convolution (binary powering), and
-    the relative error bound of its atoms (`_convolve`)."""
+    the relative error bound of its atoms (`_convolve`).
+
+    Parameters
+    ----------
+    parts : list[tuple[LatticePmf, int]]
+    upper : bool
+
+    Returns
+    -------
+    tuple[LatticePmf, float]
+    """
     acc: tuple[LatticePmf, float] | None = None
     for d, count in parts:
         power: tuple[LatticePmf, float] | None = None
@@ -148,7 +179,18 @@ def _pair(x: tuple[LatticePmf, float], y: tuple[LatticePmf, float]) -> tuple[Lat
 
 def with_error(delta_fn: Callable[[float], float], rel: float, upper: bool) -> Callable[[float], float]:
     """δ(ε) of atoms known to a relative ``rel`` (nonnegative terms: δ itself to that relative error), rounded
-    outward for an upper curve and inward for a lower one (plus the underflow bound `_TINY`)."""
+    outward for an upper curve and inward for a lower one (plus the underflow bound `_TINY`).
+
+    Parameters
+    ----------
+    delta_fn : Callable[[float], float]
+    rel : float
+    upper : bool
+
+    Returns
+    -------
+    Callable[[float], float]
+    """
     if upper:
         return lambda e: np.minimum(1.0, delta_fn(e) * (1.0 + rel) + _TINY)
     return lambda e: np.maximum(0.0, delta_fn(e) * (1.0 - rel) - _TINY)
@@ -157,7 +199,20 @@ def with_error(delta_fn: Callable[[float], float], rel: float, upper: bool) -> C
 def eps_of(delta_fn: Callable[[float], float], delta: float, top: float, upper: bool) -> float:
     """Smallest ε ≥ 0 with δ(ε) ≤ delta (δ non-increasing), to ~1e-15 relative: the end of the final interval on the
     safe side (the upper end for an upper curve, the lower end for a lower one); +inf if δ(top) > delta (``top`` is
-    the largest finite composed loss: δ is constant beyond it)."""
+    the largest finite composed loss: δ is constant beyond it).
+
+    Parameters
+    ----------
+    delta_fn : Callable[[float], float]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    top : float
+    upper : bool
+
+    Returns
+    -------
+    float
+    """
     if delta_fn(0.0) <= delta:
         return 0.0
     if delta_fn(top) > delta:

@@ -77,7 +77,23 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     s ≈ √(_DOT_MASS/M). Connect-the-dots and the hat channel are valid for any set of dots (Doroshenko et al. 2022),
     so the choice affects only the width of the bracket: a tail interval of width H and tilted mass M adds ≈ M·H² to
     the error, i.e. ≈ _DOT_MASS·h² per decade of M. ``sparse=False`` keeps every lattice point (the direct sum of one
-    or two steps, whose δ at tiny values lives in the far tail, where sparse dots held the bracket at ≈ 64·h)."""
+    or two steps, whose δ at tiny values lives in the far tail, where sparse dots held the bracket at ≈ 64·h).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    tail : float
+    lam : float
+    lower : bool
+    sparse : bool
+
+    Returns
+    -------
+    list[tuple[LatticePmf, LatticePmf]]
+    """
     sig = np.array([st.sigma for st in steps])
     qq = np.array([st.q for st in steps])
     zt = tail_z(max(tail, 1e-300))

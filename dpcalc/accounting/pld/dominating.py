@@ -15,7 +15,18 @@ __all__ = ["certainly_zero", "coarse_dominating", "dominating_mu", "gaussian_del
 def coarse_dominating(steps: list[Step], ratio: float = 1.2) -> list[Step]:
     """A coarser schedule that dominates ``steps``: each σ rounded down to a power of ``ratio`` (σ' ≤ σ dominates σ:
     adding N(0, σ² − σ'²) noise is a post-processing of both neighbours), equal steps merged. Its upper bound is an
-    upper bound of the schedule's; used to settle the add direction with few distinct steps."""
+    upper bound of the schedule's; used to settle the add direction with few distinct steps.
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    ratio : float
+
+    Returns
+    -------
+    list[Step]
+    """
     if len(steps) <= 4:
         return steps
     lr = math.log(ratio)
@@ -29,20 +40,60 @@ def certainly_zero(steps: list[Step], delta: float) -> bool:
     hockey-stick divergence, both directions), which compose into one Gaussian with μ = √(Σ count/σ²), whose
     δ(0) = erf(μ/(2√2)) (`dpcalc.accounting.gdp.delta_at_zero`) is at most μ/√(2π) (erf x ≤ 2x/√π). That
     bound ≤ δ is tested in log space with an outward margin: huge σ would otherwise reach the lattice as a loss
-    range of ~1e-40 and break its sizing; schedules near the boundary take the lattice path."""
+    range of ~1e-40 and break its sizing; schedules near the boundary take the lattice path.
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    bool
+    """
     log_bound = 0.5 * log_precision(steps) - 0.5 * math.log(2.0 * math.pi)
     return log_bound + 1e-12 <= math.log(delta)
 
 
 def dominating_mu(steps: list[Step]) -> float:
-    """μ of the un-subsampled Gaussian composition that dominates the schedule, μ² = Σ count/σ², rounded up."""
+    """μ of the un-subsampled Gaussian composition that dominates the schedule, μ² = Σ count/σ², rounded up.
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+
+    Returns
+    -------
+    float
+    """
     return math.exp(0.5 * log_precision(steps)) * (1.0 + 1e-14)
 
 
 def gaussian_eps_upper(steps: list[Step], delta: float, below: float = math.inf) -> float:
     """ε(δ) of the dominating Gaussian composition (μ² = Σ count/σ²), on the safe side (gdp.eps_from_mu); inf
     without computing it when it cannot be below ``below``: for μ >= 3 and δ < 0.37 < δ_G(μ²/2) it exceeds μ²/2
-    (1 ms saved on the common small-q schedules, where μ is large)."""
+    (1 ms saved on the common small-q schedules, where μ is large).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    below : float
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     from dpcalc.accounting.gdp import eps_from_mu
 
     mu = dominating_mu(steps)
@@ -56,13 +107,47 @@ def gaussian_eps_upper(steps: list[Step], delta: float, below: float = math.inf)
 
 def gaussian_delta_upper(mu: float, eps: float) -> float:
     """δ(ε) of μ-GDP rounded up (relative 1e-12; the smallest positive double where it underflows: a Gaussian's δ is
-    never 0, so 0.0 would sit below the truth)."""
+    never 0, so 0.0 would sit below the truth).
+
+    Parameters
+    ----------
+    mu : float
+        Μ of μ-GDP, > 0.
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     ld = _gaussian_log_delta(mu, eps)
     return 0.0 if ld is None else min(1.0, max(math.exp(ld + 1e-12), 5e-324))
 
 
 def gaussian_delta_lower(mu: float, eps: float) -> float:
-    """δ(ε) of μ-GDP rounded down (relative 1e-12; 0 where it underflows)."""
+    """δ(ε) of μ-GDP rounded down (relative 1e-12; 0 where it underflows).
+
+    Parameters
+    ----------
+    mu : float
+        Μ of μ-GDP, > 0.
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
     ld = _gaussian_log_delta(mu, eps)
     return 0.0 if ld is None else min(1.0, math.exp(ld - 1e-12))
 

@@ -70,7 +70,17 @@ def _plan(components: list[tuple[PrivacyLoss, int]]) -> tuple[float, list[tuple[
 
 def square_sum_law(steps: list[tuple[dict[int, float], int]]) -> tuple[FloatArray, float]:
     """The law of S = Σₜ kₜ² on 0, 1, 2, … (entries below the smallest double end the array) and the mass that
-    left it (an upper bound)."""
+    left it (an upper bound).
+
+    Parameters
+    ----------
+    steps : list[tuple[dict[int, float], int]]
+        Number of compositions T, an integer >= 1.
+
+    Returns
+    -------
+    tuple[FloatArray, float]
+    """
     law = np.ones(1)
     lost = 0.0
     for weights, count in steps:
@@ -139,7 +149,18 @@ def _solve(f: Callable[[float], float], delta: float) -> float:
 
 
 def eps_bracket(components: list[tuple[PrivacyLoss, int]], delta: float) -> EpsBracket | None:
-    """The certified ε bracket at δ when every component is a labelled Gaussian pair on a common unit, else None."""
+    """The certified ε bracket at δ when every component is a labelled Gaussian pair on a common unit, else None.
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    EpsBracket | None
+    """
     prof = _profile(components)
     if prof is None:
         return None
@@ -150,7 +171,18 @@ def eps_bracket(components: list[tuple[PrivacyLoss, int]], delta: float) -> EpsB
 
 
 def delta_bracket(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket | None:
-    """The certified δ bracket at ε (as `eps_bracket`), else None."""
+    """The certified δ bracket at ε (as `eps_bracket`), else None.
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    DeltaBracket | None
+    """
     prof = _profile(components)
     if prof is None:
         return None

@@ -29,7 +29,16 @@ _COARSE = 2.0
 
 
 def orientations(components: list[tuple[PrivacyLoss, int]]) -> dict[str, list[tuple[Pair, int]]]:
-    """The pairs to compose per orientation (one when every loss is symmetric), equal pairs merged."""
+    """The pairs to compose per orientation (one when every loss is symmetric), equal pairs merged.
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+
+    Returns
+    -------
+    dict[str, list[tuple[Pair, int]]]
+    """
     names = ["remove"] if all(loss.symmetric for loss, _ in components) else ["remove", "add"]
     out: dict[str, list[tuple[Pair, int]]] = {}
     for name in names:
@@ -152,7 +161,27 @@ def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
 
 def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, rtol: float | None,
                     atol: float, max_iter: int = 10) -> EpsBracket:
-    """Certified ε bracket of the composition (both orientations; the worse reported, lower bound the larger)."""
+    """Certified ε bracket of the composition (both orientations; the worse reported, lower bound the larger).
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    rtol : float | None
+        Relative tolerance of the root finder.
+    atol : float
+    max_iter : int
+
+    Returns
+    -------
+    EpsBracket
+
+    Raises
+    ------
+    DomainError
+        An input (``atol``) outside its domain; the one-line message names it and the allowed range.
+    """
     d = check_delta(delta)
     tol = check_rtol(rtol)
     a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
@@ -202,7 +231,23 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
 
 
 def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket:
-    """Certified δ bracket at ε of the composition (the worse orientation), at a lattice sized from the count."""
+    """Certified δ bracket at ε of the composition (the worse orientation), at a lattice sized from the count.
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    DeltaBracket
+
+    Raises
+    ------
+    DomainError
+        An input (``eps``) outside its domain; the one-line message names it and the allowed range.
+    """
     e = float(v.check_range("eps", eps, 0.0, math.inf))
     exact = gdp_mixture.delta_bracket(components, e) or single.delta_bracket(components, e)
     if exact is not None:

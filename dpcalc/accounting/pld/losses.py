@@ -147,14 +147,32 @@ def gaussian(sigma: float, sensitivity: float = 1.0, relation: str = "add_remove
     """The Gaussian mechanism with noise standard deviation ``sigma``: (N(Δ', σ²), N(0, σ²)), Δ' = Δ or 2Δ under
     replace_one (module docstring). Exact (μ-GDP with μ = Δ'/σ; Dong, Roth & Su 2022).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import gaussian
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = gaussian(1.0)
-        >>> loss.description
-        'gaussian(1, sensitivity=1)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        17.856586830108032
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, > 0.
+    sensitivity : float
+        L2 sensitivity of the released quantity, > 0.
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import gaussian
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = gaussian(1.0)
+    >>> loss.description
+    'gaussian(1, sensitivity=1)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    17.856586830108032
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
@@ -165,14 +183,31 @@ def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove"
     """The Laplace mechanism with scale b (density e^{−|x|/b}/(2b)): (Lap(Δ', b), Lap(0, b)); its loss is
     (|x| − |x − Δ'|)/b, atoms at ±Δ'/b and uniform between. Exact.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import laplace
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = laplace(1.0)
-        >>> loss.description
-        'laplace(1, sensitivity=1)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        9.99019889694194
+    Parameters
+    ----------
+    scale : float
+    sensitivity : float
+        L2 sensitivity of the released quantity, > 0.
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``scale``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import laplace
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = laplace(1.0)
+    >>> loss.description
+    'laplace(1, sensitivity=1)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    9.99019889694194
     """
     b = v.scalar("scale", v.positive("scale", scale))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
@@ -183,14 +218,32 @@ def discrete_laplace(parameter: float, sensitivity: int = 1, relation: str = "ad
     """The discrete Laplace mechanism, P(k) ∝ e^{−t|k|} on the integers (dp-accounting's ``parameter`` t), integer
     sensitivity. Exact pair (integer shift Δ'), as for `laplace`.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import discrete_laplace
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = discrete_laplace(0.5)
-        >>> loss.description
-        'discrete_laplace(0.5, sensitivity=1)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.9988541204293435
+    Parameters
+    ----------
+    parameter : float
+    sensitivity : int
+        L2 sensitivity of the released quantity, > 0.
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``parameter``, ``sensitivity``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import discrete_laplace
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = discrete_laplace(0.5)
+    >>> loss.description
+    'discrete_laplace(0.5, sensitivity=1)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    4.9988541204293435
     """
     t = v.scalar("parameter", v.positive("parameter", parameter))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
@@ -201,14 +254,32 @@ def discrete_gaussian(sigma: float, sensitivity: int = 1, relation: str = "add_r
     """The discrete Gaussian mechanism, P(k) ∝ e^{−k²/(2σ²)} on the integers (Canonne, Kamath & Steinke 2020),
     integer sensitivity. Exact pair (integer shift Δ').
 
-    Examples:
-        >>> from dpcalc.accounting.pld import discrete_gaussian
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = discrete_gaussian(2.0)
-        >>> loss.description
-        'discrete_gaussian(2, sensitivity=1)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        7.495253660227752
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, > 0.
+    sensitivity : int
+        L2 sensitivity of the released quantity, > 0.
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``sensitivity``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import discrete_gaussian
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = discrete_gaussian(2.0)
+    >>> loss.description
+    'discrete_gaussian(2, sensitivity=1)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    7.495253660227752
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     d = v.scalar("sensitivity", v.integer_at_least("sensitivity", sensitivity, 1))
@@ -221,14 +292,33 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
     remove (Σ pᵢ N(cᵢ, σ²), N(0, σ²)), add the swap; their loss is monotone in x (cᵢ ≥ 0). add_remove and
     replace_special only (replace-one has no known tight pair for a random sensitivity).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import mixture_of_gaussians
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = mixture_of_gaussians(1.0, [1.0, 2.0], [0.5, 0.5])
-        >>> loss.description
-        'mixture_of_gaussians(1, sensitivities=[1.0, 2.0], probabilities=[0.5, 0.5])'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        35.19609313812399
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, > 0.
+    sensitivities : Sequence[float]
+    probabilities : Sequence[float]
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``sigma``, ``sensitivities``, ``probabilities``) outside its domain; the one-line message names it and
+        the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import mixture_of_gaussians
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = mixture_of_gaussians(1.0, [1.0, 2.0], [0.5, 0.5])
+    >>> loss.description
+    'mixture_of_gaussians(1, sensitivities=[1.0, 2.0], probabilities=[0.5, 0.5])'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    35.19609313812399
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     c = [float(x) for x in v.vector("sensitivities", sensitivities, 0.0)]
@@ -251,14 +341,31 @@ def randomized_response(noise_parameter: float, num_buckets: int, relation: str 
     uniform one. replace_one: the pair (R(x), R(x')) restricted to the outcomes x, x', other (exact, symmetric);
     replace_special: R(x) against the uniform output of the special input (exact, asymmetric).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import randomized_response
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = randomized_response(0.5, 2)
-        >>> loss.description
-        'randomized_response(0.5, num_buckets=2)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        10.98594529364785
+    Parameters
+    ----------
+    noise_parameter : float
+    num_buckets : int
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``noise_parameter``, ``num_buckets``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import randomized_response
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = randomized_response(0.5, 2)
+    >>> loss.description
+    'randomized_response(0.5, num_buckets=2)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    10.98594529364785
     """
     p = v.scalar("noise_parameter", v.check_range("noise_parameter", noise_parameter, 0.0, 1.0, lo_open=True))
     k = int(v.scalar("num_buckets", v.integer_at_least("num_buckets", num_buckets, 2)))
@@ -288,14 +395,29 @@ def pure_dp(epsilon: float, relation: str = "add_remove") -> PrivacyLoss:
     """Any ε-DP release under ``relation``: dominated by randomized response on one bit (Kairouz, Oh & Viswanath
     2015, Thm. 2.1), in both orientations.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import pure_dp
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = pure_dp(0.5)
-        >>> loss.description
-        'pure_dp(0.5)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.9988541204238635
+    Parameters
+    ----------
+    epsilon : float
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``epsilon``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import pure_dp
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = pure_dp(0.5)
+    >>> loss.description
+    'pure_dp(0.5)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    4.9988541204238635
     """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0, lo_open=True))
     pair = _pure_pair(e, 0.0)
@@ -306,14 +428,31 @@ def approx_dp(epsilon: float, delta: float, relation: str = "add_remove") -> Pri
     """Any (ε, δ)-DP release under ``relation``: dominated by the four-outcome pair of Kairouz, Oh & Viswanath 2015
     (Thm. 2.1), in both orientations.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import approx_dp
-        >>> from dpcalc.accounting.pld import epsilon_composed
-        >>> loss = approx_dp(0.5, 1e-6)
-        >>> loss.description
-        'approx_dp(0.5, 1e-06)'
-        >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-        4.999999994852785
+    Parameters
+    ----------
+    epsilon : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    relation : str
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``epsilon``, ``delta``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import approx_dp
+    >>> from dpcalc.accounting.pld import epsilon_composed
+    >>> loss = approx_dp(0.5, 1e-6)
+    >>> loss.description
+    'approx_dp(0.5, 1e-06)'
+    >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
+    4.999999994852785
     """
     e = v.scalar("epsilon", v.check_range("epsilon", epsilon, 0.0, 700.0))
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))
@@ -335,14 +474,30 @@ def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
     record is sampled in both neighbours or in neither, so ((1 − q)μ + qμ(· − Δ), (1 − q)μ + qμ(· + Δ)), the two
     outputs the mixtures of the unsampled and the two records' outputs (symmetric).
 
-    Examples:
-        >>> from dpcalc.accounting.pld import poisson
-        >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
-        >>> loss = poisson(gaussian(1.0), 0.01)
-        >>> loss.description
-        'poisson(gaussian(1, sensitivity=1), q=0.01)'
-        >>> epsilon_composed([(loss, 1000)], 1e-5).eps_upper
-        1.828593089005849
+    Parameters
+    ----------
+    loss : PrivacyLoss
+    q : float
+        Sampling probability, in (0, 1].
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``q``) outside its domain; the one-line message names it and the allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import poisson
+    >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
+    >>> loss = poisson(gaussian(1.0), 0.01)
+    >>> loss.description
+    'poisson(gaussian(1, sensitivity=1), q=0.01)'
+    >>> epsilon_composed([(loss, 1000)], 1e-5).eps_upper
+    1.828593089005849
     """
     loss = _loss_arg(loss, "poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
@@ -370,14 +525,31 @@ def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size
     2018, Thm. 10 via advanced joint convexity; as dominating pairs Zhu, Dong & Wang 2022, Thm. 10). add_remove
     changes the dataset size, which a fixed-size sample of n does not model: refused.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import sampled_without_replacement
-        >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
-        >>> loss = sampled_without_replacement(gaussian(1.0, relation='replace_one'), 10, 1000)
-        >>> loss.description
-        'sampled_without_replacement(gaussian(1, sensitivity=1), 10/1000)'
-        >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
-        6.476265708690118
+    Parameters
+    ----------
+    loss : PrivacyLoss
+    sample_size : int
+    source_size : int
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``sample_size``, ``source_size``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import sampled_without_replacement
+    >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
+    >>> loss = sampled_without_replacement(gaussian(1.0, relation='replace_one'), 10, 1000)
+    >>> loss.description
+    'sampled_without_replacement(gaussian(1, sensitivity=1), 10/1000)'
+    >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
+    6.476265708690118
     """
     loss = _loss_arg(loss, "sampled_without_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
@@ -423,14 +595,31 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
     with total probability below 1e-30 are left out and charged as loss +∞. Additive noise, replace_one or
     replace_special.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import sampled_with_replacement
-        >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
-        >>> loss = sampled_with_replacement(gaussian(1.0, relation='replace_one'), 10, 1000)
-        >>> loss.description
-        'sampled_with_replacement(gaussian(1, sensitivity=1), 10/1000)'
-        >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
-        26.039763058681274
+    Parameters
+    ----------
+    loss : PrivacyLoss
+    sample_size : int
+    source_size : int
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``sample_size``, ``source_size``) outside its domain; the one-line message names it and the allowed
+        range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import sampled_with_replacement
+    >>> from dpcalc.accounting.pld import epsilon_composed, gaussian
+    >>> loss = sampled_with_replacement(gaussian(1.0, relation='replace_one'), 10, 1000)
+    >>> loss.description
+    'sampled_with_replacement(gaussian(1, sensitivity=1), 10/1000)'
+    >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
+    26.039763058681274
     """
     loss = _loss_arg(loss, "sampled_with_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
@@ -465,7 +654,19 @@ def sampled_with_replacement(loss: PrivacyLoss, sample_size: int, source_size: i
 def truncation_label(q: float, dataset_size: int, max_batch: int) -> tuple[float, float]:
     """(r, γ̄) of truncated Poisson sampling (`truncated_poisson`): r = P(Binomial(n − 1, q) ≥ B), the probability
     that the cut can reach the changed record, and γ̄ = (B/n)·P(Binomial(n, q) ≥ B + 1)/r (rounded up), its chance of
-    being in the final batch given that; (0, 0) when B ≥ n."""
+    being in the final batch given that; (0, 0) when B ≥ n.
+
+    Parameters
+    ----------
+    q : float
+        Sampling probability, in (0, 1].
+    dataset_size : int
+    max_batch : int
+
+    Returns
+    -------
+    tuple[float, float]
+    """
     from scipy.stats import binom
 
     n, bb = int(dataset_size), int(max_batch)
@@ -490,12 +691,31 @@ def truncated_poisson(loss: PrivacyLoss, q: float, dataset_size: int, max_batch:
     dominates it. γ̄ is rounded up (the pair's divergence grows with it). The same construction as dp-accounting's
     ``from_truncated_subsampled_gaussian_mechanism``; B ≥ n (r = 0) is Poisson sampling.
 
-    Examples:
-        >>> from dpcalc.accounting.pld import truncated_poisson, gaussian, epsilon_composed
-        >>> loss = truncated_poisson(gaussian(1.1), 0.01, 60000, 650)
-        >>> r = epsilon_composed([(loss, 100)], 1e-5)
-        >>> round(r.eps_lower, 4), round(r.eps_upper, 4)
-        (2.6006, 2.6011)
+    Parameters
+    ----------
+    loss : PrivacyLoss
+    q : float
+        Sampling probability, in (0, 1].
+    dataset_size : int
+    max_batch : int
+
+    Returns
+    -------
+    PrivacyLoss
+
+    Raises
+    ------
+    DomainError
+        An input (``q``, ``dataset_size``, ``max_batch``) outside its domain; the one-line message names it and the
+        allowed range.
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.pld import truncated_poisson, gaussian, epsilon_composed
+    >>> loss = truncated_poisson(gaussian(1.1), 0.01, 60000, 650)
+    >>> r = epsilon_composed([(loss, 100)], 1e-5)
+    >>> round(r.eps_lower, 4), round(r.eps_upper, 4)
+    (2.6006, 2.6011)
     """
     loss = _loss_arg(loss, "truncated_poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))

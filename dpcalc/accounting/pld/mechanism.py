@@ -48,14 +48,36 @@ class Mechanism:
 
 @cache
 def tail_z(p: float) -> float:
-    """z with Φ(−z) <= p (z in [6, 40]): 60 halvings of [0, 40] on erfc (no SciPy import), the end where it holds."""
+    """z with Φ(−z) <= p (z in [6, 40]): 60 halvings of [0, 40] on erfc (no SciPy import), the end where it holds.
+
+    Parameters
+    ----------
+    p : float
+
+    Returns
+    -------
+    float
+    """
     _, hi = bisect(lambda z: normal_cdf(-z) <= p, 0.0, 40.0, max_iter=60)
     return min(40.0, max(6.0, hi))
 
 
 def losses(x: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:
     """Privacy loss at x of steps with noise multipliers ``sig`` and rates ``q`` (broadcast; q = 1 is exact: the
-    log(1 − q) term is −∞ and logaddexp returns z)."""
+    log(1 − q) term is −∞ and logaddexp returns z).
+
+    Parameters
+    ----------
+    x : FloatArray
+    sig : FloatArray
+    q : FloatArray
+        Sampling probability, in (0, 1].
+    direction : Direction
+
+    Returns
+    -------
+    FloatArray
+    """
     z = (2.0 * x - 1.0) / (2.0 * sig * sig)
     with np.errstate(divide="ignore"):
         lr = np.logaddexp(np.log1p(-q), np.log(q) + z)
@@ -63,7 +85,20 @@ def losses(x: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) 
 
 
 def x_of_losses(loss: FloatArray, sig: FloatArray, q: FloatArray, direction: Direction) -> FloatArray:
-    """Inverse of `losses` in x (broadcast)."""
+    """Inverse of `losses` in x (broadcast).
+
+    Parameters
+    ----------
+    loss : FloatArray
+    sig : FloatArray
+    q : FloatArray
+        Sampling probability, in (0, 1].
+    direction : Direction
+
+    Returns
+    -------
+    FloatArray
+    """
     lr = loss if direction == "remove" else -loss
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z = lr + np.log1p(-(1.0 - q) * np.exp(-lr)) - np.log(q)
@@ -71,7 +106,19 @@ def x_of_losses(loss: FloatArray, sig: FloatArray, q: FloatArray, direction: Dir
 
 
 def log_fq(x: FloatArray, loss: FloatArray, sig: FloatArray, direction: Direction) -> FloatArray:
-    """log f_Q at x given the loss there (f_P = f_Q·e^L; the unshifted Gaussian is P (add) or Q (remove))."""
+    """log f_Q at x given the loss there (f_P = f_Q·e^L; the unshifted Gaussian is P (add) or Q (remove)).
+
+    Parameters
+    ----------
+    x : FloatArray
+    loss : FloatArray
+    sig : FloatArray
+    direction : Direction
+
+    Returns
+    -------
+    FloatArray
+    """
     base = -0.5 * (x / sig) ** 2 - np.log(sig) - _LOG_SQRT_2PI
     return base if direction == "remove" else base - loss
 

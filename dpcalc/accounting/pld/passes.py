@@ -59,7 +59,24 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
         eps_query: float | None, lower: bool = True) -> Pass:
     """One pass: discretise the steps at spacing ``h``, choose the tilt and the window from the Chernoff bounds (around
     ``eps_query`` for a δ query, else from the ε at δ, ``eps_guess`` the lower curve's validity), compose both pairs
-    and build their curves (only the upper one when ``lower`` is False)."""
+    and build their curves (only the upper one when ``lower`` is False).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    eps_guess : float | None
+    eps_query : float | None
+    lower : bool
+
+    Returns
+    -------
+    Pass
+    """
     total = sum(st.count for st in steps)
     if eps_query is not None:
         # δ at ε needs the window from ε up past the loss's mean (≈ half its variance; the Chernoff top is >= the
@@ -84,7 +101,23 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
                  delta: float, eps_guess: float | None, eps_query: float | None, top: float) -> Pass:
     """The FFT half of a pass, for any discretised steps: choose the tilt (orders up to ``top``) and the window from
     the Chernoff bounds, compose both pairs and build their curves (only the upper one when ``los`` is None). Mass
-    at +∞ of the upper pairs is charged to the upper curve; of the lower pairs (exact +∞ atoms only), to the lower."""
+    at +∞ of the upper pairs is charged to the upper curve; of the lower pairs (exact +∞ atoms only), to the lower.
+
+    Parameters
+    ----------
+    ups : list[tuple[LatticePmf, int]]
+    los : list[tuple[LatticePmf, int]] | None
+    h : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    eps_guess : float | None
+    eps_query : float | None
+    top : float
+
+    Returns
+    -------
+    Pass
+    """
     lower = los is not None
     if los is None:
         los = ups
@@ -151,7 +184,20 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
 
 def step_points(steps: list[Step], direction: Direction, h: float, tail: float) -> FloatArray:
     """Lattice points of each step's loss range at spacing ``h`` (the atoms `discretise_many` computes: the loss
-    at x = −zσ and 1 + zσ, z the tail quantile, as there)."""
+    at x = −zσ and 1 + zσ, z the tail quantile, as there).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    tail : float
+
+    Returns
+    -------
+    FloatArray
+    """
     sig = np.array([st.sigma for st in steps])
     qq = np.array([st.q for st in steps])
     zt = tail_z(max(tail, 1e-300))
@@ -161,14 +207,37 @@ def step_points(steps: list[Step], direction: Direction, h: float, tail: float) 
 
 
 def lattice_points(steps: list[Step], direction: Direction, h: float, tail: float) -> float:
-    """Lattice points of all steps' loss ranges at spacing ``h`` (`step_points` summed)."""
+    """Lattice points of all steps' loss ranges at spacing ``h`` (`step_points` summed).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    tail : float
+
+    Returns
+    -------
+    float
+    """
     return float(np.sum(step_points(steps, direction, h, tail)))
 
 
 def charge_discretise(steps: list[Step], direction: Direction, h: float, tail: float, direct_sum: bool = False) -> None:
     """Book a pass's discretisation (every lattice point of every step, its quadrature and log-MGF terms; with
     ``direct_sum`` the δ evaluations of the direct sum too) against the work budget in force
-    (`dpcalc._limits.charge`), before it runs."""
+    (`dpcalc._limits.charge`), before it runs.
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    tail : float
+    direct_sum : bool
+    """
     pts = lattice_points(steps, direction, h, tail)
     _limits.charge(pass_seconds(steps, direction, h, tail, direct_sum, pts),
                    f"{len(steps)} distinct steps on {pts:.3g} lattice points")
@@ -177,20 +246,57 @@ def charge_discretise(steps: list[Step], direction: Direction, h: float, tail: f
 def pass_seconds(steps: list[Step], direction: Direction, h: float, tail: float, direct_sum: bool = False,
                  points: float | None = None) -> float:
     """The seconds a pass's discretisation books: `PASS_SECONDS` + `OP_SECONDS` per counted operation (each lattice
-    point of each step times the Chernoff orders, plus the δ evaluations of a direct sum)."""
+    point of each step times the Chernoff orders, plus the δ evaluations of a direct sum).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    tail : float
+    direct_sum : bool
+    points : float | None
+
+    Returns
+    -------
+    float
+    """
     pts = lattice_points(steps, direction, h, tail) if points is None else points
     return PASS_SECONDS + OP_SECONDS * pts * (_MGF_ORDERS + (_DIRECT_EVALS if direct_sum else 0))
 
 
 def unit_parts(parts: list[tuple[LatticePmf, int]]) -> list[LatticePmf]:
-    """Each discretised step repeated ``count`` times."""
+    """Each discretised step repeated ``count`` times.
+
+    Parameters
+    ----------
+    parts : list[tuple[LatticePmf, int]]
+
+    Returns
+    -------
+    list[LatticePmf]
+    """
     return [d for d, c in parts for _ in range(c)]
 
 
 def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
                delta: float) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, atoms) of a composition of one or two discretised steps, summed directly
-    (`dpcalc.accounting.pld.direct`); ε_lower = 0 without lower pairs."""
+    (`dpcalc.accounting.pld.direct`); ε_lower = 0 without lower pairs.
+
+    Parameters
+    ----------
+    ups : list[LatticePmf]
+    los : list[LatticePmf] | None
+    h : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[float, float, int]
+    """
     def one(parts: list[LatticePmf], upper: bool) -> float:
         a, b = (parts[0], parts[1]) if len(parts) == 2 else (direct.identity(), parts[0])
         return direct.eps_of(direct.delta_of_pair(a, b, h, upper), delta, direct.composed_top(parts, h), upper)
@@ -203,7 +309,20 @@ def direct_eps(ups: list[LatticePmf], los: list[LatticePmf] | None, h: float,
 def convolved_eps(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, int]] | None, h: float,
                   delta: float) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, atoms) of a composition convolved directly (`dpcalc.accounting.pld.direct.compose`: every
-    composed atom to a relative error bound, no FFT floor), δ(ε) by suffix sums; ε_lower = 0 without lower pairs."""
+    composed atom to a relative error bound, no FFT floor), δ(ε) by suffix sums; ε_lower = 0 without lower pairs.
+
+    Parameters
+    ----------
+    ups : list[tuple[LatticePmf, int]]
+    los : list[tuple[LatticePmf, int]] | None
+    h : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[float, float, int]
+    """
     def one(parts: list[tuple[LatticePmf, int]], upper: bool) -> tuple[float, int]:
         whole, rel = direct.compose(parts, upper)
         fn = direct.with_error(direct.delta_of_pair(direct.identity(), whole, h, upper), rel, upper)
@@ -239,7 +358,23 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
              lower: bool) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
     composition of at most `MAX_DIRECT_STEPS` steps is summed directly; at tiny δ a larger one is convolved
-    directly when that is cheap (`_convolution_pass`)."""
+    directly when that is cheap (`_convolution_pass`).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    direction : Direction
+    h : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    guess : float | None
+    lower : bool
+
+    Returns
+    -------
+    tuple[float, float, int]
+    """
     total = sum(st.count for st in steps)
     if total > direct.MAX_DIRECT_STEPS:
         conv = _convolution_pass(steps, direction, h, delta, lower)
@@ -259,7 +394,20 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
 def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: float | None,
                   h: float) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) from passes ``make(guess)``: re-run with a lower guess while the lower curve's ε
-    falls below the ε from which it is valid (four tries, then ε_lower = 0)."""
+    falls below the ε from which it is valid (four tries, then ε_lower = 0).
+
+    Parameters
+    ----------
+    make : Callable[[float | None], Pass]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    guess : float | None
+    h : float
+
+    Returns
+    -------
+    tuple[float, float, int]
+    """
     g = guess
     for _ in range(4):
         ps = make(g)

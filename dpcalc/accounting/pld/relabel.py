@@ -19,7 +19,20 @@ def relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | No
 
     Q-masses are passed and returned scaled by each label's own e^{g_j} (``qs_j = Q_j e^{g_j}``, comparable to P_j),
     so nothing overflows at large losses. ``first``/``last`` mark the first/last label of each step when several
-    steps' labels are concatenated (no lending across them); default: one step."""
+    steps' labels are concatenated (no lending across them); default: one step.
+
+    Parameters
+    ----------
+    p : FloatArray
+    qs : FloatArray
+    g : FloatArray
+    first : np.ndarray | None
+    last : np.ndarray | None
+
+    Returns
+    -------
+    tuple[FloatArray, FloatArray]
+    """
     if first is None or last is None:
         first = np.zeros(p.size, dtype=bool)
         last = np.zeros(p.size, dtype=bool)

@@ -52,7 +52,17 @@ def normalise(schedule: Iterable[Step | tuple[float, float, int] | Sequence[floa
 
 
 def log_precision(steps: list[Step]) -> float:
-    """log Σ count/σ² over ``steps`` (log-sum-exp: σ from 1e-300 to 1e300 neither overflows nor underflows)."""
+    """log Σ count/σ² over ``steps`` (log-sum-exp: σ from 1e-300 to 1e300 neither overflows nor underflows).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+
+    Returns
+    -------
+    float
+    """
     terms = [math.log(st.count) - 2.0 * math.log(st.sigma) for st in steps]
     top = max(terms)
     return top + math.log(math.fsum(math.exp(t - top) for t in terms))
@@ -63,7 +73,17 @@ def loss_variance(steps: Sequence[Step]) -> float:
     """Approximate variance of the composed privacy loss, Σ count·min(q²(e^{1/σ²} − 1), 1/σ²) (small-q expansion,
     capped by the unsubsampled Gaussian's exact 1/σ²; the mean is about half of it). In log space: q² underflows
     to 0 for q < 1.5e-162 and e^{1/σ²} overflows, and their product (0 at q = 5e-324, σ = 1e-300, where the true
-    term is capped at 1/σ²) had let a lattice that cannot fit reach the Chernoff step, whose all-NaN orders failed."""
+    term is capped at 1/σ²) had let a lattice that cannot fit reach the Chernoff step, whose all-NaN orders failed.
+
+    Parameters
+    ----------
+    steps : Sequence[Step]
+        Number of compositions T, an integer >= 1.
+
+    Returns
+    -------
+    float
+    """
     out = []
     for st in steps:
         log_inv = min(-2.0 * math.log(st.sigma), 700.0)  # log 1/σ², capped below overflow

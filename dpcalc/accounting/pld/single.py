@@ -145,13 +145,35 @@ def _worse(components: list[tuple[PrivacyLoss, int]],
 
 
 def eps_bracket(components: list[tuple[PrivacyLoss, int]], delta: float) -> EpsBracket | None:
-    """The exact ε bracket of one release of a finite-loss or Laplace pair at δ (the worse orientation), else None."""
+    """The exact ε bracket of one release of a finite-loss or Laplace pair at δ (the worse orientation), else None.
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    EpsBracket | None
+    """
     got = _worse(components, lambda pair: _on_pair(pair, delta, _eps_laplace, _eps_atoms))
     return None if got is None else EpsBracket(got[0], got[1], delta, got[2], 0.0, 0,
                                                 {"converged": 1.0, "exact": 1.0})
 
 
 def delta_bracket(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket | None:
-    """The exact δ bracket at ε of one release of a finite-loss or Laplace pair (the worse orientation), else None."""
+    """The exact δ bracket at ε of one release of a finite-loss or Laplace pair (the worse orientation), else None.
+
+    Parameters
+    ----------
+    components : list[tuple[PrivacyLoss, int]]
+    eps : float
+        Privacy level ε.
+
+    Returns
+    -------
+    DeltaBracket | None
+    """
     got = _worse(components, lambda pair: _on_pair(pair, eps, _delta_laplace, _delta_atoms))
     return None if got is None else DeltaBracket(got[0], got[1], eps, got[2], 0.0, 0)
