@@ -22,7 +22,7 @@ from dpcalc.accounting.pld.common import MARGIN, FloatArray, check_points
 from dpcalc.accounting.pld.losses import AtomPair, LabelledPair, NoisePair, Pair
 from dpcalc.accounting.pld.mechanism import tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
-from dpcalc.accounting.pld.relabel import relabel
+from dpcalc.accounting.pld.relabel import labels, relabel
 
 __all__ = ["Atoms", "aligned", "atoms_of", "lattice_pairs", "offset"]
 
@@ -264,17 +264,14 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tu
                     dtype=np.float64)
     qsd = np.asarray(np.bincount(a[qd], (p * np.exp(-t) * (1.0 - u))[qd], n)
                      + np.bincount(a[qd] + 1, (p * np.exp(h - t) * u)[qd], n), dtype=np.float64)
-    p2, qs2 = relabel(pd, qsd, g)
+    p2, qs2, pr, qsr = relabel(pd, qsd, g)
     idx = np.arange(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ok = p2 >= (1.0 + MARGIN) * qs2
-        lab = np.where(ok, idx, np.floor((np.log(p2) - np.log(qs2) + g - c - 4 * MARGIN) / h) - k0)
-    lab = np.where(p2 > 0, lab, 0)
-    lab = np.minimum(lab, idx).astype(np.int64)
-    shift = -min(0, int(lab.min()))
+    lab, lab_r = labels(p2, qs2, g, c, h, k0, idx), labels(pr, qsr, g, c, h, k0, idx)
+    shift = -min(0, int(lab.min()), int(lab_r.min()))
     top = k1 - 1 - k0 + shift  # the lattice point at or below l_max: the high cut tail goes there
-    size = max(int(lab.max()) + shift, top, n - 1 + shift) + 1
-    lo_p = np.asarray(np.bincount(lab + shift, p2 * (1.0 - MARGIN), size), dtype=np.float64)
+    size = max(int(lab.max()) + shift, int(lab_r.max()) + shift, top, n - 1 + shift) + 1
+    lo_p = np.asarray(np.bincount(lab + shift, p2 * (1.0 - MARGIN), size)
+                      + np.bincount(lab_r + shift, pr * (1.0 - MARGIN), size), dtype=np.float64)
     lo_p[shift:shift + n] += exact_lo * (1.0 - MARGIN)
     lo_p[top] += at.p_high * (1.0 - MARGIN)
     return upper, LatticePmf(k0 - shift, lo_p, at.p_inf * (1.0 - MARGIN), c)

@@ -12,7 +12,7 @@ from dpcalc.accounting.pld import common
 from dpcalc.accounting.pld.common import MARGIN, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, log_fq, losses, tail_z, x_of_losses
 from dpcalc.accounting.pld.pmf import LatticePmf
-from dpcalc.accounting.pld.relabel import relabel
+from dpcalc.accounting.pld.relabel import labels, relabel
 from dpcalc.accounting.pld.schedule import Step
 
 __all__ = ["discretise_many"]
@@ -206,19 +206,18 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
 
     if not lower:
         return [(u, u) for u, _ in map(upper_of, range(ns))]
-    p2, qs2 = relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, first_d, last_d)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio_ok = p2 >= (1.0 + MARGIN) * qs2
-        lab = np.where(ratio_ok, idx,
-                       np.floor((np.log(p2) - np.log(qs2) + gd - cc[drow] - 4 * MARGIN) / h) - k0[drow])
-    lab = np.where(p2 > 0, lab, 0)
-    lab = np.minimum(lab, idx).astype(np.int64)
-    lo_shift = -np.minimum(0, np.minimum.reduceat(lab, ds))  # k0 − lo_k0 >= 0
+    p2, qs2, pr, qsr = relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, first_d,
+                               last_d)
+    lab = labels(p2, qs2, gd, cc[drow], h, k0[drow], idx)
+    lab_r = labels(pr, qsr, gd, cc[drow], h, k0[drow], idx)
+    lo_shift = -np.minimum(0, np.minimum(np.minimum.reduceat(lab, ds), np.minimum.reduceat(lab_r, ds)))  # k0 − lo_k0
     top = np.floor((l_max - cc) / h).astype(np.int64) - k0 + lo_shift
-    lab_s = lab + lo_shift[drow]
-    lo_size = np.maximum(np.maximum.reduceat(lab_s, ds), top) + 1
+    lab_s, lab_rs = lab + lo_shift[drow], lab_r + lo_shift[drow]
+    lo_size = np.maximum(np.maximum(np.maximum.reduceat(lab_s, ds), np.maximum.reduceat(lab_rs, ds)), top) + 1
     lo_st = _seg_starts(lo_size)
-    p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - MARGIN), int(lo_size.sum())), dtype=np.float64)
+    size = int(lo_size.sum())
+    p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - MARGIN), size)
+                          + np.bincount(lab_rs + lo_st[drow], pr * (1.0 - MARGIN), size), dtype=np.float64)
     out: list[tuple[LatticePmf, LatticePmf]] = []
     for r in range(ns):
         upper, high_tail = upper_of(r)

@@ -10,13 +10,29 @@ import math
 
 import numpy as np
 
+from dpcalc import _limits
 from dpcalc import _validate as v
 from dpcalc.accounting.pld import direct, gdp_mixture, single
-from dpcalc.accounting.pld.accountant import DeltaBracket, EpsBracket, check_delta, check_rtol, unconverged
+from dpcalc.accounting.pld.accountant import (
+    DeltaBracket,
+    EpsBracket,
+    check_delta,
+    check_rtol,
+    delta_toleranced,
+    no_finite_bound,
+    toleranced,
+)
 from dpcalc.accounting.pld.atoms import Atoms, aligned, atoms_of, lattice_pairs, offset
-from dpcalc.accounting.pld.common import TAU, check_points
+from dpcalc.accounting.pld.common import TAU, MemoryCapError
 from dpcalc.accounting.pld.losses import AtomPair, NoisePair, Pair, PrivacyLoss
-from dpcalc.accounting.pld.passes import compose_pass, convolved_eps, direct_eps, eps_of_passes, unit_parts
+from dpcalc.accounting.pld.passes import (
+    CONV_OP_SECONDS,
+    compose_pass,
+    convolved_eps,
+    direct_eps,
+    eps_of_passes,
+    unit_parts,
+)
 from dpcalc.accounting.pld.pmf import LatticePmf
 
 __all__ = ["delta_generic", "epsilon_generic", "orientations"]
@@ -139,26 +155,45 @@ _MAX_EXACT_OPS = 2e6
 
 def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
           convolve: bool = False) -> tuple[float, float, int]:
+    """(ε_lower, ε_upper, points) of one orientation at spacing h: one or two steps summed directly; more steps
+    convolved directly when ``convolve`` or when that is cheap (`_MAX_EXACT_OPS`), else composed by the FFT; and
+    convolved after all (up to `direct.MAX_CONVOLUTION_OPS`) when the FFT's lower curve gave nothing."""
     total = sum(c for _, c in pairs)
     tail = TAU * delta / (4.0 * total)
     ups, los = _discretise(pairs, h, tail, lower)
     if total <= direct.MAX_DIRECT_STEPS:
         return direct_eps(unit_parts(ups), unit_parts(los) if lower else None, h, delta)
-    if convolve:  # every composed atom to a relative error bound: no FFT, no tilt, any spacing
-        return convolved_eps(ups, los if lower else None, h, delta)
+    ops = direct.convolution_ops([(d.p.size, c) for d, c in ups])
+    if convolve or ops <= _MAX_EXACT_OPS:  # every composed atom to a relative error bound: no FFT, no tilt
+        return _convolved(ups, los if lower else None, h, delta, ops)
     top = _theta_top(ups, h)
-    return eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top), delta, None, h)
+    e_lo, e_up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top),
+                                  delta, None, h)
+    if lower and e_lo <= 0.0 < e_up and ops <= direct.MAX_CONVOLUTION_OPS:
+        # the lower curve's aliasing bound swamped δ at every window (ε near the top of a bounded loss: Laplace ×3
+        # at δ = 1e-10 had [0, 3] at every lattice): the direct convolution has no such term
+        c_lo, c_up, c_n = _convolved(ups, los, h, delta, ops)
+        return max(e_lo, c_lo), min(e_up, c_up), max(n, c_n)
+    return e_lo, e_up, n
+
+
+def _convolved(ups: Parts, los: Parts | None, h: float, delta: float, ops: float) -> tuple[float, float, int]:
+    """`convolved_eps`, its multiply-adds booked against the work budget first."""
+    _limits.charge(CONV_OP_SECONDS * ops * (1 if los is None else 2), f"a direct convolution of {len(ups)} losses")
+    return convolved_eps(ups, los, h, delta)
 
 
 def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, rtol: float | None,
                     atol: float, max_iter: int = 10) -> EpsBracket:
-    """Certified ε bracket of the composition (both orientations; the worse reported, lower bound the larger)."""
+    """Certified ε bracket of the composition (both orientations; the worse reported, lower bound the larger): the
+    lattice refined until the bracket meets the tolerance, or finer lattices stop narrowing it, or the memory cap
+    stops them; then the tightest bracket found, ``met = False``. Raises only without a finite upper end."""
     d = check_delta(delta)
     tol = check_rtol(rtol)
     a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
     exact = gdp_mixture.eps_bracket(components, d) or single.eps_bracket(components, d)
     if exact is not None:
-        return exact
+        return toleranced(exact, tol, a_tol)
     orient = orientations(components)
     total = sum(c for _, c in components)
     scale = _eps_scale(orient, total, d, min(0.05, math.sqrt(1e-3 / total)))
@@ -169,36 +204,42 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
     ups = dict.fromkeys(orient, math.inf)
     tail = TAU * d / (4.0 * total)
     on_lattice = _exact_lattice(orient, tail)
+    worst, e_lo, e_up = "remove", 0.0, math.inf
     for i in range(max_iter):
         # losses that all lie on one lattice (RR, discrete Laplace, pure DP): that lattice, no rounding at all
         convolve = False
-        if i == 0 and on_lattice is not None:
-            h, convolve = _on_lattice_spacing(orient, on_lattice, h, tail)
-        else:
-            h = _aligned_h(orient, min(h, _MAX_H), tail)
-        # an orientation whose upper end is below another's lower end cannot be the worse: not composed again
-        live = [name for name in orient if ups[name] > max(lows.values())]
-        res = {name: _pass(orient[name], h, d, True, convolve) for name in live}
+        try:
+            if i == 0 and on_lattice is not None:
+                h, convolve = _on_lattice_spacing(orient, on_lattice, h, tail)
+            else:
+                h = _aligned_h(orient, min(h, _MAX_H), tail)
+            # an orientation whose upper end is below another's lower end cannot be the worse: not composed again
+            live = [name for name in orient if ups[name] > max(lows.values())]
+            res = {name: _pass(orient[name], h, d, True, convolve) for name in live}
+        except MemoryCapError:
+            if not math.isfinite(e_up):
+                raise
+            break  # the tightest bracket so far
         for name, r in res.items():
             lows[name], ups[name] = max(lows[name], r[0]), min(ups[name], r[1])
         worst = max(ups, key=lambda k: ups[k])
         e_lo, e_up = max(lows.values()), ups[worst]
         n = max((r[2] for r in res.values()), default=n)
         if e_lo == math.inf:  # the mass at loss +∞ alone exceeds δ (e.g. an (ε, δ₀) release at δ < δ₀): no finite ε
-            return EpsBracket(math.inf, math.inf, d, worst, h, n, {"converged": 1.0})
+            return toleranced(EpsBracket(math.inf, math.inf, d, worst, h, n), tol, a_tol)
         width = e_up - e_lo
         target = tol * e_up + a_tol
         if math.isfinite(e_up) and width <= target:
-            return EpsBracket(e_lo, e_up, d, worst, h, n, {"converged": 1.0})
+            break
         stalled = stalled + 1 if math.isfinite(width) and width > 0.9 * width_before else 0
         if stalled >= 2:
             break
         width_before = width
-        h_old = h
         h *= (max(0.05, min(0.5 if stalled else 0.9, 0.9 * math.sqrt(target / width)))
               if math.isfinite(width) and width > 0 else 0.25)
-        check_points(int(n * h_old / h), f"a bracket width of rtol = {tol:g}, atol = {a_tol:g}", h)
-    raise unconverged(e_lo, e_up, d, tol, a_tol)
+    if not math.isfinite(e_up):
+        raise no_finite_bound(e_lo, e_up, d)
+    return toleranced(EpsBracket(e_lo, e_up, d, worst, h, n, {"iterations": float(i + 1)}), tol, a_tol)
 
 
 def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> DeltaBracket:
@@ -206,7 +247,7 @@ def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> Delt
     e = float(v.check_range("eps", eps, 0.0, math.inf))
     exact = gdp_mixture.delta_bracket(components, e) or single.delta_bracket(components, e)
     if exact is not None:
-        return exact
+        return delta_toleranced(exact)
     total = sum(c for _, c in components)
     h = float(min(0.05, max(1e-6, 0.6 * math.sqrt(1e-3 * max(e, 0.1) / total))))
     orient = orientations(components)
@@ -230,4 +271,4 @@ def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> Delt
         lows.append(max(0.0, dl))
         ups.append((min(1.0, du), name, npts))
     du, worst, n = max(ups)
-    return DeltaBracket(max(lows), du, e, worst, h, n)
+    return delta_toleranced(DeltaBracket(max(lows), du, e, worst, h, n))
