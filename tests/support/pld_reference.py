@@ -111,3 +111,78 @@ def delta_kov(eps0: float, delta0: float, count: int, eps: float) -> mp.mpf:
                 for i in range(count + 1))
     keep = (1 - d0) ** count
     return 1 - keep + keep * s / (1 + mp.exp(e0)) ** count
+
+
+# --- compositions of finite lattice PLDs, exactly (the levels near the top first) -----------------------------------
+
+
+def finite_levels(p: Sequence[float], q: Sequence[float], unit: mp.mpf) -> tuple[mp.mpf, list[mp.mpf], mp.mpf]:
+    """(top, masses, p_inf) of a finite pair whose finite losses log(pᵢ/qᵢ) lie on top − m·unit (m = 0, 1, …):
+    masses[m] is the P-mass at loss top − m·unit, p_inf the P-mass of the outcomes with Q = 0 (loss +∞)."""
+    pm, qm = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
+    fin = [(mp.log(a) - mp.log(b), a) for a, b in zip(pm, qm, strict=True) if a > 0 and b > 0]
+    p_inf = mp.fsum(a for a, b in zip(pm, qm, strict=True) if a > 0 and b == 0)
+    top = max(loss for loss, _ in fin)
+    masses: list[mp.mpf] = []
+    for loss, a in fin:
+        m = int(mp.nint((top - loss) / unit))
+        assert abs(top - loss - m * unit) <= mp.mpf(10) ** (-mp.mp.dps // 2) * (1 + abs(loss)), "loss off the lattice"
+        masses.extend([mp.mpf(0)] * (m + 1 - len(masses)))
+        masses[m] += a
+    return top, masses, p_inf
+
+
+def discrete_laplace_levels(t: float, shift: int) -> tuple[mp.mpf, list[mp.mpf], mp.mpf]:
+    """(top, masses, 0) of the discrete Laplace pair P(k) ∝ e^{−t|k − Δ|} against Q(k) ∝ e^{−t|k|} (Δ = ``shift``):
+    its loss t(|k| − |k − Δ|) is tΔ for k ≥ Δ, −tΔ for k ≤ 0 and t(2k − Δ) between, on the lattice of unit 2t."""
+    tt, d = mp.mpf(t), int(shift)
+    norm = mp.tanh(tt / 2)  # (1 − e^{−t})/(1 + e^{−t})
+    masses = [1 / (1 + mp.exp(-tt))]  # k >= Δ
+    masses += [norm * mp.exp(-tt * m) for m in range(1, d)]  # k = Δ − m
+    masses.append(mp.exp(-tt * d) / (1 + mp.exp(-tt)))  # k <= 0
+    return tt * d, masses, mp.mpf(0)
+
+
+def _power_series(a: list[mp.mpf], count: int, depth: int) -> list[mp.mpf]:
+    """The first ``depth`` coefficients of (Σ aₘ zᵐ)^count (a₀ > 0) by the recurrence of J. C. P. Miller:
+    g₀ = a₀ᵀ, n·a₀·gₙ = Σ_{k=1}^{n} ((T + 1)k − n)·aₖ·g_{n−k}."""
+    g = [a[0] ** count]
+    for n in range(1, depth):
+        s = mp.fsum(((count + 1) * k - n) * a[k] * g[n - k] for k in range(1, min(n, len(a) - 1) + 1))
+        g.append(s / (n * a[0]))
+    return g
+
+
+def eps_lattice_composed(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], mp.mpf], int]], unit: mp.mpf,
+                         delta: float) -> mp.mpf:
+    """Exact ε(δ) (to the working precision) of the composition of ``count`` copies of each lattice PLD
+    (`finite_levels`, `discrete_laplace_levels`; all on one ``unit``): +∞ when the mass at loss +∞ is at least δ.
+    The composed P-masses are found from the top down (`_power_series`) only as deep as the answer needs; on the
+    segment between two composed losses δ(ε) = A − e^ε·B, so ε = log((A − δ)/B) exactly."""
+    d = mp.mpf(delta)
+    keep = mp.fprod((1 - p_inf) ** count for (_, _, p_inf), count in components)
+    p_inf = 1 - keep
+    if p_inf >= d:
+        return mp.inf
+    top = mp.fsum(t * count for (t, _, _), count in components)
+    full = sum(count * (len(a) - 1) for (_, a, _), count in components) + 1
+    depth = 64
+    while True:
+        depth = min(depth, full)
+        series = [mp.mpf(1)] + [mp.mpf(0)] * (depth - 1)
+        for (_, a, _), count in components:
+            power = _power_series(a, count, depth)
+            series = [mp.fsum(series[i] * power[n - i] for i in range(n + 1)) for n in range(depth)]
+        big_a, big_b = p_inf, mp.mpf(0)
+        for n, pn in enumerate(series):
+            loss = top - n * unit
+            below = top - (n + 1) * unit  # δ at the next composed loss down, with the levels 0..n above it
+            big_a, big_b = big_a + pn, big_b + pn * mp.exp(-loss)
+            if n + 1 == full or below < 0:
+                at = big_a - big_b  # δ(0)
+                return mp.mpf(0) if at <= d else mp.log((big_a - d) / big_b)
+            if big_a - mp.exp(below) * big_b > d:
+                return mp.log((big_a - d) / big_b)
+        if depth == full:  # pragma: no cover - the loop above returns at the last level
+            raise AssertionError("no level found")
+        depth *= 4

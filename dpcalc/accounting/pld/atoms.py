@@ -24,9 +24,11 @@ from dpcalc.accounting.pld.mechanism import tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.relabel import labels, relabel
 
-__all__ = ["Atoms", "aligned", "atoms_of", "lattice_pairs", "offset"]
+__all__ = ["SNAP_ULPS", "Atoms", "aligned", "atoms_of", "lattice_pairs", "offset"]
 
 _GL_NODES = 5
+#: a point mass this many units of roundoff (relative to 1 + |loss| + |offset|) below a lattice point is on it
+SNAP_ULPS = 64.0 * float(np.finfo(np.float64).eps) / 2.0
 _CELL = 0.35  # widest quadrature cell, in units of the noise scale (Gauss–Legendre error ~1e-13 on Gaussians)
 _BISECT = 64  # rounds of the preimage search (at most)
 _TABLE = 4096  # cells of the table that brackets each preimage
@@ -255,9 +257,11 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tu
     if not lower:
         return upper, upper
     # point masses: each rounded down to its lattice point (a lower loss under P lowers the composed δ); a loss
-    # within 1e-9·h below a lattice point counts as on it (the masses' MARGIN covers that much)
+    # within the rounding of (loss − c)/h below a lattice point counts as on it, by at most `SNAP_ULPS`·(1 + |loss|
+    # + |c|) nats (the caller moves the composed ends out by that much per step: `generic._position_error`)
     ex = at.exact_mask()
-    ax = np.clip(np.floor((loss[ex] - c) / h + 1e-9).astype(np.int64) - k0, 0, n - 1)
+    snap = SNAP_ULPS * (1.0 + np.abs(loss[ex]) + abs(c)) / h
+    ax = np.clip(np.floor((loss[ex] - c) / h + snap).astype(np.int64) - k0, 0, n - 1)
     exact_lo = np.bincount(ax, p[ex], n)
     qd = ~ex
     pd = np.asarray(np.bincount(a[qd], (p * (1.0 - u))[qd], n) + np.bincount(a[qd] + 1, (p * u)[qd], n),
