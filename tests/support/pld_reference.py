@@ -169,10 +169,11 @@ def eps_lattice_composed(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], 
     depth = 64
     while True:
         depth = min(depth, full)
-        series = [mp.mpf(1)] + [mp.mpf(0)] * (depth - 1)
+        series: list[mp.mpf] = []
         for (_, a, _), count in components:
             power = _power_series(a, count, depth)
-            series = [mp.fsum(series[i] * power[n - i] for i in range(n + 1)) for n in range(depth)]
+            series = power if not series else [mp.fsum(series[i] * power[n - i] for i in range(n + 1))
+                                               for n in range(depth)]
         big_a, big_b = p_inf, mp.mpf(0)
         for n, pn in enumerate(series):
             loss = top - n * unit
@@ -186,3 +187,74 @@ def eps_lattice_composed(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], 
         if depth == full:  # pragma: no cover - the loop above returns at the last level
             raise AssertionError("no level found")
         depth *= 4
+
+
+def rr_pairs(noise: float, buckets: int, relation: str) -> list[tuple[list[mp.mpf], list[mp.mpf]]]:
+    """The (P, Q) pairs, one per orientation, of k-ary randomized response (the true bucket with probability 1 − p,
+    else a uniform one) from its parameters, at the working precision: replace_one (R(x), R(x')) on the outcomes
+    x, x', other; replace_special R(x) against the uniform output, and the swap."""
+    p, k = mp.mpf(noise), mp.mpf(buckets)
+    hit, miss = 1 - p + p / k, p / k
+    if relation == "replace_one":
+        other = p * (k - 2) / k
+        return [([hit, miss, other], [miss, hit, other])]
+    rem = ([hit, 1 - hit], [1 / k, 1 - 1 / k])
+    return [rem, (rem[1], rem[0])]
+
+
+def kov_pair(eps0: float, delta0: float) -> tuple[list[mp.mpf], list[mp.mpf]]:
+    """The (ε₀, δ₀) pair of Kairouz, Oh & Viswanath 2015: outcomes (⊤, a, b, ⊥), P = (δ₀, (1 − δ₀)e^ε₀/(1 + e^ε₀),
+    (1 − δ₀)/(1 + e^ε₀), 0) and Q the reverse (symmetric: one orientation)."""
+    e, d = mp.mpf(eps0), mp.mpf(delta0)
+    lo, hi = (1 - d) * mp.exp(e) / (1 + mp.exp(e)), (1 - d) / (1 + mp.exp(e))
+    return [d, lo, hi, mp.mpf(0)], [mp.mpf(0), hi, lo, d]
+
+
+def pair_unit(p: Sequence[mp.mpf], q: Sequence[mp.mpf]) -> mp.mpf:
+    """The smallest distance between two distinct finite losses of a pair (the lattice unit of a pair with two or
+    three equally spaced losses)."""
+    losses = sorted({mp.log(a) - mp.log(b) for a, b in zip(p, q, strict=True) if a > 0 and b > 0})
+    gaps = [b - a for a, b in itertools.pairwise(losses) if b - a > mp.mpf(10) ** (-mp.mp.dps // 2)]
+    return min(gaps) if gaps else mp.mpf(1)
+
+
+def delta_laplace_composed(parts: Sequence[tuple[float, int]], eps: float) -> mp.mpf:
+    """δ(ε) of a composition of Laplace releases, ``count`` of each ε₀ = Δ/b, exactly (to the working precision).
+
+    One release's loss is ε₀ with P-mass 1/2, −ε₀ with e^{−ε₀}/2 and has density e^{(ℓ − ε₀)/2}/4 on (−ε₀, ε₀). Every
+    step either sits at an end or is continuous; the continuous ones' densities are all ∝ e^{ℓ/2}, so their sum has
+    density e^{s/2}·Π(e^{−ε₀ᵢ/2}/4)·V(s), V the slice volume of the box Π(−ε₀ᵢ, ε₀ᵢ) at Σℓ = s (inclusion–exclusion:
+    Σ_S (−1)^{|S|}(s + Σε₀ − 2Σ_S ε₀)₊^{j−1}/(j − 1)!). δ = Σ over the ways of mass·∫(1 − e^{ε − a − s})₊ ds, a the
+    ends' sum; the integral by quadrature between the slice's kinks."""
+    e = mp.mpf(eps)
+    groups = [(mp.mpf(e0), int(n)) for e0, n in parts]
+    total = mp.mpf(0)
+    for split in itertools.product(*[[(t, b, n - t - b) for t in range(n + 1) for b in range(n - t + 1)]
+                                     for _, n in groups]):
+        mass, a, cont = mp.mpf(1), mp.mpf(0), []
+        for (e0, n), (t, b, c) in zip(groups, split, strict=True):
+            mass *= mp.factorial(n) / (mp.factorial(t) * mp.factorial(b) * mp.factorial(c))
+            mass *= (mp.mpf(1) / 2) ** t * (mp.exp(-e0) / 2) ** b * (mp.exp(-e0 / 2) / 4) ** c
+            a += (t - b) * e0
+            cont += [e0] * c
+        if not cont:
+            total += mass * max(mp.mpf(0), -mp.expm1(e - a))
+            continue
+        j, big = len(cont), mp.fsum(cont)
+        if a + big <= e:
+            continue
+        shifts = sorted({mp.fsum(s) for r in range(j + 1) for s in itertools.combinations(cont, r)})
+
+        def vol(s: mp.mpf, cont: list[mp.mpf] = cont, j: int = j, big: mp.mpf = big) -> mp.mpf:
+            out = mp.mpf(0)
+            for r in range(j + 1):
+                for sub in itertools.combinations(cont, r):
+                    x = s + big - 2 * mp.fsum(sub)
+                    if x > 0:  # (x)₊^{j−1}, with (0)₊⁰ = 0
+                        out += (-1) ** r * x ** (j - 1)
+            return out / mp.factorial(j - 1)
+
+        lo = max(-big, e - a)
+        knots = sorted({lo, big, *[-big + 2 * x for x in shifts if lo < -big + 2 * x < big]})
+        total += mass * mp.quad(lambda s, a=a, vol=vol: mp.exp(s / 2) * vol(s) * -mp.expm1(e - a - s), knots)
+    return total

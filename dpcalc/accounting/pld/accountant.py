@@ -34,6 +34,8 @@ __all__ = ["DeltaBracket", "EpsBracket", "delta_for_eps", "delta_toleranced", "d
 #: lattice for 63 % of them), width/((1 + θ*)·T·h²) has quantiles 0.14 / 0.22 / 0.52 at 10 / 50 / 75 %
 _WIDTH_C = 4.0
 _WIDTH_C_THETA = 0.5
+#: both ends move out by this relative amount: the float evaluation of the composed positions (k·h + offset)
+_POSITION_ULPS = 8.0 * float.fromhex("0x1p-53")
 
 
 @short_repr
@@ -251,6 +253,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             n = max(n, na)
     if not math.isfinite(e_up):
         raise no_finite_bound(e_lo, e_up, d)
+    # the composed lattice's positions (k·h + offset) in floats: a few ulps of ε each way
+    e_up, e_lo = e_up * (1.0 + _POSITION_ULPS), e_lo * (1.0 - _POSITION_ULPS)
     return toleranced(EpsBracket(e_lo, e_up, d, direction, h, n, {"iterations": float(it)}), tol, a_tol)
 
 
