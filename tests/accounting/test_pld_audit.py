@@ -55,10 +55,28 @@ def _kov_eps(parts: list[tuple[float, float, int]], delta: float) -> mpmath.mpf:
     return ref.eps_lattice_composed(comps, unit, delta)
 
 
+def _rr_delta(noise: float, buckets: int, relation: str, count: int, eps: float) -> mpmath.mpf:
+    out = mpmath.mpf(0)
+    for p, q in ref.rr_pairs(noise, buckets, relation):
+        unit = ref.pair_unit(p, q)
+        out = max(out, ref.delta_lattice_composed([(ref.finite_levels(p, q, unit), count)], unit, eps))
+    return out
+
+
+#: the references' own error, relative (far below a double's 1.1e-16): the composed masses come from a recurrence
+#: whose deepest terms lose digits (absolute error ~1e-35 of the largest)
+_REF = mpmath.mpf("1e-25")
+
+
+def _within(lower: float, truth: mpmath.mpf, upper: float) -> bool:
+    with mpmath.workdps(DPS):
+        return mpmath.mpf(lower) * (1 - _REF) <= truth <= mpmath.mpf(upper) * (1 + _REF)
+
+
 def _holds(br: pld.EpsBracket, truth: mpmath.mpf) -> bool:
     if truth == mpmath.inf:
         return br.eps_lower == br.eps_upper == math.inf
-    return mpmath.mpf(br.eps_lower) <= truth <= mpmath.mpf(br.eps_upper)
+    return _within(br.eps_lower, truth, br.eps_upper)
 
 
 @pytest.mark.parametrize(("loss", "count", "delta", "truth_fn", "before"), [
@@ -83,6 +101,16 @@ def test_large_epsilon_reproducers_hold_the_exact_value(loss: pld.PrivacyLoss, c
     assert _holds(br, truth) and br.met
     assert mpmath.mpf(before) < truth  # the old upper end was unsafe
     assert br.width <= 1e-13 * br.eps_upper
+
+
+def test_delta_near_the_top_of_a_large_epsilon_holds_the_exact_value() -> None:
+    """The δ side at the same randomized response ×2228, 0.4 µnats below its top composed loss: composed on the
+    losses' own lattice, read at ε moved by the composed positions' error (2e-10 here, 0.2 % of δ)."""
+    loss = pld.randomized_response(0.0003207484787953287, 1164, "replace_special")
+    br = pld.delta_composed([(loss, 2228)], 17923.9331456)
+    with mpmath.workdps(DPS):
+        truth = _rr_delta(0.0003207484787953287, 1164, "replace_special", 2228, 17923.9331456)
+    assert _within(br.delta_lower, truth, br.delta_upper) and br.met
 
 
 # --- Laplace compositions near their largest loss: every tolerance answers, and holds the truth
@@ -230,4 +258,26 @@ def test_randomized_audit_against_exact_sums() -> None:
             truth = truth_fn(delta)
         if not (_holds(br, truth) and br.met):
             bad.append((desc, delta, br.eps_lower, br.eps_upper, br.met, mpmath.nstr(truth, 20)))
+    assert not bad, bad
+
+
+def test_randomized_delta_audit_against_exact_sums() -> None:
+    """δ(ε) of randomized response compositions (both relations, ×1 … ×3,000) at ε drawn below the largest
+    composed loss: δ_lower ≤ δ ≤ δ_upper against the exact sum."""
+    rng = random.Random(20240612)
+    bad = []
+    for _ in range(points(40)):
+        p = math.exp(rng.uniform(math.log(1e-4), math.log(0.99)))
+        k = int(math.exp(rng.uniform(math.log(2.0), math.log(2000.0))))
+        rel = rng.choice(["replace_one", "replace_special"])
+        count = int(math.exp(rng.uniform(0.0, math.log(3000.0))))
+        loss = pld.randomized_response(p, k, rel)
+        top = count * max(math.log(a / b) for pair in loss.pairs().values()
+                          for a, b in zip(pair.p, pair.q, strict=True) if a > 0 and b > 0)
+        eps = top * rng.uniform(0.0, 1.0) ** 4 if rng.random() < 0.7 else top * (1.0 - 10.0 ** rng.uniform(-15, -3))
+        br = pld.delta_composed([(loss, count)], eps)
+        with mpmath.workdps(DPS):
+            truth = _rr_delta(p, k, rel, count, eps)
+        if not _within(br.delta_lower, truth, br.delta_upper):
+            bad.append((p, k, rel, count, eps, br.delta_lower, br.delta_upper, mpmath.nstr(truth, 20)))
     assert not bad, bad

@@ -153,6 +153,30 @@ def _power_series(a: list[mp.mpf], count: int, depth: int) -> list[mp.mpf]:
     return g
 
 
+def _composed_series(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], mp.mpf], int]],
+                     depth: int) -> list[mp.mpf]:
+    """The composed P-masses of the first ``depth`` levels below the top (products of `_power_series`)."""
+    series: list[mp.mpf] = []
+    for (_, a, _), count in components:
+        power = _power_series(a, count, depth)
+        series = power if not series else [mp.fsum(series[i] * power[n - i] for i in range(n + 1))
+                                           for n in range(depth)]
+    return series
+
+
+def delta_lattice_composed(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], mp.mpf], int]], unit: mp.mpf,
+                           eps: float) -> mp.mpf:
+    """Exact δ(ε) of the composition of lattice PLDs (as `eps_lattice_composed`): the mass at +∞ plus
+    Σ P·(1 − e^{ε − loss}) over the composed losses above ε, found from the top down."""
+    e = mp.mpf(eps)
+    p_inf = 1 - mp.fprod((1 - p_inf) ** count for (_, _, p_inf), count in components)
+    top = mp.fsum(t * count for (t, _, _), count in components)
+    full = sum(count * (len(a) - 1) for (_, a, _), count in components) + 1
+    depth = int(min(full, max(1, mp.floor((top - e) / unit) + 1)))
+    series = _composed_series(components, depth) if top > e else []
+    return p_inf + mp.fsum(pn * -mp.expm1(e - (top - n * unit)) for n, pn in enumerate(series))
+
+
 def eps_lattice_composed(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], mp.mpf], int]], unit: mp.mpf,
                          delta: float) -> mp.mpf:
     """Exact ε(δ) (to the working precision) of the composition of ``count`` copies of each lattice PLD
@@ -169,11 +193,7 @@ def eps_lattice_composed(components: Sequence[tuple[tuple[mp.mpf, list[mp.mpf], 
     depth = 64
     while True:
         depth = min(depth, full)
-        series: list[mp.mpf] = []
-        for (_, a, _), count in components:
-            power = _power_series(a, count, depth)
-            series = power if not series else [mp.fsum(series[i] * power[n - i] for i in range(n + 1))
-                                               for n in range(depth)]
+        series = _composed_series(components, depth)
         big_a, big_b = p_inf, mp.mpf(0)
         for n, pn in enumerate(series):
             loss = top - n * unit

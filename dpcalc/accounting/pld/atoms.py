@@ -28,7 +28,7 @@ __all__ = ["SNAP_ULPS", "Atoms", "aligned", "atoms_of", "lattice_pairs", "offset
 
 _GL_NODES = 5
 #: a point mass this many units of roundoff (relative to 1 + |loss| + |offset|) below a lattice point is on it
-SNAP_ULPS = 64.0 * float(np.finfo(np.float64).eps) / 2.0
+SNAP_ULPS = 8.0 * float(np.finfo(np.float64).eps) / 2.0
 _CELL = 0.35  # widest quadrature cell, in units of the noise scale (Gauss–Legendre error ~1e-13 on Gaussians)
 _BISECT = 64  # rounds of the preimage search (at most)
 _TABLE = 4096  # cells of the table that brackets each preimage

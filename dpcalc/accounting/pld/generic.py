@@ -162,22 +162,24 @@ _MAX_H = 0.05
 #: exact convolution of 4,457 atoms instead of a 204,800-point FFT (1.9 → 0.1 s); discrete Laplace ×1397: 7.7e7,
 #: 0.29 s instead of an 800,000-point FFT (4.6 s)
 _MAX_EXACT_OPS = 1e8
-#: error of one step's loss as represented, relative to 1 + |loss|: its masses to a few ulps, the log, the lattice
-#: offset, and the lower pair counting a point mass within rounding below a lattice point as on it
-#: (`atoms.SNAP_ULPS`); composed, every composed loss may move by Σ count·this·(1 + max|loss| + h)
-_LOSS_ULPS = 16.0 * UNIT_ROUNDOFF + SNAP_ULPS
+#: error of one step's loss as represented, in units of 1 + |loss| + 2|log P| + h of its worst atom: its masses to a
+#: few ulps, the logs of P and Q (each to an ulp of itself), the lattice offset (below h), and the lower pair
+#: counting a point mass within rounding below a lattice point as on it (`atoms.SNAP_ULPS`); composed, every
+#: composed loss may move by Σ count·this·(that scale)
+_LOSS_ULPS = 8.0 * UNIT_ROUNDOFF + SNAP_ULPS
 
 
 def _position_error(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: float) -> float:
-    """A bound on how far the composed losses may sit from their lattice positions (`_LOSS_ULPS` per step and nat of
-    loss, added over the steps of the orientation). At ε = 17,924 (randomized response ×2228) it is 1.4e-10: a
-    bracket 1e-10 wide there has to move out by it."""
+    """A bound on how far the composed losses may sit from their lattice positions (`_LOSS_ULPS` per step, added
+    over the steps of the orientation). At ε = 17,924 (randomized response ×2228) it is 2e-10: a bracket 1e-10 wide
+    there has to move out by it."""
     err = 0.0
     for pairs in orient.values():
         total = 0.0
         for pair, count in pairs:
             at = atoms_of(pair, 1.0, tail)
-            scale = float(np.abs(at.loss).max()) if at.loss.size else 0.0
+            with np.errstate(divide="ignore"):
+                scale = float(np.max(np.abs(at.loss) + 2.0 * np.abs(np.log(at.p)))) if at.loss.size else 0.0
             total += count * _LOSS_ULPS * (1.0 + scale + h)
         err = max(err, total)
     return err
