@@ -257,10 +257,13 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tu
     if not lower:
         return upper, upper
     # point masses: each rounded down to its lattice point (a lower loss under P lowers the composed δ); a loss
-    # within the rounding of (loss − c)/h below a lattice point counts as on it, by at most `SNAP_ULPS`·(1 + |loss|
-    # + |c|) nats (the caller moves the composed ends out by that much per step: `generic._position_error`)
+    # within the rounding of its logs below a lattice point counts as on it, by at most `SNAP_ULPS`·(1 + |loss| +
+    # 2|log P| + |c|) nats (the caller moves the composed ends out by that much per step: `generic._position_error`;
+    # the discrete Gaussian's losses are differences of log-masses near −60: 8 ulps of |loss| alone put atoms a cell
+    # down, and its ×100 lower end at 9.288 for the exact 9.997)
     ex = at.exact_mask()
-    snap = SNAP_ULPS * (1.0 + np.abs(loss[ex]) + abs(c)) / h
+    with np.errstate(divide="ignore"):
+        snap = SNAP_ULPS * (1.0 + np.abs(loss[ex]) + 2.0 * np.abs(np.log(p[ex])) + abs(c)) / h
     ax = np.clip(np.floor((loss[ex] - c) / h + snap).astype(np.int64) - k0, 0, n - 1)
     exact_lo = np.bincount(ax, p[ex], n)
     qd = ~ex
