@@ -144,8 +144,9 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     Examples:
         >>> from dpcalc.accounting.pld import epsilon
         >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-        EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
-        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+        EpsBracket(eps_lower=1.8278469056895557, eps_upper=1.828592961638176, delta=1e-05, direction='remove',
+        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+        rtol=0.001, atol=1e-06)
     """
     steps = normalise(schedule)
     d = check_delta(delta)
@@ -329,8 +330,8 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     Examples:
         >>> from dpcalc.accounting.pld import delta_for_eps
         >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
-        DeltaBracket(delta_lower=0.0026011231572625683, delta_upper=0.0026151729935254956, eps=1.0, direction='remove',
-        grid=0.0006, fft_len=37500)
+        DeltaBracket(delta_lower=0.002611666274664663, delta_upper=0.0026131099989952023, eps=1.0, direction='remove',
+        grid=0.0003, fft_len=75000, met=True, rtol=0.001, atol=0.0)
     """
     steps = normalise(schedule)
     e = float(v.check_range("eps", eps, 0.0, math.inf))
@@ -379,7 +380,7 @@ def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     Examples:
         >>> from dpcalc.accounting.pld import delta_upper
         >>> delta_upper(1.0, 0.01, 1000, 1.0)
-        0.0026151729935254956
+        0.0026131099989952023
     """
     return delta_for_eps([_step(sigma, q, steps)], eps).delta_upper
 
@@ -392,8 +393,9 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     Examples:
         >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
         >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-        EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
-        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+        EpsBracket(eps_lower=1.8278469056895557, eps_upper=1.828592961638176, delta=1e-05, direction='remove',
+        grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+        rtol=0.001, atol=1e-06)
     """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)
 

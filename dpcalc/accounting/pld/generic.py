@@ -22,7 +22,7 @@ from dpcalc.accounting.pld.accountant import (
     no_finite_bound,
     toleranced,
 )
-from dpcalc.accounting.pld.atoms import SNAP_ULPS, Atoms, aligned, atoms_of, lattice_pairs, offset
+from dpcalc.accounting.pld.atoms import SNAP_ULPS, Atoms, aligned, atoms_of, edge_offset, lattice_pairs, offset
 from dpcalc.accounting.pld.common import TAU, UNIT_ROUNDOFF, MemoryCapError
 from dpcalc.accounting.pld.losses import AtomPair, NoisePair, Pair, PrivacyLoss
 from dpcalc.accounting.pld.passes import (
@@ -58,12 +58,14 @@ def orientations(components: list[tuple[PrivacyLoss, int]]) -> dict[str, list[tu
 
 
 def _discretise(pairs: list[tuple[Pair, int]], h: float, tail: float, lower: bool) -> tuple[Parts, Parts]:
-    """Lattice pairs of each distinct pair, each with the offset that puts its heaviest point mass on the lattice."""
+    """Lattice pairs of each distinct pair, each with the offset that puts its heaviest point mass on the lattice
+    (or, for a continuous loss that piles up at an edge, balances the lower pair there: `atoms.edge_offset`)."""
     ups: Parts = []
     los: Parts = []
     for pair, count in pairs:
         at = atoms_of(pair, h, tail)
-        up, lo = lattice_pairs(at, h, offset(at, h), lower)
+        c, edge = edge_offset(at, h) if lower else (offset(at, h), None)
+        up, lo = lattice_pairs(at, h, c, lower, edge)
         ups.append((up, count))
         los.append((lo, count))
     return ups, los
