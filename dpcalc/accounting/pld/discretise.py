@@ -43,9 +43,11 @@ def _seg_starts(sizes: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
 
 
-def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float,
-              zt: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray, np.ndarray,
-                                  FloatArray]:
+#: per step: x_lo, x_hi, l_min, l_max, offset c, k0, k1, g* (`_lattices`)
+Lattices = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray, np.ndarray, FloatArray]
+
+
+def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float) -> Lattices:
     """Per step: x-range [x_lo, x_hi], loss range [l_min, l_max], lattice offset c, lattice indices k0..k1 and the
     lattice point g* of the lower pair's merged edge labels (NaN: none; `_offsets`)."""
     x_lo, x_hi = -zt * sig, 1.0 + zt * sig
@@ -205,7 +207,8 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     for r in range(len(steps)):  # chunks of consecutive steps (big lattices alone: cache-friendly arrays)
         acc += int(nat[r])
         if acc >= _CHUNK_POINTS or r == len(steps) - 1:
-            part = tuple(x[start:r + 1] for x in lat)
+            part: Lattices = (lat[0][start:r + 1], lat[1][start:r + 1], lat[2][start:r + 1], lat[3][start:r + 1],
+                              lat[4][start:r + 1], lat[5][start:r + 1], lat[6][start:r + 1], lat[7][start:r + 1])
             out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam, lower, sparse, part))
             start, acc = r + 1, 0
     return out
@@ -213,7 +216,7 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
 
 def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
                       lam: float, lower: bool = True, sparse: bool = True,
-                      lat: tuple[FloatArray, ...] | None = None) -> list[tuple[LatticePmf, LatticePmf]]:
+                      lat: Lattices | None = None) -> list[tuple[LatticePmf, LatticePmf]]:
     """`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
     only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size

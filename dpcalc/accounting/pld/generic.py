@@ -355,11 +355,11 @@ def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> Delt
     on_lattice = _exact_lattice(orient, tail)
     for i in range(_DELTA_PASSES):
         try:
-            exact = False
+            on_grid = False
             if i == 0 and on_lattice is not None:  # losses on one lattice, convolved on it when cheap: exact
-                g, exact = _on_lattice_spacing(orient, on_lattice, h, tail)
-                h = g if exact else h
-            if not exact:
+                g, on_grid = _on_lattice_spacing(orient, on_lattice, h, tail)
+                h = g if on_grid else h
+            if not on_grid:
                 h = _aligned_h(orient, h, tail)
             err = _position_error(orient, h, tail) + 4.0 * UNIT_ROUNDOFF * e
             res = {name: _delta_pass(pairs, h, e, err) for name, pairs in orient.items()}
@@ -372,7 +372,7 @@ def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> Delt
             n = max(n, npts)
         worst = max(ups, key=lambda k: ups[k])
         best = delta_toleranced(DeltaBracket(max(lows.values()), ups[worst], e, worst, h, n))
-        if best.met or exact:  # on its own lattice nothing is rounded: a finer one cannot do better
+        if best.met or on_grid:  # on its own lattice nothing is rounded: a finer one cannot do better
             break
         h *= 0.5
     assert best is not None
