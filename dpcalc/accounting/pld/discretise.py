@@ -47,13 +47,15 @@ def _seg_starts(sizes: np.ndarray) -> np.ndarray:
 Lattices = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray, np.ndarray, FloatArray]
 
 
-def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float) -> Lattices:
+def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
+              balance: bool = True) -> Lattices:
     """Per step: x-range [x_lo, x_hi], loss range [l_min, l_max], lattice offset c, lattice indices k0..k1 and the
-    lattice point g* of the lower pair's merged edge labels (NaN: none; `_offsets`)."""
+    lattice point g* of the lower pair's merged edge labels (NaN: none; `_offsets`, only when ``balance``: a pass
+    without a lower pair keeps the plain offset)."""
     x_lo, x_hi = -zt * sig, 1.0 + zt * sig
     l_a, l_b = losses(x_lo, sig, qq, direction), losses(x_hi, sig, qq, direction)
     l_min, l_max = np.minimum(l_a, l_b), np.maximum(l_a, l_b)
-    cc, gstar = _offsets(sig, qq, direction, h, x_lo, l_min, l_max)
+    cc, gstar = _offsets(sig, qq, direction, h, x_lo, l_min, l_max, balance)
     span = (l_max - l_min) / h + 2.0  # lattice points, in float: an int64 cast would wrap past 2**63
     worst = int(np.argmax(span))
     if not span[worst] <= common.MAX_FFT:
@@ -69,7 +71,7 @@ _EDGE_GRID = 4  # positions tried per cell for the first sign change of the bala
 
 
 def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_lo: FloatArray, l_min: FloatArray,
-             l_max: FloatArray) -> tuple[FloatArray, FloatArray]:
+             l_max: FloatArray, balance: bool = True) -> tuple[FloatArray, FloatArray]:
     """Per step, the lattice offset c (lattice points k·h + c) and the lattice point g* onto which the lower pair
     merges its labels at the loss's hard edge (NaN: none).
 
@@ -85,7 +87,7 @@ def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_
     cc = np.where((qq < 1.0) & (direction == "remove"), l_min - (np.ceil(l_min / h) - _ALIGN) * h, 0.0)
     gstar = np.full(sig.size, np.nan)
     sub = np.flatnonzero((qq < 1.0) & (l_max - l_min > 4.0 * _EDGE_CELLS * h))
-    if sub.size == 0:
+    if sub.size == 0 or not balance:
         return cc, gstar
     s, q, a = sig[sub], qq[sub], x_lo[sub]
     # candidate inner points g, moving away from the edge: (l_min, l_min + 8h] (remove), [l_max − 8h, l_max) (add)
@@ -112,6 +114,8 @@ def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_
     x_no, f_no = (gs[rows, first], bal[rows, first]) if direction == "remove" else (prev, f_prev)
     side = np.zeros(ns, dtype=np.int8)
     for _ in range(_EDGE_ROUNDS):
+        if float(np.max(np.abs(x_no - x_ok))) <= 1e-9 * h:
+            break
         with np.errstate(invalid="ignore", divide="ignore"):
             x = x_no - f_no * (x_no - x_ok) / (f_no - f_ok)
         x = np.where(np.isfinite(x) & ((x - x_ok) * (x - x_no) < 0.0), x, 0.5 * (x_ok + x_no))
@@ -197,7 +201,7 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     sig = np.array([st.sigma for st in steps])
     qq = np.array([st.q for st in steps])
     zt = tail_z(max(tail, 1e-300))
-    lat = _lattices(sig, qq, direction, h, zt)
+    lat = _lattices(sig, qq, direction, h, zt, lower)
     k0, k1 = lat[5], lat[6]
     nat = k1 - k0 + 1
     for r in range(len(steps)):
@@ -220,7 +224,8 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     """`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
     only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size
-    x_lo, x_hi, l_min, l_max, cc, k0, k1, gstar = lat if lat is not None else _lattices(sig, qq, direction, h, zt)
+    x_lo, x_hi, l_min, l_max, cc, k0, k1, gstar = (lat if lat is not None else
+                                                   _lattices(sig, qq, direction, h, zt, lower))
     nat = k1 - k0 + 1
     # --- dots: tilted tail masses on 513 points per step
     tt = np.linspace(0.0, 1.0, 513)
