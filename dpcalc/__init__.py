@@ -32,13 +32,14 @@ from dpcalc.errors import (
     EstimateWarning,
     InfeasibleError,
     OutOfDomainWarning,
+    ToleranceWarning,
 )
 
 __version__ = "0.1.0"
 
 #: the subpackages and modules reachable as attributes of ``dpcalc`` (imported on first access)
-SUBPACKAGES = ("accounting", "midp", "gaussian_mi", "cuag", "nbafl", "secagg", "catalog", "sim", "verify", "units",
-               "files", "plot")
+SUBPACKAGES = ("accounting", "midp", "gaussian_mi", "cuag", "nbafl", "secagg", "samplers", "risk", "audit",
+               "distributed", "matrix", "catalog", "sim", "verify", "units", "files", "plot")
 #: the verbs and types at the top, by the module that defines them (imported on first access)
 _TOP = {"epsilon": "dpcalc.api", "delta": "dpcalc.api", "account": "dpcalc.api", "calibrate": "dpcalc.api",
         "statement": "dpcalc.api", "event_of": "dpcalc.api",
@@ -47,10 +48,10 @@ _TOP = {"epsilon": "dpcalc.api", "delta": "dpcalc.api", "account": "dpcalc.api",
         "Statement": "dpcalc.report.statement"}
 
 __all__ = ["Accounting", "Calibration", "DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning",
-           "InfeasibleError", "OutOfDomainWarning", "PrivacyResult", "Statement", "__version__", "account",
-           "accounting", "calibrate", "catalog", "cuag", "delta", "epsilon", "event_of",
-           "events", "files", "gaussian_mi", "midp",
-           "nbafl", "plot", "secagg", "sim", "statement", "units", "verify"]
+           "InfeasibleError", "OutOfDomainWarning", "PrivacyResult", "Statement", "ToleranceWarning", "__version__",
+           "account", "accounting", "audit", "calibrate", "catalog", "cuag", "delta", "distributed", "epsilon",
+           "event_of", "events", "files", "gaussian_mi", "matrix", "midp", "nbafl", "plot", "risk", "samplers",
+           "secagg", "sim", "statement", "units", "verify"]
 
 
 def __getattr__(name: str) -> object:

@@ -7,7 +7,7 @@ the parameter and its allowed range. The CLI turns it into exit code 2 without a
 from __future__ import annotations
 
 __all__ = ["DomainError", "DpcalcError", "ErratumWarning", "EstimateWarning", "InfeasibleError",
-           "OutOfDomainWarning", "UnknownNameError"]
+           "OutOfDomainWarning", "ToleranceWarning", "UnknownNameError"]
 
 
 class DpcalcError(ValueError):
@@ -40,3 +40,7 @@ class ErratumWarning(UserWarning):
 
 class EstimateWarning(UserWarning):
     """A value is an approximation/estimate, not a guaranteed bound (e.g. a CLT approximation)."""
+
+
+class ToleranceWarning(UserWarning):
+    """A certified bracket came back wider than the tolerance asked (both ends still hold the true value)."""

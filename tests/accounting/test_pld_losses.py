@@ -242,9 +242,10 @@ def test_an_orientation_below_the_other_is_not_recomposed() -> None:
         gen._pass = original  # type: ignore[assignment]
     assert len(calls) == 3
     # recorded values; the FFT's round-off differs between NumPy builds by ~1e-10 relative (numpy 2.4.6 gave a lower
-    # end 8.7e-11 below the recorded one), far inside the bracket's 8e-4 width
-    assert br.eps_lower == pytest.approx(0.5300241491995188, rel=1e-9)
-    assert br.eps_upper == pytest.approx(0.5304629254026623, rel=1e-9)
+    # end 8.7e-11 below the recorded one), far inside the bracket's 8e-4 width. The lower end was 0.5300241491995188
+    # before the relabelling kept its fractions from a fixed point (no overshoot lost when moved down)
+    assert br.eps_lower == pytest.approx(0.530025346712312, rel=1e-9)
+    assert br.eps_upper == pytest.approx(0.5304629253807754, rel=1e-9)
 
 
 def test_a_coarse_lattice_is_never_composed_by_the_fft() -> None:

@@ -70,8 +70,8 @@ def test_least_work_is_a_lower_bound_of_the_booked_work(schedule: list[tuple[flo
 
 def test_budget_refuses_the_pass_that_would_exceed_it() -> None:
     schedule = _schedule(0.25, 0.1, 1, 5000, 10, 10)
-    with _limits.work_budget("the test's schedule", 1.0), \
-            pytest.raises(_limits.LimitError, match=r"^the test's schedule would take over 0\.0167 min") as info:
+    with _limits.work_budget("the test's schedule", 0.2), \
+            pytest.raises(_limits.LimitError, match=r"^the test's schedule would take over 0\.00333 min") as info:
         pld.epsilon(schedule, 1e-5)
     assert "\n" not in str(info.value)
 

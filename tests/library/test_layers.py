@@ -21,8 +21,9 @@ cli      the command line (and ``python -m dpcalc``)
 
 A module may import its own layer and the layers below it, never a layer above; the graph over all modules must
 be acyclic (a circle held apart only by imports inside functions or under TYPE_CHECKING is still a circle). No
-module is over 600 lines. In ``dpcalc.accounting`` no code dispatches on an event's type (an accountant calls the
-event's privacy maps), and each mechanism class is named in at most three files.
+module has over 450 lines of code (docstrings not counted: documenting a function does not make a module do more).
+In ``dpcalc.accounting`` no code dispatches on an event's type (an accountant calls the event's privacy maps), and
+each mechanism class is named in at most three files.
 """
 
 from __future__ import annotations
@@ -164,12 +165,25 @@ def test_the_cycle_finder_finds_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-MAX_LINES = 600
+MAX_LINES = 450
 
 
-def test_no_module_is_over_600_lines() -> None:
-    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert long == {}, f"modules over {MAX_LINES} lines: {long}"
+def _code_lines(path: Path) -> int:
+    """Lines of ``path`` outside the docstrings of the module, its classes and its functions."""
+    text = path.read_text(encoding="utf-8")
+    docs: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                docs.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return sum(1 for k in range(1, len(text.splitlines()) + 1) if k not in docs)
+
+
+def test_no_module_is_over_450_lines_of_code() -> None:
+    long = {m: n for m, p in MODULES.items() if (n := _code_lines(p)) > MAX_LINES}
+    assert long == {}, f"modules over {MAX_LINES} lines of code: {long}"
 
 
 def _named(path: Path, name: str) -> bool:

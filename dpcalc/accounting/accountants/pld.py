@@ -11,13 +11,26 @@ import dataclasses
 import math
 from typing import Any
 
+from dpcalc import _validate as v
 from dpcalc.accounting.accountants.base import Accountant, Options, register
 from dpcalc.accounting.events.base import Event
 from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.result import PrivacyResult
-from dpcalc.errors import DomainError
+from dpcalc.errors import DomainError, ToleranceWarning
 
 __all__ = ["Pld", "merged", "peer_available", "to_dp_accounting"]
+
+
+def _wider(what: str, lower: float, upper: float, met: bool, rtol: float, atol: float, warn: bool
+           ) -> tuple[str, ...]:
+    """The note (and, with ``warn``, the `ToleranceWarning`) of a bracket wider than asked; () when it met it."""
+    if met:
+        return ()
+    text = (f"pld: the {what} bracket [{lower:.6g}, {upper:.6g}] is wider than asked (rtol = {rtol:g}, atol = "
+            f"{atol:g}); both ends are certified, the upper end is the answer")
+    if warn:
+        v.warn(text, ToleranceWarning)
+    return (text,)
 
 
 def peer_available() -> bool:
@@ -92,18 +105,17 @@ class Pld(Accountant):
         if br.eps_lower == math.inf:
             raise DomainError(f"pld: delta = {delta:g} is below the probability of an infinite privacy loss; no "
                               "finite epsilon (an (epsilon, delta0) release needs delta >= delta0)")
-        met = bool(getattr(br, "met", True))
-        notes = () if met else (f"the bracket [{br.eps_lower:.6g}, {br.eps_upper:.6g}] is wider than the tolerance "
-                                f"asked (rtol = {options.rtol:g}, atol = {options.atol:g}); both ends are certified",)
+        notes = _wider("epsilon", br.eps_lower, br.eps_upper, br.met, options.rtol, options.atol, options.warn)
         return self.result(event, relation, br.eps_upper, delta=delta, lower=br.eps_lower, upper=br.eps_upper,
-                           met=met, notes=notes, details={"grid": br.grid, "direction": br.direction})
+                           met=br.met, notes=notes, details={"grid": br.grid, "direction": br.direction})
 
     def _delta(self, event: Event, eps: float, relation: Relation, options: Options) -> PrivacyResult:
         from dpcalc.accounting import pld
 
         br = pld.delta_composed(self.components(event, relation), eps)
+        notes = _wider("delta", br.delta_lower, br.delta_upper, br.met, br.rtol, br.atol, options.warn)
         return self.result(event, relation, br.delta_upper, eps=eps, lower=br.delta_lower, upper=br.delta_upper,
-                           details={"grid": br.grid, "direction": br.direction})
+                           met=br.met, notes=notes, details={"grid": br.grid, "direction": br.direction})
 
     def _peer(self, event: Event, delta: float, relation: Relation) -> PrivacyResult:
         """dp-accounting 0.6's PLD (optional extra), for comparison only: one pessimistic value, no bracket."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dpcalc import _validate as v
 from dpcalc._progress import progress
@@ -26,20 +26,29 @@ from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, run
 from dpcalc.accounting.pld.schedule import Step, normalise
 from dpcalc.errors import DomainError
 
-__all__ = ["DeltaBracket", "EpsBracket", "delta_for_eps", "delta_upper", "epsilon", "epsilon_subsampled_gaussian",
-           "least_work"]
+__all__ = ["DeltaBracket", "EpsBracket", "delta_for_eps", "delta_toleranced", "delta_upper", "epsilon",
+           "epsilon_subsampled_gaussian", "least_work", "meets", "no_finite_bound", "toleranced"]
 
 #: first lattice: bracket width ≈ T·h²·max(_WIDTH_C, _WIDTH_C_THETA·(1 + θ*)), θ* the Chernoff-optimal order at δ.
 #: Measured on 150 random (σ, q, T, δ): width/(T·h²) spreads from 0.2 to 381 (a constant 4 alone needed a second
 #: lattice for 63 % of them), width/((1 + θ*)·T·h²) has quantiles 0.14 / 0.22 / 0.52 at 10 / 50 / 75 %
 _WIDTH_C = 4.0
 _WIDTH_C_THETA = 0.5
+#: both ends move out by this relative amount: the float evaluation of the composed positions (k·h + offset)
+_POSITION_ULPS = 8.0 * float.fromhex("0x1p-53")
+#: δ brackets: passes at most (the spacing halved after each that does not meet 1e-3·δ_upper)
+_DELTA_PASSES = 3
 
 
 @short_repr
 @dataclass(frozen=True)
 class EpsBracket:
-    """ε_lower ≤ ε ≤ ε_upper at δ for a schedule; ``eps_upper`` is the guarantee."""
+    """ε_lower ≤ ε ≤ ε_upper at δ for a schedule; ``eps_upper`` is the guarantee, both ends certified.
+
+    ``met`` says whether the bracket meets the asked tolerance, ``eps_upper − eps_lower ≤ rtol·eps_upper + atol``
+    (``rtol``, ``atol``: the tolerance asked for, or the defaults). A bracket that finer lattices no longer narrow
+    (or that the memory cap stops) is returned as it is, the tightest found, with ``met = False``: still a valid
+    bound, only wider than asked. [∞, ∞] (no finite ε: δ below the mass at loss +∞) is exact, ``met = True``."""
 
     eps_lower: float
     eps_upper: float
@@ -48,6 +57,9 @@ class EpsBracket:
     grid: float  # lattice spacing h of the loss
     fft_len: int
     details: dict[str, float] = field(default_factory=dict, compare=False)
+    met: bool = True
+    rtol: float = RTOL
+    atol: float = ATOL
 
     @property
     def width(self) -> float:
@@ -57,7 +69,10 @@ class EpsBracket:
 @short_repr
 @dataclass(frozen=True)
 class DeltaBracket:
-    """δ_lower ≤ δ(ε) ≤ δ_upper for a schedule; ``delta_upper`` is the guarantee."""
+    """δ_lower ≤ δ(ε) ≤ δ_upper for a schedule; ``delta_upper`` is the guarantee, both ends certified.
+
+    ``met`` says whether ``delta_upper − delta_lower ≤ rtol·delta_upper + atol`` (``rtol`` the PLD default 1e-3,
+    ``atol`` 0 unless asked): False flags a bracket wider than that (still valid)."""
 
     delta_lower: float
     delta_upper: float
@@ -65,6 +80,69 @@ class DeltaBracket:
     direction: str
     grid: float
     fft_len: int
+    met: bool = True
+    rtol: float = RTOL
+    atol: float = 0.0
+
+
+def meets(lower: float, upper: float, rtol: float, atol: float) -> bool:
+    """Whether the bracket [lower, upper] meets ``upper − lower ≤ rtol·upper + atol`` (an exact [∞, ∞] does).
+
+    Parameters
+    ----------
+    lower : float
+    upper : float
+    rtol : float
+        Relative tolerance of the root finder.
+    atol : float
+
+    Returns
+    -------
+    bool
+    """
+    if lower == upper:
+        return True
+    return math.isfinite(upper) and upper - lower <= rtol * upper + atol
+
+
+def toleranced(br: EpsBracket, rtol: float, atol: float) -> EpsBracket:
+    """``br`` with the asked tolerance and whether it meets it (``details['converged']`` likewise, 1 or 0).
+
+    Parameters
+    ----------
+    br : EpsBracket
+    rtol : float
+        Relative tolerance of the root finder.
+    atol : float
+
+    Returns
+    -------
+    EpsBracket
+    """
+    met = meets(br.eps_lower, br.eps_upper, rtol, atol)
+    return replace(br, met=met, rtol=rtol, atol=atol, details={"converged": float(met), **br.details})
+
+
+def delta_toleranced(br: DeltaBracket, rtol: float = RTOL, atol: float = 0.0) -> DeltaBracket:
+    """``br`` with the tolerance and whether it meets it.
+
+    Parameters
+    ----------
+    br : DeltaBracket
+    rtol : float
+        Relative tolerance of the root finder.
+    atol : float
+
+    Returns
+    -------
+    DeltaBracket
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
+    return replace(br, met=meets(br.delta_lower, br.delta_upper, rtol, atol), rtol=rtol, atol=atol)
 
 
 
@@ -99,8 +177,9 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     Both neighbour directions are bounded from above (the reported ε_upper is the larger); the lower bound is the
     remove direction's (and the add direction's when that is the worse). The lattice is refined until
     ``eps_upper − eps_lower ≤ rtol·eps_upper + atol`` (defaults 1e-3 and 1e-6 nats); if finer lattices stop
-    narrowing it (or ``max_iter`` refinements do not reach it) a one-line `DomainError` says
-    so: a wide bracket is never returned as if it were tight. One or two steps are summed directly (no FFT).
+    narrowing it (or ``max_iter`` refinements or the memory cap stop first) the tightest bracket found is returned
+    with ``met = False``: never refused while a finite upper end exists, never flagged as tight when it is not.
+    One or two steps are summed directly (no FFT).
     ``grid`` starts at that lattice spacing instead of a coarse one (a warm start,
     e.g. the ``grid`` of a bracket for a nearby schedule; calibration uses it).
 
@@ -128,21 +207,23 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     --------
     >>> from dpcalc.accounting.pld import epsilon
     >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-    EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
-    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+    EpsBracket(eps_lower=1.8278469056895557, eps_upper=1.828592961638176, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+    rtol=0.001, atol=1e-06)
     """
     steps = normalise(schedule)
     d = check_delta(delta)
     tol = check_rtol(rtol)
     a_tol = float(v.check_range("atol", atol, 0.0, 1.0))
     if certainly_zero(steps, d):
-        return EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact_zero": 1.0})
+        return toleranced(EpsBracket(0.0, 0.0, d, "remove", 0.0, 0, {"iterations": 0.0, "exact_zero": 1.0}), tol,
+                          a_tol)
     if all(st.q == 1.0 for st in steps):
         # Gaussians without sampling compose exactly into one Gaussian, μ² = Σ count/σ² (Dong, Roth & Su 2022,
         # Cor. 3.3): its ε(δ) in closed form, no lattice (width ~1e-14 relative)
         mu_up = dominating_mu(steps)  # rounded up by 1e-14: the lower end at a μ rounded down
         lo_g, up_g = eps_bracket_from_mu(mu_up * (1.0 - 3e-14), d)[0], eps_bracket_from_mu(mu_up, d)[1]
-        return EpsBracket(lo_g, up_g, d, "remove", 0.0, 0, {"converged": 1.0, "iterations": 0.0, "exact": 1.0})
+        return toleranced(EpsBracket(lo_g, up_g, d, "remove", 0.0, 0, {"iterations": 0.0, "exact": 1.0}), tol, a_tol)
     total = sum(st.count for st in steps)
     h_first = _first_lattice(steps, d, tol, a_tol)
     h_coarse = min(0.05, 4.0 * h_first)
@@ -150,7 +231,6 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     guess: float | None = None
     e_lo = e_up = math.nan
     n = 0
-    converged = False
     it = 0
     stalled = 0  # consecutive refinements that did not narrow the bracket
     add_open = any(st.q < 1.0 for st in steps)  # add neighbours still to be bounded
@@ -181,7 +261,6 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
                     add_open = False
             target = tol * e_up + a_tol
             if math.isfinite(e_up) and width <= target:
-                converged = True
                 break
             stalled = stalled + 1 if math.isfinite(width) and width > 0.9 * width_before else 0
             if stalled >= 2:
@@ -204,8 +283,13 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
                 # the lattice the width model (width ∝ h²) predicts for the target, checked before spending time on
                 # the steps towards it (rtol 1e-6 at σ = 0.8 refined for 30 s into the memory cap)
                 h_final = min(h, 0.9 * h_old * math.sqrt(target / width))
-                check_points(int(n * h_old / h_final), f"a bracket width of rtol = {tol:g}, atol = {a_tol:g}",
-                             h_final)
+                try:
+                    check_points(int(n * h_old / h_final), f"a bracket width of rtol = {tol:g}, atol = {a_tol:g}",
+                                 h_final)
+                except MemoryCapError:
+                    if not math.isfinite(e_up):
+                        raise
+                    break  # the tightest bracket so far is returned, not met
     direction = "remove"
     # the un-subsampled Gaussians dominate the schedule in both directions and compose exactly (μ² = Σ count/σ²)
     e_gauss = gaussian_eps_upper(steps, d, e_up)
@@ -233,10 +317,11 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             e_up = min(max(e_up, a_up), e_gauss)
             e_lo = max(e_lo, a_lo)
             n = max(n, na)
-            converged = e_up - e_lo <= tol * e_up + a_tol
-    if not converged:
-        raise unconverged(e_lo, e_up, d, tol, a_tol)
-    return EpsBracket(e_lo, e_up, d, direction, h, n, {"converged": 1.0, "iterations": float(it)})
+    if not math.isfinite(e_up):
+        raise no_finite_bound(e_lo, e_up, d)
+    # the composed lattice's positions (k·h + offset) in floats: a few ulps of ε each way
+    e_up, e_lo = e_up * (1.0 + _POSITION_ULPS), e_lo * (1.0 - _POSITION_ULPS)
+    return toleranced(EpsBracket(e_lo, e_up, d, direction, h, n, {"iterations": float(it)}), tol, a_tol)
 
 
 def _first_lattice(steps: list[Step], delta: float, tol: float, a_tol: float) -> float:
@@ -305,19 +390,38 @@ def _refine_add(steps: list[Step], delta: float, h: float, a_up: float, e_remove
     return a_up, a_lo, na
 
 
-def unconverged(e_lo: float, e_up: float, delta: float, rtol: float, atol: float) -> DomainError:
-    """The one-line refusal of a bracket that finer lattices no longer narrow (never returned as if it were tight)."""
-    return DomainError(f"pld: the bracket [{e_lo:.6g}, {e_up:.6g}] at delta = {delta:.3g} stays wider than rtol = "
-                       f"{rtol:g} (atol {atol:g}): the FFT round-off and truncation terms hold it at this delta; "
-                       f"loosen rtol, raise delta, or use rdp")
+def no_finite_bound(e_lo: float, e_up: float, delta: float) -> DomainError:
+    """The one-line refusal when no lattice gave a finite upper end (a wide but finite bracket is returned instead).
+
+    Parameters
+    ----------
+    e_lo : float
+    e_up : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    DomainError
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
+    return DomainError(f"pld: no finite upper bound on epsilon at delta = {delta:.3g} (bracket [{e_lo:.6g}, "
+                       f"{e_up:.6g}]): the FFT round-off and truncation terms exceed delta on every lattice tried; "
+                       f"raise delta, or use rdp")
 
 
 
 @v.named_shapes
 def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: float, *,
                   grid: float | None = None) -> DeltaBracket:
-    """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (default from the schedule); the upper
-    end is also capped by δ(ε) of the dominating Gaussian composition (μ² = Σ count/σ², exact when every q = 1).
+    """Certified bracket on δ(ε) of a schedule, at lattice spacing ``grid`` (one pass), or from a spacing sized from
+    the schedule and halved (at most `_DELTA_PASSES` passes) until δ_upper − δ_lower ≤ 1e-3·δ_upper, the best bounds
+    of every pass kept (``met`` says whether they meet that); the upper end is also capped by δ(ε) of the
+    dominating Gaussian composition (μ² = Σ count/σ², exact when every q = 1).
 
     Parameters
     ----------
@@ -339,8 +443,8 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     --------
     >>> from dpcalc.accounting.pld import delta_for_eps
     >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
-    DeltaBracket(delta_lower=0.0026011231572625683, delta_upper=0.0026151729935254956, eps=1.0, direction='remove',
-    grid=0.0006, fft_len=37500)
+    DeltaBracket(delta_lower=0.002611666274664663, delta_upper=0.0026131099989952023, eps=1.0, direction='remove',
+    grid=0.0003, fft_len=75000, met=True, rtol=0.001, atol=0.0)
     """
     steps = normalise(schedule)
     e = float(v.check_range("eps", eps, 0.0, math.inf))
@@ -349,20 +453,36 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     mu_g = dominating_mu(steps)
     d_gauss = gaussian_delta_upper(mu_g, e)
     if mu_g < 1e-9:  # σ > ~1e9·√T: a loss range below the lattice's resolution; δ <= δ_G(ε) < 4e-10
-        return DeltaBracket(0.0, d_gauss, e, "remove", 0.0, 0)
+        return delta_toleranced(DeltaBracket(0.0, d_gauss, e, "remove", 0.0, 0))
     if all(st.q == 1.0 for st in steps):  # exactly that Gaussian (as in `epsilon`): its δ(ε) at a μ rounded down
-        return DeltaBracket(gaussian_delta_lower(mu_g * (1.0 - 3e-14), e), d_gauss, e, "remove", 0.0, 0)
+        d_low = gaussian_delta_lower(mu_g * (1.0 - 3e-14), e)
+        return delta_toleranced(DeltaBracket(d_low, d_gauss, e, "remove", 0.0, 0))
     dirs = _directions(steps)
     h = float(v.positive("grid", grid)) if grid is not None else _h0(steps, RTOL, max(e, 0.1))
-    lows, ups = [], []
-    for dr in dirs:
-        ps = run(steps, dr, h, 1e-30, None, e)  # truncation budget sized for δ down to 1e-30
-        assert ps.lo is not None
-        dl, du = max(0.0, ps.lo.delta(e)), min(1.0, ps.up.delta(e))
-        lows.append(dl)
-        ups.append((du, dr, ps.n))
-    du, worst, n = max(ups)
-    return DeltaBracket(max(lows), min(du, d_gauss), e, worst, h, n)
+    lows = dict.fromkeys(dirs, 0.0)
+    ups = dict.fromkeys(dirs, 1.0)
+    n, best = 0, None
+    # the composed positions in floats: the upper curve read a few ulps below ε, the lower one above
+    e_up, e_lo = e * (1.0 - _POSITION_ULPS), e * (1.0 + _POSITION_ULPS)
+    for _ in range(1 if grid is not None else _DELTA_PASSES):
+        try:
+            for dr in dirs:
+                ps = run(steps, dr, h, 1e-30, None, e)  # truncation budget sized for δ down to 1e-30
+                assert ps.lo is not None
+                lows[dr] = max(lows[dr], ps.lo.delta(e_lo), 0.0)
+                ups[dr] = min(ups[dr], ps.up.delta(e_up), d_gauss)
+                n = max(n, ps.n)
+        except MemoryCapError:
+            if best is None:
+                raise
+            break
+        worst = max(ups, key=lambda k: ups[k])
+        best = delta_toleranced(DeltaBracket(max(lows.values()), ups[worst], e, worst, h, n))
+        if best.met:
+            break
+        h *= 0.5
+    assert best is not None
+    return best
 
 
 @v.scalar_params
@@ -394,7 +514,7 @@ def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     --------
     >>> from dpcalc.accounting.pld import delta_upper
     >>> delta_upper(1.0, 0.01, 1000, 1.0)
-    0.0026151729935254956
+    0.0026131099989952023
     """
     return delta_for_eps([_step(sigma, q, steps)], eps).delta_upper
 
@@ -430,8 +550,9 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     --------
     >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
     >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-    EpsBracket(eps_lower=1.8274806034599478, eps_upper=1.828593089005849, delta=1e-05, direction='remove',
-    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0})
+    EpsBracket(eps_lower=1.8278469056895557, eps_upper=1.828592961638176, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+    rtol=0.001, atol=1e-06)
     """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)
 

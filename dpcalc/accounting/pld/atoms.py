@@ -22,11 +22,13 @@ from dpcalc.accounting.pld.common import MARGIN, FloatArray, check_points
 from dpcalc.accounting.pld.losses import AtomPair, LabelledPair, NoisePair, Pair
 from dpcalc.accounting.pld.mechanism import tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
-from dpcalc.accounting.pld.relabel import relabel
+from dpcalc.accounting.pld.relabel import labels, relabel
 
-__all__ = ["Atoms", "aligned", "atoms_of", "lattice_pairs", "offset"]
+__all__ = ["SNAP_ULPS", "Atoms", "aligned", "atoms_of", "edge_offset", "lattice_pairs", "offset"]
 
 _GL_NODES = 5
+#: a point mass this many units of roundoff (relative to 1 + |loss| + |offset|) below a lattice point is on it
+SNAP_ULPS = 8.0 * float(np.finfo(np.float64).eps) / 2.0
 _CELL = 0.35  # widest quadrature cell, in units of the noise scale (Gauss–Legendre error ~1e-13 on Gaussians)
 _BISECT = 64  # rounds of the preimage search (at most)
 _TABLE = 4096  # cells of the table that brackets each preimage
@@ -244,8 +246,11 @@ def _preimages(pair: NoisePair, g: FloatArray, x_lo: float, x_hi: float, incr: b
     return x
 
 
-def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tuple[LatticePmf, LatticePmf]:
-    """The upper (dominating) and lower (dominated) lattice PLDs of the atoms on g_j = (k0 + j)·h + c.
+def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True,
+                  edge: tuple[float, int] | None = None) -> tuple[LatticePmf, LatticePmf]:
+    """The upper (dominating) and lower (dominated) lattice PLDs of the atoms on g_j = (k0 + j)·h + c; ``edge``
+    (g*, side) merges the lower pair's labels beyond g* (side −1: below it, +1: above it) into the label at g*
+    before the relabelling (`edge_offset`).
 
     Parameters
     ----------
@@ -253,6 +258,7 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tu
     h : float
     c : float
     lower : bool
+    edge : tuple[float, int] | None
 
     Returns
     -------
@@ -280,26 +286,36 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True) -> tu
     if not lower:
         return upper, upper
     # point masses: each rounded down to its lattice point (a lower loss under P lowers the composed δ); a loss
-    # within 1e-9·h below a lattice point counts as on it (the masses' MARGIN covers that much)
+    # within the rounding of its logs below a lattice point counts as on it, by at most `SNAP_ULPS`·(1 + |loss| +
+    # 2|log P| + |c|) nats (the caller moves the composed ends out by that much per step: `generic._position_error`;
+    # the discrete Gaussian's losses are differences of log-masses near −60: 8 ulps of |loss| alone put atoms a cell
+    # down, and its ×100 lower end at 9.288 for the exact 9.997)
     ex = at.exact_mask()
-    ax = np.clip(np.floor((loss[ex] - c) / h + 1e-9).astype(np.int64) - k0, 0, n - 1)
+    with np.errstate(divide="ignore"):
+        snap = SNAP_ULPS * (1.0 + np.abs(loss[ex]) + 2.0 * np.abs(np.log(p[ex])) + abs(c)) / h
+    ax = np.clip(np.floor((loss[ex] - c) / h + snap).astype(np.int64) - k0, 0, n - 1)
     exact_lo = np.bincount(ax, p[ex], n)
     qd = ~ex
     pd = np.asarray(np.bincount(a[qd], (p * (1.0 - u))[qd], n) + np.bincount(a[qd] + 1, (p * u)[qd], n),
                     dtype=np.float64)
     qsd = np.asarray(np.bincount(a[qd], (p * np.exp(-t) * (1.0 - u))[qd], n)
                      + np.bincount(a[qd] + 1, (p * np.exp(h - t) * u)[qd], n), dtype=np.float64)
-    p2, qs2 = relabel(pd, qsd, g)
+    if edge is not None:  # the labels between the loss's edge and g* onto g* (a post-processing)
+        t_idx = round((edge[0] - c) / h) - k0
+        if 0 <= t_idx < n:
+            side = np.arange(n) < t_idx if edge[1] < 0 else np.arange(n) > t_idx
+            pd[t_idx] += float(pd[side].sum())
+            qsd[t_idx] += float((qsd[side] * np.exp(g[t_idx] - g[side])).sum())
+            pd[side] = 0.0
+            qsd[side] = 0.0
+    p2, qs2, pr, qsr = relabel(pd, qsd, g)
     idx = np.arange(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ok = p2 >= (1.0 + MARGIN) * qs2
-        lab = np.where(ok, idx, np.floor((np.log(p2) - np.log(qs2) + g - c - 4 * MARGIN) / h) - k0)
-    lab = np.where(p2 > 0, lab, 0)
-    lab = np.minimum(lab, idx).astype(np.int64)
-    shift = -min(0, int(lab.min()))
+    lab, lab_r = labels(p2, qs2, g, c, h, k0, idx), labels(pr, qsr, g, c, h, k0, idx)
+    shift = -min(0, int(lab.min()), int(lab_r.min()))
     top = k1 - 1 - k0 + shift  # the lattice point at or below l_max: the high cut tail goes there
-    size = max(int(lab.max()) + shift, top, n - 1 + shift) + 1
-    lo_p = np.asarray(np.bincount(lab + shift, p2 * (1.0 - MARGIN), size), dtype=np.float64)
+    size = max(int(lab.max()) + shift, int(lab_r.max()) + shift, top, n - 1 + shift) + 1
+    lo_p = np.asarray(np.bincount(lab + shift, p2 * (1.0 - MARGIN), size)
+                      + np.bincount(lab_r + shift, pr * (1.0 - MARGIN), size), dtype=np.float64)
     lo_p[shift:shift + n] += exact_lo * (1.0 - MARGIN)
     lo_p[top] += at.p_high * (1.0 - MARGIN)
     return upper, LatticePmf(k0 - shift, lo_p, at.p_inf * (1.0 - MARGIN), c)
@@ -332,6 +348,77 @@ def aligned(at: Atoms, h: float) -> tuple[float, float]:
             h2 = d / math.ceil(d / h)
             break
     return h2, offset(at, h2)
+
+
+_EDGE_CELLS = 8  # the merged labels at an edge span at most this many cells
+_EDGE_GRID = 4  # positions tried per cell
+_EDGE_ROUNDS = 40  # bisection rounds (h·2^-40)
+
+
+def _edge_balance(loss: FloatArray, p: FloatArray, g: float, h: float, side: int) -> float:
+    """P − e^{g}·Q of the lower pair's labels between the loss's edge and g (side −1: the bottom edge, +1: the top)
+    with the share of the next cell the hat channel leaves at g, less 4·margin of their P-mass."""
+    d = -np.expm1(g - loss)  # (P − e^g Q)/P of each atom
+    if side < 0:
+        beyond, cell = loss < g, (loss >= g) & (loss < g + h)
+        share = 1.0 - np.expm1(loss[cell] - g) / math.expm1(h)
+    else:
+        beyond, cell = loss >= g, (loss < g) & (loss >= g - h)
+        share = np.expm1(loss[cell] - (g - h)) / math.expm1(h)
+    share = np.clip(share, 0.0, 1.0)
+    mass = float(p[beyond].sum()) + float((share * p[cell]).sum())
+    return math.fsum([float(p[beyond] @ d[beyond]), float((share * p[cell]) @ d[cell]), -4.0 * MARGIN * mass])
+
+
+def edge_offset(at: Atoms, h: float) -> tuple[float, tuple[float, int] | None]:
+    """(c, edge): the lattice offset and the merge point (g*, side) of the lower pair at the edge of a continuous
+    loss where it piles up (a Gaussian mixture against one of its parts: 0.99 N(0) + 0.01 N(1) against N(0) has
+    its loss within 3e-3 of its infimum log 0.99 for most of its mass). As `discretise._offsets` does for the
+    subsampled Gaussian: the first g within `_EDGE_CELLS` cells of the edge where the labels beyond it (and the
+    share of the next cell left at g) have together ratio e^g·(1 + 4·margin), at the heavier edge; the labels are
+    merged onto g (`lattice_pairs`). Atoms with point masses keep `offset` (the heaviest on the lattice); no pile
+    or no root: `offset`, no merge.
+
+    Parameters
+    ----------
+    at : Atoms
+    h : float
+
+    Returns
+    -------
+    tuple[float, tuple[float, int] | None]
+    """
+    base = offset(at, h), None
+    if at.exact is None or at.exact.any() or at.loss.size < 4:
+        return base
+    loss, p = at.loss, at.p
+    lo, hi = float(loss.min()), float(loss.max())
+    if hi - lo <= 4.0 * _EDGE_CELLS * h:
+        return base
+    bottom, top = float(p[loss < lo + h].sum()), float(p[loss > hi - h].sum())
+    side = -1 if bottom >= top else 1
+    if max(bottom, top) < 1e-3 * float(p.sum()):
+        return base
+    edge = lo if side < 0 else hi
+    ts = np.arange(1, _EDGE_CELLS * _EDGE_GRID + 1) / _EDGE_GRID * h
+    prev_g = edge
+    for t in ts:  # moving away from the edge: the balance changes sign (bottom: + to −; top: − to +) once
+        g = edge - side * t
+        b = _edge_balance(loss, p, g, h, side)
+        if (b < 0.0) if side < 0 else (b >= 0.0):
+            near, far = prev_g, g
+            break
+        prev_g = g
+    else:
+        return base
+    for _ in range(_EDGE_ROUNDS):
+        mid = 0.5 * (near + far)
+        moved = (_edge_balance(loss, p, mid, h, side) >= 0.0) == (side < 0)
+        near, far = (mid, far) if moved else (near, mid)
+    g = near if side < 0 else far  # the end where the merged labels' ratio is at or above e^g
+    if not _edge_balance(loss, p, g, h, side) >= 0.0:
+        return base
+    return g - math.floor(g / h) * h, (g, side)
 
 
 def offset(at: Atoms, h: float) -> float:

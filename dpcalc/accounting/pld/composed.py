@@ -105,7 +105,8 @@ def epsilon_composed(components: Components, delta: float, *, rtol: float | None
     >>> from dpcalc.accounting.pld import gaussian
     >>> epsilon_composed([(gaussian(1.0), 10)], 1e-5)  # Gaussians without sampling: μ-GDP, no lattice
     EpsBracket(eps_lower=17.85658683010695, eps_upper=17.856586830108032, delta=1e-05, direction='remove',
-    grid=0.0, fft_len=0, details={'converged': 1.0, 'iterations': 0.0, 'exact': 1.0})
+    grid=0.0, fft_len=0, details={'converged': 1.0, 'iterations': 0.0, 'exact': 1.0}, met=True, rtol=0.001,
+    atol=1e-06)
     """
     comps = _validated(components)
     steps = _as_schedule(comps)
@@ -140,7 +141,7 @@ def delta_composed(components: Components, eps: float) -> DeltaBracket:
     >>> from dpcalc.accounting.pld import gaussian
     >>> delta_composed([(gaussian(1.0), 10)], 3.0)
     DeltaBracket(delta_lower=0.6218469324666899, delta_upper=0.6218469324679644, eps=3.0, direction='remove',
-    grid=0.0, fft_len=0)
+    grid=0.0, fft_len=0, met=True, rtol=0.001, atol=0.0)
     """
     comps = _validated(components)
     steps = _as_schedule(comps)

@@ -27,9 +27,10 @@ __all__ = ["CONVOLUTION_DELTA", "MAX_CONVOLUTION_OPS", "MAX_DIRECT_STEPS", "comp
 #: compositions of at most this many steps are summed directly
 MAX_DIRECT_STEPS = 2
 #: at δ at most this, a composition of more steps is convolved directly (`compose`) when that costs at most
-#: `MAX_CONVOLUTION_OPS` multiply-adds (np.convolve: ~45 ns each at load 10 on two cores, ~2 s): the FFT's round-off
-#: floor (~1e-15 of the tilted mass) held brackets open there for heavy-tailed losses (σ = 2.95, q = 4.6e-4, T = 5,
-#: δ = 7.8e-27: [0.0123, 0.0130] at every lattice)
+#: `MAX_CONVOLUTION_OPS` multiply-adds (np.convolve of float arrays: 1–2 ns each measured at load 11 on two cores,
+#: both pairs included; booked at `passes.CONV_OP_SECONDS`): the FFT's round-off floor (~1e-15 of the tilted mass)
+#: held brackets open there for heavy-tailed losses (σ = 2.95, q = 4.6e-4, T = 5, δ = 7.8e-27: [0.0123, 0.0130] at
+#: every lattice)
 CONVOLUTION_DELTA = 1e-10
 MAX_CONVOLUTION_OPS = 4e7
 _TINY = 1e-300  # bound on the absolute error of products that underflow (n·m·2^-1074 for any lattice here)

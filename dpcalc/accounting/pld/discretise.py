@@ -4,6 +4,7 @@ many steps at once."""
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -12,7 +13,7 @@ from dpcalc.accounting.pld import common
 from dpcalc.accounting.pld.common import MARGIN, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, log_fq, losses, tail_z, x_of_losses
 from dpcalc.accounting.pld.pmf import LatticePmf
-from dpcalc.accounting.pld.relabel import relabel
+from dpcalc.accounting.pld.relabel import labels, relabel
 from dpcalc.accounting.pld.schedule import Step
 
 __all__ = ["discretise_many"]
@@ -42,22 +43,141 @@ def _seg_starts(sizes: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
 
 
-def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float,
-              zt: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray, np.ndarray]:
-    """Per step: x-range [x_lo, x_hi], loss range [l_min, l_max], lattice offset c and lattice indices k0..k1."""
+#: per step: x_lo, x_hi, l_min, l_max, offset c, k0, k1, g* (`_lattices`)
+Lattices = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, np.ndarray, np.ndarray, FloatArray]
+
+
+def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
+              balance: bool = True) -> Lattices:
+    """Per step: x-range [x_lo, x_hi], loss range [l_min, l_max], lattice offset c, lattice indices k0..k1 and the
+    lattice point g* of the lower pair's merged edge labels (NaN: none; `_offsets`, only when ``balance``: a pass
+    without a lower pair keeps the plain offset)."""
     x_lo, x_hi = -zt * sig, 1.0 + zt * sig
     l_a, l_b = losses(x_lo, sig, qq, direction), losses(x_hi, sig, qq, direction)
     l_min, l_max = np.minimum(l_a, l_b), np.maximum(l_a, l_b)
-    # lattice offset: for a subsampled remove step the loss has a hard lower edge log(1 − q) where the mass piles
-    # up; a lattice point _ALIGN·h above it keeps the lower pair's error small (its error depends on that position)
-    cc = np.where((qq < 1.0) & (direction == "remove"), l_min - (np.ceil(l_min / h) - _ALIGN) * h, 0.0)
+    cc, gstar = _offsets(sig, qq, direction, h, x_lo, l_min, l_max, balance)
     span = (l_max - l_min) / h + 2.0  # lattice points, in float: an int64 cast would wrap past 2**63
     worst = int(np.argmax(span))
     if not span[worst] <= common.MAX_FFT:
         check_points(int(min(span[worst], 1e300)), f"one step (sigma = {sig[worst]:g}, q = {qq[worst]:g})", h)
     k0 = np.floor((l_min - cc) / h).astype(np.int64)
     k1 = np.ceil((l_max - cc) / h).astype(np.int64)
-    return x_lo, x_hi, l_min, l_max, cc, k0, k1
+    return x_lo, x_hi, l_min, l_max, cc, k0, k1, gstar
+
+
+_EDGE_ROUNDS = 12  # regula-falsi rounds of the edge balance
+_EDGE_CELLS = 8  # the merged labels at the edge span at most this many cells
+_EDGE_GRID = 4  # positions tried per cell for the first sign change of the balance
+
+
+def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_lo: FloatArray, l_min: FloatArray,
+             l_max: FloatArray, balance: bool = True) -> tuple[FloatArray, FloatArray]:
+    """Per step, the lattice offset c (lattice points k·h + c) and the lattice point g* onto which the lower pair
+    merges its labels at the loss's hard edge (NaN: none).
+
+    A subsampled step's loss piles up at one edge: at log(1 − q) (remove; the P-mass within 1e-3 of it is 54 % at
+    σ = 0.55, q = 0.0043) or −log(1 − q) (add). The lower pair's labels next to that edge have no neighbour beyond
+    it to borrow from, so whatever ratio they have beyond their lattice point is lost when they are moved down to it:
+    first order in h, and erratic in the edge's position (the lower pair's mean loss was 1–50 % low for
+    h = 1e-4…1e-3, the upper pair's 0.004–0.04 % high). Here the lattice is placed so that every label between the
+    edge and a lattice point g* (and the share of the next cell that the hat channel leaves at g*) has, together,
+    ratio e^{g*}: `_edge_balance` = 0, its first root within `_EDGE_CELLS` cells of the edge, on the side where the
+    ratio is at or above it. Those labels merged onto g* lose only the mixing (second order). q = 1 (no pile), or
+    no root: a lattice point 0.3·h above the lower edge (remove) or 0 (add), as before, and no merge."""
+    cc = np.where((qq < 1.0) & (direction == "remove"), l_min - (np.ceil(l_min / h) - _ALIGN) * h, 0.0)
+    gstar = np.full(sig.size, np.nan)
+    sub = np.flatnonzero((qq < 1.0) & (l_max - l_min > 4.0 * _EDGE_CELLS * h))
+    if sub.size == 0 or not balance:
+        return cc, gstar
+    s, q, a = sig[sub], qq[sub], x_lo[sub]
+    # candidate inner points g, moving away from the edge: (l_min, l_min + 8h] (remove), [l_max − 8h, l_max) (add)
+    t = np.arange(1, _EDGE_CELLS * _EDGE_GRID + 1) / _EDGE_GRID * h
+    gs = l_min[sub][:, None] + t if direction == "remove" else l_max[sub][:, None] - t
+    ns, nt = gs.shape
+    bal = _edge_balance(gs.ravel(), np.repeat(s, nt), np.repeat(q, nt), np.repeat(a, nt), h, direction)
+    bal = bal.reshape(ns, nt)
+    # the first position where the balance changes sign: remove, from positive at the edge (the cell above the
+    # edge has ratio above g) to negative; add, from negative at the edge (the top cell below g) to positive
+    change = (bal < 0.0) if direction == "remove" else (bal >= 0.0)
+    first = np.argmax(change, axis=1)
+    ok = change.any(axis=1)
+    rows = np.arange(ns)
+    edge = l_min[sub] if direction == "remove" else l_max[sub]
+    # the ends on the side where the ratio is at or above e^g (balance >= 0) and on the other side; Illinois
+    # regula falsi between them (the answer is the end on the first side, so it need not converge to be valid)
+    prev = np.where(first > 0, gs[rows, np.maximum(first - 1, 0)], edge)
+    f_prev = np.where(first > 0, bal[rows, np.maximum(first - 1, 0)], np.nan)
+    at_edge = np.isnan(f_prev)  # the first position already changed sign: start just off the edge
+    prev = np.where(at_edge, edge + (h if direction == "remove" else -h) * 1e-6, prev)
+    f_prev = np.where(at_edge, _edge_balance(prev, s, q, a, h, direction), f_prev)
+    x_ok, f_ok = (prev, f_prev) if direction == "remove" else (gs[rows, first], bal[rows, first])
+    x_no, f_no = (gs[rows, first], bal[rows, first]) if direction == "remove" else (prev, f_prev)
+    side = np.zeros(ns, dtype=np.int8)
+    for _ in range(_EDGE_ROUNDS):
+        if float(np.max(np.abs(x_no - x_ok))) <= 1e-9 * h:
+            break
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = x_no - f_no * (x_no - x_ok) / (f_no - f_ok)
+        x = np.where(np.isfinite(x) & ((x - x_ok) * (x - x_no) < 0.0), x, 0.5 * (x_ok + x_no))
+        f = _edge_balance(x, s, q, a, h, direction)
+        good = f >= 0.0
+        f_no = np.where(good & (side == 1), 0.5 * f_no, f_no)  # Illinois: the end kept twice counts half
+        f_ok = np.where(~good & (side == -1), 0.5 * f_ok, f_ok)
+        x_ok, f_ok = np.where(good, x, x_ok), np.where(good, f, f_ok)
+        x_no, f_no = np.where(good, x_no, x), np.where(good, f_no, f)
+        side = np.where(good, 1, -1).astype(np.int8)
+    g = x_ok  # the end where the merged labels' ratio is at or above e^g
+    ok &= f_ok >= 0.0
+    idx = sub[ok]
+    cc[idx] = (g - np.floor(g / h) * h)[ok]
+    gstar[idx] = g[ok]
+    return cc, gstar
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _ndtr(x: FloatArray) -> FloatArray:
+    """Φ(x) elementwise as erfc(−x/√2)/2 (math.erfc: no SciPy import on the PLD's main path)."""
+    return np.asarray(_ERFC(-np.asarray(x, dtype=np.float64) / math.sqrt(2.0)), dtype=np.float64) * 0.5
+
+
+def _edge_balance(g: FloatArray, sig: FloatArray, q: FloatArray, x_lo: FloatArray, h: float,
+                  direction: Direction) -> FloatArray:
+    """P − e^{g}·Q of the lower pair's two labels at the loss's edge, g the inner one's lattice point (hat channel:
+    every atom between the edge and g, and the share of the cell beyond g that stays at g). Remove: edge below,
+    the cell [g, g + h]; add: edge above, the cell [g − h, g]. Closed forms in Φ for the first part, 8-node
+    Gauss–Legendre for the cell."""
+    def x_of(loss: FloatArray) -> FloatArray:  # within the range [x_lo, ∞) (at the edge itself x is −∞ or NaN)
+        x = x_of_losses(loss, sig, q, direction)
+        return np.where(np.isnan(x) | (x < x_lo), x_lo, x)
+
+    b = x_of(g)
+    q0 = _ndtr(b / sig) - _ndtr(x_lo / sig)  # N(0) mass of x in (x_lo, b)
+    q1 = _ndtr((b - 1.0) / sig) - _ndtr((x_lo - 1.0) / sig)  # N(1) mass
+    edge = np.log1p(-q)  # log(1 − q): the remove loss's infimum, minus the add loss's supremum
+    if direction == "remove":  # f_P − e^g f_Q = (1 − q − e^g) N(0) + q N(1) below g
+        inner = q * q1 - np.exp(edge) * np.expm1(g - edge) * q0
+        mass = (1.0 - q) * q0 + q * q1
+        c_lo, c_hi = g, np.minimum(g + h, losses(1.0 + 40.0 * sig, sig, q, direction))
+    else:  # P = N(0), Q = (1 − q) N(0) + q N(1): f_P − e^g f_Q = (1 − e^{g + edge}) N(0) − q e^g N(1) above g
+        inner = -np.expm1(g + edge) * q0 - q * np.exp(g) * q1
+        mass = q0
+        c_lo, c_hi = np.maximum(g - h, losses(1.0 + 40.0 * sig, sig, q, direction)), g
+    xa, xb = x_of(c_lo), x_of(c_hi)
+    gx, gw = _gl(8)
+    mid, half = 0.5 * (xa + xb), 0.5 * (xb - xa)
+    xs = mid[:, None] + half[:, None] * gx[None, :]
+    lx = losses(xs, sig[:, None], q[:, None], direction)
+    lfq = log_fq(xs, lx, sig[:, None], direction)
+    gg = g[:, None]
+    d = np.expm1(lx - gg)  # e^{L − g} − 1
+    # share staying at g: 1 − u above g (remove), u below g (add), u the hat weight of the upper lattice point
+    share = 1.0 - d / math.expm1(h) if direction == "remove" else np.expm1(lx - (gg - h)) / math.expm1(h)
+    cell = np.sum(gw * np.clip(share, 0.0, 1.0) * d * np.exp(lfq + gg), axis=1) * np.abs(half)
+    # less 4·margin of the P-mass: the merged label's ratio at least (1 + 4·margin)·e^g, so that it stays at g
+    # (`relabel.labels` moves a label whose ratio is below (1 + margin)·e^g down a cell)
+    return np.asarray(inner + cell - 4.0 * MARGIN * mass)
 
 
 _CHUNK_POINTS = 1 << 15  # steps are discretised together in chunks of about this many lattice points
@@ -97,7 +217,8 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     sig = np.array([st.sigma for st in steps])
     qq = np.array([st.q for st in steps])
     zt = tail_z(max(tail, 1e-300))
-    *_, k0, k1 = _lattices(sig, qq, direction, h, zt)
+    lat = _lattices(sig, qq, direction, h, zt, lower)
+    k0, k1 = lat[5], lat[6]
     nat = k1 - k0 + 1
     for r in range(len(steps)):
         check_points(int(nat[r]), f"one step (sigma = {sig[r]:g}, q = {qq[r]:g})", h)
@@ -106,17 +227,21 @@ def discretise_many(steps: list[Step], direction: Direction, h: float, tail: flo
     for r in range(len(steps)):  # chunks of consecutive steps (big lattices alone: cache-friendly arrays)
         acc += int(nat[r])
         if acc >= _CHUNK_POINTS or r == len(steps) - 1:
-            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam, lower, sparse))
+            part: Lattices = (lat[0][start:r + 1], lat[1][start:r + 1], lat[2][start:r + 1], lat[3][start:r + 1],
+                              lat[4][start:r + 1], lat[5][start:r + 1], lat[6][start:r + 1], lat[7][start:r + 1])
+            out.extend(_discretise_chunk(sig[start:r + 1], qq[start:r + 1], direction, h, zt, lam, lower, sparse, part))
             start, acc = r + 1, 0
     return out
 
 
 def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, zt: float,
-                      lam: float, lower: bool = True, sparse: bool = True) -> list[tuple[LatticePmf, LatticePmf]]:
+                      lam: float, lower: bool = True, sparse: bool = True,
+                      lat: Lattices | None = None) -> list[tuple[LatticePmf, LatticePmf]]:
     """`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
     only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size
-    x_lo, x_hi, l_min, l_max, cc, k0, k1 = _lattices(sig, qq, direction, h, zt)
+    x_lo, x_hi, l_min, l_max, cc, k0, k1, gstar = (lat if lat is not None else
+                                                   _lattices(sig, qq, direction, h, zt, lower))
     nat = k1 - k0 + 1
     # --- dots: tilted tail masses on 513 points per step
     tt = np.linspace(0.0, 1.0, 513)
@@ -144,6 +269,10 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     shift = np.arange(ns) * 2.0 * span - lx_m[:, :1].ravel()
     s_j = np.interp(g + shift[row], (lx_m + shift[:, None]).ravel(), sp.ravel())
     s_j = np.where(nat[row] <= 3, 1.0, s_j)
+    # every lattice point a dot from the edge to one cell past g* (the merged labels and the cell the balance counts)
+    with np.errstate(invalid="ignore"):
+        edge = (g <= gstar[row] + 1.5 * h) if direction == "remove" else (g >= gstar[row] - 1.5 * h)
+    s_j = np.where(edge, 1.0, s_j)
     csum = np.cumsum(1.0 / s_j)
     before = np.concatenate([[0.0], csum])[ls]
     pos = np.floor(csum - before[row])
@@ -222,19 +351,19 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
 
     if not lower:
         return [(u, u) for u, _ in map(upper_of, range(ns))]
-    p2, qs2 = relabel(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, first_d, last_d)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio_ok = p2 >= (1.0 + MARGIN) * qs2
-        lab = np.where(ratio_ok, idx,
-                       np.floor((np.log(p2) - np.log(qs2) + gd - cc[drow] - 4 * MARGIN) / h) - k0[drow])
-    lab = np.where(p2 > 0, lab, 0)
-    lab = np.minimum(lab, idx).astype(np.int64)
-    lo_shift = -np.minimum(0, np.minimum.reduceat(lab, ds))  # k0 − lo_k0 >= 0
+    p_m, qs_m = _merge_edge(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, gstar, drow,
+                            ds, nd, h, direction)
+    p2, qs2, pr, qsr = relabel(p_m, qs_m, gd, first_d, last_d)
+    lab = labels(p2, qs2, gd, cc[drow], h, k0[drow], idx)
+    lab_r = labels(pr, qsr, gd, cc[drow], h, k0[drow], idx)
+    lo_shift = -np.minimum(0, np.minimum(np.minimum.reduceat(lab, ds), np.minimum.reduceat(lab_r, ds)))  # k0 − lo_k0
     top = np.floor((l_max - cc) / h).astype(np.int64) - k0 + lo_shift
-    lab_s = lab + lo_shift[drow]
-    lo_size = np.maximum(np.maximum.reduceat(lab_s, ds), top) + 1
+    lab_s, lab_rs = lab + lo_shift[drow], lab_r + lo_shift[drow]
+    lo_size = np.maximum(np.maximum(np.maximum.reduceat(lab_s, ds), np.maximum.reduceat(lab_rs, ds)), top) + 1
     lo_st = _seg_starts(lo_size)
-    p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - MARGIN), int(lo_size.sum())), dtype=np.float64)
+    size = int(lo_size.sum())
+    p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - MARGIN), size)
+                          + np.bincount(lab_rs + lo_st[drow], pr * (1.0 - MARGIN), size), dtype=np.float64)
     out: list[tuple[LatticePmf, LatticePmf]] = []
     for r in range(ns):
         upper, high_tail = upper_of(r)
@@ -242,6 +371,29 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
         p_lo[top[r]] += high_tail * (1.0 - MARGIN)
         out.append((upper, LatticePmf(int(k0[r] - lo_shift[r]), p_lo, 0.0, float(cc[r]))))
     return out
+
+
+def _merge_edge(p: FloatArray, qs: FloatArray, gd: FloatArray, gstar: FloatArray, drow: np.ndarray, ds: np.ndarray,
+                nd: np.ndarray, h: float, direction: Direction) -> tuple[FloatArray, FloatArray]:
+    """The hat channel's labels between the edge and g* (`_offsets`) merged into the label at g* (a post-processing:
+    their P- and Q-masses add; Q is kept scaled by each label's own e^{g})."""
+    rows = np.flatnonzero(np.isfinite(gstar))
+    if rows.size == 0:
+        return p, qs
+    p, qs = p.copy(), qs.copy()
+    for r in rows:  # one per distinct step, dense dots at the edge: a few array slices each
+        seg = slice(int(ds[r]), int(ds[r] + nd[r]))
+        gseg = gd[seg]
+        t = int(np.argmin(np.abs(gseg - gstar[r])))
+        if not abs(gseg[t] - gstar[r]) < 0.5 * h:
+            continue
+        side = np.arange(gseg.size) < t if direction == "remove" else np.arange(gseg.size) > t
+        pp, qq = p[seg], qs[seg]
+        pp[t] += float(pp[side].sum())
+        qq[t] += float((qq[side] * np.exp(gseg[t] - gseg[side])).sum())
+        pp[side] = 0.0
+        qq[side] = 0.0
+    return p, qs
 
 
 def _hat_masses(mid: FloatArray, half: FloatArray, cell: np.ndarray, s2: FloatArray, q2: FloatArray,
