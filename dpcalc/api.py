@@ -174,10 +174,12 @@ def calibrate(event: Any = None, *, eps: float, delta: float, solve_for: str = "
 
 
 def statement(event: Any = None, *, delta: float, max_examples_per_user: int | None = None,
-              accountants: list[str] | None = None, orders: ArrayLike | None = None, **terms: Any) -> Any:
+              accountants: list[str] | None = None, orders: ArrayLike | None = None,
+              compare: list[str] | str | None = None, **terms: Any) -> Any:
     """The privacy statement of a training run (its terms as keyword arguments, or a `TrainingRun`): ε at ``delta``
-    under each accountant for the sampler used and the other one, the unit of privacy and its relation, user level
-    with ``max_examples_per_user``, the references and what it does not cover. ``str(result)`` is the text,
+    under each accountant for the sampler used (``sampling``) and those in ``compare`` (default: Poisson when another
+    was used; ``"all"``), the unit of privacy and its relation, user level with ``max_examples_per_user``, the
+    references and what it does not cover. ``str(result)`` is the text,
     ``result.markdown`` / ``result.latex`` / ``result.to_dict()`` the other forms — what ``dpcalc statement`` prints.
 
     Examples:
@@ -194,4 +196,4 @@ def statement(event: Any = None, *, delta: float, max_examples_per_user: int | N
                           "batch_size, epochs, …) or a TrainingRun")
     d = float(v.scalar("delta", v.probability("delta", delta)))
     return Statement.of(ev, d, accountants=accountants, options=_options(None, None, orders, None),
-                        k=max_examples_per_user)
+                        k=max_examples_per_user, compare=compare)

@@ -128,16 +128,44 @@ def _run_note(event: Any) -> str:
     if event.unit == "client":
         run = (f"{t['clients']:,} clients, {t['clients_per_round']:,} per round: q = m/N = {event.rate:.6g}; "
                f"{t['rounds']:,} rounds: T = {event.step_count:,}; unit of privacy: one client (all of its data)")
+    elif "dataset_size" in t and event.sampling in ("shuffle", "balls-in-bins"):
+        e = event.epoch_count
+        run = (f"{t['dataset_size']:,} examples, batch {t['batch_size']:,}: {e} epoch{'s' if e != 1 else ''} of "
+               f"⌊N/b⌋ = {event.steps_per_epoch:,} steps: T = {event.step_count:,}")
     elif "dataset_size" in t:
         length = (f"{t['epochs']:g} epochs: T = ⌈E·N/b⌉ = {event.step_count:,}" if "epochs" in t else
                   f"T = {event.step_count:,} steps ({event.epochs_run:.6g} epochs)")
         run = f"{t['dataset_size']:,} examples, batch {t['batch_size']:,}: q = b/N = {event.rate:.6g}; {length}"
     else:
         run = f"q = {event.rate:g}, T = {event.step_count:,}"
-    how = ("Poisson sampling, add/remove neighbours" if event.sampling == "poisson" else
-           "shuffled fixed-size batches (sampling without replacement), replace-one neighbours: a replaced example "
-           "moves the clipped sum by up to twice the clipping norm")
+    how = {"poisson": "Poisson sampling, add/remove neighbours",
+           "fixed": "fixed-size batches drawn without replacement each step, replace-one neighbours: a replaced "
+                    "example moves the clipped sum by up to twice the clipping norm",
+           "shuffle": "shuffled once per epoch and cut into batches (the N mod b left over unused), add/remove "
+                      "neighbours",
+           "balls-in-bins": "each example in one uniformly random step of each epoch (random allocation), add/remove "
+                            "neighbours"}[event.sampling]
     return f" Training run: {run}; {how}."
+
+
+def _poisson_beside(event: Any, delta: float, options: Any) -> tuple[str, dict[str, Any]] | None:
+    """For a training run on another sampler: the sentence and the JSON of the same run's Poisson ε (the number
+    most tools print), headline accountant; None otherwise."""
+    import dataclasses
+
+    from dpcalc.accounting.account import headline_epsilon
+    from dpcalc.accounting.events import TrainingRun
+
+    if not isinstance(event, TrainingRun) or event.sampling == "poisson":
+        return None
+    same = dataclasses.replace(event, sampling="poisson")
+    try:
+        r = headline_epsilon(same, delta=delta, relation="add_remove", options=options)
+    except DpcalcError:
+        return None
+    return (f" For comparison, Poisson sampling at q = b/N = {same.rate:.6g} for T = {same.step_count:,} steps: "
+            f"ε = {r.value:.6g} ({r.kind}, {r.accountant}) — the number most tools print, not a guarantee for the "
+            f"{event.sampling} sampler.", r.to_dict())
 
 
 def _training_meta(event: Any) -> dict[str, Any]:
@@ -203,6 +231,7 @@ def account_command(a: Args) -> Result:
         raise DomainError(next(iter(reasons.values())) if reasons else "no accountant answers")
     event0 = points[0][0]
     is_event = a.event is not None
+    poisson = _poisson_beside(event0, deltas[0], options) if len(points) == 1 and len(deltas) == 1 else None
     shown = (("event", "relation", "sampling", "level") if is_event else _RUN_SHOWN) + \
         (("k", "method") if k is not None else ()) + ("delta", "accountant", "eps", "eps_lower", "eps_upper",
                                                                "kind", "order")
@@ -211,12 +240,13 @@ def account_command(a: Args) -> Result:
     if len(headlines) == 1:
         h = headlines[0]
         head_note = f" Headline (the smallest guaranteed ε): {h['accountant']}, ε = {h['eps']:.6g}."
-    note = (_KINDS_NOTE + head_note + _run_note(event0) + (_USER_NOTE if k is not None else "")
+    note = (_KINDS_NOTE + head_note + _run_note(event0) + (poisson[0] if poisson else "")
+            + (_USER_NOTE if k is not None else "")
             + "".join(f" {n[0].upper()}{n[1:]}." for n in notes) + _refusals(refused))
     title = "Privacy loss ε of an event" if is_event else "Privacy loss ε of a training run"
     return Result(columns=columns_of(rows, shown), rows=rows, title=title, note=note, formula=_FORMULAS,
                   meta={"accountants": sorted({r["accountant"] for r in rows}), **refused, "headline": headlines,
-                        **_training_meta(event0),
+                        **_training_meta(event0), **({"poisson": poisson[1]} if poisson else {}),
                         "options": {"rtol": options.rtol, "atol": options.atol, "backend": options.backend,
                                     "orders": "default (dp-accounting grid)" if a.orders is None else list(a.orders)}})
 

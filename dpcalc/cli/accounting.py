@@ -63,14 +63,16 @@ EVENT = Opt("event", "text", formula="-", default=None, help=(
 NEIGHBOURS = Opt("neighbours", "text", formula="-", default=None, help=(
     "Neighbouring relation: add-remove, replace-one (a record's contribution leaves and another's arrives: outputs "
     "move by twice the sensitivity) or replace-special. Default: add-remove (Poisson sampling, --event), replace-one "
-    "(--sampling shuffle)"))
+    "(--sampling fixed)"))
 SOLVE_FOR = Opt("solve_for", "text", formula="-", default=None, help=(
     "The knob to calibrate for the target (ε, δ), the rest of the run fixed: noise-multiplier (default), steps, "
     "epochs, batch-size, sampling-rate, clients-per-round or rounds (integers: the last that meets it). With "
     "--event: the field, by its path (event.event.noise_multiplier, count, event.sampling_probability)"))
-SAMPLING = choice("sampling", ("poisson", "shuffle"), formula="-", default="poisson", help=(
-    "How batches are drawn: poisson (each record independently with probability q; add/remove neighbours) or "
-    "shuffle (fixed-size batches drawn without replacement each step; replace-one neighbours)"))
+SAMPLING = choice("sampling", ("poisson", "fixed", "shuffle", "balls-in-bins"), formula="-", default="poisson", help=(
+    "How batches are drawn: poisson (each example independently with probability q each step; add/remove "
+    "neighbours), fixed (a batch of b drawn without replacement each step; replace-one), shuffle (shuffled once per "
+    "epoch and cut into N/b batches: bounded without amplification, with the shuffle-lower bound beside it), "
+    "balls-in-bins (each example in one random step of each epoch: random allocation, an upper bound)"))
 TRAINING: tuple[Opt, ...] = (
     integer("dataset_size", formula="-", default=None, help="Training examples N (with --batch-size: q = b/N)"),
     integer("batch_size", formula="-", default=None, help="Batch size b (expected size under Poisson sampling)"),
@@ -176,8 +178,11 @@ def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[
     if (example or client) and values.get("q") is not None:
         raise DomainError(f"--q conflicts with {' '.join(map(_flag, example or client))}: q is derived from them; "
                           "give one")
-    if not (example or client) and a.sampling == "shuffle":
-        raise DomainError("--sampling shuffle needs the sizes: --dataset-size --batch-size with --epochs or --steps, "
+    if not example and a.sampling in ("shuffle", "balls-in-bins"):
+        raise DomainError(f"--sampling {a.sampling} needs the sizes: --dataset-size --batch-size with --epochs or "
+                          "--steps (whole epochs)")
+    if not (example or client) and a.sampling == "fixed":
+        raise DomainError("--sampling fixed needs the sizes: --dataset-size --batch-size with --epochs or --steps, "
                           "or --clients --clients-per-round --rounds (not --q)")
     terms = {n: values[n] for n in (*example, *client)}
     sampling = a.sampling

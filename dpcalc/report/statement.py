@@ -1,8 +1,9 @@
 """The privacy statement of a training run: what a paper or a model card can paste.
 
 `Statement` holds its content (a JSON-ready dict): ε at the user's δ under each accountant with its kind (the PLD's
-certified bracket), under Poisson sampling and under shuffled fixed-size batches (sampling without replacement), at
-example (or client) level and, with k examples per user, at user level (group privacy); the unit of privacy, the
+certified bracket), under the sampler used and, for comparison, under others (Poisson by default when another was used;
+fixed-size batches drawn each step, shuffled batches with their lower bound, balls-in-bins), at example (or client)
+level and, with k examples per user, at user level (group privacy); the unit of privacy, the
 neighbouring relation, the references and what the statement does not cover; and its headline result. `render`
 writes the content as text, Markdown, LaTeX or JSON. The numbers are those of ``dpcalc account`` for the same inputs
 (one evaluation path: `dpcalc.accounting.account.account`).
@@ -30,12 +31,20 @@ STYLES = ("text", "json", "markdown", "latex")
 _GROUP_REFERENCES = {"vadhan": "group privacy: Vadhan 2017, Lemma 2.2",
                      "rdp-group": "group privacy of RDP: Mironov 2017, Prop. 2",
                      "mixture": "mixture-of-Gaussians PLD for user-level DP-SGD: Ganesh et al. 2024"}
-_WITHOUT_REPLACEMENT = "sampling without replacement (RDP): Wang, Balle & Kasiviswanathan 2019, Thm 9"
+_SAMPLER_REFERENCES = {
+    "fixed": "sampling without replacement (RDP): Wang, Balle & Kasiviswanathan 2019, Thm 9",
+    "balls-in-bins": "random allocation: Feldman & Shenfeld 2025; balls-in-bins sampling: Chua et al. 2025",
+}
 _MECHANISM = {"example": ("DP-SGD", "Abadi et al. 2016"), "client": ("DP-FedAvg", "McMahan et al. 2018")}
 _SAMPLING_TEXT = {
     "poisson": "Poisson sampling: each {record} joins each {batch} independently with probability q",
-    "shuffle": "shuffled fixed-size batches: each step draws {size} {record}s without replacement",
+    "fixed": "fixed-size batches: each step draws {size} {record}s without replacement",
+    "shuffle": "shuffled batches: the data shuffled once per epoch and cut into batches of {size}",
+    "balls-in-bins": "balls-in-bins: each {record} in one random step of each epoch",
 }
+#: how the headline names the sampler
+_SAMPLER_NAMES = {"poisson": "Poisson sampling", "fixed": "fixed-size batches drawn each step",
+                  "shuffle": "shuffled batches", "balls-in-bins": "balls-in-bins sampling"}
 
 NOT_COVERED = (
     "hyperparameter tuning, model selection and repeated runs on the same data, unless accounted for separately",
@@ -43,7 +52,7 @@ NOT_COVERED = (
     "C_l = ‖Δŵ_l‖): the guarantee needs a sensitivity bound fixed before seeing the data",
     "the gap between the analysed and the implemented sampler: the numbers hold for the sampler named above; a data "
     "loader that shuffles once per epoch and walks through the data is neither Poisson sampling nor independent "
-    "fixed-size draws",
+    "fixed-size draws (see its own section: a lower bound and a bound without amplification)",
     "data used outside the private steps (pre-training, validation, the choice of the noise multiplier itself)",
 )
 
@@ -56,24 +65,44 @@ def shown(x: float | None, *, down: bool = False) -> str:
     from dpcalc._rounding import ROUND_DOWN, ROUND_UP, format_number
 
     value = float(v.scalar("x", v.nonnegative("x", x)))
-    return format_number(value, f".{DIGITS}g" + (ROUND_DOWN if down else ROUND_UP))
+    return format_number(value, f"#.{DIGITS}g" + (ROUND_DOWN if down else ROUND_UP))  # '#': 3.000, not 3
 
 
-def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: Any, k: int | None
-          ) -> tuple[list[dict[str, Any]], list[PrivacyResult]]:
-    """The guarantees under the sampler used and the other one (and user level with ``k``), as statement rows; and the
-    results of the sampler used."""
+def compared(run: TrainingRun, compare: Sequence[str] | str | None) -> list[str]:
+    """The samplers shown beside the one used: ``compare`` (names, or ``"all"``: every one the run's terms describe);
+    by default Poisson sampling when another sampler was used (the number most tools print), else none."""
+    from dpcalc.accounting.events.training import SAMPLINGS
+
+    if compare is None:
+        return [] if run.sampling == "poisson" else ["poisson"]
+    items = [compare] if isinstance(compare, str) else list(compare)
+    if items == ["all"]:
+        return [x for x in SAMPLINGS if x != run.sampling]
+    return [x for x in dict.fromkeys(v.choice("compare", x, SAMPLINGS) for x in items) if x != run.sampling]
+
+
+def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: Any, k: int | None,
+          compare: Sequence[str] | str | None = None) -> tuple[list[dict[str, Any]], list[PrivacyResult]]:
+    """The guarantees under the sampler used and those compared (`compared`; user level with ``k``), as statement
+    rows; and the results of the sampler used."""
     from dpcalc.accounting import accountants as registry
     from dpcalc.accounting.account import account
-    from dpcalc.accounting.events.training import SAMPLINGS, relation_of
+    from dpcalc.accounting.events.training import relation_of
     from dpcalc.accounting.group import user_bounds
 
     rows: list[dict[str, Any]] = []
     found: list[PrivacyResult] = []
     # by default the guarantees only: an estimate (the GDP central limit theorem) is shown when asked for by name
     chosen = list(names) if names else [n for n in registry.names() if registry.get(n).kind != "estimate"]
-    for sampler in (run.sampling, *(x for x in SAMPLINGS if x != run.sampling)):
-        other = dataclasses.replace(run, sampling=sampler)
+    explicit = compare not in (None, "all")
+    for sampler in (run.sampling, *compared(run, compare)):
+        try:
+            other = dataclasses.replace(run, sampling=sampler)
+            other.step_count  # noqa: B018 (a sampler the run's terms do not describe)
+        except DomainError as exc:
+            if sampler == run.sampling or explicit:
+                raise DomainError(f"compare: {exc}") from None if sampler != run.sampling else exc
+            continue
         rel = relation_of(sampler)
         result = account(other, delta=delta, relation=rel, accountants=chosen, options=options)
         for r in result.results:
@@ -82,7 +111,7 @@ def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: 
             if sampler == run.sampling:
                 found.append(r)
         # an accountant asked for by name is listed with its reason; by default only those that failed
-        refused = {**result.failed, **(result.not_applicable if names else {})}
+        refused = {**result.failed, **(result.not_applicable if names and sampler == run.sampling else {})}
         for n, why in refused.items():
             rows.append({"sampler": sampler, "level": run.unit, "accountant": n, "method": None, "kind": "",
                          "eps": None, "failure": why, "reference": ""})
@@ -100,10 +129,12 @@ def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: 
 
 
 def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None, options: Any = None,
-              k: int | None = None) -> tuple[dict[str, Any], PrivacyResult | None]:
+              k: int | None = None, compare: Sequence[str] | str | None = None
+              ) -> tuple[dict[str, Any], PrivacyResult | None]:
     """The statement's content for the training ``run`` at δ under the accountants ``names`` (default: every one
     that applies; those that fail are listed with their reason), and its headline result; with ``k``, the user-level
-    rows (each user contributes at most k examples)."""
+    rows (each user contributes at most k examples); ``compare``: the samplers shown beside the one used
+    (`compared`)."""
     from dpcalc import __version__
     from dpcalc.accounting.account import headline_of
     from dpcalc.accounting.events.reader import as_event
@@ -114,7 +145,7 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
         raise DomainError(f"run must be a training run (dpcalc.accounting.events.TrainingRun; got {given.describe()})")
     run = given
     delta = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True)))
-    rows, found = _rows(run, delta, names, options, k)
+    rows, found = _rows(run, delta, names, options, k, compare)
     level = run.unit
     mechanism, mech_ref = _MECHANISM[level]
     record = "client" if level == "client" else "example"
@@ -138,13 +169,13 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
                          if k is not None else _relation(run.sampling, f"one {record}")),
         "sampling": {s: _SAMPLING_TEXT[s].format(record=record, batch="round" if level == "client" else "batch",
                                                   size="m" if level == "client" else "b")
-                     for s in SAMPLINGS},
+                     for s in SAMPLINGS if any(r["sampler"] == s for r in rows)},
         "headline": None if best is None else {"eps": best["eps"], "accountant": best["accountant"],
                                                  "method": best.get("method")},
         "guarantees": rows,
         "references": [f"{mechanism}: {mech_ref}", *dict.fromkeys(r["reference"] for r in rows if r["reference"]),
-                       *([_WITHOUT_REPLACEMENT] if any(r["sampler"] == "shuffle" and r.get("eps") is not None
-                                                       for r in rows) else [])],
+                       *dict.fromkeys(_SAMPLER_REFERENCES[r["sampler"]] for r in rows
+                                      if r["sampler"] in _SAMPLER_REFERENCES and r.get("eps") is not None)],
         "not_covered": list(NOT_COVERED),
     }
     if head is not None:
@@ -153,8 +184,8 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
 
 
 def _relation(sampling: str, what: str) -> str:
-    """'add or remove one example' (Poisson) or 'replace one example' (shuffle), for ``what``."""
-    return (f"add or remove {what}" if sampling == "poisson" else f"replace {what}").replace("one one", "one")
+    """'replace one example' (fixed-size batches drawn each step) or 'add or remove one example', for ``what``."""
+    return (f"replace {what}" if sampling == "fixed" else f"add or remove {what}").replace("one one", "one")
 
 
 # ------------------------------------------------------------------------------------------ rendering
@@ -165,7 +196,8 @@ def _headline(s: Mapping[str, Any]) -> str:
         run = (f"{s['mechanism']} with {t['clients']:,} clients, {t['clients_per_round']:,} per round "
                f"(q = {t['q']:.6g}), {t['rounds']:,} rounds")
     elif "dataset_size" in t:
-        length = f"{t['epochs']:g} epochs" if "epochs" in s["training"] and t.get("epochs") is not None else ""
+        length = (f"{t['epochs']:g} epoch{'' if t['epochs'] == 1 else 's'}"
+                  if "epochs" in s["training"] and t.get("epochs") is not None else "")
         run = (f"{s['mechanism']} on {t['dataset_size']:,} examples, batch size {t['batch_size']:,} "
                f"(q = {t['q']:.6g}), {length + ' = ' if length else ''}{t['steps']:,} steps")
     else:
@@ -177,8 +209,7 @@ def _headline(s: Mapping[str, Any]) -> str:
     how = h["accountant"] + (" with group privacy" if s["level"] == "user" else "")
     return (f"Trained with {run}. It satisfies (ε = {shown(h['eps'])}, δ = {s['delta']:g})-differential privacy at "
             f"the level of {s['unit']} (neighbouring datasets: {s['neighbouring']}), under "
-            f"{'Poisson sampling' if t['sampling'] == 'poisson' else 'shuffled fixed-size batches'}; accountant "
-            f"{how}.")
+            f"{_SAMPLER_NAMES[t['sampling']]}; accountant {how}.")
 
 
 def _guarantee_line(r: Mapping[str, Any]) -> str:
@@ -186,6 +217,8 @@ def _guarantee_line(r: Mapping[str, Any]) -> str:
                               "mixture": " mixture of Gaussians (Ganesh et al.)"}.get(r.get("method") or "", "")
     if r.get("failure"):
         return f"{name}: no ε — {r['failure']}"
+    if r["kind"] == "lower":
+        return f"{name}: ε ≥ {shown(r['eps'], down=True)} (lower bound: the true ε is at least this; not a guarantee)"
     if r.get("eps_lower") is not None:
         what = f"certified bracket [{shown(r['eps_lower'], down=True)}, {shown(r['eps_upper'])}]"
     else:
@@ -198,7 +231,8 @@ def _sections(s: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
     t = s["training"]
     setting = [f"noise multiplier z = {s['noise_multiplier']:g}, δ = {s['delta']:g}",
                f"sampling rate q = {t['q']:.10g}, steps T = {t['steps']:,}"
-               + (f" ({t['epochs']:.6g} epochs)" if t.get("epochs") is not None else "")]
+               + (f" ({t['epochs']:.6g} epoch{'' if t['epochs'] == 1 else 's'})" if t.get("epochs") is not None
+                  else "")]
     setting += [f"{k.replace('_', ' ')} = {x:,}" if isinstance(x, int) else f"{k.replace('_', ' ')} = {x:g}"
                 for k, x in t.items() if k in ("dataset_size", "batch_size", "clients", "clients_per_round",
                                                "rounds")]
@@ -281,9 +315,9 @@ class Statement:
 
     @classmethod
     def of(cls, run: TrainingRun, delta: float, *, accountants: Sequence[str] | None = None, options: Any = None,
-           k: int | None = None) -> Statement:
+           k: int | None = None, compare: Sequence[str] | str | None = None) -> Statement:
         """The statement of ``run`` at δ (module docstring)."""
-        return cls(*statement(run, delta, accountants, options, k))
+        return cls(*statement(run, delta, accountants, options, k, compare))
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.content)

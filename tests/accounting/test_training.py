@@ -53,7 +53,7 @@ def test_client_terms() -> None:
     ({"clients": 10, "clients_per_round": 5, "rounds": 0}, "rounds"),
     ({"dataset_size": N, "batch_size": B, "epochs": 1, "sampling": "uniform"}, "sampling"),
     ({"dataset_size": N, "batch_size": B, "epochs": 1e308}, "epochs"),
-    ({"q": 0.01, "steps": 10, "sampling": "shuffle"}, "not q"),
+    ({"q": 0.01, "steps": 10, "sampling": "fixed"}, "not q"),
     ({"q": 0.01, "dataset_size": N, "batch_size": B, "epochs": 1}, "q conflicts"),
 ])
 def test_bad_terms_are_one_line_naming_the_parameter(terms: dict[str, float], names: str) -> None:
@@ -103,18 +103,18 @@ def test_mnist_pld_bracket_holds_dp_accounting_poisson_event() -> None:
     assert dpcalc.epsilon(s, delta=DELTA) == ours  # the headline: the PLD's bracket
 
 
-def test_mnist_shuffle_rdp_equals_dp_accounting_without_replacement_event() -> None:
+def test_mnist_fixed_rdp_equals_dp_accounting_without_replacement_event() -> None:
     # dpcalc's replace-one moves the clipped sum by 2C (the old example leaves, the new one arrives); dp-accounting
     # 0.6's RDP accountant shifts by C under REPLACE_ONE: the same numbers at half the noise multiplier
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.rdp import rdp_privacy_accountant
 
-    s = _run(sampling="shuffle")
+    s = _run(sampling="fixed")
     acc = rdp_privacy_accountant.RdpAccountant(
         neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
     acc.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.SampledWithoutReplacementDpEvent(N, B, dp_accounting.GaussianDpEvent(Z / 2)), s.step_count))
-    ours = account(s, delta=DELTA, neighbours=relation_of("shuffle"))
+    ours = account(s, delta=DELTA, neighbours=relation_of("fixed"))
     assert ours.value == pytest.approx(acc.get_epsilon(DELTA), rel=1e-9)
     pld = account(s, delta=DELTA, accountant="pld", neighbours="replace_one")
     assert pld.lower is not None and pld.lower <= pld.value <= ours.value  # the PLD's bracket is below the RDP bound
@@ -123,15 +123,15 @@ def test_mnist_shuffle_rdp_equals_dp_accounting_without_replacement_event() -> N
     assert dpcalc.epsilon(s, delta=DELTA, accountant="rdp") == ours  # the relation follows the sampler
 
 
-def test_shuffle_refuses_an_accountant_without_a_form_for_it() -> None:
-    s = _run(sampling="shuffle")
+def test_fixed_refuses_an_accountant_without_a_form_for_it() -> None:
+    s = _run(sampling="fixed")
     with pytest.raises(DomainError, match="gdp-clt cannot account TrainingRunDpEvent"):
         dpcalc.epsilon(s, delta=DELTA, accountant="gdp-clt")
-    assert relation_of("shuffle") == "replace_one" and relation_of("poisson") == "add_remove"
+    assert relation_of("fixed") == "replace_one" and relation_of("poisson") == "add_remove"
 
 
-def test_a_full_batch_shuffle_is_the_gaussian_shifted_by_twice_the_clipping_norm() -> None:
-    s = TrainingRun(Z, dataset_size=100, batch_size=100, epochs=3, sampling="shuffle")
+def test_a_full_batch_fixed_sample_is_the_gaussian_shifted_by_twice_the_clipping_norm() -> None:
+    s = TrainingRun(Z, dataset_size=100, batch_size=100, epochs=3, sampling="fixed")
     exact = schedule.epsilon(Z / 2, 1.0, 3, DELTA, accountant="analytic")  # shift 2C with noise zC
     res = dpcalc.epsilon(s, delta=DELTA, accountant="pld")
     assert s.rate == 1.0 and res.lower is not None and res.lower <= exact <= res.value
@@ -217,7 +217,7 @@ def test_infeasible_says_which_knob_and_why() -> None:
     with pytest.raises(DomainError, match="needs epochs or steps"):
         _calibrate("batch_size", 1.0, {"dataset_size": N}, 1.0)
     with pytest.raises(DomainError, match="gdp-clt"):
-        _calibrate("steps", 1.0, {"dataset_size": N, "batch_size": B}, 1.0, sampling="shuffle", accountant="gdp-clt")
+        _calibrate("steps", 1.0, {"dataset_size": N, "batch_size": B}, 1.0, sampling="fixed", accountant="gdp-clt")
 
 
 @pytest.mark.parametrize(("knob", "terms"), [
@@ -225,9 +225,9 @@ def test_infeasible_says_which_knob_and_why() -> None:
     ("batch_size", {"dataset_size": 6000, "steps": 200}),
     ("rounds", {"clients": 500, "clients_per_round": 20}),
 ])
-def test_shuffle_knobs_are_safe_and_tight(knob: str, terms: dict[str, float]) -> None:
-    c = _calibrate(knob, 2.0, terms, 3.0, accountant="pld", sampling="shuffle")
-    assert c.event.sampling == "shuffle" and c.next_result is not None  # type: ignore[attr-defined]
+def test_fixed_knobs_are_safe_and_tight(knob: str, terms: dict[str, float]) -> None:
+    c = _calibrate(knob, 2.0, terms, 3.0, accountant="pld", sampling="fixed")
+    assert c.event.sampling == "fixed" and c.next_result is not None  # type: ignore[attr-defined]
     assert c.result.value <= 2.0 < c.next_result.value
 
 

@@ -35,10 +35,10 @@ def test_client_terms_give_q_and_rounds() -> None:
     assert doc["meta"]["training"]["unit"] == "client"
 
 
-def test_account_shuffle_rows_come_from_the_without_replacement_accountants() -> None:
-    doc = run_json("account", *POINT, *MNIST, "--sampling", "shuffle")
+def test_account_fixed_rows_come_from_the_without_replacement_accountants() -> None:
+    doc = run_json("account", *POINT, *MNIST, "--sampling", "fixed")
     assert [r["accountant"] for r in doc["rows"]] == ["rdp", "rdp-lemma1", "pld"]  # every accountant with a form
-    assert set(doc["meta"]["not_applicable"]) == {"zcdp", "analytic", "gdp-clt", "exact"}
+    assert set(doc["meta"]["not_applicable"]) == {"zcdp", "analytic", "gdp-clt", "exact", "shuffle-lower"}
     assert {r["relation"] for r in doc["rows"]} == {"replace-one"}
     poisson = run_json("account", *POINT, *MNIST, "-a", "rdp", "-a", "pld")
     for s, p in zip([r for r in doc["rows"] if r["accountant"] != "rdp-lemma1"], poisson["rows"], strict=True):
@@ -55,8 +55,8 @@ def test_account_shuffle_rows_come_from_the_without_replacement_accountants() ->
     ((*FEDAVG, "--dataset-size", "5"), "describe different runs"),
     ((*FEDAVG, "--steps", "3"), "--steps conflicts with --rounds"),
     ((*FEDAVG, "--q", "0.3"), "--q conflicts"),
-    (("--q", "0.01", "--steps", "100", "--sampling", "shuffle"), "--sampling shuffle needs"),
-    ((*MNIST, "--sampling", "shuffle", "-a", "gdp-clt"), "gdp-clt"),
+    (("--q", "0.01", "--steps", "100", "--sampling", "fixed"), "--sampling fixed needs"),
+    ((*MNIST, "--sampling", "fixed", "-a", "gdp-clt"), "gdp-clt"),
     (("--dataset-size", "600", "--batch-size", "700", "--epochs", "1"), "--batch-size"),
     (("--dataset-size", "0", "--batch-size", "1", "--epochs", "1"), "--dataset-size"),
     (("--dataset-size", "600", "--batch-size", "6", "--epochs", "-1"), "epochs"),
@@ -133,11 +133,11 @@ def test_calibrate_noise_multiplier_with_terms_equals_q_and_steps() -> None:
     assert [r["steps"] for r in terms["rows"]] == [14063, 14063]
 
 
-def test_calibrate_under_shuffle_is_safe_and_tight() -> None:
+def test_calibrate_under_fixed_batches_is_safe_and_tight() -> None:
     doc = run_json("calibrate", "--eps", "3", "--delta", "1e-5", "--solve-for", "epochs", "-z", "2.5",
-                   "--dataset-size", "60000", "--batch-size", "256", "--sampling", "shuffle", "-a", "pld")
+                   "--dataset-size", "60000", "--batch-size", "256", "--sampling", "fixed", "-a", "pld")
     r = doc["rows"][0]
-    assert r["eps"] <= 3.0 < r["next_eps"] and doc["meta"]["sampling"] == "shuffle"
+    assert r["eps"] <= 3.0 < r["next_eps"] and doc["meta"]["sampling"] == "fixed"
 
 
 def test_account_user_level_rows_equal_example_level_at_k_1_and_exceed_it_above() -> None:

@@ -10,6 +10,7 @@ returns the one result type (`dpcalc.accounting.result.PrivacyResult`).
 | ``gdp-clt`` | estimate | Poisson-subsampled Gaussians: the μ-GDP central limit theorem (can underestimate) |
 | ``pld`` | bracket | dpcalc's PLD: certified ε_lower <= ε <= ε_upper |
 | ``exact`` | exact | μ-GDP of Gaussian noise without sampling; finite sums of randomized response and (ε, δ) releases |
+| ``shuffle-lower`` | lower | shuffled fixed-size batches: a certified lower bound (Chua et al. 2024) |
 
 `headline` names the accountant whose answer a command leads with: the exact one where it applies, else the PLD,
 else RDP.
@@ -24,6 +25,7 @@ from dpcalc.accounting.accountants import (  # noqa: F401
     gdp_clt,
     pld,
     rdp,
+    shuffle_lower,
 )
 from dpcalc.accounting.accountants.base import ACCOUNTANTS, ATOL, RTOL, Accountant, Options, get, names
 

@@ -98,6 +98,9 @@ class Accountant:
                notes: tuple[str, ...] = ()) -> PrivacyResult:
         """A result of this accountant for ``event`` (ε when ``delta`` is given, else δ at ``eps``)."""
         quantity = "epsilon" if delta is not None else "delta"
+        loose = event.bounded_only()
+        if loose and (kind or self.kind) in ("exact", "bracket"):  # the mechanism's value lies below: an upper bound
+            kind, lower, notes = "upper", None, (*notes, loose)
         return PrivacyResult(
             value=value, kind=kind or self.kind, accountant=self.name,
             epsilon=value if quantity == "epsilon" else float(eps),  # type: ignore[arg-type]
@@ -139,7 +142,7 @@ def register(cls: type[Accountant]) -> type[Accountant]:
 
 
 #: the display order (an accountant registered later and not listed here comes after these)
-ORDER = ("rdp", "rdp-lemma1", "zcdp", "analytic", "gdp-clt", "pld", "exact")
+ORDER = ("rdp", "rdp-lemma1", "zcdp", "analytic", "gdp-clt", "pld", "exact", "shuffle-lower")
 
 
 def names() -> list[str]:

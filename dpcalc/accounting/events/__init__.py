@@ -6,7 +6,8 @@ takes an event (a training run is one too).
 * `mechanisms` — one module per mechanism: Gaussian, Laplace, discrete Laplace, discrete Gaussian, randomized
   response, mixture of Gaussians, (ε, δ) releases, zCDP statements, tree aggregation, repeat-and-select, the
   exponential mechanism, permute-and-flip, and the trivial events;
-* `sampling` — one module per sampling scheme: Poisson, without and with replacement, truncated Poisson;
+* `sampling` — one module per sampling scheme: Poisson, without and with replacement, truncated Poisson, random
+  allocation;
 * `composition` — self-composition and sequences; `training` — a training run in its own terms;
 * `reader` — dictionaries (dp-accounting's ``to_named_tuple()`` form, also as ``json.dumps`` writes it), files and
   dp-accounting's own event objects.
@@ -32,6 +33,7 @@ from dpcalc.accounting.events.mechanisms.zcdp import ZCDp
 from dpcalc.accounting.events.reader import as_event, from_dict, load, to_dict
 from dpcalc.accounting.events.relation import RELATIONS, Relation, relation
 from dpcalc.accounting.events.sampling.poisson import PoissonSampled
+from dpcalc.accounting.events.sampling.random_allocation import RandomAllocation
 from dpcalc.accounting.events.sampling.truncated import TruncatedSubsampledGaussian
 from dpcalc.accounting.events.sampling.with_replacement import SampledWithReplacement
 from dpcalc.accounting.events.sampling.without_replacement import SampledWithoutReplacement
@@ -39,7 +41,7 @@ from dpcalc.accounting.events.training import TrainingRun
 
 __all__ = ["EVENT_CLASSES", "RELATIONS", "Composed", "Curve", "DiscreteGaussian", "DiscreteLaplace", "EpsilonDelta",
            "Event", "ExponentialMechanism", "Gaussian", "Laplace", "MixtureOfGaussians", "NoOp", "NonPrivate",
-           "NotAccountable", "PermuteAndFlip", "PoissonSampled", "RandomizedResponse", "Relation", "RepeatAndSelect",
-           "SampledWithReplacement", "SampledWithoutReplacement", "SelfComposed", "SingleEpochTreeAggregation",
-           "TrainingRun", "TruncatedSubsampledGaussian", "Unsupported", "ZCDp", "as_event", "from_dict", "load",
-           "providers", "relation", "to_dict"]
+           "NotAccountable", "PermuteAndFlip", "PoissonSampled", "RandomAllocation", "RandomizedResponse", "Relation",
+           "RepeatAndSelect", "SampledWithReplacement", "SampledWithoutReplacement", "SelfComposed",
+           "SingleEpochTreeAggregation", "TrainingRun", "TruncatedSubsampledGaussian", "Unsupported", "ZCDp",
+           "as_event", "from_dict", "load", "providers", "relation", "to_dict"]

@@ -70,6 +70,7 @@ MAPS = {
     "gaussian_mu": ("exact", "exact μ-GDP form"),
     "finite_pairs": ("exact", "finite privacy-loss pair"),
     "poisson_gaussian": ("gdp-clt", "Poisson-subsampled Gaussian form"),
+    "shuffled_batches": ("shuffle-lower", "shuffled-batch form"),
 }
 
 
@@ -120,6 +121,16 @@ class Event:
         """How many with-replacement samples the event draws through compositions (their RDP curves may leave out
         draw counts: `Curve.slack`)."""
         return sum(child.releases_with_replacement() for child in self.children())
+
+    def bounded_only(self) -> str | None:
+        """Why this event's privacy maps only bound its mechanism's from above (its pair is a dominating pair, not
+        its own), or None when they are its own; an accountant then labels an exact or bracketed answer ``upper``."""
+        return next((why for c in self.children() if (why := c.bounded_only())), None)
+
+    def shuffled_batches(self) -> tuple[float, int, int, int] | None:
+        """``(noise multiplier, dataset size, batch size, epochs)`` when the event is Gaussian DP-SGD on shuffled
+        fixed-size batches (what the shuffle-lower accountant bounds from below), else None."""
+        return None
 
     def inputs(self) -> dict[str, Any]:
         """The settings a result row shows for this event (a training run's terms); {} for a general event."""

@@ -6,11 +6,22 @@ step per expected batch). Client level (DP-FedAvg, McMahan et al. 2018): N clien
 give q = m/N and T = R; the unit of privacy is then the client (all of its data). Or the accountants' own symbols,
 q and T.
 
-``sampling`` says how a batch is drawn: ``"poisson"`` (each record independently with probability q; the add/remove
-relation) or ``"shuffle"`` (a fixed-size batch of b drawn without replacement each step; the replace-one relation).
-The run *is* the event ``SelfComposed(PoissonSampled(q, Gaussian(z)), T)`` (or with ``SampledWithoutReplacement``),
-and every privacy map is that event's (`expand`); its fields are the knobs a calibration solves for (the noise
-multiplier, steps, epochs, batch size, sampling rate, clients per round, rounds).
+``sampling`` says how a batch is drawn (`SAMPLINGS`):
+
+* ``"poisson"`` — each record independently with probability q each step (add/remove):
+  ``SelfComposed(PoissonSampled(q, Gaussian(z)), T)``;
+* ``"fixed"`` — a fixed-size batch of b drawn without replacement, independently each step (replace-one):
+  ``SelfComposed(SampledWithoutReplacement(N, b, Gaussian(z)), T)``;
+* ``"balls-in-bins"`` — each record in one uniformly random step of the t = ⌊N/b⌋ of each epoch (add/remove):
+  ``SelfComposed(RandomAllocation(Gaussian(z), 1, t), E)``, an upper bound (Feldman & Shenfeld 2025);
+* ``"shuffle"`` — the data shuffled once per epoch and cut into t = ⌊N/b⌋ batches, what most loaders do (add/remove).
+  No tight upper bound is known: the accountants bound it without amplification (each record in one batch per
+  epoch: E Gaussian releases, ``SelfComposed(Gaussian(z), E)``), labelled an upper bound, and the ``shuffle-lower``
+  accountant gives a certified lower bound (Chua et al. 2024; `dpcalc.samplers.shuffle`).
+
+Shuffled and balls-in-bins runs are example level, with whole epochs (T = E·t; the N mod b records left over are
+unused in an epoch). The run's privacy maps are those of its expansion (`expand`); its fields are the knobs a
+calibration solves for (the noise multiplier, steps, epochs, batch size, sampling rate, clients per round, rounds).
 """
 
 from __future__ import annotations
@@ -29,12 +40,14 @@ from dpcalc.accounting.events.composition import SelfComposed
 from dpcalc.accounting.events.mechanisms.gaussian import Gaussian
 from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.events.sampling.poisson import PoissonSampled
+from dpcalc.accounting.events.sampling.random_allocation import RandomAllocation
 from dpcalc.accounting.events.sampling.without_replacement import SampledWithoutReplacement
 from dpcalc.accounting.search import Knob
 from dpcalc.errors import DomainError
 
 __all__ = [
     "CLIENT_TERMS",
+    "EPOCH_SAMPLINGS",
     "EXAMPLE_TERMS",
     "SAMPLINGS",
     "STEPS_MAX",
@@ -45,8 +58,10 @@ __all__ = [
     "steps_for_epochs",
 ]
 
-Sampling = Literal["poisson", "shuffle"]
-SAMPLINGS: tuple[Sampling, ...] = ("poisson", "shuffle")
+Sampling = Literal["poisson", "fixed", "shuffle", "balls-in-bins"]
+SAMPLINGS: tuple[Sampling, ...] = ("poisson", "fixed", "shuffle", "balls-in-bins")
+#: samplers that walk through the data in epochs of ⌊N/b⌋ steps (whole epochs, example level)
+EPOCH_SAMPLINGS = ("shuffle", "balls-in-bins")
 EXAMPLE_TERMS = ("dataset_size", "batch_size", "epochs")
 CLIENT_TERMS = ("clients", "clients_per_round", "rounds")
 #: the most steps (epochs × batches, rounds) dpcalc accounts
@@ -86,15 +101,15 @@ def epochs_of(steps: int, dataset_size: int, batch_size: int) -> float:
 
 
 def relation_of(sampling: str) -> Relation:
-    """The neighbouring relation under which a sampler is analysed: add/remove for Poisson sampling, replace-one for
-    shuffled fixed-size batches.
+    """The neighbouring relation under which a sampler is analysed: replace-one for fixed-size batches drawn each
+    step (the dataset size is public), add/remove for the others.
 
     Examples:
         >>> from dpcalc.accounting.events.training import relation_of
-        >>> relation_of('shuffle')
-        'replace_one'
+        >>> relation_of('fixed'), relation_of('shuffle')
+        ('replace_one', 'add_remove')
     """
-    return "add_remove" if v.choice("sampling", sampling, SAMPLINGS) == "poisson" else "replace_one"
+    return "replace_one" if v.choice("sampling", sampling, SAMPLINGS) == "fixed" else "add_remove"
 
 
 @register
@@ -156,9 +171,12 @@ class TrainingRun(Event):
                     and getattr(self, part) > getattr(self, whole):
                 raise DomainError(f"{part} must be an integer in [1, {getattr(self, whole)}] ({whole}) (got "
                                   f"{getattr(self, part)})")
-        if self.sampling == "shuffle" and (self.q is not None or not (example or client)):
-            raise DomainError("sampling shuffle needs the sizes: dataset_size and batch_size, or clients and "
+        if self.sampling == "fixed" and (self.q is not None or not (example or client)):
+            raise DomainError("sampling fixed needs the sizes: dataset_size and batch_size, or clients and "
                               "clients_per_round (not q)")
+        if self.sampling in EPOCH_SAMPLINGS and not example:
+            raise DomainError(f"sampling {self.sampling} needs the sizes: dataset_size and batch_size with epochs or "
+                              "steps (example level)")
         if self.epochs is not None and self.dataset_size is not None and self.batch_size is not None:
             steps_for_epochs(self.epochs, self.dataset_size, self.batch_size)  # bounded before anything is built
 
@@ -198,6 +216,8 @@ class TrainingRun(Event):
         if self.unit == "client":
             self._need("rounds", what=f"client-level training ({_CLIENT})")
             return int(self.rounds)  # type: ignore[arg-type]
+        if self.sampling in EPOCH_SAMPLINGS:
+            return self.epoch_count * self.steps_per_epoch
         if self.epochs is not None:
             self._need("dataset_size", "batch_size", what=f"example-level training ({_EXAMPLE})")
             return steps_for_epochs(self.epochs, self.dataset_size, self.batch_size)  # type: ignore[arg-type]
@@ -206,6 +226,26 @@ class TrainingRun(Event):
                 "a run given by q and steps"
             raise DomainError(f"{what} needs {'epochs or steps' if self.dataset_size is not None else 'steps'}")
         return int(self.steps)
+
+    @property
+    def steps_per_epoch(self) -> int:
+        """t = ⌊N/b⌋: the batches of one pass of a shuffled or balls-in-bins loader."""
+        self._need("dataset_size", "batch_size", what=f"example-level training ({_EXAMPLE})")
+        return int(self.dataset_size) // int(self.batch_size)  # type: ignore[arg-type]
+
+    @property
+    def epoch_count(self) -> int:
+        """E of a shuffled or balls-in-bins run: whole epochs (``steps`` a multiple of t = ⌊N/b⌋)."""
+        t = self.steps_per_epoch
+        if self.epochs is not None:
+            if not float(self.epochs).is_integer():
+                raise DomainError(f"epochs must be a whole number under sampling {self.sampling} (got "
+                                  f"{self.epochs:g})")
+            return int(self.epochs)
+        if self.steps is None or self.steps % t:
+            raise DomainError(f"sampling {self.sampling} needs whole epochs: epochs, or steps a multiple of "
+                              f"⌊N/b⌋ = {t} (got steps = {self.steps})")
+        return int(self.steps) // t
 
     @property
     def epochs_run(self) -> float | None:
@@ -221,6 +261,10 @@ class TrainingRun(Event):
         gaussian = Gaussian(self.noise_multiplier)
         q, t = self.rate, self.step_count
         step: Event
+        if self.sampling == "balls-in-bins":
+            return SelfComposed(RandomAllocation(gaussian, 1, self.steps_per_epoch), self.epoch_count)
+        if self.sampling == "shuffle":  # no amplification: each record in one batch per epoch
+            return SelfComposed(gaussian, self.epoch_count)
         if self.sampling == "poisson":
             step = PoissonSampled(q, gaussian) if q < 1.0 else gaussian
         else:
@@ -243,7 +287,22 @@ class TrainingRun(Event):
                 *CLIENT_TERMS) if getattr(self, n) is not None}, "q": self.rate, "steps": self.step_count}
 
     def sampling_schemes(self) -> list[str]:
+        if self.sampling == "shuffle":
+            return [f"shuffled batches, {self.steps_per_epoch} per epoch"]
         return self.expand().sampling_schemes()
+
+    def bounded_only(self) -> str | None:
+        if self.sampling == "shuffle":
+            e = self.epoch_count
+            return ("shuffled batches, bounded without amplification (each example in one batch per epoch: "
+                    f"{e} Gaussian release{'s' if e != 1 else ''}); the true ε lies between the shuffle-lower bound "
+                    "and this")
+        return self.expand().bounded_only()
+
+    def shuffled_batches(self) -> tuple[float, int, int, int] | None:
+        if self.sampling != "shuffle" or self.noise_multiplier is None:
+            return None
+        return float(self.noise_multiplier), int(self.dataset_size), int(self.batch_size), self.epoch_count  # type: ignore[arg-type]
 
     def rdp(self, orders: Any, relation: Relation, tail: float = 0.0) -> Curve:
         return self.expand().rdp(orders, relation, tail)
@@ -264,7 +323,7 @@ class TrainingRun(Event):
         return self.expand().gaussian_noise()
 
     def poisson_gaussian(self, relation: Relation) -> list[tuple[float, float, int]] | None:
-        return self.expand().poisson_gaussian(relation)
+        return None if self.sampling == "shuffle" else self.expand().poisson_gaussian(relation)
 
     # ---- calibration: the knobs the given terms leave free ------------------------------------------------------
 
