@@ -37,7 +37,7 @@ __all__ = ["account", "calibrate", "delta", "epsilon", "event_of", "statement"]
 
 #: the training terms the verbs take as keyword arguments (the CLI's option names in snake_case)
 TERMS = ("noise_multiplier", "q", "steps", "dataset_size", "batch_size", "epochs", "clients", "clients_per_round",
-         "rounds", "sampling")
+         "rounds", "sampling", "mechanism")
 _ALIASES = {"z": "noise_multiplier", "sigma": "noise_multiplier", "sampling_rate": "q"}
 
 
@@ -73,9 +73,8 @@ def _relation(ev: Event, neighbours: Any) -> Relation:
     if neighbours is not None:
         return relation(neighbours)
     if isinstance(ev, TrainingRun):
-        from dpcalc.accounting.events.training import relation_of
 
-        return relation_of(ev.sampling)
+        return ev.relation
     return "add_remove"
 
 

@@ -251,12 +251,11 @@ def user_bounds(run: Any, delta: float, k: int, accountants: Sequence[str], opti
         rdp-group 1.777511
     """
     from dpcalc.accounting import accountants as acc_mod
-    from dpcalc.accounting.events.training import relation_of
 
     k = group_size(k)
     d = float(v.scalar("delta", v.probability("delta", delta)))
     opts = options or acc_mod.Options()
-    rel = relation_of(run.sampling)
+    rel = run.relation
     out: list[UserBound] = []
 
     def user(res: PrivacyResult, method: str, **details: Any) -> PrivacyResult:

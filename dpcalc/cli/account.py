@@ -13,6 +13,7 @@ import itertools
 from typing import Any
 
 from dpcalc._progress import progress
+from dpcalc._rounding import format_number
 from dpcalc.cli.accounting import (
     ACCOUNTANT,
     ATOL,
@@ -125,6 +126,12 @@ def _run_note(event: Any) -> str:
     if not isinstance(event, TrainingRun):
         return ""
     t = event.terms
+    if event.mechanism == "dp-ftrl":
+        return (f" Training run: DP-FTRL-TreeRestart (Kairouz et al. 2021) on {t['dataset_size']:,} examples, batch "
+                f"{t['batch_size']:,}: {event.epoch_count} epoch{'s' if event.epoch_count != 1 else ''} of ⌊N/b⌋ = "
+                f"{event.steps_per_epoch:,} steps in order, each example once per epoch, a tree over each epoch: "
+                f"T = {event.step_count:,}; zero-out neighbours (replace-special: one example's gradient replaced by "
+                "zero).")
     if event.unit == "client":
         run = (f"{t['clients']:,} clients, {t['clients_per_round']:,} per round: q = m/N = {event.rate:.6g}; "
                f"{t['rounds']:,} rounds: T = {event.step_count:,}; unit of privacy: one client (all of its data)")
@@ -239,7 +246,8 @@ def account_command(a: Args) -> Result:
     head_note = ""
     if len(headlines) == 1:
         h = headlines[0]
-        head_note = f" Headline (the smallest guaranteed ε): {h['accountant']}, ε = {h['eps']:.6g}."
+        head_note = (f" Headline (the smallest guaranteed ε): {h['accountant']}, ε = "
+                     f"{format_number(h['eps'], '.6g↑')}.")
     note = (_KINDS_NOTE + head_note + _run_note(event0) + (poisson[0] if poisson else "")
             + (_USER_NOTE if k is not None else "")
             + "".join(f" {n[0].upper()}{n[1:]}." for n in notes) + _refusals(refused))

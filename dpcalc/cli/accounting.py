@@ -81,6 +81,10 @@ TRAINING: tuple[Opt, ...] = (
     integer("clients_per_round", formula="-", default=None, help="Clients m sampled per round"),
     integer("rounds", formula="-", default=None, help="Federated rounds R (T = R)"),
     SAMPLING,
+    choice("mechanism", ("dp-sgd", "dp-ftrl"), formula="-", default="dp-sgd", help=(
+        "What each step releases: dp-sgd (the noisy clipped sum of the batch) or dp-ftrl (DP-FTRL-TreeRestart, "
+        "Kairouz et al. 2021: the batches in order, each example once per epoch, prefix sums through tree aggregation "
+        "restarted every epoch; zero-out neighbours)")),
 )
 USER = integer("max_examples_per_user", formula="-", default=None, help=(
     "User level: each user contributes at most k examples (group privacy; k = 1 is example level)"))
@@ -163,7 +167,6 @@ def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[
     may each sweep), with their relation and the point's values; ``unknown`` (a knob being solved for) may be
     absent. Training terms, ``--q --steps`` or ``--event``: one set per call, conflicts one line."""
     from dpcalc.accounting.events import TrainingRun, relation
-    from dpcalc.accounting.events.training import relation_of
 
     values = a.parsed()
     if values.get("event") is not None:
@@ -186,13 +189,14 @@ def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[
                           "or --clients --clients-per-round --rounds (not --q)")
     terms = {n: values[n] for n in (*example, *client)}
     sampling = a.sampling
-    rel = relation(values["neighbours"]) if values.get("neighbours") is not None else relation_of(sampling)
+    given = relation(values["neighbours"]) if values.get("neighbours") is not None else None
     points: list[tuple[Event, str, dict[str, Any]]] = []
     for z, q, steps in itertools.product(_one(a, "sigma"), _one(a, "q"), _one(a, "steps")):
         run_terms = {"noise_multiplier": z, "q": q, "steps": steps, **terms,
-                     "sampling": sampling}
+                     "sampling": sampling, "mechanism": values.get("mechanism") or "dp-sgd"}
         _complete(run_terms, example, client, unknown)
-        points.append((TrainingRun(**run_terms), rel, {}))
+        run = TrainingRun(**run_terms)
+        points.append((run, given or run.relation, {}))
     return points
 
 

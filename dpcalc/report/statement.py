@@ -35,16 +35,19 @@ _SAMPLER_REFERENCES = {
     "fixed": "sampling without replacement (RDP): Wang, Balle & Kasiviswanathan 2019, Thm 9",
     "balls-in-bins": "random allocation: Feldman & Shenfeld 2025; balls-in-bins sampling: Chua et al. 2025",
 }
-_MECHANISM = {"example": ("DP-SGD", "Abadi et al. 2016"), "client": ("DP-FedAvg", "McMahan et al. 2018")}
+_MECHANISM = {"example": ("DP-SGD", "Abadi et al. 2016"), "client": ("DP-FedAvg", "McMahan et al. 2018"),
+              "dp-ftrl": ("DP-FTRL-TreeRestart", "Kairouz et al. 2021")}
 _SAMPLING_TEXT = {
     "poisson": "Poisson sampling: each {record} joins each {batch} independently with probability q",
     "fixed": "fixed-size batches: each step draws {size} {record}s without replacement",
     "shuffle": "shuffled batches: the data shuffled once per epoch and cut into batches of {size}",
     "balls-in-bins": "balls-in-bins: each {record} in one random step of each epoch",
+    "in order": "the batches in order, each {record} once per epoch (DP-FTRL)",
 }
 #: how the headline names the sampler
 _SAMPLER_NAMES = {"poisson": "Poisson sampling", "fixed": "fixed-size batches drawn each step",
-                  "shuffle": "shuffled batches", "balls-in-bins": "balls-in-bins sampling"}
+                  "shuffle": "shuffled batches", "balls-in-bins": "balls-in-bins sampling",
+                  "in order": "batches in order, each example once per epoch"}
 
 NOT_COVERED = (
     "hyperparameter tuning, model selection and repeated runs on the same data, unless accounted for separately",
@@ -68,13 +71,18 @@ def shown(x: float | None, *, down: bool = False) -> str:
     return format_number(value, f"#.{DIGITS}g" + (ROUND_DOWN if down else ROUND_UP))  # '#': 3.000, not 3
 
 
+def _sampler_key(run: TrainingRun) -> str:
+    """The statement's name of how the run walks through its data (its sampler; "in order" for DP-FTRL)."""
+    return "in order" if run.mechanism == "dp-ftrl" else run.sampling
+
+
 def compared(run: TrainingRun, compare: Sequence[str] | str | None) -> list[str]:
     """The samplers shown beside the one used: ``compare`` (names, or ``"all"``: every one the run's terms describe);
     by default Poisson sampling when another sampler was used (the number most tools print), else none."""
     from dpcalc.accounting.events.training import SAMPLINGS
 
-    if compare is None:
-        return [] if run.sampling == "poisson" else ["poisson"]
+    if compare is None or run.mechanism == "dp-ftrl":  # DP-FTRL does not sample: nothing to compare it with
+        return [] if run.sampling == "poisson" or run.mechanism == "dp-ftrl" else ["poisson"]
     items = [compare] if isinstance(compare, str) else list(compare)
     if items == ["all"]:
         return [x for x in SAMPLINGS if x != run.sampling]
@@ -87,7 +95,6 @@ def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: 
     rows; and the results of the sampler used."""
     from dpcalc.accounting import accountants as registry
     from dpcalc.accounting.account import account
-    from dpcalc.accounting.events.training import relation_of
     from dpcalc.accounting.group import user_bounds
 
     rows: list[dict[str, Any]] = []
@@ -103,27 +110,28 @@ def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: 
             if sampler == run.sampling or explicit:
                 raise DomainError(f"compare: {exc}") from None if sampler != run.sampling else exc
             continue
-        rel = relation_of(sampler)
+        rel = other.relation
         result = account(other, delta=delta, relation=rel, accountants=chosen, options=options)
+        key, used = _sampler_key(other), sampler == run.sampling
         for r in result.results:
-            rows.append({**r.to_dict(), "sampler": sampler, "level": run.unit,
+            rows.append({**r.to_dict(), "sampler": key, "level": run.unit,
                          "reference": registry.get(r.accountant).reference})
-            if sampler == run.sampling:
+            if used:
                 found.append(r)
         # an accountant asked for by name is listed with its reason; by default only those that failed
-        refused = {**result.failed, **(result.not_applicable if names and sampler == run.sampling else {})}
+        refused = {**result.failed, **(result.not_applicable if names and used else {})}
         for n, why in refused.items():
-            rows.append({"sampler": sampler, "level": run.unit, "accountant": n, "method": None, "kind": "",
+            rows.append({"sampler": key, "level": run.unit, "accountant": n, "method": None, "kind": "",
                          "eps": None, "failure": why, "reference": ""})
-        if k is not None and sampler == run.sampling:  # user level for the sampler used (each costs ~10 ε's)
+        if k is not None and used:  # user level for the sampler used (each costs ~10 ε's)
             users = [n for n in chosen if n != "rdp-lemma1" or len(chosen) == 1]
             for b in user_bounds(other, delta, k, users, options):
                 ref = _GROUP_REFERENCES[b.method]
                 if b.result is not None:
-                    rows.append({**b.result.to_dict(), "sampler": sampler, "level": "user", "reference": ref})
+                    rows.append({**b.result.to_dict(), "sampler": key, "level": "user", "reference": ref})
                     found.append(b.result)
                 else:
-                    rows.append({"sampler": sampler, "level": "user", "accountant": b.accountant,
+                    rows.append({"sampler": key, "level": "user", "accountant": b.accountant,
                                  "method": b.method, "kind": "", "eps": None, "failure": b.reason, "reference": ref})
     return rows, found
 
@@ -138,7 +146,6 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
     from dpcalc import __version__
     from dpcalc.accounting.account import headline_of
     from dpcalc.accounting.events.reader import as_event
-    from dpcalc.accounting.events.training import SAMPLINGS
 
     given = as_event(run, "run")
     if not isinstance(given, TrainingRun):
@@ -147,11 +154,11 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
     delta = float(v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True)))
     rows, found = _rows(run, delta, names, options, k, compare)
     level = run.unit
-    mechanism, mech_ref = _MECHANISM[level]
+    mechanism, mech_ref = _MECHANISM["dp-ftrl" if run.mechanism == "dp-ftrl" else level]
     record = "client" if level == "client" else "example"
     unit = (f"one user, who contributes at most {k} example{'s' if k != 1 else ''}" if k is not None else
             "one client, with all of its data" if level == "client" else "one example")
-    used = [r for r in rows if r["sampler"] == run.sampling and r.get("eps") is not None
+    used = [r for r in rows if r["sampler"] == _sampler_key(run) and r.get("eps") is not None
             and r.get("kind") in ("exact", "bracket", "upper") and r["level"] == ("user" if k is not None else level)]
     best = min(used, key=lambda r: r["eps"]) if used else None
     terms = run.terms
@@ -162,14 +169,14 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
         "mechanism": mechanism, "mechanism_reference": mech_ref,
         "training": {**{n: x for n, x in terms.items() if n != "noise_multiplier"}, "q": run.rate,
                      "steps": run.step_count, "epochs": run.epochs if run.epochs is not None else run.epochs_run,
-                     "sampling": run.sampling},
+                     "sampling": _sampler_key(run)},
         "noise_multiplier": run.noise_multiplier, "delta": delta,
         "unit": unit, "level": "user" if k is not None else level, "max_examples_per_user": k,
-        "neighbouring": (f"{_relation(run.sampling, 'all (up to ' + str(k) + ') examples of one user')}"
-                         if k is not None else _relation(run.sampling, f"one {record}")),
+        "neighbouring": (f"{_relation(run.relation, 'all (up to ' + str(k) + ') examples of one user')}"
+                         if k is not None else _relation(run.relation, f"one {record}")),
         "sampling": {s: _SAMPLING_TEXT[s].format(record=record, batch="round" if level == "client" else "batch",
                                                   size="m" if level == "client" else "b")
-                     for s in SAMPLINGS if any(r["sampler"] == s for r in rows)},
+                     for s in _SAMPLING_TEXT if any(r["sampler"] == s for r in rows)},
         "headline": None if best is None else {"eps": best["eps"], "accountant": best["accountant"],
                                                  "method": best.get("method")},
         "guarantees": rows,
@@ -183,9 +190,11 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
     return content, head
 
 
-def _relation(sampling: str, what: str) -> str:
-    """'replace one example' (fixed-size batches drawn each step) or 'add or remove one example', for ``what``."""
-    return (f"replace {what}" if sampling == "fixed" else f"add or remove {what}").replace("one one", "one")
+def _relation(relation: str, what: str) -> str:
+    """The neighbouring datasets in words, for ``what`` ('one example', ...) under ``relation``."""
+    text = {"add_remove": f"add or remove {what}", "replace_one": f"replace {what}",
+            "replace_special": f"replace {what} by a zero contribution (zero-out)"}[relation]
+    return text.replace("one one", "one")
 
 
 # ------------------------------------------------------------------------------------------ rendering

@@ -20,6 +20,7 @@ from dpcalc.accounting.events.composition import Composed, SelfComposed
 from dpcalc.accounting.events.mechanisms.approximate_dp import EpsilonDelta
 from dpcalc.accounting.events.mechanisms.discrete_gaussian import DiscreteGaussian
 from dpcalc.accounting.events.mechanisms.discrete_laplace import DiscreteLaplace
+from dpcalc.accounting.events.mechanisms.distributed import DistributedNoise
 from dpcalc.accounting.events.mechanisms.exponential import ExponentialMechanism
 from dpcalc.accounting.events.mechanisms.gaussian import Gaussian
 from dpcalc.accounting.events.mechanisms.laplace import Laplace
@@ -39,9 +40,9 @@ from dpcalc.accounting.events.sampling.with_replacement import SampledWithReplac
 from dpcalc.accounting.events.sampling.without_replacement import SampledWithoutReplacement
 from dpcalc.accounting.events.training import TrainingRun
 
-__all__ = ["EVENT_CLASSES", "RELATIONS", "Composed", "Curve", "DiscreteGaussian", "DiscreteLaplace", "EpsilonDelta",
-           "Event", "ExponentialMechanism", "Gaussian", "Laplace", "MixtureOfGaussians", "NoOp", "NonPrivate",
-           "NotAccountable", "PermuteAndFlip", "PoissonSampled", "RandomAllocation", "RandomizedResponse", "Relation",
-           "RepeatAndSelect", "SampledWithReplacement", "SampledWithoutReplacement", "SelfComposed",
+__all__ = ["EVENT_CLASSES", "RELATIONS", "Composed", "Curve", "DiscreteGaussian", "DiscreteLaplace", "DistributedNoise",
+           "EpsilonDelta", "Event", "ExponentialMechanism", "Gaussian", "Laplace", "MixtureOfGaussians", "NoOp",
+           "NonPrivate", "NotAccountable", "PermuteAndFlip", "PoissonSampled", "RandomAllocation", "RandomizedResponse",
+           "Relation", "RepeatAndSelect", "SampledWithReplacement", "SampledWithoutReplacement", "SelfComposed",
            "SingleEpochTreeAggregation", "TrainingRun", "TruncatedSubsampledGaussian", "Unsupported", "ZCDp",
            "as_event", "from_dict", "load", "providers", "relation", "to_dict"]

@@ -19,8 +19,14 @@ q and T.
   epoch: E Gaussian releases, ``SelfComposed(Gaussian(z), E)``), labelled an upper bound, and the ``shuffle-lower``
   accountant gives a certified lower bound (Chua et al. 2024; `dpcalc.samplers.shuffle`).
 
-Shuffled and balls-in-bins runs are example level, with whole epochs (T = E·t; the N mod b records left over are
-unused in an epoch). The run's privacy maps are those of its expansion (`expand`); its fields are the knobs a
+``mechanism`` says what each step releases: ``"dp-sgd"`` (the noisy clipped sum of the batch, the default) or
+``"dp-ftrl"`` (DP-FTRL-TreeRestart, Kairouz et al. 2021: the batches in order, each example once per epoch, prefix
+sums released through tree aggregation restarted every epoch: ``SelfComposed(SingleEpochTreeAggregation(z, t), E)``,
+exact μ-GDP at μ = √(E·⌈log₂(t + 1)⌉)/z under zero-out neighbours, replace-special; the sensitivity of
+`dpcalc.matrix.strategy.tree_restart_sensitivity`).
+
+Shuffled, balls-in-bins and DP-FTRL runs are example level, with whole epochs (T = E·t; the N mod b records left over
+are unused in an epoch). The run's privacy maps are those of its expansion (`expand`); its fields are the knobs a
 calibration solves for (the noise multiplier, steps, epochs, batch size, sampling rate, clients per round, rounds).
 """
 
@@ -38,6 +44,7 @@ from dpcalc.accounting.events import knobs
 from dpcalc.accounting.events.base import Curve, Event, register
 from dpcalc.accounting.events.composition import SelfComposed
 from dpcalc.accounting.events.mechanisms.gaussian import Gaussian
+from dpcalc.accounting.events.mechanisms.tree import SingleEpochTreeAggregation
 from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.events.sampling.poisson import PoissonSampled
 from dpcalc.accounting.events.sampling.random_allocation import RandomAllocation
@@ -49,6 +56,7 @@ __all__ = [
     "CLIENT_TERMS",
     "EPOCH_SAMPLINGS",
     "EXAMPLE_TERMS",
+    "MECHANISMS",
     "SAMPLINGS",
     "STEPS_MAX",
     "Sampling",
@@ -58,6 +66,7 @@ __all__ = [
     "steps_for_epochs",
 ]
 
+MECHANISMS = ("dp-sgd", "dp-ftrl")
 Sampling = Literal["poisson", "fixed", "shuffle", "balls-in-bins"]
 SAMPLINGS: tuple[Sampling, ...] = ("poisson", "fixed", "shuffle", "balls-in-bins")
 #: samplers that walk through the data in epochs of ⌊N/b⌋ steps (whole epochs, example level)
@@ -130,6 +139,7 @@ class TrainingRun(Event):
     clients_per_round: int | None = None
     rounds: int | None = None
     sampling: str = "poisson"
+    mechanism: str = "dp-sgd"
     CLASS_NAME = "TrainingRunDpEvent"
     SHORT = "training_run"
     IN_DP_ACCOUNTING = False
@@ -147,6 +157,7 @@ class TrainingRun(Event):
         if self.noise_multiplier is not None:
             self._real("noise_multiplier", 0.0, lo_open=True)
         object.__setattr__(self, "sampling", v.choice("sampling", self.sampling, SAMPLINGS))
+        object.__setattr__(self, "mechanism", v.choice("mechanism", self.mechanism, MECHANISMS))
         example = [n for n in EXAMPLE_TERMS if getattr(self, n) is not None]
         client = [n for n in CLIENT_TERMS if getattr(self, n) is not None]
         if example and client:
@@ -177,6 +188,9 @@ class TrainingRun(Event):
         if self.sampling in EPOCH_SAMPLINGS and not example:
             raise DomainError(f"sampling {self.sampling} needs the sizes: dataset_size and batch_size with epochs or "
                               "steps (example level)")
+        if self.mechanism == "dp-ftrl" and (not example or self.sampling != "poisson"):
+            raise DomainError("mechanism dp-ftrl needs dataset_size and batch_size with whole epochs or steps, and no "
+                              "sampling (it walks through the data in order, each example once per epoch)")
         if self.epochs is not None and self.dataset_size is not None and self.batch_size is not None:
             steps_for_epochs(self.epochs, self.dataset_size, self.batch_size)  # bounded before anything is built
 
@@ -216,7 +230,7 @@ class TrainingRun(Event):
         if self.unit == "client":
             self._need("rounds", what=f"client-level training ({_CLIENT})")
             return int(self.rounds)  # type: ignore[arg-type]
-        if self.sampling in EPOCH_SAMPLINGS:
+        if self.sampling in EPOCH_SAMPLINGS or self.mechanism == "dp-ftrl":
             return self.epoch_count * self.steps_per_epoch
         if self.epochs is not None:
             self._need("dataset_size", "batch_size", what=f"example-level training ({_EXAMPLE})")
@@ -234,17 +248,20 @@ class TrainingRun(Event):
         return int(self.dataset_size) // int(self.batch_size)  # type: ignore[arg-type]
 
     @property
+    def _walk(self) -> str:
+        return "mechanism dp-ftrl" if self.mechanism == "dp-ftrl" else f"sampling {self.sampling}"
+
+    @property
     def epoch_count(self) -> int:
         """E of a shuffled or balls-in-bins run: whole epochs (``steps`` a multiple of t = ⌊N/b⌋)."""
         t = self.steps_per_epoch
         if self.epochs is not None:
             if not float(self.epochs).is_integer():
-                raise DomainError(f"epochs must be a whole number under sampling {self.sampling} (got "
-                                  f"{self.epochs:g})")
+                raise DomainError(f"epochs must be a whole number under {self._walk} (got {self.epochs:g})")
             return int(self.epochs)
         if self.steps is None or self.steps % t:
-            raise DomainError(f"sampling {self.sampling} needs whole epochs: epochs, or steps a multiple of "
-                              f"⌊N/b⌋ = {t} (got steps = {self.steps})")
+            raise DomainError(f"{self._walk} needs whole epochs: epochs, or steps a multiple of ⌊N/b⌋ = {t} (got "
+                              f"steps = {self.steps})")
         return int(self.steps) // t
 
     @property
@@ -261,6 +278,9 @@ class TrainingRun(Event):
         gaussian = Gaussian(self.noise_multiplier)
         q, t = self.rate, self.step_count
         step: Event
+        if self.mechanism == "dp-ftrl":  # a tree over each epoch's t steps, restarted: E trees, zero-out neighbours
+            return SelfComposed(SingleEpochTreeAggregation(self.noise_multiplier, self.steps_per_epoch),
+                                self.epoch_count)
         if self.sampling == "balls-in-bins":
             return SelfComposed(RandomAllocation(gaussian, 1, self.steps_per_epoch), self.epoch_count)
         if self.sampling == "shuffle":  # no amplification: each record in one batch per epoch
@@ -279,14 +299,23 @@ class TrainingRun(Event):
         return iter(())
 
     def describe(self) -> str:
+        how = {"mechanism": self.mechanism} if self.mechanism != "dp-sgd" else {"sampling": self.sampling}
         return "TrainingRun(" + ", ".join(f"{n}={x:g}" if isinstance(x, float) else f"{n}={x}"
-                                          for n, x in {**self.terms, "sampling": self.sampling}.items()) + ")"
+                                          for n, x in {**self.terms, **how}.items()) + ")"
 
     def inputs(self) -> dict[str, Any]:
         return {"noise_multiplier": self.noise_multiplier, **{n: getattr(self, n) for n in (*EXAMPLE_TERMS,
                 *CLIENT_TERMS) if getattr(self, n) is not None}, "q": self.rate, "steps": self.step_count}
 
+    @property
+    def relation(self) -> Relation:
+        """The neighbouring relation the run is analysed under: zero-out (replace-special) for DP-FTRL, else the
+        sampler's (`relation_of`)."""
+        return "replace_special" if self.mechanism == "dp-ftrl" else relation_of(self.sampling)
+
     def sampling_schemes(self) -> list[str]:
+        if self.mechanism == "dp-ftrl":
+            return [f"in order, each example once per epoch ({self.steps_per_epoch} steps), tree restarted"]
         if self.sampling == "shuffle":
             return [f"shuffled batches, {self.steps_per_epoch} per epoch"]
         return self.expand().sampling_schemes()
