@@ -174,11 +174,12 @@ def calibrate(event: Any = None, *, eps: float, delta: float, solve_for: str = "
 
 def statement(event: Any = None, *, delta: float, max_examples_per_user: int | None = None,
               accountants: list[str] | None = None, orders: ArrayLike | None = None,
-              compare: list[str] | str | None = None, **terms: Any) -> Any:
+              compare: list[str] | str | None = None, membership_fpr: float | None = None, **terms: Any) -> Any:
     """The privacy statement of a training run (its terms as keyword arguments, or a `TrainingRun`): ε at ``delta``
     under each accountant for the sampler used (``sampling``) and those in ``compare`` (default: Poisson when another
     was used; ``"all"``), the unit of privacy and its relation, user level with ``max_examples_per_user``, the
-    references and what it does not cover. ``str(result)`` is the text,
+    references and what it does not cover; with ``membership_fpr``, the sentence on what a membership attack at that
+    false-positive rate can do (the run's certified trade-off curve). ``str(result)`` is the text,
     ``result.markdown`` / ``result.latex`` / ``result.to_dict()`` the other forms — what ``dpcalc statement`` prints.
 
     Examples:
@@ -195,4 +196,4 @@ def statement(event: Any = None, *, delta: float, max_examples_per_user: int | N
                           "batch_size, epochs, …) or a TrainingRun")
     d = float(v.scalar("delta", v.probability("delta", delta)))
     return Statement.of(ev, d, accountants=accountants, options=_options(None, None, orders, None),
-                        k=max_examples_per_user, compare=compare)
+                        k=max_examples_per_user, compare=compare, membership_fpr=membership_fpr)

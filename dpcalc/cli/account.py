@@ -34,6 +34,7 @@ from dpcalc.cli.accounting import (
 )
 from dpcalc.cli.command import Args, command
 from dpcalc.cli.options import axis, real
+from dpcalc.cli.risk import AT_FPR, MAX_ADVANTAGE, MAX_TPR, ORIENTATION
 from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.report.render import Column, Result
 
@@ -259,6 +260,22 @@ def account_command(a: Args) -> Result:
                                     "orders": "default (dp-accounting grid)" if a.orders is None else list(a.orders)}})
 
 
+def _risk_target(a: Args, field: str) -> Result:
+    """``calibrate --max-tpr --at-fpr`` / ``--max-advantage``: the risk calibration of ``dpcalc risk calibrate``."""
+    from dpcalc.cli.risk import budgeted, risk_calibration
+
+    if a.eps is not None:
+        raise DomainError("--eps and an attack-risk target (--max-tpr, --max-advantage) are two targets: give one")
+    if a.event is not None:
+        raise DomainError("--event: an attack-risk target is calibrated for a DP-SGD training run (its terms)")
+    for name in ("delta", "sigma", "q", "steps"):
+        if a[name] is not None and len(a[name]) != 1:
+            raise DomainError(f"{a.option(name)} takes one value with an attack-risk target (got {len(a[name])})")
+    delta = None if a.delta is None else float(a.delta[0])
+    return budgeted("calibrate to a risk target (one certified PLD per step of the search)",
+                    lambda args: risk_calibration(args, field, delta), a)
+
+
 _KNOB_NAMES = {"noise-multiplier": "noise_multiplier", "sampling-rate": "q", "batch-size": "batch_size",
                "clients-per-round": "clients_per_round"}
 
@@ -289,14 +306,16 @@ def _knob(a: Args) -> str:
     return field
 
 
-@command("calibrate", axis("eps"), axis("q", default=None), axis("steps", default=None), axis("delta"), ACCOUNTANT,
+@command("calibrate", axis("eps", default=None), axis("q", default=None), axis("steps", default=None),
+         axis("delta", default=None), MAX_TPR, AT_FPR, MAX_ADVANTAGE, ORIENTATION, ACCOUNTANT,
          ORDERS, real("rtol", formula="-", default=None, help="Relative tolerance on the knob (default 1e-9; under "
                                                                "pld 1e-3, on its certified upper end)"),
          BACKEND, EVENT, NEIGHBOURS, SOLVE_FOR, axis("sigma", short="-z", default=None, formula="accountant.eps_rdp"),
          *TRAINING, USER, formula="calibrate.sigma_rdp")
 def calibrate_command(a: Args) -> Result:
     """Any knob of a training run (or any field of an event) for a target (ε, δ), under each accountant that applies:
-    safe (its ε ≤ the target) and tight (one step past it does not meet it).
+    safe (its ε ≤ the target) and tight (one step past it does not meet it); or the noise multiplier, steps or
+    epochs for an attack-risk target (--max-tpr --at-fpr, or --max-advantage: the run's certified trade-off curve).
 
     Example: dpcalc calibrate --eps 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 --epochs 60
     """
@@ -304,6 +323,12 @@ def calibrate_command(a: Args) -> Result:
     from dpcalc.accounting.calibrate import calibrate, owner_of, probe
 
     field = _knob(a)
+    risk = a.max_tpr is not None or a.max_advantage is not None or a.at_fpr is not None
+    if risk:
+        return _risk_target(a, field)
+    if a.eps is None or a.delta is None:
+        raise DomainError("give the target: --eps and --delta, or an attack-risk target (--max-tpr --at-fpr, or "
+                          "--max-advantage)")
     names = accountants_of(a)
     options = options_of(a)
     points = runs(a, unknown=field)

@@ -14,7 +14,7 @@ from dpcalc.cli.options import Opt, axis, choice, real
 from dpcalc.errors import DomainError
 from dpcalc.report.render import Column, Result
 
-__all__ = ["ENTRIES", "RUN", "run_of"]
+__all__ = ["AT_FPR", "ENTRIES", "MAX_ADVANTAGE", "MAX_TPR", "ORIENTATION", "RUN", "risk_calibration", "run_of"]
 
 _ACC = "accountant.eps_rdp"  # declares the noise multiplier (its input sigma), q and steps
 RUN: tuple[Opt, ...] = (axis("sigma", short="-z", default=None, formula=_ACC), axis("q", default=None, formula=_ACC),
@@ -26,6 +26,13 @@ ORIENTATION = choice("orientation", ("symmetric", "membership", "non_membership"
                      default_from="dpcalc.risk.attack:attack_risk", help=(
                          "symmetric: the f-DP curve (any neighbouring pair, either order; the guarantee); membership: "
                          "the test 'out' vs 'in'; non_membership: the reverse"))
+#: the risk target's options, declared once (``dpcalc risk calibrate`` and ``dpcalc calibrate``)
+MAX_TPR = real("max_tpr", formula="-", default=None, help="Largest TPR allowed at --at-fpr (an attack-risk target)")
+AT_FPR = real("at_fpr", formula="-", default=None, help="The FPR the TPR target is measured at")
+MAX_ADVANTAGE = real("max_advantage", formula="-", default=None, help=(
+    "Largest advantage TPR − FPR allowed (an attack-risk target, instead of --max-tpr)"))
+
+
 _FORMULAS = ["risk.dpsgd_tpr", "risk.adp_tpr", "risk.adp_advantage", "risk.gdp_bayes_success"]
 
 
@@ -149,9 +156,7 @@ def _curve(a: Args) -> Result:
 
 @command("calibrate", *RUN, choice("solve_for", ("noise-multiplier", "steps", "epochs"), formula="-",
                                    default="noise-multiplier", help="The knob to solve for, the rest of the run fixed"),
-         real("max_tpr", formula="-", default=None, help="Largest TPR allowed at --at-fpr"),
-         real("at_fpr", formula="-", default=None, help="The FPR the TPR target is measured at"),
-         real("max_advantage", formula="-", default=None, help="Largest advantage TPR − FPR allowed (instead)"),
+         MAX_TPR, AT_FPR, MAX_ADVANTAGE,
          DELTA, ORIENTATION, formula="risk.dpsgd_tpr", work=30.0)
 def calibrate_command(a: Args) -> Result:
     """The smallest noise multiplier (or most steps / epochs) whose certified curve meets a risk target.
@@ -162,18 +167,28 @@ def calibrate_command(a: Args) -> Result:
 
 
 def _calibrate(a: Args) -> Result:
+    knob = {"noise-multiplier": "noise_multiplier"}.get(a.solve_for, a.solve_for)
+    return risk_calibration(a, knob, a.delta)
+
+
+def risk_calibration(a: Args, knob: str, delta: float | None) -> Result:
+    """The noise multiplier, steps or epochs of the run the options describe whose certified trade-off curve meets
+    the risk target of ``a`` (``--max-tpr --at-fpr`` or ``--max-advantage``); with ``delta``, the run's ε there."""
     from dpcalc.accounting.events import TrainingRun
     from dpcalc.accounting.events.training import epochs_of
     from dpcalc.risk import noise_for_risk, steps_for_risk
 
+    if knob not in ("noise_multiplier", "steps", "epochs"):
+        raise DomainError(f"--solve-for {knob.replace('_', '-')}: a risk target solves for noise-multiplier, steps "
+                          "or epochs")
+    label = knob.replace("_", "-")
     target = {"max_tpr": a.max_tpr, "at_fpr": a.at_fpr, "max_advantage": a.max_advantage,
               "orientation": a.orientation}
-    knob = {"noise-multiplier": "noise_multiplier"}.get(a.solve_for, a.solve_for)
     values = a.parsed()
     if knob == "noise_multiplier" and values.get("sigma") is not None:
         raise DomainError("--solve-for noise-multiplier: --noise-multiplier is the unknown; drop it")
     if knob != "noise_multiplier" and (values.get("epochs") is not None or values.get("steps") is not None):
-        raise DomainError(f"--solve-for {a.solve_for}: --epochs and --steps are the unknown; drop them")
+        raise DomainError(f"--solve-for {label}: --epochs and --steps are the unknown; drop them")
     run = run_of(a, unknown=knob)
     assert isinstance(run, TrainingRun)
     n, b = run.dataset_size, run.batch_size
@@ -187,19 +202,21 @@ def _calibrate(a: Args) -> Result:
         z, q = float(run.noise_multiplier), run.rate  # type: ignore[arg-type]
         c = steps_for_risk(z, q, **target)
         steps = int(c.value)
-    row: dict[str, Any] = {"knob": a.solve_for, "noise_multiplier": z, "q": q, "steps": steps,
+    row: dict[str, Any] = {"knob": label, "noise_multiplier": z, "q": q, "steps": steps,
                            "epochs": epochs_of(steps, int(n), int(b)) if n is not None and b is not None else None,
                            "measure": c.measure, "target": c.target, "achieved": c.achieved,
                            "next_value": c.next_value, "next_achieved": c.next_achieved}
-    cols = [Column("knob", "solved for", text=True), Column("noise_multiplier", "z (noise multiplier)", "$z$"),
+    cols = [Column("knob", "solved for", text=True),
+            Column("noise_multiplier", "z (noise multiplier)", "$z$",
+                   number=".6g↑" if knob == "noise_multiplier" else ""),  # more noise is the safe side
             Column("q", "q", "$q$"), Column("steps", "T (steps)", "$T$", integer=True),
             Column("epochs", "epochs", "$E$"), Column("measure", "risk measure", text=True),
             Column("target", "target", "target"), Column("achieved", "certified value at the answer", "value"),
             Column("next_value", "one step less private", "next"),
             Column("next_achieved", "its certified value", "next value")]
-    if a.delta is not None:
-        row["eps"] = _eps(TrainingRun(z, q=q, steps=steps), a.delta)
-        cols.append(Column("eps", f"ε at δ = {a.delta:g} (PLD, upper)", r"$\epsilon$"))
+    if delta is not None:
+        row["eps"] = _eps(TrainingRun(z, q=q, steps=steps), delta)
+        cols.append(Column("eps", f"ε at δ = {delta:g} (PLD, upper)", r"$\epsilon$"))
     note = (f"Safe side: the certified upper end of the run's curve meets the target at the answer "
             f"({c.evaluations} curves computed). The CLT gave the first guess only.")
     return Result(columns=cols, rows=[row], title="Calibration to an attack-risk target", note=note,

@@ -136,13 +136,24 @@ def _rows(run: TrainingRun, delta: float, names: Sequence[str] | None, options: 
     return rows, found
 
 
+def _membership(run: TrainingRun, fpr: float) -> dict[str, Any]:
+    """The operational sentence at ``fpr``: the membership attack's largest TPR on the run's certified trade-off
+    curve (`dpcalc.risk`; Dong, Roth & Su 2022; Kulynych et al. 2024)."""
+    from dpcalc.risk import attack_risk, membership_sentence, tradeoff_curve
+
+    curve = tradeoff_curve(run.expand().components(run.relation))
+    r = attack_risk(curve, [float(v.scalar("membership_fpr", v.probability("membership_fpr", fpr)))])
+    return {"fpr": r.fpr[0], "tpr_upper": r.tpr_upper[0], "kind": curve.kind,
+            "sentence": membership_sentence(r.tpr_upper[0], r.fpr[0], kind=curve.kind)}
+
+
 def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None, options: Any = None,
-              k: int | None = None, compare: Sequence[str] | str | None = None
+              k: int | None = None, compare: Sequence[str] | str | None = None, membership_fpr: float | None = None
               ) -> tuple[dict[str, Any], PrivacyResult | None]:
     """The statement's content for the training ``run`` at δ under the accountants ``names`` (default: every one
     that applies; those that fail are listed with their reason), and its headline result; with ``k``, the user-level
     rows (each user contributes at most k examples); ``compare``: the samplers shown beside the one used
-    (`compared`)."""
+    (`compared`); ``membership_fpr``: the operational sentence at that false-positive rate (`_membership`)."""
     from dpcalc import __version__
     from dpcalc.accounting.account import headline_of
     from dpcalc.accounting.events.reader import as_event
@@ -184,6 +195,7 @@ def statement(run: TrainingRun, delta: float, names: Sequence[str] | None = None
                        *dict.fromkeys(_SAMPLER_REFERENCES[r["sampler"]] for r in rows
                                       if r["sampler"] in _SAMPLER_REFERENCES and r.get("eps") is not None)],
         "not_covered": list(NOT_COVERED),
+        "membership": None if membership_fpr is None else _membership(run, membership_fpr),
     }
     if head is not None:
         head = next(r for r in found if r.accountant == head.accountant and r.method == head.method)
@@ -216,9 +228,10 @@ def _headline(s: Mapping[str, Any]) -> str:
     if h is None:
         return f"Trained with {run}; no accountant gave a guaranteed ε for the sampler used (see below)."
     how = h["accountant"] + (" with group privacy" if s["level"] == "user" else "")
+    member = f" {s['membership']['sentence']}" if s.get("membership") else ""
     return (f"Trained with {run}. It satisfies (ε = {shown(h['eps'])}, δ = {s['delta']:g})-differential privacy at "
             f"the level of {s['unit']} (neighbouring datasets: {s['neighbouring']}), under "
-            f"{_SAMPLER_NAMES[t['sampling']]}; accountant {how}.")
+            f"{_SAMPLER_NAMES[t['sampling']]}; accountant {how}.{member}")
 
 
 def _guarantee_line(r: Mapping[str, Any]) -> str:
@@ -324,9 +337,10 @@ class Statement:
 
     @classmethod
     def of(cls, run: TrainingRun, delta: float, *, accountants: Sequence[str] | None = None, options: Any = None,
-           k: int | None = None, compare: Sequence[str] | str | None = None) -> Statement:
+           k: int | None = None, compare: Sequence[str] | str | None = None,
+           membership_fpr: float | None = None) -> Statement:
         """The statement of ``run`` at δ (module docstring)."""
-        return cls(*statement(run, delta, accountants, options, k, compare))
+        return cls(*statement(run, delta, accountants, options, k, compare, membership_fpr))
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.content)

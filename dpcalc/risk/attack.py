@@ -110,6 +110,9 @@ def membership_sentence(tpr: float, fpr: float, *, kind: str = "certified") -> s
 
 
 def _percent(x: float) -> str:
-    """A rate as a percentage with 3 significant digits (0.1 %, 4.02 %, 23.9 %)."""
+    """A rate as a percentage with 3 significant digits, rounded up (a bound is never shown below itself: 0.1 %,
+    4.02 %, 23.9 %)."""
+    from dpcalc._rounding import format_number
+
     p = 100.0 * x
-    return f"{p:.3g} %" if p >= 0.01 or p == 0.0 else f"{p:.2g} %"
+    return f"{format_number(p, '.3g↑' if p >= 0.01 or p == 0.0 else '.2g↑')} %"

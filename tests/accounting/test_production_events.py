@@ -74,3 +74,31 @@ def test_distributed_noise_reads_its_dictionary_and_calibrates() -> None:
     assert c.result.value <= 5.0 < c.next_result.value  # type: ignore[union-attr]
     with pytest.raises(DomainError, match="mechanism must be 'ddg' or 'skellam'"):
         DistributedNoise("gauss", 1.0, 0.1, 1e-3, 100, 1000)
+
+
+def test_calibrate_takes_an_attack_risk_target() -> None:
+    """Done when (attack risk): a calibration to TPR <= 0.1 at FPR 0.01 returns a noise multiplier whose curve meets
+    it — through the main calibrate command, equal to dpcalc risk calibrate."""
+    from dpcalc.risk.calibrate import dpsgd_tpr
+
+    args = ("--dataset-size", "60000", "--batch-size", "256", "--epochs", "60", "--max-tpr", "0.1", "--at-fpr", "0.01")
+    code, out, err = run("calibrate", *args, "--json")
+    assert code == 0, err
+    row, = json.loads(out)["rows"]
+    code, out2, err = run("risk", "calibrate", *args, "--json")
+    assert code == 0, err
+    assert json.loads(out2)["rows"][0]["noise_multiplier"] == row["noise_multiplier"]
+    z = row["noise_multiplier"]
+    assert dpsgd_tpr(z, 256 / 60000, 14063, 0.01) <= 0.1 < dpsgd_tpr(row["next_value"], 256 / 60000, 14063, 0.01)
+    code, _, err = run("calibrate", *args, "--eps", "3")
+    assert code == 2 and "two targets" in err and err.count("\n") == 1
+    code, _, err = run("calibrate", "--dataset-size", "60000", "--batch-size", "256", "--epochs", "60")
+    assert code == 2 and "give the target" in err
+
+
+def test_statement_carries_the_membership_sentence() -> None:
+    s = dpcalc.statement(noise_multiplier=1.1, dataset_size=60000, batch_size=256, epochs=60, delta=1e-5,
+                         membership_fpr=0.01)
+    m = s.to_dict()["membership"]
+    assert m["kind"] == "certified" and 0.03 < m["tpr_upper"] < 0.05
+    assert "An attacker testing membership at 1 % false-positive rate succeeds at most" in str(s)
