@@ -257,7 +257,8 @@ def account_command(a: Args) -> Result:
                   meta={"accountants": sorted({r["accountant"] for r in rows}), **refused, "headline": headlines,
                         **_training_meta(event0), **({"poisson": poisson[1]} if poisson else {}),
                         "options": {"rtol": options.rtol, "atol": options.atol, "backend": options.backend,
-                                    "orders": "default (dp-accounting grid)" if a.orders is None else list(a.orders)}})
+                                    "orders": "default (dp-accounting grid)" if options.orders is None else
+                                    [str(x) if x == float("inf") else x for x in options.orders]}})
 
 
 def _risk_target(a: Args, field: str) -> Result:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from dpcalc.cli.options import Opt, choice, integer, many, real, text, vector
+from dpcalc.cli.options import Opt, choice, integer, many, real, text
 from dpcalc.errors import DomainError
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ __all__ = [
     "accountants_of",
     "no_terms",
     "options_of",
+    "orders_of",
     "runs",
     "user_k",
 ]
@@ -51,8 +52,9 @@ BACKEND = text("backend", formula="-", default="dpcalc", help=(
     "PLD implementation for the pld accountant: dpcalc (own, certified bracket ε lower ≤ ε ≤ ε upper) or "
     "dp-accounting (Google's, one pessimistic value; for comparison, needs the optional extra: pip install "
     "'dpcalc[pld]')"))
-ORDERS = vector("orders", formula="-", default=None, help=(
-    "RDP order grid (comma list / ranges; inf allowed), default dp-accounting's 1.1..10.9, 11..63, 128..1024"))
+ORDERS = text("orders", formula="-", default=None, help=(
+    "RDP order grid (comma list / ranges a:b:step; inf: the pure ε), default dp-accounting's 1.1..10.9, 11..63, "
+    "128..1024"))
 RTOL = real("rtol", formula="-", default=None, help=(
     "PLD bracket: relative width asked (default 1e-3); a wider certified bracket is still shown, marked"))
 ATOL = real("atol", formula="-", default=None, help="PLD bracket: absolute width asked, nats (default 1e-6)")
@@ -102,6 +104,22 @@ def accountants_of(a: Args) -> list[str] | None:
     return [accountants.get(n).name for n in requested] or None
 
 
+def orders_of(a: Args) -> list[float] | None:
+    """``--orders``: values and ranges (`dpcalc.report.vectors.parse_vector`: also a file of numbers) and ``inf``
+    (the order ∞, where the event's pure ε is its Rényi divergence); None when not given."""
+    from dpcalc.report.vectors import parse_vector
+
+    if a.orders is None:
+        return None
+    tokens = [t.strip() for t in str(a.orders).split(",") if t.strip()]
+    infinite = [t for t in tokens if t.lower() in ("inf", "+inf", "∞", "infinity")]
+    rest = ",".join(t for t in tokens if t not in infinite)
+    values = parse_vector("--orders", rest) if rest else []
+    if not values and not infinite:
+        raise DomainError("--orders must be a comma list of orders > 1, ranges a:b:step or inf (got nothing)")
+    return values + ([float("inf")] if infinite else [])
+
+
 def options_of(a: Args) -> Options:
     """The accountants' options: the PLD bracket's tolerances, the RDP grid, the PLD backend."""
     from dpcalc.accounting import accountants
@@ -117,13 +135,14 @@ def options_of(a: Args) -> Options:
         if not peer_available():
             raise DomainError("--backend dp-accounting: dp-accounting is not installed (pip install 'dpcalc[pld]'); "
                               "the default --backend dpcalc needs nothing extra")
-    if a.orders is not None:
+    orders = orders_of(a)
+    if orders is not None:
         try:
-            orders_grid(a.orders)
+            orders_grid(orders)
         except DomainError as exc:
             raise DomainError("--" + str(exc)) from None
     values = a.parsed()
-    return with_defaults(accountants.Options(), rtol=values.get("rtol"), atol=values.get("atol"), orders=a.orders,
+    return with_defaults(accountants.Options(), rtol=values.get("rtol"), atol=values.get("atol"), orders=orders,
                          backend=backend)
 
 

@@ -14,7 +14,7 @@ import pytest
 import dpcalc
 from dpcalc.accounting import gdp
 from dpcalc.accounting.events import Gaussian, NotAccountable, RandomAllocation, SelfComposed, TrainingRun
-from dpcalc.errors import DomainError
+from dpcalc.errors import DomainError, OutOfDomainWarning
 from dpcalc.samplers import epsilon as allocation_epsilon
 from dpcalc.samplers import epsilon_lower
 from tests.support.cli_runner import run
@@ -123,3 +123,17 @@ def test_bad_sampler_options_are_one_line() -> None:
     code, _, err = run("statement", "--dataset-size", "600", "--batch-size", "10", "--epochs", "1", "-z", "1",
                        "--delta", "1e-5", "--compare", "bogus")
     assert code == 2 and err.count("\n") == 1 and "compare must be one of" in err
+
+
+def test_orders_take_infinity_and_huge_values() -> None:
+    """--orders inf (the pure ε) and 1e10 on a sampled Gaussian: a one-line refusal before; above 1e5 the unsampled
+    Gaussian's α/(2z²) bounds the curve (joint quasi-convexity), labelled a bound."""
+    code, out, err = run("account", "--q", "0.01", "--steps", "1000", "-z", "1", "--delta", "1e-5", "-a", "rdp",
+                         "--orders", "2:64:1,1e10,inf", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["rows"][0]["order"] == 8.0 and doc["meta"]["options"]["orders"][-2:] == [1e10, "inf"]
+    event = {"type": "laplace", "noise_multiplier": 1.0}
+    with pytest.warns(OutOfDomainWarning, match="smallest order of the grid"):  # the optimum at the grid's edge
+        r = dpcalc.epsilon(event, delta=1e-5, accountant="rdp", orders=[1e10, 1e100, float("inf")])
+    assert 1.0 - 2e-9 < r.value <= 1.0  # Laplace(1): pure ε = 1, at δ = 1e-5 a hair below

@@ -26,6 +26,9 @@ from dpcalc.accounting.search import Knob
 
 __all__ = ["PoissonSampled"]
 
+#: the largest order at which the sampled Gaussian's RDP is summed exactly (the sum costs about α terms)
+_EXACT_ORDER_MAX = 1e5
+
 
 def amplified_pure_epsilon(eps: float, q: float) -> float:
     """The pure ε of a release with pure ε ``eps`` run on a sample in which the changed record appears with
@@ -66,8 +69,15 @@ class PoissonSampled(Event):
         if z is not None:
             from dpcalc.accounting import rdp
 
-            curve = np.zeros_like(orders) if math.isinf(z) else rdp.sampled_gaussian(q, z, orders)
-            return Curve(np.asarray(curve, dtype=np.float64), True)
+            if math.isinf(z):
+                return Curve(np.zeros_like(orders), True)
+            # above _EXACT_ORDER_MAX the exact sum costs ~α terms an order: the unsampled Gaussian's α/(2z²) bounds
+            # it (Rényi divergence is jointly quasi-convex, so a mixture with Q is no farther than P is)
+            big = orders > _EXACT_ORDER_MAX
+            curve = np.asarray(orders / (2.0 * z * z), dtype=np.float64)
+            if (~big).any():
+                curve[~big] = rdp.sampled_gaussian(q, z, orders[~big])
+            return Curve(curve, not big.any())
         amp.integer_orders(orders)  # the bound's cost: ⌈max α⌉ orders
 
         def inner(a: v.FloatArray) -> v.FloatArray:
