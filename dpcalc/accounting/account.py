@@ -110,7 +110,8 @@ def account(event: Event, *, delta: float | None = None, eps: float | None = Non
         if why is not None:
             if explicit:
                 raise NotAccountable(why)
-            not_applicable[acc.name] = why
+            if not acc.quiet or accountants:
+                not_applicable[acc.name] = why
             continue
         # an estimate listed beside the guaranteed answers is labelled one (its kind and notes), not warned about
         own = opts if explicit or acc.kind != "estimate" else dataclasses.replace(opts, warn=False)

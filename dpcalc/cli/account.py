@@ -29,6 +29,7 @@ from dpcalc.cli.accounting import (
     USER,
     accountants_of,
     options_of,
+    orders_of,
     runs,
     user_k,
 )
@@ -258,7 +259,7 @@ def account_command(a: Args) -> Result:
                         **_training_meta(event0), **({"poisson": poisson[1]} if poisson else {}),
                         "options": {"rtol": options.rtol, "atol": options.atol, "backend": options.backend,
                                     "orders": "default (dp-accounting grid)" if options.orders is None else
-                                    [str(x) if x == float("inf") else x for x in options.orders]}})
+                                    [str(x) if x == float("inf") else x for x in orders_of(a) or []]}})
 
 
 def _risk_target(a: Args, field: str) -> Result:

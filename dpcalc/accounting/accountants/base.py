@@ -54,6 +54,8 @@ class Accountant:
 
     name: ClassVar[str] = ""
     kind: ClassVar[Kind] = "upper"
+    #: a specialised accountant: left out of a default table's "not applicable" list where it does not apply
+    quiet: ClassVar[bool] = False
     description: ClassVar[str] = ""
     reference: ClassVar[str] = ""
 

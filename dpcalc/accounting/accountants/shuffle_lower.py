@@ -20,6 +20,7 @@ _NEEDS = "needs DP-SGD on shuffled fixed-size batches (a training run with sampl
 class ShuffleLower(Accountant):
     name = "shuffle-lower"
     kind = "lower"
+    quiet = True
     description = "certified lower bound for shuffled batches (Chua et al. 2024)"
     reference = "Chua et al. 2024, 'How private are DP-SGD implementations?'"
 
