@@ -111,7 +111,7 @@ def banded_toeplitz(coefficients: ArrayLike, steps: int) -> v.FloatArray:
     return out
 
 
-def check_strategy(matrix: ArrayLike, name: str = "strategy") -> v.FloatArray:
+def check_strategy(matrix: ArrayLike, name: str = "matrix") -> v.FloatArray:
     """A finite, square, lower-triangular strategy matrix (a one-line `DomainError` naming ``name`` otherwise).
 
     Examples:
@@ -119,7 +119,7 @@ def check_strategy(matrix: ArrayLike, name: str = "strategy") -> v.FloatArray:
         >>> check_strategy([[1, 1], [0, 1]])
         Traceback (most recent call last):
         ...
-        dpcalc.errors.DomainError: strategy must be lower-triangular: entry (1, 2) = 1 is above the diagonal
+        dpcalc.errors.DomainError: matrix must be lower-triangular: entry (1, 2) = 1 is above the diagonal
     """
     c = v.as_array(name, matrix)
     if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] == 0:
@@ -142,14 +142,14 @@ def bands_of(matrix: ArrayLike) -> int:
         >>> bands_of(banded_toeplitz([1.0, 0.5, 0.25], 10))
         3
     """
-    c = np.asarray(matrix, dtype=np.float64)
+    c = check_strategy(matrix)
     nz = np.argwhere(c != 0.0)
     return 0 if nz.size == 0 else int(np.max(nz[:, 0] - nz[:, 1])) + 1
 
 
-def load_strategy(path: str | Path, name: str = "strategy") -> v.FloatArray:
+def load_strategy(path: str | Path, name: str = "path") -> v.FloatArray:
     """A strategy matrix from a file: ``.npy``, or a text table (whitespace or comma separated); checked square and
-    lower-triangular (errors name ``name`` and the file).
+    lower-triangular (errors name ``name``, the option or parameter that gave the file, and the file).
 
     Examples:
         >>> from dpcalc.matrix import load_strategy
@@ -167,4 +167,7 @@ def load_strategy(path: str | Path, name: str = "strategy") -> v.FloatArray:
             p, delimiter="," if "," in p.read_text(encoding="utf-8", errors="replace")[:4096] else None, ndmin=2)
     except (ValueError, OSError) as exc:
         raise DomainError(f"{name} must be a numeric matrix ({p.name}: {str(exc).splitlines()[0]})") from None
-    return check_strategy(data, name)
+    try:
+        return check_strategy(data, name)
+    except DomainError as exc:
+        raise DomainError(f"{exc} (in {p.name})") from None
