@@ -148,7 +148,7 @@ def bands_of(matrix: ArrayLike) -> int:
 
 
 def load_strategy(path: str | Path, name: str = "path") -> v.FloatArray:
-    """A strategy matrix from a file: ``.npy``, or a text table (whitespace or comma separated); checked square and
+    """A strategy matrix from a file: ``.npy``, or a text table (`dpcalc.files.read_matrix`); checked square and
     lower-triangular (errors name ``name``, the option or parameter that gave the file, and the file).
 
     Examples:
@@ -159,15 +159,10 @@ def load_strategy(path: str | Path, name: str = "path") -> v.FloatArray:
         >>> load_strategy(f).tolist()
         [[1.0, 0.0], [0.5, 1.0]]
     """
-    p = Path(path)
-    if not p.is_file():
-        raise DomainError(f"{name} must be an existing file (got {str(p)!r})")
-    try:
-        data = np.load(p, allow_pickle=False) if p.suffix == ".npy" else np.loadtxt(
-            p, delimiter="," if "," in p.read_text(encoding="utf-8", errors="replace")[:4096] else None, ndmin=2)
-    except (ValueError, OSError) as exc:
-        raise DomainError(f"{name} must be a numeric matrix ({p.name}: {str(exc).splitlines()[0]})") from None
+    from dpcalc.files import read_matrix
+
+    data = read_matrix(name, path)  # the one reader: missing, unreadable, complex or ragged files named in one line
     try:
         return check_strategy(data, name)
     except DomainError as exc:
-        raise DomainError(f"{exc} (in {p.name})") from None
+        raise DomainError(f"{exc} (in {Path(path).name})") from None

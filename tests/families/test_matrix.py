@@ -215,7 +215,7 @@ def test_load_strategy(tmp_path: Path) -> None:
     with pytest.raises(DomainError, match=r"^path must be lower-triangular: .* \(in c.npy\)$"):
         matrix.load_strategy(tmp_path / "c.npy")
     (tmp_path / "bad.txt").write_text("a b\nc d\n")
-    with pytest.raises(DomainError, match=r"^path must be a numeric matrix"):
+    with pytest.raises(DomainError, match=r"^path: .*bad.txt. holds no numbers"):
         matrix.load_strategy(tmp_path / "bad.txt")
 
 
@@ -256,6 +256,9 @@ def test_load_strategy_names_the_file(tmp_path: Path) -> None:
     col.write_text("1\n2\n3\n")
     with pytest.raises(DomainError, match=r"^path must be a square n × n matrix \(got shape \(3, 1\)\) \(in col.csv\)"):
         matrix.load_strategy(col)
+    np.save(tmp_path / "complex.npy", np.eye(2) * (1 + 2j))  # ComplexWarning leaked and the real part was kept
+    with pytest.raises(DomainError, match=r"^path: .*complex.npy. holds complex numbers"):
+        matrix.load_strategy(tmp_path / "complex.npy")
 
 
 def test_delta_without_sensitivity_is_zero() -> None:
