@@ -226,3 +226,22 @@ def test_bad_input_is_one_line_naming_the_parameter(call, message) -> None:  # t
         call()
     text = str(info.value)
     assert message in text and "\n" not in text
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py): epochs as one count ("'float' object is not
+# iterable"), checked before any work.
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: compare(0.5, 0.5, 0.5, 0.5, 1e-5), "epochs must be an integer >= 1"),
+    (lambda: compare(2.0, 1000, 100, [[1, 2]], 1e-5), "epochs must be one count or a list of counts"),
+    (lambda: compare(2.0, 1000, 1000, [1, 2], 1e-5), "batch_size must be < dataset_size"),
+    (lambda: compare(2.0, 1000, 100, [], 1e-5), "epochs must not be empty"),
+])
+def test_compare_bad_input_is_one_line(call, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(DomainError) as info:
+        call()
+    text = str(info.value)
+    assert text.startswith(message) and "\n" not in text
+
+
+def test_compare_takes_one_epoch_count() -> None:
+    assert compare(2.0, 1000, 100, 1, 1e-5) == compare(2.0, 1000, 100, [1], 1e-5)
