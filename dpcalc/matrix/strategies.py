@@ -88,10 +88,10 @@ def sqrt_prefix_coefficients(bands: int) -> v.FloatArray:
         [1.0, 0.5, 0.375, 0.3125]
     """
     b = int(v.scalar("bands", v.integer_at_least("bands", bands, 1)))
-    out = np.ones(b)
-    for j in range(1, b):
-        out[j] = out[j - 1] * (2 * j - 1) / (2 * j)
-    return out
+    if b > MAX_STEPS:  # a band beyond the longest strategy is never used (a 3e8-band loop ran for minutes)
+        raise DomainError(f"bands must be <= {MAX_STEPS}, the most steps of a strategy (got {b})")
+    j = np.arange(1, b, dtype=np.float64)
+    return np.concatenate([[1.0], np.cumprod((2.0 * j - 1.0) / (2.0 * j))])
 
 
 def banded_toeplitz(coefficients: ArrayLike, steps: int) -> v.FloatArray:

@@ -268,3 +268,13 @@ def test_delta_without_sensitivity_is_zero() -> None:
     np.testing.assert_array_equal(matrix.delta([0.0, 1.0], 2.0, [0.0, 3.0]),
                                   [0.0, float(gdp.delta(1.5, 1.0))])
     assert matrix.epsilon(1.0, 0.0, 1e-5) == 0.0
+
+
+def test_sqrt_prefix_coefficients_are_capped_and_exact() -> None:
+    """The library fuzz: bands = 3e8 ran a Python loop for minutes (and 2.4 GB); a band beyond the longest strategy
+    (`MAX_STEPS`) is never used. The coefficients C(2j, j)/4^j to 1e-15 relative (exact binomials)."""
+    with pytest.raises(DomainError, match=r"^bands must be <= 5000"):
+        matrix.sqrt_prefix_coefficients(300000000.0)
+    got = matrix.sqrt_prefix_coefficients(5000)
+    exact = [math.comb(2 * j, j) / 4**j for j in (0, 1, 2, 10, 100, 1000)]
+    np.testing.assert_allclose(got[[0, 1, 2, 10, 100, 1000]], exact, rtol=1e-15)
