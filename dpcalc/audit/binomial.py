@@ -18,8 +18,9 @@ __all__ = ["check_confidence", "check_counts", "check_game", "cp_lower", "cp_upp
 
 
 def check_confidence(confidence: float, name: str = "confidence") -> float:
-    """A confidence level in (0, 1)."""
-    return v.scalar(name, v.check_range(name, confidence, 0.0, 1.0, lo_open=True, hi_open=True))
+    """A confidence level in [2⁻⁵³, 1): below 2⁻⁵³ the significance 1 − confidence rounds to 1 (every test rejects
+    everything)."""
+    return v.scalar(name, v.check_range(name, confidence, 2.0 ** -53, 1.0, hi_open=True))
 
 
 def check_counts(k: ArrayLike, n: ArrayLike, k_name: str, n_name: str) -> tuple[FloatArray, FloatArray]:

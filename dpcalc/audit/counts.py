@@ -31,7 +31,8 @@ __all__ = ["CountsAudit", "audit_counts", "eps_lower", "mu_lower"]
 @dataclass(frozen=True)
 class CountsAudit:
     """An audit's result: ε_lower (a lower bound on the true ε at ``delta`` with probability ≥ ``confidence``),
-    the confidence bounds it came from, the μ-GDP lower bound and the ε it implies for a Gaussian curve."""
+    the confidence bounds it came from, the μ-GDP lower bound and the ε it implies for a Gaussian curve
+    (``eps_gaussian``: inf at ``delta`` = 0 when μ > 0, a Gaussian curve having no finite ε at δ = 0)."""
 
     eps_lower: float
     confidence: float
@@ -98,9 +99,11 @@ def mu_lower(tp: ArrayLike, positives: ArrayLike, fp: ArrayLike, negatives: Arra
     return v.scalar_or_array(np.maximum(np.asarray(mu, dtype=np.float64), 0.0))
 
 
+@v.scalar_params
 def audit_counts(tp: int, positives: int, fp: int, negatives: int, *, confidence: float = 0.95,
                  delta: float = 0.0, group_size: int = 1) -> CountsAudit:
-    """Every lower bound of one attack's counts (`eps_lower`, `mu_lower` and the Gaussian-curve ε)."""
+    """Every lower bound of one attack's counts (`eps_lower`, `mu_lower` and the Gaussian-curve ε, which is inf at
+    ``delta`` = 0 when the μ lower bound is positive: no Gaussian curve is ε-DP for a finite ε)."""
     from dpcalc.accounting import gdp
 
     e = float(eps_lower(tp, positives, fp, negatives, confidence, delta, group_size))

@@ -78,7 +78,8 @@ def eps_lower_one_run(canaries: int, guesses: int, correct: int, confidence: flo
         3.4654
     """
     m, r, c = check_game(canaries, guesses, correct)
-    a = 1.0 - check_confidence(confidence)
+    conf = check_confidence(confidence)
+    a = 1.0 - conf
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, hi_open=True))
 
     def accepted(e: float) -> bool:  # the claim survives (p-value above the level); monotone in ε
@@ -90,7 +91,8 @@ def eps_lower_one_run(canaries: int, guesses: int, correct: int, confidence: flo
     while not accepted(hi):
         hi *= 2.0
         if hi > 1e4:
-            raise DomainError("the one-run observation rejects every ε up to 1e4")
+            raise DomainError(f"confidence = {conf:g} is too low for this observation: the one-run test of "
+                              f"canaries = {m:g}, guesses = {r:g}, correct = {c:g} rejects every ε up to 1e4")
     lo, _ = bisect(accepted, 0.0 if hi == 1.0 else hi / 2.0, hi, atol=1e-6)
     return lo
 

@@ -54,16 +54,18 @@ def mu_lower_fdp(canaries: int, guesses: int, correct: int, confidence: float = 
         >>> round(mu_lower_fdp(1000, 100, 100), 4)
         1.2255
     """
-    check_game(canaries, guesses, correct)
-    a = 1.0 - check_confidence(confidence)
+    m, r, c = check_game(canaries, guesses, correct)
+    conf = check_confidence(confidence)
+    a = 1.0 - conf
 
     def accepted(mu: float) -> bool:
-        return not rejects(canaries, guesses, correct, mu, a)
+        return not rejects(m, r, c, mu, a)
 
     if accepted(0.0):
         return 0.0
     if not accepted(_MU_MAX):
-        raise DomainError(f"the one-run observation rejects every μ up to {_MU_MAX:g}")
+        raise DomainError(f"confidence = {conf:g} is too low for this observation: the one-run test of "
+                          f"canaries = {m:g}, guesses = {r:g}, correct = {c:g} rejects every μ up to {_MU_MAX:g}")
     lo, _ = bisect(accepted, 0.0, _MU_MAX, atol=1e-6)
     return lo
 

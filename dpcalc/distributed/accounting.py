@@ -66,12 +66,12 @@ class Pipeline:
     def __post_init__(self) -> None:
         v.choice("mechanism", self.mechanism, MECHANISMS, "distributed discrete Gaussian or Skellam")
         for name in ("c", "sigma", "gamma"):
-            v.positive(name, getattr(self, name))
-        v.integer_at_least("n", self.n, 1)
-        v.integer_at_least("d", self.d, 1)
-        v.check_range("beta", self.beta, 0.0, 1.0, hi_open=True)
-        v.check_range("q", self.q, 0.0, 1.0, lo_open=True)
-        v.integer_at_least("rounds", self.rounds, 1)
+            v.scalar(name, v.positive(name, getattr(self, name)))
+        v.scalar("n", v.integer_at_least("n", self.n, 1))
+        v.scalar("d", v.integer_at_least("d", self.d, 1))
+        v.scalar("beta", v.check_range("beta", self.beta, 0.0, 1.0, hi_open=True))
+        v.scalar("q", v.check_range("q", self.q, 0.0, 1.0, lo_open=True))
+        v.scalar("rounds", v.integer_at_least("rounds", self.rounds, 1))
         v.choice("relation", self.relation, RELATIONS, "the neighbouring relation")
         if self.q < 1.0 and self.relation == "replace_one":
             raise DomainError("relation must be 'add_remove' or 'replace_special' with Poisson sampling (q < 1): "
@@ -97,6 +97,15 @@ class Pipeline:
         return np.asarray(skellam_rdp(orders, l2, self.n * self.sigma_grid ** 2, l1), dtype=np.float64)
 
 
+def check_pipeline(pipeline: object) -> Pipeline:
+    """``pipeline`` if it is a `Pipeline`, else a one-line `DomainError` naming it (a number where the pipeline
+    belongs would fail deep inside with an AttributeError)."""
+    if not isinstance(pipeline, Pipeline):
+        raise DomainError(f"pipeline must be a dpcalc.distributed.Pipeline(mechanism, c, sigma, gamma, n, d, …) "
+                          f"(got {v.brief(pipeline)})")
+    return pipeline
+
+
 def rdp_curve(pipeline: Pipeline, orders: ArrayLike | None = None) -> v.FloatArray:
     """RDP of all ``rounds`` at ``orders`` (default `dpcalc.accounting.rdp.DEFAULT_ORDERS`): one round's bound,
     Poisson-amplified at q < 1 (Zhu & Wang 2019, Thm. 6 at integer orders, the convex chord between them, capped
@@ -108,13 +117,17 @@ def rdp_curve(pipeline: Pipeline, orders: ArrayLike | None = None) -> v.FloatArr
         >>> [round(float(x), 6) for x in rdp_curve(p, [2.0, 8.0])]
         [1.001266, 4.005063]
     """
+    p = check_pipeline(pipeline)
     a = rdp.orders_array(orders)
-    if pipeline.q >= 1.0:
-        return pipeline.round_rdp(a) * pipeline.rounds
+    unsampled = p.round_rdp(a)
+    if p.q >= 1.0:
+        return unsampled * p.rounds
     from dpcalc.accounting.events.sampling import amplification as amp
 
-    curve = amp.on_orders(a, pipeline.round_rdp, lambda inner, needed: amp.poisson(pipeline.q, inner, needed))
-    return np.asarray(curve) * pipeline.rounds
+    curve = np.asarray(amp.on_orders(a, p.round_rdp, lambda inner, needed: amp.poisson(p.q, inner, needed)))
+    # a round so private that its RDP is ~1e-16 amplifies to a rounding-negative value (the bound's log of
+    # (1 − q)(1 + q) + … cancels): the unsampled bound, which caps the amplified one, is the valid value there
+    return np.where(curve >= 0.0, curve, unsampled) * p.rounds
 
 
 @dataclass(frozen=True)
@@ -141,20 +154,22 @@ def epsilon(pipeline: Pipeline, delta: float, *, orders: ArrayLike | None = None
         >>> round(epsilon(p, 1e-5).eps, 4)
         7.9745
     """
+    p = check_pipeline(pipeline)
     d = float(v.scalar("delta", v.probability("delta", delta)))
     a = rdp.orders_array(orders)
-    curve = rdp_curve(pipeline, a)
+    curve = rdp_curve(p, a)
     eps, i = conversion.best_over_grid(a, curve, math.log(d), conversion.check_method(method))
     if i < 0:
         raise InfeasibleError("eps is infinite at every order: the noise is too small")
-    l2, l1 = pipeline.sensitivities()
-    return DistributedEpsilon(eps, d, float(a[i]), l2, l1, pipeline.sigma_grid)
+    l2, l1 = p.sensitivities()
+    return DistributedEpsilon(eps, d, float(a[i]), l2, l1, p.sigma_grid)
 
 
-def _smallest(excess: Callable[[float], float], start: float, what: str, floor: float = 0.0) -> float:
+def _smallest(excess: Callable[[float], float], start: float, floor: float = 0.0) -> float | None:
     """The smallest x >= ``floor`` with ``excess(x) <= 0`` for a decreasing ``excess`` (e.g. ε(σ) − target):
     a bracket by factors of 4 from ``start``, then the safe-side root finder in log x (`dpcalc._roots`), to 1e-7
-    relative; the returned x satisfies the target as evaluated."""
+    relative; the returned x satisfies the target as evaluated. None when no x up to ``start``·1e12 does (the
+    caller names its target)."""
     lo = hi = max(start, floor)
     f_hi = excess(hi)
     if f_hi <= 0.0:
@@ -171,7 +186,7 @@ def _smallest(excess: Callable[[float], float], start: float, what: str, floor: 
             lo = hi
             hi *= 4.0
             if hi > start * _SIGMA_HI:
-                raise InfeasibleError(f"no {what} up to {hi:g} meets the target")
+                return None
             f_hi = excess(hi)
     found = scalar_root(excess, lo, hi, increasing=False, safe="hi", rtol=1e-7, log=True)
     return hi if found is None else found
@@ -188,16 +203,23 @@ def calibrate_sigma(pipeline: Pipeline, eps: float, delta: float, *, orders: Arr
         >>> round(calibrate_sigma(p, 3.0, 1e-5), 4)
         4.7249
     """
+    p = check_pipeline(pipeline)
     target = float(v.scalar("eps", v.positive("eps", eps)))
+    d = float(v.scalar("delta", v.probability("delta", delta)))
     a = rdp.orders_array(orders)
+    conversion.check_method(method)
 
     def excess(sig: float) -> float:
-        return epsilon(replace(pipeline, sigma=sig), delta, orders=a, method=method).eps - target
+        return epsilon(replace(p, sigma=sig), d, orders=a, method=method).eps - target
 
     # the discrete Gaussian bound is proven for σ >= 1/2 on the grid: the search stays there (a larger σ only helps)
-    floor = 0.5 * pipeline.gamma if pipeline.mechanism == "ddg" else 0.0
-    start = pipeline.c / math.sqrt(pipeline.n) if guess is None else float(v.positive("guess", guess))
-    return _smallest(excess, start, "local noise std", floor)
+    floor = 0.5 * p.gamma if p.mechanism == "ddg" else 0.0
+    start = p.c / math.sqrt(p.n) if guess is None else v.scalar("guess", v.positive("guess", guess))
+    found = _smallest(excess, start, floor)
+    if found is None:  # ε(σ) levels off at the orders' floor log(1/δ)/(α_max − 1) and above
+        raise InfeasibleError(f"eps = {target:g} is out of reach at delta = {d:g} with these orders: no local noise "
+                              f"std up to {start * _SIGMA_HI:g} meets it")
+    return found
 
 
 @dataclass(frozen=True)
@@ -231,10 +253,15 @@ def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, 
         >>> round(cal.sigma, 5), f"{cal.gamma:.4e}", cal.eps <= 3.0
         (0.30212, '5.3388e-04', True)
     """
+    pipeline = check_pipeline(pipeline)
     b = int(v.scalar("bits", check_bits(bits)))
+    target = v.scalar("eps", v.positive("eps", eps))
+    v.scalar("delta", v.probability("delta", delta))
+    k = v.scalar("k", v.positive("k", k))
+    rho = v.scalar("rho", v.check_range("rho", rho, 1.0))
     scale_for_bits(b, pipeline.c, 0.0, pipeline.n, pipeline.d, k=k, rho=rho, growth=growth)  # 4^bits > nk²
     if failure is not None:
-        v.probability("failure", failure)
+        failure = v.scalar("failure", v.probability("failure", failure))
     a = rdp.orders_array(orders)
     sigmas: dict[float, float] = {}
 
@@ -255,12 +282,11 @@ def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, 
         return math.log(max(bound, 1e-300)) - math.log(failure)
 
     start = float(scale_for_bits(b, pipeline.c, 0.0, pipeline.n, pipeline.d, k=k, rho=rho, growth=growth))
-    try:
-        gamma = _smallest(excess, start, "scale")
-    except InfeasibleError:
+    gamma = _smallest(excess, start)
+    if gamma is None:
         rule = f"±{k:g} standard deviations" if failure is None else f"a wrap-around probability <= {failure:g}"
         raise DomainError(f"bits = {b} is too small for the noise: no scale γ keeps {rule} of the aggregate "
-                          f"inside 2^{b} with the noise that reaches eps = {eps:g}") from None
+                          f"inside 2^{b} with the noise that reaches eps = {target:g}")
     sigma = sigma_at(gamma)
     res = epsilon(replace(pipeline, gamma=gamma, sigma=sigma), delta, orders=a, method=method)
     fail = modular_failure_bound(b, pipeline.c, gamma, sigma, pipeline.n, pipeline.d, pipeline.mechanism,
@@ -268,6 +294,7 @@ def calibrate_for_bits(pipeline: Pipeline, eps: float, delta: float, bits: int, 
     return Calibration(sigma, gamma, b, res.eps, fail, 1.0 / (1.0 - pipeline.beta), res.l2_sensitivity)
 
 
+@v.scalar_params
 def epsilon_for_bits(bits: ArrayLike, mechanism: str, c: float, sigma: float, n: int, d: int, delta: float, *,
                      q: float = 1.0, rounds: int = 1, beta: float = DEFAULT_BETA, k: float = 4.0,
                      rho: float = 1.0, growth: str = "linear") -> float | v.FloatArray:

@@ -60,7 +60,9 @@ def delta(eps: ArrayLike, noise_multiplier: ArrayLike, sensitivity: ArrayLike,
         >>> f"{delta(1.0, 4.0, 2.0):.6e}"
         '6.829595e-03'
     """
-    return gdp.delta(mu(noise_multiplier, sensitivity, relation), v.nonnegative("eps", eps))
+    m, e = v.broadcast(mu=mu(noise_multiplier, sensitivity, relation), eps=v.nonnegative("eps", eps))
+    d = np.where(m > 0.0, gdp.delta(np.where(m > 0.0, m, 1.0), e), 0.0)  # μ = 0 (s = 0): nothing is released
+    return v.scalar_or_array(np.asarray(d, dtype=np.float64))
 
 
 @v.named_shapes
@@ -112,7 +114,7 @@ def amplified_epsilon(strategy: ArrayLike, noise_multiplier: float, sampling_pro
     """
     from dpcalc.accounting import pld
 
-    c = strategies.check_strategy(strategy)
+    c = strategies.check_strategy(strategy, "strategy")
     b = int(v.scalar("separation", v.integer_at_least("separation", separation, 1)))
     n = c.shape[0]
     if b > n:
@@ -138,4 +140,7 @@ def dpsgd_epsilon(noise_multiplier: float, q: float, steps: int, delta: float) -
     """
     from dpcalc.accounting import pld
 
-    return float(pld.epsilon([(noise_multiplier, q, int(steps))], delta).eps_upper)
+    z = v.scalar("noise_multiplier", v.positive("noise_multiplier", noise_multiplier))
+    rate = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
+    t = int(v.scalar("steps", v.integer_at_least("steps", steps, 1)))
+    return float(pld.epsilon([(z, rate, t)], delta).eps_upper)

@@ -61,13 +61,40 @@ class Sensitivity:
         return cls(up, lo, up, exact, method, note)
 
 
-def _gram(c: ArrayLike) -> v.FloatArray:
-    m = v.as_array("strategy", c)
+def _matrix(c: ArrayLike) -> v.FloatArray:
+    m = v.as_array("c", c)
     if m.ndim != 2:
-        raise DomainError(f"strategy must be a matrix (got shape {m.shape})")
-    return m.T @ m
+        raise DomainError(f"c (the strategy matrix C) must be 2-D, rows by steps (got shape {m.shape})")
+    return m
 
 
+def _finite(x: v.FloatArray, what: str) -> v.FloatArray:
+    if not np.all(np.isfinite(x)):
+        raise DomainError(f"c (the strategy matrix C) has entries too large: {what} overflows float64")
+    return x
+
+
+def _gram(c: ArrayLike) -> v.FloatArray:
+    m = _matrix(c)
+    return _finite(m.T @ m, "CᵀC")
+
+
+def _sensitivity(lower_sq: float, upper_sq: float, exact: bool, method: str, note: str = "") -> Sensitivity:
+    _finite(np.array([lower_sq, upper_sq]), "the sum of CᵀC over a pattern")
+    return Sensitivity.from_squares(lower_sq, upper_sq, exact, method, note)
+
+
+def _pattern(participation: object, n: int) -> tuple[int, int]:
+    """(k, b) of ``participation`` over the n steps (columns) of C, checked: a `Participation` of n steps."""
+    if not isinstance(participation, Participation):
+        raise DomainError(f"participation must be a dpcalc.matrix.Participation(steps, participations, separation) "
+                          f"(got {v.brief(participation)})")
+    if participation.steps != n:
+        raise DomainError(f"the participation has {participation.steps} steps but the strategy c has {n} columns")
+    return participation.max_participations, int(participation.separation)
+
+
+@v.named_shapes
 def single_participation(c: ArrayLike) -> Sensitivity:
     """The largest column norm of C: the sensitivity when every user takes part once (Denisov et al. 2022).
 
@@ -76,8 +103,8 @@ def single_participation(c: ArrayLike) -> Sensitivity:
         >>> round(single_participation(tree_matrix(8)).value, 12)
         2.0
     """
-    top = float(np.max(np.sum(v.as_array("strategy", c) ** 2, axis=0)))
-    return Sensitivity.from_squares(top, top, True, "single")
+    top = float(np.max(_finite(np.sum(_matrix(c) ** 2, axis=0), "a column's squared norm")))
+    return _sensitivity(top, top, True, "single")
 
 
 def best_linear(x: ArrayLike, k: int, b: int) -> float | v.FloatArray:
@@ -109,6 +136,7 @@ def _fixed_epoch_value(x: v.FloatArray, k: int, b: int) -> float:
     return best
 
 
+@v.named_shapes
 def fixed_epoch(c: ArrayLike, participation: Participation) -> Sensitivity:
     """Sensitivity over the fixed-epoch patterns {i, i + b, …} (k steps, offsets i < b; Choquette-Choo et al. 2023,
     ICML, Sec. 2): exact when CᵀC >= 0, else the upper bound with |CᵀC| (labelled).
@@ -119,12 +147,12 @@ def fixed_epoch(c: ArrayLike, participation: Participation) -> Sensitivity:
         10.0
     """
     x = _gram(c)
-    k, b = participation.max_participations, int(participation.separation)
+    k, b = _pattern(participation, x.shape[0])
     nonneg = bool(np.all(x >= -1e-12 * max(float(np.max(np.abs(x))), 1e-300)))
     upper = _fixed_epoch_value(np.abs(x), k, b)
     lower = upper if nonneg else max(_fixed_epoch_value(x, k, b), float(np.max(np.diag(x))))
     note = "" if nonneg else "CᵀC has negative entries: |CᵀC| gives an upper bound (Choquette-Choo et al. 2023, eq. 5)"
-    return Sensitivity.from_squares(lower, upper, nonneg, "nonnegative-fixed-epoch" if nonneg else "upper-bound",
+    return _sensitivity(lower, upper, nonneg, "nonnegative-fixed-epoch" if nonneg else "upper-bound",
                                     note)
 
 
@@ -134,6 +162,7 @@ def _is_banded(x: v.FloatArray, b: int) -> bool:
     return not np.any(x[far] != 0.0)
 
 
+@v.named_shapes
 def min_sep(c: ArrayLike, participation: Participation) -> Sensitivity:
     """Sensitivity of C under b-min-sep participation (module docstring): exact for a single participation and for
     Gram matrices that vanish at distance >= b; otherwise the upper bound with the best fixed-epoch pattern as its
@@ -146,25 +175,23 @@ def min_sep(c: ArrayLike, participation: Participation) -> Sensitivity:
         (3.75, True)
     """
     x = _gram(c)
-    n = x.shape[0]
-    if participation.steps != n:
-        raise DomainError(f"the participation has {participation.steps} steps but the strategy has {n} columns")
-    k, b = participation.max_participations, int(participation.separation)
+    k, b = _pattern(participation, x.shape[0])
     if k == 1:
         return single_participation(c)
     if _is_banded(x, b):
         value = float(best_linear(np.diag(x), k, b))
-        return Sensitivity.from_squares(value, value, True, "banded")
+        return _sensitivity(value, value, True, "banded")
     rows = np.asarray(best_linear(np.abs(x), k, b))  # each row's best pattern: Σ_{s∈π} Σ_{t∈π}|X_st| <= Σ_{s∈π} r_s
     upper = float(best_linear(rows, k, b))
     nonneg = bool(np.all(x >= 0.0))
     lower = _fixed_epoch_value(x, k, b) if nonneg else float(np.max(np.diag(x)))
     exact = upper <= lower * (1.0 + 1e-12)
-    return Sensitivity.from_squares(lower, upper, exact, "upper-bound",
+    return _sensitivity(lower, upper, exact, "upper-bound",
                                     "" if exact else "upper bound (Choquette-Choo et al. 2023, NeurIPS, Alg. 4); "
                                                      "lower end: the best fixed-epoch pattern")
 
 
+@v.named_shapes
 def brute_force(c: ArrayLike, participation: Participation) -> Sensitivity:
     """max over every b-min-sep pattern of at most k steps of 1ᵀ|X_π|1 by enumeration (small n): the exact
     sensitivity when CᵀC >= 0, otherwise the |X| upper bound (labelled).
@@ -176,7 +203,7 @@ def brute_force(c: ArrayLike, participation: Participation) -> Sensitivity:
     """
     x = _gram(c)
     n = x.shape[0]
-    k, b = participation.max_participations, int(participation.separation)
+    k, b = _pattern(participation, n)
     ax = np.abs(x)
     # patterns of s steps at least b apart among n: C(n − (s − 1)(b − 1), s)
     count = sum(math.comb(max(n - (s - 1) * (b - 1), 0), s) for s in range(1, k + 1))
@@ -190,5 +217,5 @@ def brute_force(c: ArrayLike, participation: Participation) -> Sensitivity:
             idx = np.array(pi)
             best = max(best, float(np.sum(ax[np.ix_(idx, idx)])))
     nonneg = bool(np.all(x >= 0.0))
-    return Sensitivity.from_squares(best if nonneg else 0.0, best, nonneg, "brute-force",
+    return _sensitivity(best if nonneg else 0.0, best, nonneg, "brute-force",
                                     "" if nonneg else "CᵀC has negative entries: the |CᵀC| bound")

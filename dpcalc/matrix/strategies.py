@@ -67,14 +67,11 @@ def tree_matrix(steps: int, restart: int | None = None) -> v.FloatArray:
     """
     n = _steps(steps)
     size = n if restart is None else int(v.scalar("restart", v.integer_at_least("restart", restart, 1)))
-    blocks = []
-    for start in range(0, n, size):
-        width = min(size, n - start)
-        for lo, hi in _tree_rows(width):
-            row = np.zeros(n)
-            row[start + lo: start + hi] = 1.0
-            blocks.append(row)
-    return np.array(blocks)
+    spans = [(start + lo, start + hi) for start in range(0, n, size) for lo, hi in _tree_rows(min(size, n - start))]
+    out = np.zeros((len(spans), n))  # filled in place: a list of rows copied into an array took twice the memory
+    for i, (lo, hi) in enumerate(spans):
+        out[i, lo:hi] = 1.0
+    return out
 
 
 @v.named_shapes
@@ -88,10 +85,10 @@ def sqrt_prefix_coefficients(bands: int) -> v.FloatArray:
         [1.0, 0.5, 0.375, 0.3125]
     """
     b = int(v.scalar("bands", v.integer_at_least("bands", bands, 1)))
-    out = np.ones(b)
-    for j in range(1, b):
-        out[j] = out[j - 1] * (2 * j - 1) / (2 * j)
-    return out
+    if b > MAX_STEPS:  # a band beyond the longest strategy is never used (a 3e8-band loop ran for minutes)
+        raise DomainError(f"bands must be <= {MAX_STEPS}, the most steps of a strategy (got {b})")
+    j = np.arange(1, b, dtype=np.float64)
+    return np.concatenate([[1.0], np.cumprod((2.0 * j - 1.0) / (2.0 * j))])
 
 
 def banded_toeplitz(coefficients: ArrayLike, steps: int) -> v.FloatArray:
@@ -111,7 +108,7 @@ def banded_toeplitz(coefficients: ArrayLike, steps: int) -> v.FloatArray:
     return out
 
 
-def check_strategy(matrix: ArrayLike, name: str = "strategy") -> v.FloatArray:
+def check_strategy(matrix: ArrayLike, name: str = "matrix") -> v.FloatArray:
     """A finite, square, lower-triangular strategy matrix (a one-line `DomainError` naming ``name`` otherwise).
 
     Examples:
@@ -119,7 +116,7 @@ def check_strategy(matrix: ArrayLike, name: str = "strategy") -> v.FloatArray:
         >>> check_strategy([[1, 1], [0, 1]])
         Traceback (most recent call last):
         ...
-        dpcalc.errors.DomainError: strategy must be lower-triangular: entry (1, 2) = 1 is above the diagonal
+        dpcalc.errors.DomainError: matrix must be lower-triangular: entry (1, 2) = 1 is above the diagonal
     """
     c = v.as_array(name, matrix)
     if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] == 0:
@@ -142,14 +139,14 @@ def bands_of(matrix: ArrayLike) -> int:
         >>> bands_of(banded_toeplitz([1.0, 0.5, 0.25], 10))
         3
     """
-    c = np.asarray(matrix, dtype=np.float64)
+    c = check_strategy(matrix)
     nz = np.argwhere(c != 0.0)
     return 0 if nz.size == 0 else int(np.max(nz[:, 0] - nz[:, 1])) + 1
 
 
-def load_strategy(path: str | Path, name: str = "strategy") -> v.FloatArray:
-    """A strategy matrix from a file: ``.npy``, or a text table (whitespace or comma separated); checked square and
-    lower-triangular (errors name ``name`` and the file).
+def load_strategy(path: str | Path, name: str = "path") -> v.FloatArray:
+    """A strategy matrix from a file: ``.npy``, or a text table (`dpcalc.files.read_matrix`); checked square and
+    lower-triangular (errors name ``name``, the option or parameter that gave the file, and the file).
 
     Examples:
         >>> from dpcalc.matrix import load_strategy
@@ -159,12 +156,10 @@ def load_strategy(path: str | Path, name: str = "strategy") -> v.FloatArray:
         >>> load_strategy(f).tolist()
         [[1.0, 0.0], [0.5, 1.0]]
     """
-    p = Path(path)
-    if not p.is_file():
-        raise DomainError(f"{name} must be an existing file (got {str(p)!r})")
+    from dpcalc.files import read_matrix
+
+    data = read_matrix(name, path)  # the one reader: missing, unreadable, complex or ragged files named in one line
     try:
-        data = np.load(p, allow_pickle=False) if p.suffix == ".npy" else np.loadtxt(
-            p, delimiter="," if "," in p.read_text(encoding="utf-8", errors="replace")[:4096] else None, ndmin=2)
-    except (ValueError, OSError) as exc:
-        raise DomainError(f"{name} must be a numeric matrix ({p.name}: {str(exc).splitlines()[0]})") from None
-    return check_strategy(data, name)
+        return check_strategy(data, name)
+    except DomainError as exc:
+        raise DomainError(f"{exc} (in {Path(path).name})") from None

@@ -39,7 +39,7 @@ class Strategy:
     matrix_: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        v.choice("strategy", self.kind, KINDS, "tree aggregation, banded Toeplitz, a matrix, or the identity")
+        v.choice("kind", self.kind, KINDS, "the strategy: tree aggregation, banded Toeplitz, a matrix, or the identity")
         v.integer_at_least("steps", self.steps, 1)
         if self.restart is not None:
             v.integer_at_least("restart", self.restart, 1)

@@ -15,11 +15,14 @@ unchanged (`dpcalc.report.render`): the fitting is for people reading a terminal
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from dpcalc.errors import DomainError
 from dpcalc.report._text import display_width, text_cell
 from dpcalc.report.result import Column, Result
 
@@ -31,6 +34,13 @@ _BOLD, _ITALIC, _RESET = "\x1b[1m", "\x1b[3m", "\x1b[0m"
 def wrap(text: str, width: int, indent: str = "") -> list[str]:
     """``text`` in lines of at most ``width`` terminal cells, broken between words only (a word longer than
     the line stays whole on a line of its own); continuation lines start with ``indent``; blank lines kept."""
+    for name, value in (("text", text), ("indent", indent)):
+        if not isinstance(value, str):
+            raise DomainError(f"{name} must be a string (got {_brief(value)})")
+    if isinstance(width, bool) or not isinstance(width, numbers.Real) or not math.isfinite(width) \
+            or width != int(width):
+        raise DomainError(f"width must be an integer number of terminal cells (got {_brief(width)})")
+    width = int(width)
     out: list[str] = []
     for para in text.split("\n"):
         body = para.lstrip(" ")
@@ -39,6 +49,12 @@ def wrap(text: str, width: int, indent: str = "") -> list[str]:
         out += _unglued(textwrap.wrap(_glued(body), max(width, 1), initial_indent=lead, subsequent_indent=hang,
                                       break_long_words=False, break_on_hyphens=False)) or [""]
     return out
+
+
+def _brief(value: object) -> str:
+    from dpcalc._validate import brief
+
+    return brief(value)
 
 
 _NBSP = "\u00a0"

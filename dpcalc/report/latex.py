@@ -66,6 +66,8 @@ _LATEX_UNICODE: dict[str, str] = {
 
 def one_epsilon(tex: str) -> str:
     """``\\epsilon`` as ``\\varepsilon``: one ε in headers, as in captions (`latex_text` writes ε so)."""
+    if not isinstance(tex, str):
+        raise DomainError(f"tex must be a string (got {brief(tex)})")
     return re.sub(r"\\epsilon(?![A-Za-z])", r"\\varepsilon", tex)
 
 
@@ -174,8 +176,28 @@ def _math_number(s: str) -> str:
 def paper_number(value: Any, number: str, integers: bool) -> str:
     """One cell of a paper table: the column's significant digits kept (``0.1000`` beside ``0.2235``, not
     ``0.1``), powers of ten as ``\\times 10^{k}`` and never ``\\times 10^{0}``; integers as integers."""
-    text, is_number = _cell(value, _checked_format(number), integers)
+    fmt = _checked_format(number)
+    _check_cell(value)
+    text, is_number = _cell(value, fmt, integers)
     return f"${_math_number(text)}$" if is_number else text
+
+
+def _check_cell(value: Any) -> None:
+    """A paper cell is a number (a float64), a text or None: a list, a complex number or an integer beyond the float
+    range is refused naming ``value``."""
+    try:
+        cell = clean(value, False)
+    except ValueError:  # an array of several numbers (``.item()``)
+        cell = value
+    if cell is None or isinstance(cell, str):
+        return
+    if isinstance(cell, int | float):
+        try:
+            float(cell)
+            return
+        except OverflowError:
+            pass
+    raise DomainError(f"value must be a number, a text or None (got {brief(value)})")
 
 
 def _checked_format(number: Any) -> str:
@@ -334,9 +356,10 @@ def latex_float(result: Any, env: str = "table", scale: str = "auto", numbers: s
     (math-mode cells, any LaTeX) or ``siunitx`` (``S`` columns aligned on the decimal marker, their
     ``table-format`` taken from the data).
     """
-    if env not in FLOATS or scale not in SCALES or numbers not in NUMBERS:
+    if not all(isinstance(x, str) for x in (env, scale, numbers)) or env not in FLOATS or scale not in SCALES \
+            or numbers not in NUMBERS:
         raise DomainError(f"env must be one of {FLOATS}, scale one of {SCALES} and numbers one of {NUMBERS} "
-                          f"(got {env!r}, {scale!r}, {numbers!r})")
+                          f"(got {brief(env)}, {brief(scale)}, {brief(numbers)})")
     if not all(hasattr(result, k) for k in ("columns", "rows", "title", "note", "meta")):
         raise DomainError(f"result: a table result (dpcalc.report.render.Result) (got {type(result).__name__})")
     columns, rows = list(result.columns), list(result.rows)

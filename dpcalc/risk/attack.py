@@ -13,14 +13,14 @@ right) for a prior π; each as a certified (lower, upper) pair whose upper end i
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._repr import short_repr
-from dpcalc.risk.curve import TradeOffCurve, check_alpha, check_orientation, reverse
+from dpcalc.risk.curve import TradeOffCurve, check_alpha, check_curve, check_orientation, reverse
 
 __all__ = ["DEFAULT_FPRS", "AttackRisk", "advantage", "attack_risk", "bayes_success", "membership_sentence",
            "tpr_at"]
@@ -48,32 +48,36 @@ class AttackRisk:
     success_upper: float
 
 
-def tpr_at(curve: TradeOffCurve, fpr: Sequence[float] | float,
+def tpr_at(curve: TradeOffCurve, fpr: ArrayLike,
            orientation: str = "symmetric") -> tuple[np.ndarray, np.ndarray]:
-    """(TPR_lower, TPR_upper) of the best attack at each FPR in (0, 1]; TPR_upper is the guarantee."""
-    a = np.atleast_1d(check_alpha(fpr)).astype(np.float64)
-    return curve.tpr(a, check_orientation(orientation))
+    """(TPR_lower, TPR_upper) of the best attack at each FPR in (0, 1]; TPR_upper is the guarantee. Arrays of the
+    shape of ``fpr`` (at least 1-D)."""
+    c = check_curve(curve)
+    a = np.atleast_1d(check_alpha(fpr))
+    lo, up = c.tpr(a.ravel(), check_orientation(orientation))  # curves take 1-D FPRs
+    return np.reshape(lo, a.shape), np.reshape(up, a.shape)
 
 
 def advantage(curve: TradeOffCurve, orientation: str = "symmetric") -> tuple[float, float]:
     """(lower, upper) of the largest advantage TPR − FPR = δ(0) (the same in every orientation)."""
-    lo, up = curve.delta(np.zeros(1), check_orientation(orientation))
+    lo, up = check_curve(curve).delta(np.zeros(1), check_orientation(orientation))
     return float(lo[0]), float(up[0])
 
 
 def bayes_success(curve: TradeOffCurve, prior: float = 0.5, orientation: str = "symmetric") -> tuple[float, float]:
     """(lower, upper) of the largest probability of guessing membership right when the target is in with
     probability ``prior`` (module docstring); at least max(π, 1 − π), the blind guess."""
+    c = check_curve(curve)
     p = v.scalar("prior", v.check_range("prior", prior, 0.0, 1.0, lo_open=True, hi_open=True))
     o = check_orientation(orientation)
     if p <= 0.5:
-        lo, up = curve.delta(np.array([math.log((1.0 - p) / p)]), o)
+        lo, up = c.delta(np.array([math.log((1.0 - p) / p)]), o)
         return 1.0 - p + p * float(lo[0]), 1.0 - p + p * float(up[0])
-    lo, up = curve.delta(np.array([math.log(p / (1.0 - p))]), reverse(o))
+    lo, up = c.delta(np.array([math.log(p / (1.0 - p))]), reverse(o))
     return p + (1.0 - p) * float(lo[0]), p + (1.0 - p) * float(up[0])
 
 
-def attack_risk(curve: TradeOffCurve, fpr: Sequence[float] = DEFAULT_FPRS, *, prior: float = 0.5,
+def attack_risk(curve: TradeOffCurve, fpr: ArrayLike = DEFAULT_FPRS, *, prior: float = 0.5,
                 orientation: str = "symmetric") -> AttackRisk:
     """All operational bounds of ``curve`` at once.
 
@@ -83,12 +87,14 @@ def attack_risk(curve: TradeOffCurve, fpr: Sequence[float] = DEFAULT_FPRS, *, pr
         >>> [round(t, 4) for t in r.tpr_upper], round(r.advantage_upper, 4), round(r.success_upper, 4)
         ([0.0183, 0.0924, 0.3891], 0.3829, 0.6915)
     """
-    lo, up = tpr_at(curve, fpr, orientation)
-    adv = advantage(curve, orientation)
-    suc = bayes_success(curve, prior, orientation)
-    return AttackRisk(curve.description, curve.kind, orientation, tuple(float(x) for x in np.atleast_1d(fpr)),
-                      tuple(float(x) for x in lo), tuple(float(x) for x in up), adv[0], adv[1], float(prior),
-                      suc[0], suc[1])
+    c = check_curve(curve)
+    a = np.atleast_1d(check_alpha(fpr)).ravel()  # one operating point per FPR, in the order given
+    lo, up = tpr_at(c, a, orientation)
+    adv = advantage(c, orientation)
+    suc = bayes_success(c, prior, orientation)
+    return AttackRisk(c.description, c.kind, orientation, tuple(float(x) for x in a),
+                      tuple(float(x) for x in lo), tuple(float(x) for x in up), adv[0], adv[1],
+                      v.scalar("prior", prior), suc[0], suc[1])
 
 
 def membership_sentence(tpr: float, fpr: float, *, kind: str = "certified") -> str:

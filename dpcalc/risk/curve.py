@@ -16,9 +16,10 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._validate import FloatArray
+from dpcalc.errors import DomainError
 from dpcalc.risk.profile import ORIENTATIONS
 
-__all__ = ["KINDS", "TradeOffCurve", "check_alpha", "check_orientation", "reverse"]
+__all__ = ["KINDS", "TradeOffCurve", "check_alpha", "check_curve", "check_orientation", "reverse"]
 
 #: exact: the curve itself; certified: a bracket [lower, upper] around it; weaker: the (ε, δ) guarantee's curve
 KINDS = ("exact", "certified", "weaker")
@@ -56,3 +57,12 @@ class TradeOffCurve(ABC):
         """(TPR_lower, TPR_upper) = (1 − β_upper, 1 − β_lower) at each FPR."""
         lo, up = self.beta(np.asarray(fpr, dtype=np.float64), orientation)
         return 1.0 - up, 1.0 - lo
+
+
+def check_curve(curve: object, name: str = "curve") -> TradeOffCurve:
+    """``curve`` if it is a `TradeOffCurve`, else a one-line `DomainError` naming ``name`` (a number or a list of
+    FPRs where the curve belongs would fail deep inside with an AttributeError)."""
+    if not isinstance(curve, TradeOffCurve):
+        raise DomainError(f"{name} must be a trade-off curve (dpcalc.risk.gaussian_curve, approx_dp_curve or "
+                          f"tradeoff_curve) (got {v.brief(curve)})")
+    return curve

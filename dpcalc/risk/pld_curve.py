@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpcalc import _validate as v
 from dpcalc._validate import FloatArray
 from dpcalc.errors import DomainError
 from dpcalc.risk.curve import TradeOffCurve, check_orientation
@@ -25,6 +26,10 @@ ATOL = 1e-4
 MAX_REFINE = 2
 
 
+def _tolerances(rtol: float, atol: float) -> tuple[float, float]:
+    return v.scalar("rtol", v.nonnegative("rtol", rtol)), v.scalar("atol", v.nonnegative("atol", atol))
+
+
 class PldCurve(TradeOffCurve):
     """β(α) of a composition with certified ends (``kind = "certified"``)."""
 
@@ -32,7 +37,7 @@ class PldCurve(TradeOffCurve):
 
     def __init__(self, components: Components, *, rtol: float = RTOL, atol: float = ATOL) -> None:
         self.components = components_of(components)
-        self.rtol, self.atol = float(rtol), float(atol)
+        self.rtol, self.atol = _tolerances(rtol, atol)
         self.profiles: list[PrivacyProfile] = []
         self.converged = True
 
@@ -101,6 +106,7 @@ def tradeoff_curve(components: Components, *, rtol: float = RTOL, atol: float = 
         True
     """
     comps = components_of(components)
+    rtol, atol = _tolerances(rtol, atol)
     mu = gaussian_mu(comps)
     if mu is not None:
         return GaussianCurve(mu)

@@ -14,6 +14,10 @@ E[(1 − e^{ε − ΣLᵢ})₊] increases in each Lᵢ), and the pair (P̃ⱼ, P
 it. Its ε from the PLD accountant's upper end is therefore an upper bound on the mechanism's, up to the FFT
 round-off margin of `allocation_law` (a numerical guarantee). The bias is at most ≈ h·t/S ≈ h per round in the loss
 (h = 1e-3; coarser for t above ≈ 2,500, where the grid keeps at most `allocation_law.MAX_CELLS` cells).
+
+Below z ≈ 0.65 (t = 10) the grid this needs rounds the add direction's summands down to 0, an infinite loss of
+non-negligible mass; the round is then bounded by the Gaussian mechanism itself (each step's pair is the Gaussian's,
+and the hockey-stick divergence is jointly convex), which `privacy_loss` returns instead.
 """
 
 from __future__ import annotations
@@ -39,13 +43,24 @@ LOSS_STEP = 1e-4
 #: probability of the sum beyond the grid's cap (its loss is counted as +∞)
 TAIL = 1e-12
 _LOSS_FLOOR = -12.0  # losses below are raised to it (rounding up; their δ contribution is nil)
+#: above this mass at an infinite loss (the add law's S̃ = 0) the round is bounded by the Gaussian (z < ≈ 0.65)
+_P_ZERO_MAX = 1e-10
 
 
-def _cap(s: float, t: int, mu: float) -> float:
+def _log_cap(s: float, t: int, mu: float) -> float:
+    """log of the grid's cap t + e^{μ + s·Φ⁻¹(1 − TAIL/t)} (in logs: the exponent passes 709 below z ≈ 0.032)."""
     from scipy.special import ndtri
 
-    z = float(ndtri(1.0 - TAIL / t))
-    return t + math.exp(mu + s * z)
+    return float(np.logaddexp(math.log(t), mu + s * float(ndtri(1.0 - TAIL / t))))
+
+
+def _log_p_zero(s: float, t: int, grid: float) -> float:
+    """log P(S̃ = 0) of the add direction's law (every one of the t summands Y_Q = e^{N(−s²/2, s²)} rounded down to
+    0 on the grid of `_round_pairs`): the mass at loss +∞ the pair would carry."""
+    from scipy.special import log_ndtr
+
+    log_h = max(math.log(grid), _log_cap(s, t, s * s / 2.0) - math.log(MAX_CELLS - 2))
+    return t * float(log_ndtr((log_h + s * s / 2.0) / s))
 
 
 def _atoms(loss: np.ndarray, p: np.ndarray, p_inf: float, step: float) -> AtomPair:
@@ -69,7 +84,7 @@ def _round_pairs(noise_multiplier: float, num_steps: int, grid: float, loss_step
     t = num_steps
     if t == 1:  # no sampling: the Gaussian itself (the record is always in the one step)
         raise DomainError("num_steps must be >= 2 for an allocation PLD (one step is the Gaussian mechanism)")
-    cap_up, cap_down = _cap(s, t, s * s / 2.0), _cap(s, t, -s * s / 2.0)
+    cap_up, cap_down = math.exp(_log_cap(s, t, s * s / 2.0)), math.exp(_log_cap(s, t, -s * s / 2.0))
     h = max(grid, cap_up / (MAX_CELLS - 2))
     up = sum_law(s, t - 1, True, h, cap_up, round_up=True)
     j = np.arange(up.mass.size, dtype=np.float64)
@@ -102,6 +117,13 @@ def privacy_loss(noise_multiplier: float, num_steps: int, relation: str = "add_r
     g = v.scalar("grid", v.check_range("grid", grid, 0.0, 0.1, lo_open=True))
     ls = v.scalar("loss_step", v.check_range("loss_step", loss_step, 0.0, 0.1, lo_open=True))
     rel = _relation(relation)
+    if _log_p_zero(1.0 / z, t, g) > math.log(_P_ZERO_MAX):
+        # small z: the summands' range outgrows the grid, which rounds them down to 0 (an infinite loss of mass up
+        # to 1, or a grid beyond float64). The Gaussian dominates the round (joint convexity of the hockey-stick
+        # divergence over the record's step: each step's pair is the Gaussian's) and is the bound instead.
+        from dpcalc.accounting.pld import gaussian
+
+        return gaussian(z, 1.0, rel)
     remove, add = _round_pairs(z, t, g, ls)
     return PrivacyLoss(f"random_allocation(gaussian({z:.10g}), 1 of {t} steps)", rel, remove, add, False)
 

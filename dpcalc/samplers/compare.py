@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from dpcalc import _validate as v
+from dpcalc.errors import DomainError
 from dpcalc.samplers import allocation as alloc
 from dpcalc.samplers import shuffle as shuf
 from dpcalc.samplers.params import shuffle as shuffle_params
@@ -27,9 +31,10 @@ class SamplerRow:
     delta: float
 
 
-def compare(noise_multiplier: float, dataset_size: int, batch_size: int, epochs: list[int] | tuple[int, ...],
+def compare(noise_multiplier: float, dataset_size: int, batch_size: int, epochs: ArrayLike,
             delta: float) -> list[SamplerRow]:
-    """The three ε of one run at each epoch count (add/remove; Poisson at rate b/n for the same number of steps).
+    """The three ε of one run at each epoch count (add/remove; Poisson at rate b/n for the same number of steps);
+    ``epochs`` one count or a list of them.
 
     Examples:
         >>> from dpcalc.samplers.compare import compare
@@ -40,9 +45,13 @@ def compare(noise_multiplier: float, dataset_size: int, batch_size: int, epochs:
     from dpcalc.accounting.pld import epsilon as poisson_eps
 
     d = v.scalar("delta", v.check_range("delta", delta, 0.0, 1.0, lo_open=True, hi_open=True))
+    counts = np.atleast_1d(v.integer_at_least("epochs", epochs, 1))
+    if counts.ndim != 1:
+        raise DomainError(f"epochs must be one count or a list of counts (got shape {counts.shape})")
+    shuffle_params(noise_multiplier, dataset_size, batch_size)  # every other input checked before the first row
     rows = []
-    for e in epochs:
-        sh = shuffle_params(noise_multiplier, dataset_size, batch_size, e)
+    for e in counts:
+        sh = shuffle_params(noise_multiplier, dataset_size, batch_size, int(e))
         t = sh.num_steps
         pois = poisson_eps([(sh.noise_multiplier, sh.batch_size / sh.dataset_size, t * sh.epochs)], d).eps_upper
         low = shuf.epsilon_lower(sh.noise_multiplier, sh.dataset_size, sh.batch_size, sh.epochs, d).eps_lower

@@ -289,3 +289,15 @@ def test_randomized_response_masses_are_nonnegative() -> None:
             assert math.fsum(pair.p) == pytest.approx(1.0, abs=1e-15)
     with pytest.raises(DomainError, match="nonnegative"):
         pld.losses.AtomPair((1.0, -1e-17), (0.5, 0.5))
+
+
+def test_disjoint_finite_pair_is_infinitely_distinguishable() -> None:
+    """Every atom at an infinite loss (found through the shuffle lower bound at z = 0.01): the exact-lattice search
+    took the max of an empty array (bare NumPy ValueError); now ε = inf at any δ < 1, as it is."""
+    from dpcalc.accounting.pld import epsilon_composed
+    from dpcalc.accounting.pld.losses import AtomPair, PrivacyLoss
+
+    pair = AtomPair((1.0, 0.0), (0.0, 1.0))
+    loss = PrivacyLoss("disjoint", "replace_special", pair, pair.swapped(), False)
+    br = epsilon_composed([(loss, 1)], 0.5)
+    assert br.eps_lower == br.eps_upper == float("inf")

@@ -116,3 +116,13 @@ def test_bad_input_is_one_line_naming_the_option(tmp_path) -> None:  # type: ign
     ok.write_text("id,score,label\n1,0.9,1\n2,0.1,0\n")
     s, lab = read_scores(ok)
     assert s.tolist() == [0.9, 0.1] and lab.tolist() == [1.0, 0.0]
+
+
+def test_audit_counts_documents_its_inf_and_takes_one_attack() -> None:
+    """The library fuzz: ``eps_gaussian`` is inf at δ = 0 (a Gaussian curve has no finite pure ε) — now stated in the
+    docstring, as the contract asks of an inf; counts as arrays raised NumPy's TypeError from ``float()``."""
+    r = audit_counts(4, 12, 1, 22, confidence=0.7367797741948223)
+    assert r.mu_lower > 0.0 and r.eps_gaussian == np.inf and "inf" in (audit_counts.__doc__ or "")
+    with pytest.raises(DomainError, match=r"^tp must be a scalar here") as info:
+        audit_counts(np.array([[10.0], [10.0]]), 461, np.array([[10.0], [10.0]]), 482)  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)

@@ -78,3 +78,15 @@ def test_bad_games() -> None:
         eps_lower_one_run(10, 11, 5)
     with pytest.raises(DomainError, match="confidence"):
         eps_lower_one_run(100, 10, 5, confidence=1.0)
+
+
+def test_a_confidence_whose_significance_rounds_to_one_is_refused() -> None:
+    """The library fuzz: at confidence 1.5e-179 the significance 1 − confidence is 1.0 in float64, every ε is
+    rejected and the error named no parameter ("the one-run observation rejects every ε up to 1e4"); the f-DP
+    search refused its internal ``significance``. Confidence now starts at 2⁻⁵³."""
+    for call in (lambda: one_run_audit(10**20, 146019161964718, 0, confidence=1.5067634711639791e-179, delta=0.5,
+                                       fdp=False),
+                 lambda: mu_lower_fdp(1000, 100, 0, 1e-300)):
+        with pytest.raises(DomainError, match=r"^confidence must be a finite number in \[1.11022e-16, 1\)"):
+            call()
+    assert one_run_audit(10**20, 146019161964718, 0, confidence=1e-15, delta=0.5, fdp=False).eps_lower == 0.0

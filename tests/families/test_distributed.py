@@ -11,6 +11,7 @@ side (ε(σ) <= target) and to 1e-6 relative from above.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from scipy import stats
 from dpcalc import distributed as dd
 from dpcalc.accounting import rdp
 from dpcalc.distributed.exact import rdp_exact
-from dpcalc.errors import DomainError, OutOfDomainWarning
+from dpcalc.errors import DomainError, InfeasibleError, OutOfDomainWarning
 
 # --- the bounds against exact divergences ----------------------------------------------------------------------------
 
@@ -236,3 +237,47 @@ def test_one_line_errors(call, match: str) -> None:  # type: ignore[no-untyped-d
     with pytest.raises(DomainError, match=match) as info:
         call()
     assert "\n" not in str(info.value)
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py), each now a one-line error naming its parameter.
+_P = dd.Pipeline("ddg", c=1.0, sigma=0.1, gamma=1e-3, n=100, d=1000, q=0.1, rounds=100)
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: dd.rdp_curve(0.5), "^pipeline must be a dpcalc.distributed.Pipeline"),  # AttributeError
+    (lambda: dd.epsilon(0.5, 1e-5), "^pipeline must be"),
+    (lambda: dd.calibrate_sigma(0.5, 0.5, 1e-5), "^pipeline must be"),
+    (lambda: dd.calibrate_for_bits(2.0, 203, 1e-3, 16), "^pipeline must be"),
+    (lambda: dd.calibrate_sigma(_P, 7.3, 1e-3, guess=np.array([[2.0], [2.0]])), "^guess must be a scalar"),  # TypeError
+    (lambda: dd.calibrate_for_bits(_P, 3.0, 1e-5, 16, failure=[1e-3, 1e-2]), "^failure must be a scalar"),
+    (lambda: dd.calibrate_for_bits(_P, 3.0, 1e-5, 16, rho=[1.0, 2.0]), "^rho must be a scalar"),
+    (lambda: dd.epsilon_for_bits(10.0, "ddg", np.array([[2.0, 2.0, 2.0]]), 1.0, 9, 43, 1e-3),  # TypeError
+     "^c must be a scalar"),
+    (lambda: dd.Pipeline("ddg", c=[1.0, 2.0], sigma=0.1, gamma=1e-3, n=100, d=1000), "^c must be a scalar"),
+])
+def test_fuzz_found_one_line_errors(call, match: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(DomainError, match=match) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+def test_unreachable_eps_names_eps() -> None:
+    """The orders' floor log(1/δ)/(α_max − 1) = 1.96 at δ = 1.1e-6, α ≤ 8: ε = 0.57 is out of reach at any σ (the
+    message named no parameter)."""
+    p = dd.Pipeline("skellam", c=1.0, sigma=0.3, gamma=1e-3, n=100, d=1000)
+    with pytest.raises(InfeasibleError, match=r"^eps = 0.5719 is out of reach at delta = 1.1e-06 with these orders"):
+        dd.calibrate_sigma(p, 0.5719, 1.1e-6, orders=[2.0, 4.0, 8.0], method="lemma1", guess=10.0)
+
+
+def test_amplified_curve_of_a_very_private_round_is_not_negative() -> None:
+    """At σ = 9.6e6 one round's RDP is ~1e-16 and Poisson amplification (Zhu & Wang 2019, Thm. 6) rounded to
+    −1.7e-16 at order 2, which the ε conversion refused naming ``rdp`` (the fuzz: calibrate_sigma with guess = 585
+    bracketed up to there); the unsampled bound caps the amplified one and stands in for a rounding-negative value."""
+    a = np.array([2.0, 4.0, 8.0])
+    p = replace(_P, sigma=9584640.0)
+    curve = dd.rdp_curve(p, a)
+    assert np.all(curve >= 0.0) and np.all(curve <= p.round_rdp(a) * p.rounds)
+    floor = math.log(1 / 0.001963921552084641) / 7  # lemma1's ε at α = 8 with zero RDP: 0.889
+    assert dd.epsilon(p, 0.001963921552084641, orders=a, method="lemma1").eps == pytest.approx(floor, rel=1e-9)
+    with pytest.raises(InfeasibleError, match=r"^eps = 0.48422 is out of reach at delta = 0.00196392"):
+        dd.calibrate_sigma(_P, 0.4842199429403895, 0.001963921552084641, orders=a, method="lemma1", guess=585)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from dpcalc import matrix
+from dpcalc.accounting import gdp
 from dpcalc.errors import DomainError
 from dpcalc.matrix import Participation, Strategy
 from dpcalc.matrix.strategy import tree_sensitivity
@@ -191,8 +192,8 @@ def test_worked_example_numbers() -> None:
 # --- errors -----------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: matrix.check_strategy([[1.0, 0.5], [0.0, 1.0]]), "strategy must be lower-triangular"),
-    (lambda: matrix.check_strategy(np.ones((2, 3))), "strategy must be a square"),
+    (lambda: matrix.check_strategy([[1.0, 0.5], [0.0, 1.0]]), "^matrix must be lower-triangular"),
+    (lambda: matrix.check_strategy(np.ones((2, 3))), "^matrix must be a square"),
     (lambda: Participation(10, 2, 11), "separation must be <= steps"),
     (lambda: Participation(10, 0, 1), "participations must be"),
     (lambda: matrix.amplified_epsilon(matrix.banded_toeplitz([1, 1, 1], 9), 1.0, 0.5, 2, 1e-5), "at most 2 bands"),
@@ -211,13 +212,79 @@ def test_load_strategy(tmp_path: Path) -> None:
     good.write_text("1,0,0\n0.5,1,0\n0.25,0.5,1\n")
     assert matrix.bands_of(matrix.load_strategy(good)) == 3
     np.save(tmp_path / "c.npy", np.triu(np.ones((3, 3))))
-    with pytest.raises(DomainError, match=r"strategy must be lower-triangular"):
+    with pytest.raises(DomainError, match=r"^path must be lower-triangular: .* \(in c.npy\)$"):
         matrix.load_strategy(tmp_path / "c.npy")
     (tmp_path / "bad.txt").write_text("a b\nc d\n")
-    with pytest.raises(DomainError, match="strategy must be a numeric matrix"):
+    with pytest.raises(DomainError, match=r"^path: .*bad.txt. holds no numbers"):
         matrix.load_strategy(tmp_path / "bad.txt")
 
 
 def test_brute_force_refuses_huge_enumerations() -> None:
     with pytest.raises(DomainError, match=r"brute force needs 8.*patterns"):
         matrix.brute_force(np.eye(200), Participation(200, 6, 1))
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py), each now a one-line error naming its parameter.
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: matrix.fixed_epoch(0.5, 0.5), r"^c \(the strategy matrix C\) must be 2-D"),  # named "strategy"
+    (lambda: matrix.min_sep("abc", Participation(8, 2, 4)), r"^c must be a number"),
+    (lambda: matrix.brute_force([[0.5], [0.5]], -74022), r"^participation must be a dpcalc.matrix.Participation"),
+    (lambda: matrix.fixed_epoch([[1.0], [1.0]], 1.0), r"^participation must be"),  # AttributeError
+    (lambda: matrix.min_sep([[1.0, 1.0, 1.0]], [-1.0]), r"^participation must be"),
+    (lambda: matrix.fixed_epoch(matrix.tree_matrix(8), Participation(4, 2, 2)),  # silently used 8 steps
+     r"^the participation has 4 steps but the strategy c has 8 columns"),
+    (lambda: matrix.single_participation(1.7976931348623157e308), r"^c \(the strategy matrix C\) must be 2-D"),
+    (lambda: matrix.single_participation([[1.7976931348623157e308]]),  # RuntimeWarning and inf
+     r"^c \(the strategy matrix C\) has entries too large: a column's squared norm overflows"),
+    (lambda: matrix.min_sep([[1e300, 0.0], [1e300, 1e300]], Participation(2, 2, 1)), r"^c .* has entries too large"),
+    (lambda: matrix.check_strategy([[2.0, 1.0], [1.0, 2.0]]), r"^matrix must be lower-triangular"),  # "strategy"
+    (lambda: matrix.check_strategy(None), r"^matrix must be a number"),
+    (lambda: matrix.bands_of([-7.9e5, -1.0, 578.9, -179.0]), r"^matrix must be a square"),  # IndexError
+    (lambda: matrix.bands_of([[1, 2], [3]]), r"^matrix must be a number"),  # NumPy's inhomogeneous-shape error
+    (lambda: matrix.dpsgd_epsilon(0, 0, 0, 0), r"^noise_multiplier must be"),  # named the PLD step's sigma
+    (lambda: matrix.dpsgd_epsilon(1.0, 0.1, 2.5, 1e-5), r"^steps must be an integer"),  # truncated to 2 steps
+    (lambda: matrix.Strategy("", 0), r"^kind must be one of"),
+])
+def test_fuzz_found_one_line_errors(call, match: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(DomainError, match=match) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+def test_load_strategy_names_the_file(tmp_path: Path) -> None:
+    col = tmp_path / "col.csv"
+    col.write_text("1\n2\n3\n")
+    with pytest.raises(DomainError, match=r"^path must be a square n × n matrix \(got shape \(3, 1\)\) \(in col.csv\)"):
+        matrix.load_strategy(col)
+    np.save(tmp_path / "complex.npy", np.eye(2) * (1 + 2j))  # ComplexWarning leaked and the real part was kept
+    with pytest.raises(DomainError, match=r"^path: .*complex.npy. holds complex numbers"):
+        matrix.load_strategy(tmp_path / "complex.npy")
+
+
+def test_delta_without_sensitivity_is_zero() -> None:
+    """A zero strategy releases nothing: δ(ε) = 0 at μ = s/z = 0, as ε = 0 (`epsilon`); broadcasts. (The fuzz:
+    sensitivity = -0.0 was refused naming ``mu``, which is no parameter of `delta`.)"""
+    assert matrix.delta(256, 0.001, -0.0) == 0.0
+    np.testing.assert_array_equal(matrix.delta([0.0, 1.0], 2.0, [0.0, 3.0]),
+                                  [0.0, float(gdp.delta(1.5, 1.0))])
+    assert matrix.epsilon(1.0, 0.0, 1e-5) == 0.0
+
+
+def test_sqrt_prefix_coefficients_are_capped_and_exact() -> None:
+    """The library fuzz: bands = 3e8 ran a Python loop for minutes (and 2.4 GB); a band beyond the longest strategy
+    (`MAX_STEPS`) is never used. The coefficients C(2j, j)/4^j to 1e-15 relative (exact binomials)."""
+    with pytest.raises(DomainError, match=r"^bands must be <= 5000"):
+        matrix.sqrt_prefix_coefficients(300000000.0)
+    got = matrix.sqrt_prefix_coefficients(5000)
+    exact = [math.comb(2 * j, j) / 4**j for j in (0, 1, 2, 10, 100, 1000)]
+    np.testing.assert_allclose(got[[0, 1, 2, 10, 100, 1000]], exact, rtol=1e-15)
+
+
+def test_a_large_tree_matrix_is_built_in_place() -> None:
+    """The library fuzz: tree_matrix(4681) (9,357 rows of 4,681) took over 10 s on a loaded machine, building the
+    rows as a list and copying them; now filled in place (one 350 MB array). Its columns hold ⌊log₂ n⌋ + 1 = 13
+    nodes at most, its rows are dyadic intervals."""
+    m = matrix.tree_matrix(4681)
+    assert m.shape == (sum(4681 // 2**h for h in range(13)), 4681)
+    assert m.sum(axis=0).max() == matrix.tree_depth(4681) == 13
+    assert set(np.unique(m)) == {0.0, 1.0}

@@ -226,3 +226,53 @@ def test_bad_input_is_one_line_naming_the_parameter(call, message) -> None:  # t
         call()
     text = str(info.value)
     assert message in text and "\n" not in text
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py): epochs as one count ("'float' object is not
+# iterable"), checked before any work.
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: compare(0.5, 0.5, 0.5, 0.5, 1e-5), "epochs must be an integer >= 1"),
+    (lambda: compare(2.0, 1000, 100, [[1, 2]], 1e-5), "epochs must be one count or a list of counts"),
+    (lambda: compare(2.0, 1000, 1000, [1, 2], 1e-5), "batch_size must be < dataset_size"),
+    (lambda: compare(2.0, 1000, 100, [], 1e-5), "epochs must not be empty"),
+])
+def test_compare_bad_input_is_one_line(call, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(DomainError) as info:
+        call()
+    text = str(info.value)
+    assert text.startswith(message) and "\n" not in text
+
+
+def test_compare_takes_one_epoch_count() -> None:
+    assert compare(2.0, 1000, 100, 1, 1e-5) == compare(2.0, 1000, 100, [1], 1e-5)
+
+
+def test_small_noise_allocation_round_is_bounded_by_the_gaussian() -> None:
+    """Below z ≈ 0.65 (t = 10) the allocation law's grid rounded the add direction's summands to 0: ε = inf (z =
+    0.6: 3.2e-4 of mass at an infinite loss), a bare "zero-size array" ValueError (z = 0.2) or Python's
+    OverflowError (z = 0.001, the grid's cap e^{1/(2z²)}). The round is then the Gaussian's pair (joint convexity),
+    whose ε is finite; above, the allocation bound is kept (z = 0.7: 4.36 < the Gaussian's 6.65)."""
+    from dpcalc.accounting.pld import gaussian as gaussian_loss
+
+    for z, t, d in ((0.001, 2, 0.5), (0.2, 10, 1e-5), (0.6, 10, 1e-5)):
+        r = allocation.epsilon(z, 1, t, 1, d)
+        assert math.isfinite(r.value)
+        assert r.value == epsilon_composed([(gaussian_loss(z), 1)], d).eps_upper
+        assert privacy_loss(z, t).description.startswith("gaussian(")
+    from dpcalc.samplers.allocation_pld import GRID, _log_p_zero
+
+    # where the allocation pair is kept (z = 0.7, t = 10: its mass at S̃ = 0 is 4e-16, the bound 4.36)
+    assert _log_p_zero(1 / 0.7, 10, GRID) < math.log(1e-15) and _log_p_zero(1 / 0.6, 10, GRID) > math.log(1e-4)
+
+
+def test_small_noise_shuffle_lower_bound_is_finite_and_valid() -> None:
+    """z = 0.001 asked for 2e9 slices (MemoryError, or the process killed); a coarser binning is post-processing.
+    At z = 0.02 every cell had one law's mass underflowed (an infinite loss: ε_lower was inf, not a lower bound);
+    cells are merged until both masses are normal floats. The bound stays below the Gaussian's ε (an upper bound
+    on the shuffled mechanism's: each epoch is at most one Gaussian release per record)."""
+    from dpcalc.accounting.pld import gaussian as gaussian_loss
+
+    assert shuffle.epsilon_lower(0.001, 2, 1, 1, 0.5).eps_lower == 0.0  # no overlap at float64 precision
+    for z in (0.02, 0.05):
+        low = shuffle.epsilon_lower(z, 2, 1, 1, 0.5).eps_lower
+        assert 0.0 < low <= epsilon_composed([(gaussian_loss(z), 1)], 0.5).eps_upper

@@ -159,3 +159,24 @@ def test_digits_default_option_and_directed_rounding() -> None:
     assert json.loads(out)["rows"][0]["eps"] == pytest.approx(4.377178095681224, rel=1e-15)  # JSON: every digit
     code, _, err = run("gdp", "eps", "--mu", "1", "--delta", "1e-5", "--digits", "0")
     assert code == 2 and "--digits" in err and err.count("\n") == 1
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py): one-line errors naming the argument.
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"text": "1,2", "width": [2.0, 2.0], "indent": "1"}, "width must be an integer"),  # truth value of an array
+    ({"text": "x y", "width": [4e17, 5.2e16, 0.5], "indent": "bogus"}, "width must be an integer"),  # TypeError
+    ({"text": 1.5, "width": 0}, "text must be a string"),  # AttributeError
+    ({"text": "1:3", "width": 10, "indent": [1.0, 2.0]}, "indent must be a string"),  # UFuncTypeError
+    ({"text": "x", "width": 2.5}, "width must be an integer"),
+    ({"text": "x", "width": float("nan")}, "width must be an integer"),
+])
+def test_wrap_bad_input_is_one_line(kwargs: dict[str, object], message: str) -> None:
+    from dpcalc.errors import DomainError
+
+    with pytest.raises(DomainError) as info:
+        wrap(**kwargs)  # type: ignore[arg-type]
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+
+
+def test_wrap_takes_an_integral_float_width() -> None:
+    assert wrap("a b", 2.0) == wrap("a b", 2) == ["a", "b"]

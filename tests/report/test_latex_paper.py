@@ -13,10 +13,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dpcalc.report import table
-from dpcalc.report.latex import _shifted, _table_format, latex_caption, latex_float, paper_number
+from dpcalc.report.latex import _shifted, _table_format, latex_caption, latex_float, one_epsilon, paper_number
 from tests.support.cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,3 +160,21 @@ def test_example_compiles_without_an_overfull_box(spec: Path, numbers: str, tmp_
         log = _compile(tmp_path, "natural", r"\documentclass[twocolumn]{article}",
                        _float(spec, numbers=numbers, scale="none"))
         assert re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py): one-line errors naming the argument.
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: one_epsilon({"x": 1}), "tex must be a string"),  # TypeError from re.sub
+    (lambda: one_epsilon(np.array([1.0, 2.0])), "tex must be a string"),
+    (lambda: paper_number([np.int64(3), [1.0, 2.0]], "", True), "value must be a number, a text or None"),
+    (lambda: paper_number(np.array([[2.0], [2.0]]), "", True), "value must be a number"),  # .item() ValueError
+    (lambda: paper_number(10**400, ".4g", False), "value must be a number"),  # OverflowError
+    (lambda: paper_number(1 + 2j, ".4g", False), "value must be a number"),
+    (lambda: latex_float(652.5, scale=np.ones((2, 2))), "env must be one of"),  # truth value of an array
+])
+def test_bad_input_is_one_line(call, message: str) -> None:  # type: ignore[no-untyped-def]
+    from dpcalc.errors import DomainError
+
+    with pytest.raises(DomainError) as info:
+        call()
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)

@@ -5,6 +5,8 @@ Tolerances: exact forms to 1e-12 relative; the PLD band's ends bracket independe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -14,12 +16,14 @@ from dpcalc.risk import (
     ApproxDpCurve,
     GaussianCurve,
     PldCurve,
+    advantage,
     approx,
     approx_dp_curve,
     attack_risk,
     bayes_success,
     dpsgd_components,
     gaussian,
+    gaussian_curve,
     tpr_at,
     tradeoff_curve,
 )
@@ -150,3 +154,31 @@ def test_curve_deltas_is_delta_vectorised(sigma: float, q: float, steps: int) ->
         with np.errstate(invalid="ignore"):  # the scalar direct sum's log of a rounding-negative 1 − e^{ε−x} (dropped)
             scalar_lo = np.array([ps.lo.delta(x) for x in e])
         assert np.all(ps.lo.deltas(e) <= scalar_lo)
+
+
+# Calls the library fuzz found (tests/support/fuzz_library.py): a number where the curve belongs, FPRs of any shape,
+# tolerances that are not one number. Each is a one-line DomainError naming the parameter, or a result.
+@pytest.mark.parametrize("call", [lambda: tpr_at(0.5, 0.5), lambda: advantage(0.5),  # type: ignore[arg-type]
+                                  lambda: bayes_success([0.1, 0.2]), lambda: attack_risk(0.5)])  # type: ignore[arg-type]
+def test_a_curve_that_is_not_a_curve_is_named(call: Callable[[], object]) -> None:
+    with pytest.raises(DomainError, match=r"^curve must be a trade-off curve") as err:
+        call()
+    assert "\n" not in str(err.value)
+
+
+def test_fpr_of_any_shape_on_every_curve() -> None:
+    fpr = np.array([[0.5, 0.5, 0.5]])  # a PLD curve's duality broadcast (1, 3) against its ε grid: bare NumPy error
+    for curve in (approx_dp_curve(1.0, 1e-5), tradeoff_curve([(pld.poisson(pld.gaussian(1.0), 0.01), 100)])):
+        lo, up = tpr_at(curve, fpr)
+        assert lo.shape == up.shape == (1, 3) and np.all(lo <= up)
+        r = attack_risk(curve, fpr, prior=0.001)
+        assert r.fpr == (0.5, 0.5, 0.5) and r.tpr_upper == tuple(up.ravel())
+    assert attack_risk(gaussian_curve(1.0), 0.01, prior=[0.3]).prior == 0.3  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("rtol", "atol", "what"), [(np.array([1e-2, 1e-3]), 1e-4, "rtol"), (1e-2, 1 + 2j, "atol"),
+                                                    (-1.0, 1e-4, "rtol"), (1e-2, float("nan"), "atol")])
+def test_tradeoff_curve_tolerances_are_checked(rtol: object, atol: object, what: str) -> None:
+    for comps in ([(pld.poisson(pld.gaussian(1.0), 0.01), 100)], [(pld.gaussian(1.0), 1)]):  # PLD and exact curve
+        with pytest.raises(DomainError, match=f"^{what} must be"):
+            tradeoff_curve(comps, rtol=rtol, atol=atol)  # type: ignore[arg-type]

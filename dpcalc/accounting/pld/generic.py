@@ -116,6 +116,8 @@ def _exact_lattice(orient: dict[str, list[tuple[Pair, int]]], tail: float) -> fl
     # randomized response under replace_special, whose second loss has 3e-4 of the mass, was rounded onto a lattice
     # of 0.0047 and composed ×2228 by a 2.2-million-point FFT)
     loss = np.unique(max(atoms, key=lambda a: a.loss.size).loss)
+    if loss.size == 0:  # every atom at an infinite loss (disjoint supports): no lattice to find
+        return None
     gaps = np.diff(loss)
     gaps = gaps[gaps > 1e-9 * max(1.0, float(np.abs(loss).max()))]
     if gaps.size == 0:
