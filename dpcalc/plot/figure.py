@@ -15,8 +15,8 @@ from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.plot.data import Line, lines
 from dpcalc.plot.spec import FigureSpec
 
-__all__ = ["FORMATS", "MAX_LEGEND", "PALETTE", "STYLE", "Drawn", "MissingExtraError", "coinciding", "draw",
-           "format_of", "save"]
+__all__ = ["FORMATS", "MAX_LEGEND", "MAX_MATH_NESTING", "PALETTE", "STYLE", "Drawn", "MissingExtraError", "coinciding",
+           "draw", "format_of", "save"]
 
 FORMATS = ("png", "svg", "pdf")
 #: Colour-blind-safe qualitative palette (Okabe & Ito 2008; Wong, Nature Methods 2011), yellow last.
@@ -29,6 +29,9 @@ STYLE: dict[str, dict[str, Any]] = {
     "": {"linestyle": "-", "marker": "."}}
 #: More lines than this: a colour scale of the ``by`` parameter instead of a legend entry per line.
 MAX_LEGEND = 12
+#: Deepest nesting of braces and \left…\right in a label's math. matplotlib's mathtext parser recurses ~40 frames a
+#: level and overflows Python's stack from ~23 levels (fewer inside a deep caller): a deeper label is refused first.
+MAX_MATH_NESTING = 10
 _RC = {"font.size": 9, "axes.titlesize": 9.5, "legend.fontsize": 8, "svg.hashsalt": "dpcalc", "pdf.compression": 6,
        "pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path"}  # TrueType fonts embedded; SVG text as paths
 
@@ -71,9 +74,18 @@ def format_of(path: Path | None, fmt: str | None) -> str:
 
 def _label(plt: Any, text: str, where: str = "") -> str:
     """``text`` if matplotlib's mathtext can parse it. Else: with ``where`` (a user's text, e.g. the title) a
-    one-line `DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol)."""
+    one-line `DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol). Math nested
+    deeper than `MAX_MATH_NESTING` levels is refused before the parser sees it."""
     if "$" not in text:
         return text
+    from dpcalc.files import check_nesting
+
+    try:
+        check_nesting(where or "label", text, "mathtext", MAX_MATH_NESTING)
+    except DomainError:
+        if where:
+            raise
+        return text.replace("$", "")
     try:
         from matplotlib.mathtext import MathTextParser
 
@@ -163,8 +175,8 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = 110) -> Drawn:
     import numpy as np
 
     plt = _pyplot()
+    title = _label(plt, fig_spec.title, "title")  # a title matplotlib cannot typeset: refused before computing
     drawn, messages = lines(fig_spec)
-    title = _label(plt, fig_spec.title, "title")
     many = len(drawn) > MAX_LEGEND and all(line.by is not None for line in drawn)
     with plt.rc_context(_RC), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -119,7 +119,7 @@ def test_a_write_error_midway_leaves_nothing_and_the_target_intact(tmp_path: Pat
 
     f = tmp_path / "f.csv"
     f.write_text("old\n")
-    with pytest.raises(DomainError, match="--stream: cannot write .*No space left"):
+    with pytest.raises(DomainError, match=r"--stream: cannot write .*No space left"):
         with open_atomic(f, True, "--stream") as fh:
             fh.write("new,")
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
