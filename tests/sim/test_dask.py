@@ -116,7 +116,8 @@ def test_table_scheduler_needs_stream(tmp_path: Path) -> None:
 
 @needs_cluster
 def test_unreachable_scheduler_is_one_line() -> None:
-    """Nothing listens on the port: one line naming the address, exit 2 (after the 5 s connect timeout)."""
+    """Nothing listens on the port: one line naming --scheduler and the address, exit 2 (refused at once: see
+    tests/sim/test_scheduler_address.py)."""
     import socket
 
     with socket.socket() as s:  # a free port, closed again: nothing listens there
@@ -124,7 +125,7 @@ def test_unreachable_scheduler_is_one_line() -> None:
         port = s.getsockname()[1]
     code, out, err = run("verify", "--paper", "000", "--scheduler", f"tcp://127.0.0.1:{port}")
     assert code == 2 and out == ""
-    assert err.startswith(f"dpcalc: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
+    assert err.startswith(f"dpcalc: error: --scheduler: nothing listens at tcp://127.0.0.1:{port}")
     assert err.count("\n") == 1
 
 
