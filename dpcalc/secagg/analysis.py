@@ -146,7 +146,7 @@ def water_filling_from(sigma2: float, *, B: float | None = None, gradients: Sequ
     else:
         if normalization is None:
             raise DomainError("cov/eigenvalues need normalization sec4|sec5 (λ_sec4 = B·λ_sec5)")
-        if cov is None:  # every eigenvalue checked, and the K × K matrices' memory, before the matrix is built
+        if eigenvalues is not None:  # every eigenvalue checked, and the K × K matrices' memory, before the matrix
             lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
             _limits.check_memory(f"eigenvalues ({lam.size} values: K × K matrices)", matrix_bytes(lam.size))
             sigma = np.diag(lam)
