@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from dpcalc import catalog
+from tests.support import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOKS = ROOT / "docs" / "gen" / "hooks.py"
@@ -125,8 +125,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "DPCALC_DOCS_VERIFY_SAMPLES": "20000", "NO_MKDOCS_2_WARNING": "1",
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=900)
+    proc = processes.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, cpu_seconds=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
 
@@ -160,8 +160,8 @@ def _browse(site: Path, harness: str, pages: list[str], origin: str) -> list[dic
     frames = "\n".join(f'<iframe src="{page}" width="1200" height="900"></iframe>' for page in pages)
     (site / "_check.html").write_text(harness.replace("__FRAMES__", frames), encoding="utf-8")
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    proc = subprocess.run([str(browser), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                           "--dump-dom", f"{origin}/_check.html"], capture_output=True, text=True, timeout=600)
+    proc = processes.run([str(browser), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--dump-dom", f"{origin}/_check.html"], capture_output=True, text=True, cpu_seconds=600)
     match = re.search(r'<pre id="out">(.*?)</pre>', proc.stdout, re.DOTALL)
     assert match and match.group(1) != "pending", proc.stdout[-2000:] + proc.stderr[-2000:]
     result: list[dict[str, Any]] = json.loads(html_mod.unescape(match.group(1)))
@@ -244,8 +244,8 @@ def test_external_links_and_offline_search(site: Path) -> None:
 def test_search_answers_from_file_url(site: Path) -> None:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     url = (site / "index.html").as_uri() + "?q=accountant"
-    proc = subprocess.run([str(browser), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
-                           "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    proc = processes.run([str(browser), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
+                          "--dump-dom", url], capture_output=True, text=True, cpu_seconds=600)
     match = re.search(r'md-search-result__meta">(\d+) matching document', proc.stdout)
     assert match and int(match.group(1)) > 3, proc.stdout[-1500:]
 
