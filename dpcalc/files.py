@@ -103,15 +103,20 @@ def _read_bounded(option: str, path: Path, most: int) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise _os_error(option, path, exc, "read") from None
+    chunks: list[bytes] = []
+    total = 0
     with os.fdopen(fd, "rb") as fh:
         try:
             _check_regular(option, path, os.fstat(fd).st_mode)
-            raw = fh.read(most + 1)
+            while chunk := fh.read(min(1 << 20, most + 1 - total)):  # 1 MiB at a time: no buffer of the cap's size
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > most:
+                    raise DomainError(f"{option}: {_show(path)} is over {_limits.human(most)}, the most read from "
+                                      "such a file")
         except OSError as exc:
             raise _os_error(option, path, exc, "read") from None
-    if len(raw) > most:
-        raise DomainError(f"{option}: {_show(path)} is over {_limits.human(most)}, the most read from such a file")
-    return raw
+    return b"".join(chunks)
 
 
 def _read_npy(option: str, path: Path) -> NDArray[np.float64]:
@@ -139,7 +144,7 @@ def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .n
     (``hint``: what to do about a non-UTF-8 file)."""
     path = Path(path)
     size = _check_readable(option, path, _TEXT_FACTOR)
-    cap = int(_limits.max_memory() // _TEXT_FACTOR) if most is None else most
+    cap = int(_limits.max_memory() // _TEXT_FACTOR) if most is None else _count("most", most)
     if size > cap:
         raise DomainError(f"{option}: {_show(path)} ({_limits.human(size)}) is over {_limits.human(cap)}, the most "
                           "read from such a file")
@@ -168,7 +173,7 @@ _STEP[[ord("["), ord("{")]], _STEP[[ord("]"), ord("}")]] = 1, -1
 def nesting(text: str, kind: str) -> int:
     """The deepest nesting of brackets and braces in ``text`` (``kind``: "JSON", "TOML" or "mathtext"), strings,
     comments and escapes left out: counted without recursion, in time linear in the text."""
-    body = _SKIP[kind].sub(" ", text)
+    body = _SKIP[v.choice("kind", kind, tuple(_SKIP))].sub(" ", v.text("text", text))
     if kind == "mathtext":
         body = _LEFT_RIGHT.sub(lambda m: "{" if m.group(1) == "left" else "}", body)
     steps = _STEP[np.frombuffer(body.encode("utf-8", "replace"), dtype=np.uint8)]
@@ -177,7 +182,7 @@ def nesting(text: str, kind: str) -> int:
 
 def check_nesting(where: str, text: str, kind: str, most: int = MAX_NESTING) -> None:
     """A one-line `DomainError` naming ``where`` if ``text`` nests deeper than ``most`` levels (`nesting`)."""
-    depth = nesting(text, kind)
+    depth, most = nesting(text, kind), _count("most", most)
     if depth > most:
         what = "braces or \\left…\\right" if kind == "mathtext" else "arrays, objects or tables"
         raise DomainError(f"{where}: {what} nested too deeply ({depth} levels; at most {most})")
@@ -186,6 +191,7 @@ def check_nesting(where: str, text: str, kind: str, most: int = MAX_NESTING) -> 
 def check_depth(where: str, data: Any, most: int = MAX_NESTING) -> None:
     """A one-line `DomainError` naming ``where`` if the parsed ``data`` (dicts and lists) nests deeper than ``most``
     levels; walked with a stack, not recursion (a TOML header ``[a.b.c…]`` nests without brackets)."""
+    most = _count("most", most)
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         item, depth = stack.pop()
@@ -201,7 +207,7 @@ def check_depth(where: str, data: Any, most: int = MAX_NESTING) -> None:
 def parse_document(where: str, text: str, kind: str) -> Any:
     """The data of the JSON or TOML (``kind``) document ``text``, its nesting checked before and after parsing;
     a one-line `DomainError` naming ``where`` for a syntax error or deep nesting."""
-    check_nesting(where, text, kind)
+    check_nesting(where, text, v.choice("kind", kind, ("JSON", "TOML")))
     try:
         if kind == "TOML":
             if sys.version_info >= (3, 11):
@@ -226,6 +232,11 @@ def read_document(option: str, path: str | Path, hint: str = "save it as UTF-8")
     p = Path(path)
     text = read_text(option, p, hint, most=MAX_DOCUMENT_BYTES)
     return parse_document(f"{option} {_show(p)}", text, "TOML" if p.suffix.lower() == ".toml" else "JSON")
+
+
+def _count(name: str, value: Any) -> int:
+    """A whole number >= 0 (a cap, a depth), else a one-line `DomainError` naming ``name``."""
+    return int(v.scalar(name, v.integer_at_least(name, value, 0)))
 
 
 def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:

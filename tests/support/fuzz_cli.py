@@ -165,6 +165,8 @@ TYPICAL: dict[str, list[str]] = {
     "max_examples_per_user": ["1", "5"], "sampling": ["poisson", "shuffle"],
 }
 
+TRAINING_TERMS = ("dataset_size", "batch_size", "epochs", "clients", "clients_per_round", "rounds", "sampling",
+                  "max_examples_per_user")
 #: Extreme training terms: huge step counts (epochs × N / b), b > N, m > N, counts past 2**53.
 EXTREME_TERMS = ["0", "-1", "1", "1e12", "9007199254740993", "1e300", "0.5", "2.5", "100000000", "1e-9"]
 
@@ -382,8 +384,14 @@ def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[s
     rate = draw(st.sampled_from([0, 0, 5, 15, 50]))  # percent of options given hostile values in this vector
     if command.examples and draw(st.integers(0, 3)) == 0:  # 1 in 4: a documented example, one option changed
         argv = _mutated_example(draw, command, files, out_dir, rate)
+    names = {p.name for p in command.params}
+    # how a run is described (account, calibrate, statement): --q/--steps, training terms or an event file — one of
+    # them, so that the success path is reached; "mixed" draws every option on its own (conflicts: one-line errors)
+    mode = draw(st.sampled_from(["plain", "plain", "training", "event", "mixed"])) if "dataset_size" in names else ""
+    skip = set() if mode in ("", "mixed") else {*TRAINING_TERMS, "event"} | (
+        {"sigma", "q", "steps"} if mode == "event" else {"q", "steps"} if mode == "training" else set())
     for p in command.params if len(argv) == len(command.path) else ():
-        if p.name == "help":
+        if p.name == "help" or p.name in skip:
             continue
         if p.kind == "flag":
             if draw(st.integers(0, 3)) == 0:
@@ -401,16 +409,18 @@ def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[s
                 argv.append(value)
             else:
                 argv += [draw(st.sampled_from(p.opts)), value]
-    names = {p.name for p in command.params}
-    if "dataset_size" in names and draw(st.integers(0, 2)) == 0:  # the run in training terms, a consistent group
+    if mode == "training" or (mode == "mixed" and draw(st.booleans())):  # the run in training terms, one group
         argv += _training_terms(draw, command, files, out_dir, rate, argv)
+    if mode == "event" and "event" in names:
+        argv += ["--event", draw(value_for(next(p for p in command.params if p.name == "event"), files, out_dir,
+                                           hostile=draw(st.integers(0, 99)) < rate))]
     if "accountant" in names and "-a" not in argv and "--accountant" not in argv and draw(st.integers(0, 9)):
         argv += ["-a", draw(st.sampled_from(TYPICAL["accountant"]))]  # the all-accountant default (PLD) 1 in 10
     if "samples" in names and "--samples" not in argv:  # keep valid verify runs short (the default is 400k)
         argv += ["--samples", "2000"]
     if "workers" in names and "--workers" not in argv:
         argv += ["--workers", "1"]
-    trouble = draw(st.integers(0, 24))
+    trouble = draw(st.sampled_from(range(25)))
     if trouble == 0:
         argv.insert(draw(st.integers(len(command.path), len(argv))), "--bogus-option")
     elif trouble == 1 and len(argv) > len(command.path):
@@ -514,7 +524,7 @@ def violations(command: Command, o: Outcome, output: Path | None, existed: bool)
             if not any(n and n.lower() in low for n in names) and not any(g in msg for g in generic):
                 found.append(f"error names no parameter: {msg[:200]!r}")
     text = o.out
-    if output is not None and o.code == 0 and output.exists():
+    if output is not None and o.code == 0 and exists(output):
         try:
             text = output.read_text(encoding="utf-8")
         except UnicodeDecodeError:  # a figure (plot --format png|pdf): no text to check
@@ -539,9 +549,17 @@ def violations(command: Command, o: Outcome, output: Path | None, existed: bool)
         leftovers = [p.name for p in output.parent.glob(".dpcalc-*")] if output.parent.is_dir() else []
         if leftovers:
             found.append(f"temporary file left behind: {leftovers}")
-        if o.code == 2 and output.exists() and not existed:
+        if o.code == 2 and exists(output) and not existed:
             found.append("output file written although the command failed")
     return found
+
+
+def exists(path: Path) -> bool:
+    """``path.exists()``, False for a name the file system refuses (too long)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def output_of(argv: list[str]) -> Path | None:
@@ -574,7 +592,7 @@ def survey_command(command: Command, files: Files, root: Path, examples: int) ->
         case_dir = Path(tempfile.mkdtemp(dir=root))
         argv = data.draw(argv_for(command, files, case_dir))
         output = output_of(argv)
-        existed = output is not None and output.exists()
+        existed = output is not None and exists(output)
         o = invoke(argv, case_dir)
         tried += 1
         codes[o.code] += 1
