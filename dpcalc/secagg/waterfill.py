@@ -28,9 +28,10 @@ from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
 __all__ = ["E7_TEXT", "E8_TEXT", "EIGH_SECONDS", "WaterFilling", "added_power", "isotropic_spectrum", "matrix_bytes",
            "water_filling", "wfna_covariance_change_bound", "wfna_spectrum"]
 
-EIGH_SECONDS = 6e-9
+EIGH_SECONDS = 3e-9
 """CPU seconds per K³ of WF-NA on a dense K × K covariance: ``eigh``, the product U·diag·Uᵀ and ``eigvalsh`` of the
-result (5.3 ns·K³ measured at K = 1000, all BLAS threads counted)."""
+result (1.2 ns·K³ measured at K = 1000 on an idle machine, 5.3 under load, all BLAS threads counted;
+``bench/bench_secagg.py``)."""
 
 
 def matrix_bytes(k: float) -> float:

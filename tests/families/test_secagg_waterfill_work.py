@@ -97,7 +97,7 @@ def test_the_cli_result_of_3000_eigenvalues(eighs: list[int]) -> None:
 
 def test_a_dense_covariance_over_the_minute_is_refused_before_its_eigendecomposition(
         eighs: list[int], rng: np.random.Generator) -> None:
-    k = int((1.2 * _limits.MAX_SECONDS / waterfill.EIGH_SECONDS) ** (1 / 3)) + 1  # 2,289: ~73 s by the estimate
+    k = int((1.2 * _limits.MAX_SECONDS / waterfill.EIGH_SECONDS) ** (1 / 3)) + 1  # 2,885: ~72 s by the estimate
     a = rng.standard_normal((k, 8))
     with pytest.raises(DomainError, match=rf"^cov \({k} × {k}\) would take about .* min of work"):
         secagg.water_filling(a @ a.T, 0.1, normalization="sec5")
