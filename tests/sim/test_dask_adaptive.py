@@ -29,7 +29,7 @@ def test_the_window_follows_a_cluster_that_grows() -> None:
 
     items = list(range(120))
     expected = [_seeded(i) for i in items]
-    dask.config.set(DASK_TIMEOUTS)
+    dask.config.set(DASK_TIMEOUTS)  # for the worker that joins later too
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lc = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
