@@ -7,7 +7,9 @@ Run: OPENBLAS_NUM_THREADS=1 python bench/bench_secagg.py   (not collected by pyt
   partial eigendecomposition for λ_min), the full eigenvalue list, and the CLI ``dpcalc secagg rdp --gradients``
   (reading the 80 MB .npy included);
 * ``renyi_gaussian`` at K = 2000 for 1 order (Cholesky route) and 64 orders (one eigendecomposition), and the error
-  against the co-diagonal closed form in a random rotated basis (the exact value).
+  against the co-diagonal closed form in a random rotated basis (the exact value);
+* WF-NA from 3,000 eigenvalues (closed form) and from a dense 1000 × 1000 covariance (the eigendecomposition whose
+  cost per K³ the work estimate charges).
 """
 
 from __future__ import annotations
@@ -83,6 +85,22 @@ def bench_divergence(k: int = 2000) -> None:
               f"(D_3 = {float(want[0] if alphas.size == 1 else want[1]):.6g})")
 
 
+def bench_waterfill(k: int = 3000) -> None:
+    """WF-NA from K eigenvalues (closed form, no eigendecomposition) and from a dense K' × K' covariance (eigh)."""
+    from dpcalc.secagg import analysis
+
+    lam = np.random.default_rng(0).uniform(0, 1, k)
+    t = best_of(lambda: analysis.water_filling_from(0.1, eigenvalues=lam, normalization="sec5"), repeat=3)
+    cpu = cpu_seconds(lambda: analysis.water_filling_from(0.1, eigenvalues=lam, normalization="sec5"))
+    print(f"water_filling_from, {k:,} eigenvalues: {t:.3f} s wall, {cpu:.3f} s CPU")
+    a = gradients(1000, 2000)
+    cov = a @ a.T / 2000
+    cpu = cpu_seconds(lambda: secagg.water_filling(cov, 1e-4, normalization="sec5"))
+    print(f"water_filling, dense 1000 × 1000: {cpu:.3f} s CPU ({cpu * 1e9 / 1000**3:.3g} ns × K³; the work estimate "
+          "charges 3 ns × K³)")
+
+
 if __name__ == "__main__":
     bench_gradients()
     bench_divergence()
+    bench_waterfill()

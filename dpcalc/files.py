@@ -1,8 +1,12 @@
-"""The one file reader (numbers from text/CSV/``.npy``) and the one atomic output writer of every command.
+"""The one file reader (numbers from text/CSV/``.npy``; JSON and TOML documents) and the one atomic output writer
+of every command.
 
 Every failure is a one-line `DomainError` naming the option and the file: a missing
-file, a directory, a non-UTF-8 text, a short row, an empty / complex / non-numeric ``.npy``, a path too long
-for the file system. The writer checks the target *before* the computation (`check_output`), writes
+file, a directory, a device, pipe or socket (``/dev/zero`` would never end), a file over its size cap (read with a
+bound, so a file that grows while it is read cannot exceed it), a non-UTF-8 text, a short row, an empty / complex /
+non-numeric ``.npy``, a path too long for the file system, a document nested deeper than `MAX_NESTING` levels
+(checked without recursion before the parser, which recurses once per level, sees it: `check_nesting`; and on the
+parsed data: `check_depth`). The writer checks the target *before* the computation (`check_output`), writes
 through a temporary file in the target's own directory and ``os.replace`` (so a reader never sees half a
 file and an error leaves nothing behind), gives a new file the mode the umask allows (``0666 & ~umask``, as
 ``open`` would), keeps an existing file's mode, writes *through* a symlink to its target (the link stays a
@@ -13,6 +17,9 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,8 +33,17 @@ from dpcalc import _limits
 from dpcalc import _validate as v
 from dpcalc.errors import DomainError
 
-__all__ = ["check_output", "open_atomic", "read_columns", "read_matrix", "read_numbers", "read_table", "read_text",
-           "read_vector", "write_atomic"]
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_NESTING", "check_depth", "check_nesting", "check_output", "nesting",
+           "open_atomic", "parse_document", "read_columns", "read_document", "read_matrix", "read_numbers",
+           "read_table", "read_text", "read_vector", "write_atomic"]
+
+MAX_DOCUMENT_BYTES = 16 * 1024**2
+"""Largest JSON or TOML document (an event file, a table SPEC) read: 16 MiB (parsed, a document takes up to ~20 times
+its size in memory)."""
+
+MAX_NESTING = 64
+"""Deepest nesting of arrays, objects and tables in a JSON or TOML document (an event tree a few levels deep needs
+under 10; the parsers recurse once per level and fail near 1,000)."""
 
 _TEXT_SUFFIXES = (".csv", ".txt", ".tsv", ".dat", "")
 
@@ -54,8 +70,9 @@ _NPY_FACTOR = 2  # .npy: load + float64 copy
 
 
 def _check_readable(option: str, path: Path, factor: float | None = None) -> int:
-    """Stat ``path``; one-line errors for missing files, directories and unreadable paths; the memory of reading it
-    (``factor`` times its size; default: numbers, from text or .npy) checked against the cap. Returns its size."""
+    """Stat ``path``; one-line errors for missing files, directories, devices, pipes, sockets and unreadable paths;
+    the memory of reading it (``factor`` times its size; default: numbers, from text or .npy) checked against the cap.
+    Returns its size."""
     if "\x00" in str(path):
         raise DomainError(f"{option}: {_show(path)} is not a file name (it contains a NUL byte)")
     try:
@@ -64,12 +81,42 @@ def _check_readable(option: str, path: Path, factor: float | None = None) -> int
         if exc.errno == errno.ENOENT:
             raise DomainError(f"{option}: file {_show(path)} does not exist") from None
         raise _os_error(option, path, exc, "read") from None
-    if path.is_dir():
-        raise DomainError(f"{option}: {_show(path)} is a directory, not a file")
+    _check_regular(option, path, st.st_mode)
     if factor is None:
         factor = _NPY_FACTOR if path.suffix.lower() == ".npy" else _NUMBERS_FACTOR
     _limits.check_memory(f"{option}: reading {_show(path)} ({_limits.human(st.st_size)})", st.st_size * factor)
     return st.st_size
+
+
+def _check_regular(option: str, path: Path, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise DomainError(f"{option}: {_show(path)} is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        raise DomainError(f"{option}: {_show(path)} is not a regular file (a device, pipe or socket, which may never "
+                          "end); save the input to a file")
+
+
+def _read_bounded(option: str, path: Path, most: int) -> bytes:
+    """At most ``most`` bytes of the regular file ``path`` (opened without blocking and checked again once open: a
+    pipe put in its place after the check is refused too); one byte more is an error naming the cap."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise _os_error(option, path, exc, "read") from None
+    chunks: list[bytes] = []
+    total = 0
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            _check_regular(option, path, os.fstat(fd).st_mode)
+            while chunk := fh.read(min(1 << 20, most + 1 - total)):  # 1 MiB at a time: no buffer of the cap's size
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > most:
+                    raise DomainError(f"{option}: {_show(path)} is over {_limits.human(most)}, the most read from "
+                                      "such a file")
+        except OSError as exc:
+            raise _os_error(option, path, exc, "read") from None
+    return b"".join(chunks)
 
 
 def _read_npy(option: str, path: Path) -> NDArray[np.float64]:
@@ -91,15 +138,17 @@ def _tokens(line: str) -> list[str]:
     return line.split("#")[0].replace(",", " ").replace(";", " ").replace("\t", " ").split()
 
 
-def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .npy") -> str:
-    """The UTF-8 text of a file; missing files, directories, unreadable or non-UTF-8 files are one line naming
-    ``option`` and the path (``hint``: what to do about a non-UTF-8 file).
+def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .npy", most: int | None = None) -> str:
+    """The UTF-8 text of a file, at most ``most`` bytes (default: what the memory cap allows); missing files,
+    directories, devices and pipes, larger, unreadable or non-UTF-8 files are one line naming ``option`` and the path
+    (``hint``: what to do about a non-UTF-8 file).
 
     Parameters
     ----------
     option : str
     path : str | Path
     hint : str
+    most : int | None
 
     Returns
     -------
@@ -111,16 +160,172 @@ def read_text(option: str, path: str | Path, hint: str = "save it as UTF-8 or .n
         An input outside its domain; the one-line message names the input and the allowed range.
     """
     path = Path(path)
-    _check_readable(option, path, _TEXT_FACTOR)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise _os_error(option, path, exc, "read") from None
+    size = _check_readable(option, path, _TEXT_FACTOR)
+    cap = int(_limits.max_memory() // _TEXT_FACTOR) if most is None else _count("most", most)
+    if size > cap:
+        raise DomainError(f"{option}: {_show(path)} ({_limits.human(size)}) is over {_limits.human(cap)}, the most "
+                          "read from such a file")
+    raw = _read_bounded(option, path, cap)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DomainError(f"{option}: {_show(path)} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
                           f"{exc.start}); {hint}") from None
+
+
+# ----------------------------------------------------------------------------------------------- documents
+
+#: What does not nest in a text: JSON strings; TOML strings (four kinds) and comments; mathtext's escaped
+#: brackets (``\{`` is a literal brace).
+_SKIP = {
+    "JSON": re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL),
+    "TOML": re.compile(r"'''.*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|#[^\n]*", re.DOTALL),
+    "mathtext": re.compile(r"\\[{}\[\]]"),
+}
+_LEFT_RIGHT = re.compile(r"\\(left|right)(?![a-zA-Z])")  # mathtext's \left( … \right) nest like braces
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]], _STEP[[ord("]"), ord("}")]] = 1, -1
+
+
+def nesting(text: str, kind: str) -> int:
+    """The deepest nesting of brackets and braces in ``text`` (``kind``: "JSON", "TOML" or "mathtext"), strings,
+    comments and escapes left out: counted without recursion, in time linear in the text.
+
+    Parameters
+    ----------
+    text : str
+    kind : str
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DomainError
+        An input (``text``, ``kind``) outside its domain; the one-line message names it and the allowed range.
+    """
+    body = _SKIP[v.choice("kind", kind, tuple(_SKIP))].sub(" ", v.text("text", text))
+    if kind == "mathtext":
+        body = _LEFT_RIGHT.sub(lambda m: "{" if m.group(1) == "left" else "}", body)
+    steps = _STEP[np.frombuffer(body.encode("utf-8", "replace"), dtype=np.uint8)]
+    return int(np.cumsum(steps, dtype=np.int64).max(initial=0))
+
+
+def check_nesting(where: str, text: str, kind: str, most: int = MAX_NESTING) -> None:
+    """A one-line `DomainError` naming ``where`` if ``text`` nests deeper than ``most`` levels (`nesting`).
+
+    Parameters
+    ----------
+    where : str
+    text : str
+    kind : str
+    most : int
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
+    depth, most = nesting(text, kind), _count("most", most)
+    if depth > most:
+        what = "braces or \\left…\\right" if kind == "mathtext" else "arrays, objects or tables"
+        raise DomainError(f"{where}: {what} nested too deeply ({depth} levels; at most {most})")
+
+
+def check_depth(where: str, data: Any, most: int = MAX_NESTING) -> None:
+    """A one-line `DomainError` naming ``where`` if the parsed ``data`` (dicts and lists) nests deeper than ``most``
+    levels; walked with a stack, not recursion (a TOML header ``[a.b.c…]`` nests without brackets).
+
+    Parameters
+    ----------
+    where : str
+    data : Any
+    most : int
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
+    most = _count("most", most)
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= most:
+                    raise DomainError(f"{where}: arrays, objects or tables nested too deeply (more than {most} "
+                                      "levels)")
+                stack.append((child, depth + 1))
+
+
+def parse_document(where: str, text: str, kind: str) -> Any:
+    """The data of the JSON or TOML (``kind``) document ``text``, its nesting checked before and after parsing;
+    a one-line `DomainError` naming ``where`` for a syntax error or deep nesting.
+
+    Parameters
+    ----------
+    where : str
+    text : str
+    kind : str
+
+    Returns
+    -------
+    Any
+
+    Raises
+    ------
+    DomainError
+        An input (``kind``) outside its domain; the one-line message names it and the allowed range.
+    """
+    check_nesting(where, text, v.choice("kind", kind, ("JSON", "TOML")))
+    try:
+        if kind == "TOML":
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # pragma: no cover
+                import tomli as tomllib
+            data = tomllib.loads(text)
+        else:
+            import json
+
+            data = json.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, JSONDecodeError, an integer of over 4,300 digits
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DomainError(f"{where}: not valid {kind}: {reason}") from None
+    check_depth(where, data)
+    return data
+
+
+def read_document(option: str, path: str | Path, hint: str = "save it as UTF-8") -> Any:
+    """The data of a JSON or TOML file (TOML by the suffix ``.toml``): a regular file of at most `MAX_DOCUMENT_BYTES`,
+    nested at most `MAX_NESTING` levels (`parse_document`); errors name ``option`` and the path.
+
+    Parameters
+    ----------
+    option : str
+    path : str | Path
+    hint : str
+
+    Returns
+    -------
+    Any
+
+    Raises
+    ------
+    DomainError
+        An input outside its domain; the one-line message names the input and the allowed range.
+    """
+    p = Path(path)
+    text = read_text(option, p, hint, most=MAX_DOCUMENT_BYTES)
+    return parse_document(f"{option} {_show(p)}", text, "TOML" if p.suffix.lower() == ".toml" else "JSON")
+
+
+def _count(name: str, value: Any) -> int:
+    """A whole number >= 0 (a cap, a depth), else a one-line `DomainError` naming ``name``."""
+    return int(v.scalar(name, v.integer_at_least(name, value, 0)))
 
 
 def _read_text(option: str, path: Path) -> tuple[list[str], list[list[float]]]:

@@ -42,7 +42,6 @@ def evaluate(formula: Formula, values: Mapping[str, Sequence[Any]], *, published
     SymPy form); ``precision`` adds ``<output>_digits``: the SymPy form by mpmath at that many significant digits,
     as a decimal string.
     """
-    import mpmath
 
     missing = missing_inputs(formula, values)
     unknown = [k for k in values if k not in {i.name for i in formula.inputs}]
@@ -72,11 +71,25 @@ def evaluate(formula: Formula, values: Mapping[str, Sequence[Any]], *, published
         if published:
             row[f"{out}_published"] = _published(formula, row)
         if precision is not None:
-            with mpmath.workdps(precision):
-                row[f"{out}_digits"] = mpmath.nstr(formula.evaluate_mp(row, dps=precision + 10), precision,
-                                                   strip_zeros=False)
+            row[f"{out}_digits"] = _digits(formula, row, precision)
         rows.append(row)
     return Evaluation(formula, rows, published, precision)
+
+
+def _digits(formula: Formula, row: Mapping[str, Any], precision: int) -> str:
+    """The SymPy form at ``row`` by mpmath, ``precision`` significant digits; a one-line `DomainError` naming
+    ``--precision`` where mpmath's own arithmetic fails (its erfc converts x² to a float: OverflowError above
+    x ≈ 1.3e154, e.g. gdp.tradeoff at μ = 1e308)."""
+    import mpmath
+
+    try:
+        with mpmath.workdps(precision):
+            return str(mpmath.nstr(formula.evaluate_mp(row, dps=precision + 10), precision, strip_zeros=False))
+    except ArithmeticError as exc:
+        at = ", ".join(f"{i.name} = {row[i.name]:g}" for i in formula.inputs if i.kind != "vector")
+        raise DomainError(f"--precision: mpmath cannot evaluate the SymPy form of {formula.id} at {at} "
+                          f"({type(exc).__name__}: {exc}); leave --precision out for the double-precision value"
+                          ) from None
 
 
 def _published(formula: Formula, row: Mapping[str, Any]) -> float:

@@ -105,6 +105,10 @@ class Args:
             return "the options"
         return f"{' × '.join(self.option(n) for n in many)} ({' × '.join(str(len(axes[n])) for n in many)} values)"
 
+    def outside(self, name: str) -> list[bool]:
+        """For each value of the list option ``name``: is it outside its catalog input's domain (`Resolved.outside`)?"""
+        return self._options[name].outside(self._values[name])
+
     def replace(self, **values: Any) -> Args:
         """The same call with the values of some options replaced (a part of a sweep)."""
         return Args({**self._values, **values}, self._options, self.format, self.extra, self.force)

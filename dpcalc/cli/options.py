@@ -200,6 +200,23 @@ class Resolved:
         return value
 
 
+    def outside(self, values: Any) -> list[bool]:
+        """For each number of ``values``: is it outside the domain of the catalog input this option is bound to (its
+        interval, NaN included; integrality is left to the command)? All False for an option without a domain. A
+        sweep separates these values from the others before running anything (`dpcalc.cli.sweep`)."""
+        domain = (self.input or {}).get("domain")
+        if not domain:
+            return [False] * len(values)
+        import numpy as np
+
+        from dpcalc.catalog.types import Domain
+
+        d = Domain.parse(domain)
+        x = np.asarray(values, dtype=np.float64)
+        inside = (x > d.lo if d.lo_open else x >= d.lo) & (x < d.hi if d.hi_open else x <= d.hi)
+        return [not ok for ok in inside.tolist()]
+
+
 def resolve(opt: Opt, formula: str, with_help: bool = True) -> Resolved:
     """Complete ``opt`` from the catalog input of ``formula`` (or ``opt.formula``) and ``opt.default_from``; its help
     text only ``with_help`` (the console script builds it only when ``--help`` is asked for)."""

@@ -15,6 +15,7 @@ and grids of more than `MAX_SPLIT_POINTS` points (the first error is reported in
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Iterator
@@ -69,25 +70,67 @@ def split(cmd: Command, args: Args, exc: DpcalcError, explain: Any = str) -> lis
     return list(_bisect(cmd, args, list(args.axes()), exc, explain, deadline))
 
 
-def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, explain: Any, deadline: float
-            ) -> Iterator[Result | Failure]:
-    """The pieces of a grid whose body failed with ``error``: results of the parts that run, failures of points."""
+def _bisect(cmd: Command, args: Args, names: list[str], error: DpcalcError, explain: Any, deadline: float,
+            taken: frozenset[str] = frozenset()) -> Iterator[Result | Failure]:
+    """The pieces of a grid whose body failed with ``error``: results of the parts that run, failures of points.
+
+    Values outside their input's declared domain (`Args.outside`) are separated before anything is halved: an
+    input whose every value is outside fails every point (one call, on one point, for the reason); along the first
+    input with several values, each run of values inside is one call and each value outside one call on one point.
+    A bad value among 3,000 thus costs one call, not a bisection of reruns. ``taken``: inputs whose values outside
+    the declared domain the body was found to accept (μ = 0 where the catalog says μ > 0)."""
+    every = next((n for n in names if n not in taken and all(args.outside(n))), None)
+    if every is not None:
+        yield from _outside(cmd, args, names, explain, deadline, taken | {every})
+        return
     halved = next((n for n in names if len(args[n]) > 1), None)
     if halved is None:
         yield Failure({n: args[n][0] for n in names}, explain(error))
         return
     values = args[halved]
+    bad = [False] * len(values) if halved in taken else args.outside(halved)
+    if any(bad):
+        for out, run in itertools.groupby(zip(values, bad, strict=True), key=lambda pair: pair[1]):
+            part = [value for value, _ in run]
+            if out:
+                for value in part:
+                    yield from _outside(cmd, args.replace(**{halved: [value]}), names, explain, deadline,
+                                        taken | {halved})
+            else:
+                yield from _run(cmd, args.replace(**{halved: part}), names, explain, deadline, taken)
+        return
     for part in (values[:len(values) // 2], values[len(values) // 2:]):
         if time.perf_counter() > deadline:
             raise LimitError(f"{explain(error)} — and separating the rows outside the domain from the others would "
                              f"take over {SPLIT_SECONDS:g} s; narrow the sweep to its computable part")
-        sub = args.replace(**{halved: part})
-        try:
-            yield cmd.body(sub)
-        except LimitError:
-            raise
-        except DpcalcError as exc:
-            yield from _bisect(cmd, sub, names, exc, explain, deadline)
+        yield from _run(cmd, args.replace(**{halved: part}), names, explain, deadline, taken)
+
+
+def _run(cmd: Command, sub: Args, names: list[str], explain: Any, deadline: float, taken: frozenset[str]
+         ) -> Iterator[Result | Failure]:
+    try:
+        yield cmd.body(sub)
+    except LimitError:
+        raise
+    except DpcalcError as exc:
+        yield from _bisect(cmd, sub, names, exc, explain, deadline, taken)
+
+
+def _outside(cmd: Command, sub: Args, names: list[str], explain: Any, deadline: float, taken: frozenset[str]
+             ) -> Iterator[Result | Failure]:
+    """The points of ``sub``, each with a value outside its input's declared domain: the body's refusal of the first
+    point is every point's reason; if the body takes that point after all, the part runs as usual (``taken``: the
+    inputs so found acceptable)."""
+    try:
+        cmd.body(sub.replace(**{n: sub[n][:1] for n in names}))
+    except LimitError:
+        raise
+    except DpcalcError as exc:
+        reason = explain(exc)
+        for point in itertools.product(*(sub[n] for n in names)):
+            yield Failure(dict(zip(names, point, strict=True)), reason)
+        return
+    yield from _run(cmd, sub, names, explain, deadline, taken)
 
 
 def varying(args: Args) -> list[str]:

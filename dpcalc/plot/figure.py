@@ -15,8 +15,8 @@ from dpcalc.errors import DomainError, DpcalcError
 from dpcalc.plot.data import Line, lines
 from dpcalc.plot.spec import FigureSpec
 
-__all__ = ["DPI", "FONTS", "FORMATS", "INSIDE_LEGEND", "MAX_LEGEND", "MIN_TEXT_PT", "PALETTE", "STYLE", "WIDTH",
-           "Drawn", "MissingExtraError", "coinciding", "draw", "figure_size", "format_of", "legend_order", "save"]
+__all__ = ["DPI", "FONTS", "FORMATS", "INSIDE_LEGEND", "MAX_LEGEND", "MAX_MATH_NESTING", "MIN_TEXT_PT", "PALETTE",
+           "STYLE", "WIDTH", "Drawn", "MissingExtraError", "coinciding", "draw", "figure_size", "format_of", "legend_order", "save"]
 
 FORMATS = ("png", "svg", "pdf")
 #: Colour-blind-safe qualitative palette (Okabe & Ito 2008; Wong, Nature Methods 2011), yellow last.
@@ -29,6 +29,9 @@ STYLE: dict[str, dict[str, Any]] = {
     "": {"linestyle": "-", "marker": "."}}
 #: More lines than this: a colour scale of the ``by`` parameter instead of a legend entry per line.
 MAX_LEGEND = 12
+#: Deepest nesting of braces and \left…\right in a label's math. matplotlib's mathtext parser recurses ~40 frames a
+#: level and overflows Python's stack from ~23 levels (fewer inside a deep caller): a deeper label is refused first.
+MAX_MATH_NESTING = 10
 #: Text sizes in points at the figure's printed width (`WIDTH` inches by default): 7 pt at least, as journals ask.
 _RC = {"font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "legend.fontsize": 7, "xtick.labelsize": 7,
        "ytick.labelsize": 7, "axes.linewidth": 0.6, "lines.linewidth": 1.2, "lines.markersize": 3.5,
@@ -87,9 +90,18 @@ def format_of(path: Path | None, fmt: str | None) -> str:
 
 def _label(plt: Any, text: str, where: str = "") -> str:
     """``text`` if matplotlib's mathtext can parse it. Else: with ``where`` (a user's text, e.g. the title) a
-    one-line `DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol)."""
+    one-line `DomainError` naming it; without, ``text`` with the ``$`` removed (a catalog symbol). Math nested
+    deeper than `MAX_MATH_NESTING` levels is refused before the parser sees it."""
     if "$" not in text:
         return text
+    from dpcalc.files import check_nesting
+
+    try:
+        check_nesting(where or "label", text, "mathtext", MAX_MATH_NESTING)
+    except DomainError:
+        if where:
+            raise
+        return text.replace("$", "")
     try:
         from matplotlib.mathtext import MathTextParser
 
@@ -224,8 +236,8 @@ def draw(fig_spec: FigureSpec, fmt: str = "png", *, dpi: int = DPI, width: float
         raise DomainError(f"dpi must be an integer in [20, 1200] (got {dpi!r})")
     size = figure_size(width)
     plt = _pyplot()
+    title = _label(plt, fig_spec.title, "title")  # a title matplotlib cannot typeset: refused before computing
     drawn, messages = lines(fig_spec)
-    title = _label(plt, fig_spec.title, "title")
     many = len(drawn) > MAX_LEGEND and all(line.by is not None for line in drawn)
     entries = len(drawn) + bool(fig_spec.optimum)
     if not many and entries > INSIDE_LEGEND:

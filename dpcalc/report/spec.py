@@ -14,17 +14,11 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from dpcalc.errors import DomainError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 KeyPath = tuple[str | int, ...]
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*(\]\]?)\s*(#.*)?$")
@@ -63,13 +57,14 @@ class Spec:
 
     @classmethod
     def read(cls, path: str | Path) -> Spec:
-        """Read and parse ``path`` through the one file reader (`dpcalc.files.read_text`): missing,
-        unreadable, non-UTF-8 files and TOML syntax errors are one-line `SpecError`."""
-        from dpcalc.files import read_text
+        """Read and parse ``path`` through the one file reader (`dpcalc.files.read_text`, at most
+        `dpcalc.files.MAX_DOCUMENT_BYTES`): missing, unreadable, non-UTF-8 or too large files, devices, TOML syntax
+        errors and deep nesting are one-line `SpecError`."""
+        from dpcalc.files import MAX_DOCUMENT_BYTES, read_text
 
         p = Path(path)
         try:
-            text = read_text("SPEC", p, hint="save it as UTF-8")
+            text = read_text("SPEC", p, hint="save it as UTF-8", most=MAX_DOCUMENT_BYTES)
         except SpecError:
             raise
         except DomainError as exc:
@@ -78,12 +73,14 @@ class Spec:
 
     @classmethod
     def parse(cls, text: str, name: str = "<spec>") -> Spec:
+        """Parse TOML ``text`` (`dpcalc.files.parse_document`: nesting checked before the parser, which recurses once
+        per level, sees it); a syntax error or deep nesting is a one-line `SpecError` naming ``name``."""
+        from dpcalc.files import parse_document
+
         try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise SpecError(f"{name}: not valid TOML: {str(exc).splitlines()[0]}") from None
-        except RecursionError:  # the parser recurses once per level of nesting
-            raise SpecError(f"{name}: arrays or tables nested too deeply to read") from None
+            data = parse_document(name, text, "TOML")
+        except DomainError as exc:
+            raise SpecError(str(exc)) from None
         return cls(data, text, name)
 
     # -- locating -----------------------------------------------------------------------------------

@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcalc import _limits
 from dpcalc._repr import short_repr
 from dpcalc.errors import DomainError
-from dpcalc.secagg._common import to_sec4
+from dpcalc.secagg._common import eigenvalues_nonneg, to_sec4
 from dpcalc.secagg.bounds import (
     Form,
     dp_from_rdp,
@@ -34,7 +35,7 @@ from dpcalc.secagg.bounds import (
 )
 from dpcalc.secagg.data import SpanCheck, second_moment, span_check, theorem2_from_gradients
 from dpcalc.secagg.divergence import Divergence, renyi_gaussian, renyi_gaussian_codiagonal
-from dpcalc.secagg.waterfill import WaterFilling, water_filling
+from dpcalc.secagg.waterfill import WaterFilling, matrix_bytes, water_filling
 from dpcalc.typing import FloatArray
 
 __all__ = ["CONVERSIONS", "SpanAnalysis", "Theorem2Analysis", "divergence", "span_analysis", "theorem2_analysis",
@@ -227,7 +228,12 @@ def water_filling_from(sigma2: float, *, B: float | None = None, gradients: Sequ
     else:
         if normalization is None:
             raise DomainError("cov/eigenvalues need normalization sec4|sec5 (λ_sec4 = B·λ_sec5)")
-        sigma = np.asarray(cov, dtype=np.float64) if cov is not None else np.diag(np.asarray(eigenvalues, dtype=float))
+        if eigenvalues is not None:  # every eigenvalue checked, and the K × K matrices' memory, before the matrix
+            lam = eigenvalues_nonneg("eigenvalues", eigenvalues)
+            _limits.check_memory(f"eigenvalues ({lam.size} values: K × K matrices)", matrix_bytes(lam.size))
+            sigma = np.diag(lam)
+        else:
+            sigma = np.asarray(cov, dtype=np.float64)
         norm = normalization
     return water_filling(sigma, sigma2, normalization=norm, B=B, blocks=blocks if blocks > 1 else None)
 

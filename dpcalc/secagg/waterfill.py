@@ -6,6 +6,10 @@ divided by B first. The added power ``tr ΔΣ = Σ_k max(σ² − λ_k, 0)`` is 
 reaching the same floor. The block variant (per-block eigendecomposition, cost O(K³/k²)) does not preserve the
 bound (erratum E8): it ignores the cross-block covariance, so the true λ_min can stay below σ² — it is offered
 only with an `ErratumWarning` and reports the true ``min_eigenvalue_after``.
+
+A diagonal covariance (what a list of eigenvalues gives) is its own eigendecomposition: filled in closed form, O(K)
+(3,000 eigenvalues took 85 s of O(K³) eigendecompositions before). Any other covariance is decomposed, O(K³): its
+work (`EIGH_SECONDS` × K³) is checked against the one-minute cap before it starts.
 """
 
 from __future__ import annotations
@@ -15,14 +19,26 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcalc import _limits
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import DomainError, ErratumWarning
 from dpcalc.secagg._common import eigenvalues_nonneg, symmetric_matrix, to_sec5
 from dpcalc.typing import FloatArray
 
-__all__ = ["E7_TEXT", "E8_TEXT", "WaterFilling", "added_power", "isotropic_spectrum", "water_filling",
-           "wfna_covariance_change_bound", "wfna_spectrum"]
+__all__ = ["E7_TEXT", "E8_TEXT", "EIGH_SECONDS", "WaterFilling", "added_power", "isotropic_spectrum", "matrix_bytes",
+           "water_filling", "wfna_covariance_change_bound", "wfna_spectrum"]
+
+EIGH_SECONDS = 3e-9
+"""CPU seconds per K³ of WF-NA on a dense K × K covariance: ``eigh``, the product U·diag·Uᵀ and ``eigvalsh`` of the
+result (1.2 ns·K³ measured at K = 1000 on an idle machine, 5.3 under load, all BLAS threads counted;
+``bench/bench_secagg.py``)."""
+
+
+def matrix_bytes(k: float) -> float:
+    """Peak bytes of WF-NA on a K × K covariance: about six K × K float64 arrays (the matrix, its symmetrised copy,
+    the eigenvectors, the noise, their sum and a temporary)."""
+    return 6 * 8 * float(k) ** 2
 
 E8_TEXT = ("block-wise WF-NA does not preserve the ε bound (Zhang et al. 2024, erratum E8): the per-block fill "
            "ignores the cross-block covariance, so λ_min(Σ + ΔΣ) can stay below σ² (see min_eigenvalue_after)")
@@ -197,20 +213,29 @@ def water_filling(cov: ArrayLike, sigma2: float, *, normalization: str, B: float
     s = to_sec5(s, normalization=normalization, B=B, name="cov")
     s2 = v.scalar("sigma2", v.positive("sigma2", sigma2))
     k = s.shape[0]
-    if blocks is None or int(blocks) == 1:
-        noise, w = _fill(s, s2)
-        nblocks = 1
-    else:
+    nblocks = 1
+    if blocks is not None and int(blocks) != 1:
         nblocks = int(v.scalar("blocks", v.check_range("blocks", blocks, 1, float(k), integer=True)))
         v.warn(E8_TEXT, ErratumWarning)
-        noise = np.zeros_like(s)
-        for idx in np.array_split(np.arange(k), nblocks):
-            sub, _ = _fill(s[np.ix_(idx, idx)], s2)
-            noise[np.ix_(idx, idx)] = sub
-        w = np.asarray(np.linalg.eigvalsh(s), dtype=np.float64)
-    w = eigenvalues_nonneg("eigenvalues of cov", w)
+    if np.count_nonzero(s) == np.count_nonzero(np.diagonal(s)):  # diagonal: eigenvalues on it, eigenvectors e_k
+        d = eigenvalues_nonneg("eigenvalues of cov", np.diagonal(s))
+        gap = np.maximum(s2 - d, 0.0)
+        noise, w = np.diag(gap), np.sort(d)  # every block of a diagonal matrix is diagonal: the blocks fill the same
+        after = float(np.min(d + gap))  # the eigenvalues of the diagonal Σ + ΔΣ
+    else:
+        _limits.check_seconds(f"cov ({k} × {k})", EIGH_SECONDS * float(k) ** 3,
+                              f"~{EIGH_SECONDS * 1e9:g} ns × K³ for its eigendecomposition")
+        if nblocks == 1:
+            noise, w = _fill(s, s2)
+        else:
+            noise = np.zeros_like(s)
+            for idx in np.array_split(np.arange(k), nblocks):
+                sub, _ = _fill(s[np.ix_(idx, idx)], s2)
+                noise[np.ix_(idx, idx)] = sub
+            w = np.asarray(np.linalg.eigvalsh(s), dtype=np.float64)
+        w = eigenvalues_nonneg("eigenvalues of cov", w)
+        after = float(np.linalg.eigvalsh(s + noise)[0])
     power = float(np.trace(noise))
-    after = float(np.linalg.eigvalsh(s + noise)[0])
     if not np.isfinite(power):
         raise DomainError("cov produced a non-finite noise covariance")
     iso = k * s2

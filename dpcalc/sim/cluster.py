@@ -7,9 +7,10 @@ follows the cluster's current size, re-read as tasks complete (at most every `RE
 cluster that grows gets the extra tasks to run. A worker lost mid-run is harmless: Dask reschedules its
 tasks elsewhere and, since each task is a pure function of its seed and inputs, they return the same values.
 
-Errors are one line (`ClusterError`): the extra is not installed, the scheduler cannot be
-reached within `CONNECT_TIMEOUT` seconds, or a task failed twice (an exception raised twice, or workers
-dying under it more often than the scheduler's ``allowed-failures``).
+Errors are one line (`ClusterError`): the extra is not installed; the address's protocol is not usable here (``tls://``
+without Dask's TLS settings, ``ucx://``); no Dask scheduler answers there within `CONNECT_TIMEOUT` seconds (nothing
+listens, or another server does: `dpcalc.sim.probe`, before Dask's client sees the address); or a task failed twice
+(an exception raised twice, or workers dying under it more often than the scheduler's ``allowed-failures``).
 """
 
 from __future__ import annotations
@@ -107,15 +108,18 @@ def connect(scheduler: Any, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Das
     if isinstance(scheduler, distributed.Client):
         yield DaskExecutor(scheduler)
         return
+    from dpcalc.sim import probe
+
     address = str(scheduler).strip()
     if not address:
-        raise ClusterError("the scheduler address is empty (give e.g. tcp://127.0.0.1:8786)")
+        raise ClusterError("scheduler: the address is empty (give e.g. tcp://127.0.0.1:8786)")
+    probe.check(distributed, address, timeout)
     try:
         client = distributed.Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:  # the scheduler went away since the probe
         why = " ".join(str(exc).split()) or type(exc).__name__
-        raise ClusterError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({why[:160]})"
-                           ) from None
+        raise ClusterError(f"scheduler: cannot reach the Dask scheduler at {address} within {timeout:g} s "
+                           f"({why[:160]})") from None
     try:
         yield DaskExecutor(client)
     finally:

@@ -11,7 +11,6 @@ and exit code 2.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import warnings
 
@@ -20,6 +19,7 @@ import pytest
 from dpcalc.accounting import accountants, schedule
 from dpcalc.accounting.events import TrainingRun
 from dpcalc.errors import DomainError
+from tests.support import processes
 from tests.support.cli_runner import run
 
 
@@ -164,8 +164,8 @@ def test_help_has_examples() -> None:
 
 def test_console_script_subprocess() -> None:
     """The installed entry point prints the rdp row (real process, exit 0)."""
-    proc = subprocess.run([sys.executable, "-m", "dpcalc.cli.main", "account", *BASE, "-a", "rdp", "--json"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = processes.run([sys.executable, "-m", "dpcalc.cli.main", "account", *BASE, "-a", "rdp", "--json"],
+                         capture_output=True, text=True, cpu_seconds=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["rows"][0]["order"] == 7.8
 

@@ -263,6 +263,41 @@ def test_tradeoff_monte_carlo_and_edges() -> None:
     assert gdp.tradeoff(0.4, 0.0) == pytest.approx(0.6, rel=1e-15)
 
 
+@pytest.mark.parametrize("mu", [30.0, 37.0, 38.0, 38.6, 39.5, 40.0, 41.0, 1e308])
+def test_tradeoff_keeps_its_subnormal_tail(mu: float) -> None:
+    """Below Φ's normal range G_μ(α) is subnormal, not 0 (Φ alone gave 0 from μ ≈ 39.6 at α = 0.05): three ways — the
+    implementation, the catalog's SymPy form by mpmath (30 digits) and mpmath's Φ of the same argument directly —
+    within 2e-13 relative or, below 2.2e-308, two units of the last subnormal place (4.9e-324 each)."""
+    from dpcalc import catalog
+
+    got = float(gdp.tradeoff(0.05, mu))
+    if mu > 1e150:  # mpmath's erfc (and so Φ) fails above ~1.3e154 (OverflowError: the --precision error says so)
+        assert got == 0.0  # the true value, ~10^(-2.2e615), is below every double
+        return
+    with mpmath.workdps(30):
+        direct = mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf("-0.9")) - mpmath.mpf(mu))
+        tol = max(2e-13 * direct, 2 * 5e-324)
+        assert abs(got - direct) <= tol, (got, direct)
+        sympy_form = catalog.get("gdp.tradeoff").evaluate_mp({"alpha": 0.05, "mu": mu}, dps=30)
+        assert abs(got - sympy_form) <= tol, (got, sympy_form)
+    assert got > 0 or direct < 2.5e-324
+
+
+def test_eval_precision_where_mpmath_overflows_is_one_line() -> None:
+    from tests.support.cli_runner import run
+
+    code, out, err = run("eval", "gdp.tradeoff", "--alpha", "0.05", "--mu", "1e308", "--precision", "3")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("dpcalc: error: --precision: mpmath cannot evaluate the SymPy form of gdp.tradeoff at "
+                          "alpha = 0.05, mu = 1e+308 (OverflowError")
+    code, out, err = run("eval", "gdp.tradeoff", "--alpha", "0.05", "--mu", "40", "--precision", "3", "--json")
+    assert code == 0, err
+    import json
+
+    row = json.loads(out)["rows"][0]
+    assert row["beta"] == pytest.approx(3.7055e-322, abs=5e-324) and row["beta_digits"] == "3.70e-322"
+
+
 def test_compose_and_gaussian_mechanism() -> None:
     """compose = ‖μ‖₂ (no overflow at 1e200, rtol 1e-15); composing n Gaussians (σ_i) equals one Gaussian
     in n dimensions: its δ(ε) by Monte Carlo of the summed privacy losses (10^6 draws, ±5 s.e.)."""

@@ -7,13 +7,13 @@ import csv
 import io
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from dpcalc import __version__, midp
+from tests.support import processes
 from tests.support.cli_runner import run, run_json
 
 
@@ -201,12 +201,12 @@ def test_version_and_help_have_examples() -> None:
 def test_installed_console_script_subprocess() -> None:
     exe = shutil.which("dpcalc")
     cmd = [exe] if exe else [sys.executable, "-m", "dpcalc.cli.main"]
-    ok = subprocess.run([*cmd, "sigma", "--eps", "5", "--d", "1000", "--json"], capture_output=True, text=True,
-                        timeout=60, check=False)
+    ok = processes.run([*cmd, "sigma", "--eps", "5", "--d", "1000", "--json"], capture_output=True, text=True,
+                       cpu_seconds=60, check=False)
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["rows"][0]["sigma"] == pytest.approx(0.31543752682891, rel=1e-13)
-    bad = subprocess.run([*cmd, "sigma", "--eps", "-1", "--d", "1000"], capture_output=True, text=True, timeout=60,
-                         check=False)
+    bad = processes.run([*cmd, "sigma", "--eps", "-1", "--d", "1000"], capture_output=True, text=True,
+                        cpu_seconds=60, check=False)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
 
 
@@ -217,7 +217,7 @@ def test_cli_start_path_imports_neither_scipy_nor_sympy() -> None:
             "assert r.exit_code == 0, r.output\n"
             "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('scipy', 'sympy', 'matplotlib'))\n"
             "print(bad)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    out = processes.run([sys.executable, "-c", code], capture_output=True, text=True, cpu_seconds=60, check=True)
     assert out.stdout.strip() == "[]"
 
 

@@ -23,13 +23,13 @@ import itertools
 import os
 import re
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.support import processes
 from tests.support.numbers import same_number
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,8 +156,8 @@ def test_doc_command_runs_and_shows_its_real_output(cmd: DocCommand, tmp_path: P
         (tmp_path / name).write_text(content, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "COLUMNS": "200", "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "dpcalc.cli.main", *cmd.args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = processes.run([sys.executable, "-m", "dpcalc.cli.main", *cmd.args], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, cpu_seconds=600)
     real = proc.stdout + proc.stderr
     expected_code = 2 if "dpcalc: error:" in cmd.shown else 0
     assert proc.returncode == expected_code, f"{cmd.path}:{cmd.line}: {cmd.text}\n{real[-2000:]}"

@@ -7,7 +7,6 @@ import importlib.util
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 
 from dpcalc import catalog
-from tests.support import browser
+from tests.support import browser, processes
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOKS = ROOT / "docs" / "gen" / "hooks.py"
@@ -180,8 +179,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "DPCALC_DOCS_VERIFY_SAMPLES": "20000", "NO_MKDOCS_2_WARNING": "1",
            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=900)
+    proc = processes.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, cpu_seconds=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return out
 
@@ -281,8 +280,8 @@ def test_external_links_and_offline_search(site: Path) -> None:
 def test_search_answers_from_file_url(site: Path) -> None:
     exe = browser.browser()
     url = (site / "index.html").as_uri() + "?q=accountant"
-    proc = subprocess.run([str(exe), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
-                           "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    proc = processes.run([str(exe), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=8000",
+                          "--dump-dom", url], capture_output=True, text=True, cpu_seconds=600)
     match = re.search(r'md-search-result__meta">(\d+) matching document', proc.stdout)
     assert match and int(match.group(1)) > 3, proc.stdout[-1500:]
 

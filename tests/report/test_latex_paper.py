@@ -18,6 +18,7 @@ import pytest
 
 from dpcalc.report import table
 from dpcalc.report.latex import _shifted, _table_format, latex_caption, latex_float, one_epsilon, paper_number
+from tests.support import processes
 from tests.support.cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,8 +133,8 @@ def _compile(tmp_path: Path, name: str, preamble: str, body: str) -> str:
           + ("\\usepackage{siunitx}\n" if "S[table-format" in body else "") + \
           f"\\begin{{document}}\n{body}\n\\end{{document}}\n"
     (tmp_path / f"{name}.tex").write_text(doc, encoding="utf-8")
-    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    proc = processes.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, cpu_seconds=120)
     assert proc.returncode == 0, proc.stdout[-3000:]
     return (tmp_path / f"{name}.log").read_text(encoding="latin-1")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from dpcalc.report import table
 from dpcalc.report.render import Format
 from dpcalc.report.spec import Spec, SpecError
+from tests.support import processes
 from tests.support.cli_runner import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,8 +149,8 @@ def test_latex_compiles_with_pdflatex(tmp_path: Path) -> None:
            f"{body}\nSee Table~\\ref{{tab:midp-sigma}}.\n\\end{{document}}\n")
     (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
     for _ in range(2):  # twice, so \ref resolves
-        proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+        proc = processes.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"], cwd=tmp_path,
+                             capture_output=True, text=True, cpu_seconds=120)
         assert proc.returncode == 0, proc.stdout[-3000:]
     log = (tmp_path / "t.log").read_text(encoding="latin-1")
     assert "undefined" not in log, "an unresolved reference or undefined control sequence"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from functools import partial
@@ -24,7 +23,8 @@ from dpcalc.checks import nbafl as nbafl_checks
 from dpcalc.nbafl.simulate import SimulationConfig, simulate
 from dpcalc.sim import parallel
 from dpcalc.sim.executor import ClusterError, LocalExecutor, SerialExecutor, open_executor
-from tests.sim.conftest import needs_cluster
+from tests.sim.conftest import needs_cluster, wait_for_workers
+from tests.support import processes
 from tests.support.cli_runner import run
 
 _SIM = SimulationConfig(eps=(2.0, 20.0), t_max=6, N=8, m=40, d=6, repeats=4, seed=3)
@@ -102,7 +102,7 @@ def test_without_scheduler_nothing_of_dask_is_imported(tmp_path: Path) -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'))\n"
         "assert not bad, bad\nprint('clean')\n")
     env = {k: v for k, v in os.environ.items() if k != "DASK_SCHEDULER_ADDRESS"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    done = processes.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cpu_seconds=300)
     assert done.returncode == 0 and done.stdout.strip().endswith("clean"), done.stderr[-2000:]
 
 
@@ -116,7 +116,8 @@ def test_table_scheduler_needs_stream(tmp_path: Path) -> None:
 
 @needs_cluster
 def test_unreachable_scheduler_is_one_line() -> None:
-    """Nothing listens on the port: one line naming the address, exit 2 (after the 5 s connect timeout)."""
+    """Nothing listens on the port: one line naming --scheduler and the address, exit 2 (refused at once: see
+    tests/sim/test_scheduler_address.py)."""
     import socket
 
     with socket.socket() as s:  # a free port, closed again: nothing listens there
@@ -124,7 +125,7 @@ def test_unreachable_scheduler_is_one_line() -> None:
         port = s.getsockname()[1]
     code, out, err = run("verify", "--paper", "000", "--scheduler", f"tcp://127.0.0.1:{port}")
     assert code == 2 and out == ""
-    assert err.startswith(f"dpcalc: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
+    assert err.startswith(f"dpcalc: error: --scheduler: nothing listens at tcp://127.0.0.1:{port}")
     assert err.count("\n") == 1
 
 
@@ -186,7 +187,7 @@ def test_killed_worker_still_gives_identical_results(cluster: Any) -> None:
     got = simulate(cfg, scheduler=client, progress=progress)
     assert "killed" in state and state["killed"][0] < state["killed"][1]  # killed mid-run, with a task running
     assert np.array_equal(got.loss, expected.loss) and np.array_equal(got.loss_se, expected.loss_se)
-    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the tests that follow
+    wait_for_workers(client, 2)  # the nanny restarts it for the tests that follow
     assert state["killed"][2] not in client.scheduler_info()["workers"]  # a new worker took its place
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.sim.conftest import needs_cluster
+from tests.sim.conftest import DASK_TIMEOUTS, needs_cluster, wait_for_workers
 
 
 def _seeded(i: int) -> float:
@@ -22,12 +22,14 @@ def test_the_window_follows_a_cluster_that_grows() -> None:
     worker runs tasks, and the results are those of the serial run."""
     import warnings
 
+    import dask
     from distributed import Client, LocalCluster, get_task_stream
 
     from dpcalc.sim.cluster import TASKS_PER_THREAD, DaskExecutor
 
     items = list(range(120))
     expected = [_seeded(i) for i in items]
+    dask.config.set(DASK_TIMEOUTS)  # for the worker that joins later too
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lc = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
@@ -47,7 +49,7 @@ def test_the_window_follows_a_cluster_that_grows() -> None:
             if done >= 8 and "scaled" not in state:
                 state["scaled"] = done
                 lc.scale(2)
-                client.wait_for_workers(2, timeout=60)
+                wait_for_workers(client, 2)
 
         got = []
         with get_task_stream(client=client) as stream:

@@ -170,7 +170,7 @@ def test_a_sweep_sent_to_an_unreachable_scheduler_is_one_line() -> None:
         port = s.getsockname()[1]
     code, out, err = run("sigma", "--eps", "1,2", "--d", "1e3", "--scheduler", f"tcp://127.0.0.1:{port}")
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"dpcalc: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
+    assert err.startswith(f"dpcalc: error: --scheduler: nothing listens at tcp://127.0.0.1:{port}")
 
 
 @needs_cluster

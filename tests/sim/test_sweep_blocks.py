@@ -57,25 +57,35 @@ def test_streamed_csv_equals_the_whole_grid(tmp_path: Path, block_rows: int, wor
 
 
 def _first_fast(options: dict[str, list[float]]) -> float:
-    """A block task: the first block returns at once, every other sleeps 60 s (a run the user interrupts)."""
+    """A block task: the first block returns at once, every other sleeps 60 s (a run the user interrupts) and then
+    leaves a mark in $DPCALC_TEST_MARKS (a task that ran to its end)."""
+    import os
     import time
+    from pathlib import Path
 
     if options["x"][0] > 0:
         time.sleep(60)
+        (Path(os.environ["DPCALC_TEST_MARKS"]) / f"{options['x'][0]:g}").touch()
     return options["x"][0]
 
 
-def test_a_sweep_left_early_ends_its_pool_at_once() -> None:
+def test_a_sweep_left_early_ends_its_pool_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A consumer that stops reading (an interrupt, an error) closes the generator: the pool's running tasks are
     ended, not waited for (before: the close waited for every running task; with the garbage collector doing the
-    close the interruption surfaced as 'Exception ignored in: <generator object run_blocks>')."""
-    import time
+    close the interruption surfaced as 'Exception ignored in: <generator object run_blocks>'). Shown by what
+    happened, not by a clock: after the close no pool process is left and no sleeping task reached its end."""
+    import multiprocessing
 
+    monkeypatch.setenv("DPCALC_TEST_MARKS", str(tmp_path))  # the pool's processes start inside run_blocks
+    others = set(multiprocessing.active_children())  # e.g. a Dask cluster of other tests: not the pool's
     blocks = sweep.run_blocks(_first_fast, {"x": [0.0, 1.0, 2.0, 3.0]}, workers=2, block_rows=1)
     assert next(blocks) == 0.0
-    start = time.perf_counter()
     blocks.close()
-    assert time.perf_counter() - start < 10.0
+    pool = [child for child in multiprocessing.active_children() if child not in others]
+    for child in pool:  # an ended process is reaped at once; one that was waited for sleeps its 60 s out
+        child.join()
+    assert [child for child in multiprocessing.active_children() if child not in others] == []
+    assert list(tmp_path.iterdir()) == []  # no task slept its 60 s out: they were ended
 
 
 def test_an_empty_scheduler_address_is_refused() -> None:

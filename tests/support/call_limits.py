@@ -1,16 +1,42 @@
-"""Per-call limits for the fuzz harnesses (``fuzz_cli``, ``fuzz_library``): wall time and, optionally, memory."""
+"""Per-call limits for the fuzz harnesses (``fuzz_cli``, ``fuzz_library``): CPU time, a stall, and optionally memory.
+
+No wall-clock limit: a loaded machine stretches wall time, not the CPU time a call needs, so a limit on wall time
+trips on a busy machine (``test_contract_holds[verify]`` hit its 60 s wall limit under ``pytest -n 2`` on a loaded
+machine). The limits are
+
+* CPU time: the process's user + system time (every thread, so BLAS threads count too), ``ITIMER_PROF`` →
+  :class:`Slow` when the call has used ``cpu_seconds``;
+* a stall: a call that sleeps (waits on a socket, a pipe, a lock) uses no CPU and would never meet the CPU limit.
+  Every `STALL_SECONDS` of wall time the call must have used at least `STALL_CPU` seconds of CPU, else
+  :class:`Slow`. That is a share of 0.05 %: the scheduler gives a runnable process far more on any machine that
+  still answers (at a load of 100 on 2 cores a process gets 2 %), so load cannot trip it — only sleeping can;
+* optionally memory: an address-space limit of ``memory`` bytes above the current size (→ MemoryError).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import resource
 import signal
+import time
 from collections.abc import Iterator
 from typing import Any
 
+__all__ = ["STALL_CPU", "STALL_SECONDS", "Slow", "cpu_seconds", "limits"]
+
+STALL_SECONDS = 120.0
+"""Wall-time window of the stall check."""
+STALL_CPU = 0.06
+"""Least CPU time a call must use in each `STALL_SECONDS` window (0.05 % of it)."""
+
 
 class Slow(BaseException):
-    """A call ran longer than its time limit (a BaseException: the code under test cannot swallow it)."""
+    """A call used more than its CPU time, or stalled (a BaseException: the code under test cannot swallow it)."""
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time so far (user + system, every thread)."""
+    return time.process_time()
 
 
 def _vm_bytes() -> int:
@@ -22,22 +48,34 @@ def _vm_bytes() -> int:
 
 
 @contextlib.contextmanager
-def limits(seconds: float, memory: int | None = None) -> Iterator[None]:
-    """A wall-time limit (SIGALRM → :class:`Slow`) and, if ``memory`` is given, an address-space limit of that many
-    bytes above the current size (→ MemoryError) for one call."""
-    def handler(signum: int, frame: Any) -> None:
-        raise Slow(f"more than {seconds:g} s")
+def limits(cpu: float, memory: int | None = None) -> Iterator[None]:
+    """At most ``cpu`` seconds of CPU time and no stall for one call (module doc); with ``memory``, at most that
+    many bytes of new address space."""
+    start = cpu_seconds()
+    last = [start]
 
-    old_handler = signal.signal(signal.SIGALRM, handler)
+    def over_cpu(signum: int, frame: Any) -> None:
+        raise Slow(f"more than {cpu:g} s of CPU time")
+
+    def stalled(signum: int, frame: Any) -> None:
+        now = cpu_seconds()
+        if now - last[0] < STALL_CPU:
+            raise Slow(f"stalled: {now - last[0]:.3g} s of CPU in {STALL_SECONDS:g} s (waiting, not computing)")
+        last[0] = now
+
+    old_prof, old_alarm = signal.signal(signal.SIGPROF, over_cpu), signal.signal(signal.SIGALRM, stalled)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if memory is not None:
         cap = _vm_bytes() + memory
         resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_PROF, cpu)
+    signal.setitimer(signal.ITIMER_REAL, STALL_SECONDS, STALL_SECONDS)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
+        signal.signal(signal.SIGPROF, old_prof)
+        signal.signal(signal.SIGALRM, old_alarm)
         if memory is not None:
             resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

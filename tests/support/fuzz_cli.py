@@ -5,7 +5,17 @@ fuzzed too); each vector runs through the real console entry point :func:`dpcalc
 
 The contract (README, DEVELOPERS.md): exit code 0 (ok), 1 (a verification failed) or 2 (bad input); on 2
 exactly one stderr line ``dpcalc: error: …`` naming a parameter; never a traceback; no NaN anywhere and an
-infinity only with a stated reason (a warning); no file left behind on error.
+infinity only with a stated reason (a warning); no file left behind on error; at most ``DPCALC_FUZZ_CPU_SECONDS``
+(default 120: twice the one-minute work cap) of CPU time per vector and no stall (`tests.support.call_limits`: CPU
+time, not wall time, so a loaded machine cannot trip it).
+
+Besides each command's own options the vectors reach: ``--scheduler`` addresses Dask cannot use or where no
+scheduler answers (a closed port, ``tls://`` without settings, ``ucx://``, a server that greets with something
+else, a silent one), ``--stream`` and ``--output`` targets that cannot be written (a directory, ``/dev/full``, a
+missing directory, a long name), event files (JSON and TOML, valid, nested 10⁵ / 5,000 / 300 deep, over the size
+cap, ``/dev/zero``, a named pipe) and the training terms (``--dataset-size --batch-size --epochs --clients
+--clients-per-round --rounds --sampling --max-examples-per-user``) as consistent groups with typical and extreme
+values.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from dpcalc.cli import main as cli_main
 from tests.support.call_limits import Slow, limits
 
 REPO = Path(__file__).resolve().parents[2]
-SECONDS_PER_VECTOR = float(os.environ.get("DPCALC_FUZZ_SECONDS", "60"))
+CPU_SECONDS_PER_VECTOR = float(os.environ.get("DPCALC_FUZZ_CPU_SECONDS", "120"))
 
 
 # ------------------------------------------------------------------------------------------ discovery
@@ -149,7 +159,33 @@ TYPICAL: dict[str, list[str]] = {
     "formula": ["gdp.delta_from_eps"], "x": ["eps=0.5:3:0.5", "eps=1,2"], "by": ["mu=0.5,1"], "fixed": ["mu=1"],
     "fmt": ["svg", "png"], "g_new": ["0.3,0.4,0.1", "0.6,0.8", "1,0,0"],
     "name": ["001-fig5", "000-sigma-vs-eps", "002-fig4a"],
-    "scheduler": [""],  # this machine (a cluster's address is tested in tests/sim/test_dask.py)
+    # training terms (account, calibrate, statement): example level N, b, E and client level N, m, R
+    "dataset_size": ["60000", "1000", "50000"], "batch_size": ["256", "64", "1000"], "epochs": ["1", "10", "0.5"],
+    "clients": ["1000", "100"], "clients_per_round": ["10", "100"], "rounds": ["100", "10"],
+    "max_examples_per_user": ["1", "5"], "sampling": ["poisson", "shuffle"],
+}
+
+TRAINING_TERMS = ("dataset_size", "batch_size", "epochs", "clients", "clients_per_round", "rounds", "sampling",
+                  "max_examples_per_user")
+#: Extreme training terms: huge step counts (epochs × N / b), b > N, m > N, counts past 2**53.
+EXTREME_TERMS = ["0", "-1", "1", "1e12", "9007199254740993", "1e300", "0.5", "2.5", "100000000", "1e-9"]
+
+#: Event files (``--event``), by name: valid ones first (the success path), then the hostile ones.
+_GAUSSIAN = '{"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}'
+GOOD_EVENTS = {
+    "gaussian.json": '{"type": "gaussian", "noise_multiplier": 2}',
+    "sampled.json": '{"class_name": "SelfComposedDpEvent", "count": 100, "event": {"class_name": '
+                    '"PoissonSampledDpEvent", "sampling_probability": 0.01, "event": ' + _GAUSSIAN + '}}',
+    "composed.toml": 'class_name = "SelfComposedDpEvent"\ncount = 3\n[event]\nclass_name = "LaplaceDpEvent"\n'
+                     "noise_multiplier = 1.5\n",
+}
+BAD_EVENTS = {
+    "deep.json": "[" * 100_000 + "]" * 100_000,
+    "deep.toml": "x = " + "[" * 5_000 + "]" * 5_000 + "\n",
+    "selfcomposed300.json": '{"class_name": "SelfComposedDpEvent", "count": 2, "event": ' * 299 + _GAUSSIAN + "}" * 299,
+    "dotted.toml": 'class_name = "GaussianDpEvent"\n[' + ".".join(["event"] * 300) + "]\nx = 1\n",
+    "bad.json": "{", "empty.json": "", "list.json": "[1, 2]", "unknown.json": '{"type": "bogus"}',
+    "negative.json": '{"type": "gaussian", "noise_multiplier": -1}', "bigint.json": "1" * 5000,
 }
 
 
@@ -202,9 +238,55 @@ class Files:
         self.paths["missing.csv"] = str(root / "missing.csv")
         self.paths["long"] = str(root / ("x" * 300 + ".csv"))
         self.paths["nodir"] = str(root / "no" / "such" / "dir.csv")
+        for name, body in {**GOOD_EVENTS, **BAD_EVENTS}.items():
+            text(name, body)
+        with open(root / "huge.json", "w", encoding="utf-8") as fh:  # over the 16 MiB document cap, valid JSON
+            fh.write('{"type": "gaussian", "noise_multiplier": 1, "pad": "' + "x" * (17 * 1024**2) + '"}')
+        self.paths["huge.json"] = str(root / "huge.json")
+        self.events_good = [self.paths[n] for n in GOOD_EVENTS]
+        self.events_bad = [self.paths[n] for n in (*BAD_EVENTS, "huge.json")] + ["/dev/zero"]
+        if hasattr(os, "mkfifo"):
+            os.mkfifo(root / "pipe.json")
+            self.events_bad.append(str(root / "pipe.json"))
+        self.schedulers = _scheduler_addresses()
 
     def values(self) -> list[str]:
         return list(self.paths.values())
+
+
+def _serve(greeting: bytes | None) -> int:
+    """A TCP server on a free local port (a daemon thread): every connection gets ``greeting`` (None: nothing) and is
+    held open — another service where a scheduler is expected."""
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    held = []
+
+    def serve() -> None:
+        while True:
+            conn, _ = srv.accept()
+            held.append(conn)
+            if greeting is not None:
+                conn.sendall(greeting)
+
+    threading.Thread(target=serve, daemon=True).start()
+    port: int = srv.getsockname()[1]
+    return port
+
+
+def _scheduler_addresses() -> list[str]:
+    """``--scheduler`` values no Dask scheduler answers at (the tests of a live cluster: tests/sim)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    return [f"tcp://127.0.0.1:{closed}", f"127.0.0.1:{closed}", f"tls://127.0.0.1:{closed}", "ucx://127.0.0.1:9",
+            "foo://127.0.0.1:9", "tcp://127.0.0.1", "tcp://[::1", "inproc://nowhere", "", " ", "a b",
+            f"tcp://127.0.0.1:{_serve(b'SSH-2.0-OpenSSH_9.6' + bytes([13, 10]))}", f"tcp://127.0.0.1:{_serve(None)}"]
 
 
 def _formula_ids() -> list[str]:
@@ -218,8 +300,18 @@ def value_for(draw: Any, param: Param, files: Files, out_dir: Path, hostile: boo
     """One value for ``param``: typical (valid-looking) or, if ``hostile``, hostile numbers/lists/ranges/files."""
     typical = TYPICAL.get(param.name) or ["1", "0.5", "10"]
     if param.name in ("output", "stream"):  # files the command writes: a fresh path, never a prepared input
+        if hostile and draw(st.integers(0, 3)) == 0:
+            return draw(st.sampled_from([str(out_dir), "/dev/full", str(out_dir / ("x" * 300 + ".csv")),
+                                         str(out_dir / "no" / "dir.csv")]))
         return str(out_dir / draw(st.sampled_from(["out.txt", "out.csv", "sub/out.txt"] if hostile else
                                                   ["out.txt", "out.csv", "out.svg"])))
+    if param.name == "scheduler":
+        return draw(st.sampled_from(files.schedulers))
+    if param.name == "event":
+        return draw(st.sampled_from(files.events_bad + files.values() if hostile else files.events_good))
+    if param.name in ("dataset_size", "batch_size", "epochs", "clients", "clients_per_round", "rounds",
+                      "max_examples_per_user") and hostile:
+        return draw(st.sampled_from(EXTREME_TERMS))
     if param.name == "title" and hostile:
         return draw(st.sampled_from(BAD_TITLES))
     if param.kind == "choice":
@@ -269,6 +361,22 @@ def _mutated_example(draw: Any, command: Command, files: Files, out_dir: Path, r
     return argv
 
 
+def _training_terms(draw: Any, command: Command, files: Files, out_dir: Path, rate: int, given: list[str]
+                    ) -> list[str]:
+    """Options describing the run in training terms: example level (N, b, E) or client level (N, m, R), with the
+    sampling and (where there is one) a user-level bound; each value typical or, at ``rate`` percent, extreme."""
+    by_name = {p.name: p for p in command.params}
+    group = draw(st.sampled_from([("dataset_size", "batch_size", "epochs"),
+                                  ("clients", "clients_per_round", "rounds")]))
+    extra = [n for n in ("sampling", "max_examples_per_user") if n in by_name and draw(st.booleans())]
+    argv: list[str] = []
+    for name in (*group, *extra):
+        p = by_name.get(name)
+        if p is not None and not set(p.opts) & set(given):
+            argv += [p.opts[0], draw(value_for(p, files, out_dir, hostile=draw(st.integers(0, 99)) < rate))]
+    return argv
+
+
 @st.composite
 def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[str]:
     """An argument vector for ``command``: each parameter omitted, typical or hostile; sometimes a usage error."""
@@ -276,14 +384,22 @@ def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[s
     rate = draw(st.sampled_from([0, 0, 5, 15, 50]))  # percent of options given hostile values in this vector
     if command.examples and draw(st.integers(0, 3)) == 0:  # 1 in 4: a documented example, one option changed
         argv = _mutated_example(draw, command, files, out_dir, rate)
+    names = {p.name for p in command.params}
+    # how a run is described (account, calibrate, statement): --q/--steps, training terms or an event file — one of
+    # them, so that the success path is reached; "mixed" draws every option on its own (conflicts: one-line errors)
+    mode = draw(st.sampled_from(["plain", "plain", "training", "event", "mixed"])) if "dataset_size" in names else ""
+    skip = set() if mode in ("", "mixed") else {*TRAINING_TERMS, "event"} | (
+        {"sigma", "q", "steps"} if mode == "event" else {"q", "steps"} if mode == "training" else set())
     for p in command.params if len(argv) == len(command.path) else ():
-        if p.name == "help":
+        if p.name == "help" or p.name in skip:
             continue
         if p.kind == "flag":
             if draw(st.integers(0, 3)) == 0:
                 argv.append(p.opts[0])
             continue
-        present = draw(st.integers(0, 39)) != 0 if p.required else draw(st.integers(0, 2)) == 0
+        present = (draw(st.integers(0, 39)) != 0 if p.required else
+                   draw(st.integers(0, 9)) == 0 if p.name == "scheduler" else  # a refusal: not one vector in three
+                   draw(st.integers(0, 2)) == 0)
         if not present:
             continue
         count = draw(st.integers(1, 2)) if p.multiple else 1
@@ -293,14 +409,18 @@ def argv_for(draw: Any, command: Command, files: Files, out_dir: Path) -> list[s
                 argv.append(value)
             else:
                 argv += [draw(st.sampled_from(p.opts)), value]
-    names = {p.name for p in command.params}
+    if mode == "training" or (mode == "mixed" and draw(st.booleans())):  # the run in training terms, one group
+        argv += _training_terms(draw, command, files, out_dir, rate, argv)
+    if mode == "event" and "event" in names:
+        argv += ["--event", draw(value_for(next(p for p in command.params if p.name == "event"), files, out_dir,
+                                           hostile=draw(st.integers(0, 99)) < rate))]
     if "accountant" in names and "-a" not in argv and "--accountant" not in argv and draw(st.integers(0, 9)):
         argv += ["-a", draw(st.sampled_from(TYPICAL["accountant"]))]  # the all-accountant default (PLD) 1 in 10
     if "samples" in names and "--samples" not in argv:  # keep valid verify runs short (the default is 400k)
         argv += ["--samples", "2000"]
     if "workers" in names and "--workers" not in argv:
         argv += ["--workers", "1"]
-    trouble = draw(st.integers(0, 24))
+    trouble = draw(st.sampled_from(range(25)))
     if trouble == 0:
         argv.insert(draw(st.integers(len(command.path), len(argv))), "--bogus-option")
     elif trouble == 1 and len(argv) > len(command.path):
@@ -340,7 +460,7 @@ def invoke(argv: list[str], cwd: Path | None = None) -> Outcome:
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                with limits(SECONDS_PER_VECTOR):
+                with limits(CPU_SECONDS_PER_VECTOR):
                     cli_main.main()
                 code = 0
             except SystemExit as exc:
@@ -404,7 +524,7 @@ def violations(command: Command, o: Outcome, output: Path | None, existed: bool)
             if not any(n and n.lower() in low for n in names) and not any(g in msg for g in generic):
                 found.append(f"error names no parameter: {msg[:200]!r}")
     text = o.out
-    if output is not None and o.code == 0 and output.exists():
+    if output is not None and o.code == 0 and exists(output):
         try:
             text = output.read_text(encoding="utf-8")
         except UnicodeDecodeError:  # a figure (plot --format png|pdf): no text to check
@@ -429,9 +549,17 @@ def violations(command: Command, o: Outcome, output: Path | None, existed: bool)
         leftovers = [p.name for p in output.parent.glob(".dpcalc-*")] if output.parent.is_dir() else []
         if leftovers:
             found.append(f"temporary file left behind: {leftovers}")
-        if o.code == 2 and output.exists() and not existed:
+        if o.code == 2 and exists(output) and not existed:
             found.append("output file written although the command failed")
     return found
+
+
+def exists(path: Path) -> bool:
+    """``path.exists()``, False for a name the file system refuses (too long)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def output_of(argv: list[str]) -> Path | None:
@@ -448,12 +576,13 @@ def survey_command(command: Command, files: Files, root: Path, examples: int) ->
     import collections
     import shutil
     import tempfile
-    import time
 
     from hypothesis import HealthCheck, Phase, given, settings
 
+    from tests.support.call_limits import cpu_seconds
+
     tried, codes, found = 0, collections.Counter(), collections.defaultdict(list)
-    t0 = time.perf_counter()
+    t0 = cpu_seconds()
 
     @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
@@ -463,7 +592,7 @@ def survey_command(command: Command, files: Files, root: Path, examples: int) ->
         case_dir = Path(tempfile.mkdtemp(dir=root))
         argv = data.draw(argv_for(command, files, case_dir))
         output = output_of(argv)
-        existed = output is not None and output.exists()
+        existed = output is not None and exists(output)
         o = invoke(argv, case_dir)
         tried += 1
         codes[o.code] += 1
@@ -473,7 +602,7 @@ def survey_command(command: Command, files: Files, root: Path, examples: int) ->
         shutil.rmtree(case_dir, ignore_errors=True)
 
     run()
-    return {"tried": tried, "codes": dict(codes), "seconds": round(time.perf_counter() - t0, 1),
+    return {"tried": tried, "codes": dict(codes), "cpu_seconds": round(cpu_seconds() - t0, 1),
             "found": {k: [len(v), v[0]] for k, v in found.items()}}
 
 

@@ -10,7 +10,6 @@ import dataclasses
 import json
 import math
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +21,7 @@ from dpcalc import catalog, midp
 from dpcalc import verify as V
 from dpcalc.checks import registry
 from dpcalc.errors import DomainError
+from tests.support import processes
 from tests.support.cli_runner import run
 
 
@@ -264,8 +264,8 @@ def test_cli_help_states_false_alarm_rate() -> None:
 
 @pytest.mark.skipif(shutil.which("dpcalc") is None, reason="console script not installed")
 def test_installed_dpcalc_verify_subprocess() -> None:
-    res = subprocess.run(["dpcalc", "verify", "midp.clip_update", "--json"], capture_output=True, text=True,
-                         timeout=120)
+    res = processes.run(["dpcalc", "verify", "midp.clip_update", "--json"], capture_output=True, text=True,
+                        cpu_seconds=120)
     assert res.returncode == 0, res.stderr
     row = json.loads(res.stdout)["rows"][0]
     assert row["verdict"] == "pass" and math.isclose(row["closed_form"], 1.5)

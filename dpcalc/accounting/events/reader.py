@@ -12,7 +12,6 @@ without ``DpEvent`` in any case, with or without underscores: ``{"type": "poisso
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -197,16 +196,6 @@ def load(path: str | Path) -> Event:
     """
     from dpcalc import files
 
-    p = Path(path)
-    text = files.read_text("--event", p, "save it as UTF-8 JSON or TOML")
-    try:
-        if p.suffix.lower() == ".toml":
-            import tomllib
-
-            data: Any = tomllib.loads(text)
-        else:
-            data = json.loads(text)
-    except (ValueError, json.JSONDecodeError) as exc:
-        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
-        raise DomainError(f"--event {p}: not valid {kind} ({str(exc).splitlines()[0]})") from None
-    return as_event(data)
+    # a regular file of at most files.MAX_DOCUMENT_BYTES, nested at most files.MAX_NESTING levels (checked before the
+    # parser and the event constructors, which recurse once per level, see it); one line naming --event otherwise
+    return as_event(files.read_document("--event", path, "save it as UTF-8 JSON or TOML"))
