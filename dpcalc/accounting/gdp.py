@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 from dpcalc import _normal as sp
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
-from dpcalc._roots import bracket, expand
+from dpcalc._roots import bracket, expand, newton_point
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 from dpcalc.typing import FloatArray, FloatOrArray
 
@@ -173,6 +173,52 @@ def _log_delta_body(eps: FloatArray, mu: FloatArray,
             kappa[pos] = np.where(log_om < -_LN2, (1.0 - log_om) * om / (1.0 - om), (d + 2.0 * np.abs(excess)) / d)
         delta[pos] = log_tail - log_d[pos] if tail else d
     return log_d, delta, kappa
+
+
+def _exp(x: float) -> float:
+    """``e^x`` of a float, +inf past the double range (as NumPy's exp)."""
+    return math.exp(x) if x < 709.78 else math.inf
+
+
+def _log(x: float) -> float:
+    """``log x`` of a float, −inf at 0 and NaN below (as NumPy's log)."""
+    return math.log(x) if x > 0.0 else (-math.inf if x == 0.0 else math.nan)
+
+
+def _log_delta_point(eps: float, mu: float, tail: bool) -> tuple[float, float, float]:
+    """`_log_delta_body` for one point in plain floats (the same branches and the same special-function values,
+    `dpcalc._normal`): ``(log δ, δ or log(e^ε Φ(b)) − log δ, κ)``."""
+    a = 0.5 * mu - eps / mu
+    b = a - mu
+    if a < 0.0:
+        ua = -a / _SQRT2
+        h = mu / _SQRT2
+        ub = ua + h
+        if ua >= _ASYMPTOTIC_U:
+            diff_log, kappa = float(_erfcx_diff_asymptotic(np.array([ua]), np.array([h]))[0]), 1.0
+        elif h < 0.1 and 2.0 * ua * h < 1.0:
+            diff_log, kappa = float(_erfcx_diff_quadrature(np.array([ua]), np.array([h]))[0]), 1.0 + 2.0 * ua * ua
+        else:
+            ea, eb = sp.erfcx(ua), sp.erfcx(ub)
+            diff_log = _log(ea - eb)
+            kappa = (ea + eb) / (ea - eb) if ea != eb else math.inf
+        log_d = -0.5 * a * a - _LN2 + diff_log
+        return log_d, (_log(sp.erfcx(ub)) - diff_log if tail else _exp(log_d)), kappa
+    phi_b = sp.ndtr(b)
+    log_tail = -0.5 * a * a - _LN2 + _log(sp.erfcx(-b / _SQRT2))
+    excess = math.expm1(eps) * phi_b if eps < 1.0 else _exp(log_tail) - phi_b
+    d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - excess
+    la = sp.log_ndtr(-a)
+    top = max(la, log_tail)
+    log_om = top + math.log1p(_exp(min(la, log_tail) - top)) if top > -math.inf else -math.inf
+    if log_om < -_LN2:
+        om = _exp(log_om)
+        log_d = math.log1p(-om)
+        kappa = (1.0 - log_om) * om / (1.0 - om)
+    else:
+        log_d = _log(d)
+        kappa = (d + 2.0 * abs(excess)) / d if d != 0.0 else math.inf
+    return log_d, (log_tail - log_d if tail else d), kappa
 
 
 def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -374,13 +420,16 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     """
     m = float(v.scalar("mu", v.nonnegative("mu", mu)))
     d = float(v.scalar("delta", v.probability("delta", delta)))
-    lo, hi = _eps_root(np.array([m]), np.array([math.log(d)]))
-    return float(lo[0]), float(hi[0])
+    return _eps_root_point(m, math.log(d))
 
 
 def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lower, ε_upper) arrays of ε(μ, δ) at ln δ = ``log_t``: both ends moved outward by the relative margin and
-    the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ)."""
+    the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ). One point is solved in plain floats
+    (`_eps_root_point`)."""
+    if m.size == 1:
+        lo_p, hi_p = _eps_root_point(float(m.ravel()[0]), float(log_t.ravel()[0]))
+        return np.full(m.shape, lo_p), np.full(m.shape, hi_p)
     m, log_t = m.copy(), log_t.copy()
     with np.errstate(divide="ignore"):
         zero = log_t >= np.log(sp.erf_array(m / (2.0 * _SQRT2)))
@@ -417,6 +466,33 @@ def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]
         out_hi.ravel()[idx] = hi * (1.0 + _SAFETY) + margins[1]
         out_lo.ravel()[idx] = np.maximum(0.0, lo * (1.0 - _SAFETY) - margins[0])
     return out_lo.reshape(m.shape), out_hi.reshape(m.shape)
+
+
+def _eps_root_point(m: float, lt: float) -> tuple[float, float]:
+    """`_eps_root` for one (μ, ln δ) in plain floats: the same bracket, Newton steps (`dpcalc._roots.newton_point`),
+    margins and checks."""
+    if lt >= _log(math.erf(m / (2.0 * _SQRT2))):
+        return 0.0, 0.0
+    z = math.sqrt(2.0 * max(0.0, -_LN2 - lt))
+    hi = 0.5 * m * m + m * z
+    if not math.isfinite(hi):
+        v.finite_result("eps", np.array([hi]), "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
+
+    def f_and_slope(x: float) -> tuple[float, float]:
+        ld, log_ratio, _ = _log_delta_point(x, m, True)
+        return ld - lt, -_exp(log_ratio)
+
+    # δ(ε) < Φ(a) so ε0 = μ(μ/2 − Φ^{-1}(δ)) has δ(ε0) < δ: a tighter safe end and the Newton start
+    e0 = m * (0.5 * m - sp.ndtri(_exp(lt)))
+    if math.isfinite(e0) and e0 > 0.0:
+        hi = min(hi, e0)
+    lo, hi = newton_point(f_and_slope, 0.0, hi, hi, increasing=False, rtol=ROOT_RTOL, atol=1e-300)
+    margins = []
+    for end in (lo, hi):  # as in `_eps_root`: the log δ error bound over the slope, outward
+        _, log_ratio, kappa = _log_delta_point(end, m, True)
+        margin = LOG_DELTA_ERR * (kappa if math.isfinite(kappa) else 1.0) * _exp(-log_ratio)
+        margins.append(margin if math.isfinite(margin) else 0.0)
+    return max(0.0, lo * (1.0 - _SAFETY) - margins[0]), hi * (1.0 + _SAFETY) + margins[1]
 
 
 @v.named_shapes
