@@ -27,7 +27,7 @@ _THETAS = np.geomspace(1e-3, 512.0, 96)
 def _points(d: LatticePmf, h: float) -> tuple[FloatArray, FloatArray]:
     """(losses, log P) of the atoms with mass (the mass at +∞ left out: a tail budget, not the bulk)."""
     nz = np.flatnonzero(d.p > 0)
-    return (d.k0 + nz) * h + d.c, np.log(d.p[nz])
+    return np.asarray((d.k0 + nz) * h + d.c, dtype=np.float64), np.asarray(np.log(d.p[nz]), dtype=np.float64)
 
 
 def _log_mgf(d: LatticePmf, h: float, thetas: FloatArray) -> FloatArray:
