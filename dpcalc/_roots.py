@@ -16,6 +16,7 @@ Scalar searches where one evaluation is either very cheap (NumPy's per-call over
 expensive (an accountant: every evaluation counts), in plain Python:
 
 * `expand` — a vectorised bracket search upwards in fixed steps (the GDP μ(ε, δ) bracket);
+* `newton_point` — `bracket`'s Newton steps for one problem (the GDP ε(μ, δ) of one Gaussian composition);
 * `bisect` — bisection on a monotone predicate (the PLD's tail quantile and its δ-curve inverse in a cell);
 * `integer_search` — the smallest integer where a monotone predicate holds (the PLD's lattice search; an
   integer knob of a calibration);
@@ -39,8 +40,8 @@ from numpy.typing import NDArray
 
 from dpcalc.typing import FloatArray
 
-__all__ = ["Fn", "Search", "Side", "bisect", "bracket", "expand", "integer_search", "safe_root", "scalar_root",
-           "secant_search"]
+__all__ = ["Fn", "Search", "Side", "bisect", "bracket", "expand", "integer_search", "newton_point", "safe_root",
+           "scalar_root", "secant_search"]
 
 #: ``f(x, idx) -> f`` or ``(f, slope)`` evaluated at the active problems ``idx`` (indices into the flat problems).
 Fn = Callable[[FloatArray, NDArray[np.intp]], FloatArray | tuple[FloatArray, FloatArray]]
@@ -163,6 +164,41 @@ def _newton(f: Fn, lo: FloatArray, hi: FloatArray, x: FloatArray, active: NDArra
             hi[active[exact]] = xa[exact]
         x[active] = xn
         active = active[~(width_ok | exact)]
+
+
+def newton_point(f: Callable[[float], tuple[float, float]], lo: float, hi: float, x: float, *, increasing: bool,
+                 rtol: float, atol: float, max_iter: int = 200) -> tuple[float, float]:
+    """`bracket` with ``newton=True`` for one problem in plain Python floats (the same steps and stopping rule as its
+    vectorised form, without NumPy's per-call cost: a scalar inverse such as ε(μ, δ) of one Gaussian in ~50 µs).
+    ``f(x) -> (f, slope)``; returns the final ``(lo, hi)``, both evaluated ends (the invariant of `bracket`)."""
+    sign = 1.0 if increasing else -1.0
+    for _ in range(max_iter):
+        fv, slope = f(x)
+        below = sign * fv < 0.0  # the root is to the right of x
+        if below:
+            lo = x
+        else:
+            hi = x
+        step = -fv / slope if slope != 0.0 and math.isfinite(slope) else math.nan
+        xn = x + step
+        tol = rtol * abs(x) + atol
+        tiny = math.isfinite(step) and abs(step) <= max(1e-3 * tol, 4.0 * math.ulp(abs(x)))
+        if not tiny and not (lo < xn < hi and math.isfinite(xn)):
+            xn = 0.5 * (lo + hi)
+        width_ok = hi - lo <= rtol * max(abs(lo), abs(hi)) + atol
+        if tiny and not width_ok:  # evaluate just past the root (on the far side) to close the bracket
+            probe = min(max(xn + 0.5 * tol if below else xn - 0.5 * tol, lo), hi)
+            if sign * f(probe)[0] < 0.0:
+                lo = max(lo, probe)
+            else:
+                hi = min(hi, probe)
+            width_ok = hi - lo <= rtol * max(abs(lo), abs(hi)) + atol
+        if fv == 0.0:  # an exact root closes the bracket on it
+            return x, x
+        x = xn
+        if width_ok:
+            break
+    return lo, hi
 
 
 def safe_root(f: Fn, lo: FloatArray, hi: FloatArray, *, increasing: bool, safe: Side, rtol: float = 1e-12,

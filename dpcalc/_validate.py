@@ -106,8 +106,15 @@ def check_range(name: str, value: ArrayLike, lo: float = -_INF, hi: float = _INF
     """Return ``value`` as a float array after checking every element lies in the given range.
 
     Fast path for large arrays: two reductions (min, max; NaN propagates) decide; only on failure is the
-    first offending element located for the message.
+    first offending element located for the message. A Python float or int inside the range is compared directly
+    (no reductions: the accountants' scalar parameters).
     """
+    kind = type(value)
+    if kind is float or kind is int:
+        x = float(value)  # type: ignore[arg-type]
+        if (math.isfinite(x) and (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
+                and (not integer or x == math.floor(x))):
+            return np.array(x)
     arr = _to_float_array(name, value)
     mn, mx = float(np.min(arr)), float(np.max(arr))
     if not (math.isfinite(mn) and math.isfinite(mx)):
@@ -176,6 +183,8 @@ def scalar(name: str, value: ArrayLike) -> float:
     For functions whose parameter is a single number (a schedule length, a calibration target): ``float()`` of a
     longer array would raise a bare TypeError naming nothing.
     """
+    if type(value) is np.ndarray and value.ndim == 0:
+        return float(value)
     size = int(np.size(value))
     if size != 1:
         raise DomainError(f"{name} must be a scalar here (got an array of shape {np.shape(value)})")

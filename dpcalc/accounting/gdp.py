@@ -13,7 +13,8 @@ Numerics. δ(ε; μ) = Φ(a) − e^ε Φ(b) with a = μ/2 − ε/μ, b = a − �
 * a >= 0: ``δ = ½(erf(a/√2) + erf(−b/√2)) − expm1(ε)Φ(b)`` (no cancellation for small μ) and
   ``1 − δ = Φ(−a) + e^ε Φ(b)`` so that ``log δ = log1p(−(1 − δ))`` is accurate as δ → 1.
 
-SciPy is imported inside the functions (CLI start-up stays fast). All functions broadcast and return a
+The normal tails come from `dpcalc._normal` (``math.erfc`` in log-space forms for small arrays, SciPy's ufuncs for
+large ones): the command line's accountants import no SciPy. All functions broadcast and return a
 float for scalar input.
 """
 
@@ -25,9 +26,10 @@ from functools import cache
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcalc import _normal as sp
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
-from dpcalc._roots import bracket, expand
+from dpcalc._roots import bracket, expand, newton_point
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 from dpcalc.typing import FloatArray, FloatOrArray
 
@@ -92,11 +94,9 @@ def _gauss_legendre8() -> tuple[FloatArray, FloatArray]:
 def _erfcx_diff_quadrature(ua: FloatArray, h: FloatArray) -> FloatArray:
     """``log(erfcx(ua) − erfcx(ua + h))`` for small h (< 0.1, 2·ua·h < 1), ua < 30: 8-point Gauss–Legendre of
     ``−erfcx'(u) = 2/√π − 2u·erfcx(u)`` over [ua, ua + h] (no h-fold cancellation; error ~1e-16·2u²)."""
-    from scipy import special
-
     gx, gw = _gauss_legendre8()
     u = ua[:, None] + 0.5 * h[:, None] * (gx[None, :] + 1.0)
-    integrand = 2.0 / math.sqrt(math.pi) - 2.0 * u * special.erfcx(u)
+    integrand = 2.0 / math.sqrt(math.pi) - 2.0 * u * sp.erfcx_array(u)
     return np.log(0.5 * h * (integrand @ gw))
 
 
@@ -125,8 +125,6 @@ def _log_delta_error(eps: FloatArray, mu: FloatArray) -> FloatArray:
 
 def _log_delta_body(eps: FloatArray, mu: FloatArray,
                     tail: bool) -> tuple[FloatArray, FloatArray, FloatArray]:
-    from scipy import special
-
     eps, mu = v.broadcast(eps=eps, mu=mu)
     a = 0.5 * mu - eps / mu
     b = a - mu
@@ -139,7 +137,7 @@ def _log_delta_body(eps: FloatArray, mu: FloatArray,
         ua = -an / _SQRT2
         h = mun / _SQRT2
         ub = ua + h
-        ea, eb = special.erfcx(ua), special.erfcx(ub)
+        ea, eb = sp.erfcx_array(ua), sp.erfcx_array(ub)
         with np.errstate(divide="ignore", invalid="ignore"):
             diff_log = np.log(ea - eb)
             k_neg = (ea + eb) / (ea - eb)
@@ -155,18 +153,18 @@ def _log_delta_body(eps: FloatArray, mu: FloatArray,
         ln = -0.5 * an * an - _LN2 + diff_log
         log_d[neg] = ln
         # e^ε Φ(b) = ½e^{−a²/2}·erfcx(u_b): its log minus log δ is log erfcx(u_b) − diff_log
-        delta[neg] = np.log(special.erfcx(ub)) - diff_log if tail else np.exp(ln)
+        delta[neg] = np.log(sp.erfcx_array(ub)) - diff_log if tail else np.exp(ln)
     pos = ~neg
     if np.any(pos):
         ap, bp, ep = a[pos], b[pos], eps[pos]
-        phi_b = special.ndtr(bp)
+        phi_b = sp.ndtr_array(bp)
         # e^ε Φ(b) = ½e^{−a²/2}·erfcx(−b/√2) (ε − b²/2 = −a²/2): no cancellation of ε against b²/2 at huge μ
-        log_tail = -0.5 * ap * ap - _LN2 + np.log(special.erfcx(-bp / _SQRT2))
+        log_tail = -0.5 * ap * ap - _LN2 + np.log(sp.erfcx_array(-bp / _SQRT2))
         tail_b = np.exp(log_tail)
         excess = np.where(ep < 1.0, np.expm1(np.minimum(ep, 1.0)) * phi_b, tail_b - phi_b)  # (e^ε − 1)Φ(b)
-        d = 0.5 * (special.erf(ap / _SQRT2) + special.erf(-bp / _SQRT2)) - excess
+        d = 0.5 * (sp.erf_array(ap / _SQRT2) + sp.erf_array(-bp / _SQRT2)) - excess
         # 1 − δ = Φ(−a) + e^ε Φ(b) in log space: log δ = log1p(−(1 − δ)) stays accurate as δ → 1 (even subnormal)
-        log_om = np.logaddexp(special.log_ndtr(-ap), log_tail)
+        log_om = np.logaddexp(sp.log_ndtr_array(-ap), log_tail)
         with np.errstate(divide="ignore", invalid="ignore"):
             log_d[pos] = np.where(log_om < -_LN2, np.log1p(-np.exp(log_om)), np.log(d))
             # d = (Φ(a) − Φ(b)) − excess: cancellation (Φ(a) − Φ(b) + excess)/d. The log1p form carries the
@@ -175,6 +173,52 @@ def _log_delta_body(eps: FloatArray, mu: FloatArray,
             kappa[pos] = np.where(log_om < -_LN2, (1.0 - log_om) * om / (1.0 - om), (d + 2.0 * np.abs(excess)) / d)
         delta[pos] = log_tail - log_d[pos] if tail else d
     return log_d, delta, kappa
+
+
+def _exp(x: float) -> float:
+    """``e^x`` of a float, +inf past the double range (as NumPy's exp)."""
+    return math.exp(x) if x < 709.78 else math.inf
+
+
+def _log(x: float) -> float:
+    """``log x`` of a float, −inf at 0 and NaN below (as NumPy's log)."""
+    return math.log(x) if x > 0.0 else (-math.inf if x == 0.0 else math.nan)
+
+
+def _log_delta_point(eps: float, mu: float, tail: bool) -> tuple[float, float, float]:
+    """`_log_delta_body` for one point in plain floats (the same branches and the same special-function values,
+    `dpcalc._normal`): ``(log δ, δ or log(e^ε Φ(b)) − log δ, κ)``."""
+    a = 0.5 * mu - eps / mu
+    b = a - mu
+    if a < 0.0:
+        ua = -a / _SQRT2
+        h = mu / _SQRT2
+        ub = ua + h
+        if ua >= _ASYMPTOTIC_U:
+            diff_log, kappa = float(_erfcx_diff_asymptotic(np.array([ua]), np.array([h]))[0]), 1.0
+        elif h < 0.1 and 2.0 * ua * h < 1.0:
+            diff_log, kappa = float(_erfcx_diff_quadrature(np.array([ua]), np.array([h]))[0]), 1.0 + 2.0 * ua * ua
+        else:
+            ea, eb = sp.erfcx(ua), sp.erfcx(ub)
+            diff_log = _log(ea - eb)
+            kappa = (ea + eb) / (ea - eb) if ea != eb else math.inf
+        log_d = -0.5 * a * a - _LN2 + diff_log
+        return log_d, (_log(sp.erfcx(ub)) - diff_log if tail else _exp(log_d)), kappa
+    phi_b = sp.ndtr(b)
+    log_tail = -0.5 * a * a - _LN2 + _log(sp.erfcx(-b / _SQRT2))
+    excess = math.expm1(eps) * phi_b if eps < 1.0 else _exp(log_tail) - phi_b
+    d = 0.5 * (math.erf(a / _SQRT2) + math.erf(-b / _SQRT2)) - excess
+    la = sp.log_ndtr(-a)
+    top = max(la, log_tail)
+    log_om = top + math.log1p(_exp(min(la, log_tail) - top)) if top > -math.inf else -math.inf
+    if log_om < -_LN2:
+        om = _exp(log_om)
+        log_d = math.log1p(-om)
+        kappa = (1.0 - log_om) * om / (1.0 - om)
+    else:
+        log_d = _log(d)
+        kappa = (d + 2.0 * abs(excess)) / d if d != 0.0 else math.inf
+    return log_d, (log_tail - log_d if tail else d), kappa
 
 
 def _check_eps_mu(eps: ArrayLike, mu: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -282,10 +326,8 @@ def delta_at_zero(mu: ArrayLike) -> FloatOrArray:
     >>> delta_at_zero(1.0)
     0.3829249225480261
     """
-    from scipy import special
-
     m = v.positive("mu", mu)
-    return v.scalar_or_array(special.erf(m / (2.0 * _SQRT2)))
+    return v.scalar_or_array(sp.erf_array(m / (2.0 * _SQRT2)))
 
 
 # --- inverses (the shared safe-side bracketing root finder, dpcalc._roots) -------------------------------
@@ -310,8 +352,9 @@ def eps_from_mu(mu: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Arr
     Vectorised safeguarded Newton on log δ(ε) (d log δ/dε = −e^ε Φ(b)/δ), bracketed by
     [0, μ²/2 + μ√(2 ln(1/(2δ)))]. Always on the safe side: the returned ε satisfies δ(ε; μ) <= δ as
     evaluated here and exceeds the exact root by at most ~1.2e-14 relative (bracket ROOT_RTOL plus the 1e-14
-    margin) plus ``LOG_DELTA_ERR·κ/|d log δ/dε|`` (the log δ evaluation error bound, κ >= 1 the cancellation factor
-    of the branch that computed δ, through the slope; it
+    margin) plus ``2·LOG_DELTA_ERR·κ/|d log δ/dε|`` (the log δ evaluation error bound, κ >= 1 the cancellation factor
+    of the branch that computed δ, through the slope: the computed root may sit that far off, and the end is moved
+    out by it once more; it
     matters only near δ(0; μ), where ε ≪ δ is ill-conditioned in δ). Returns 0 when δ >= δ(0; μ) = 2Φ(μ/2) − 1
     (in particular for μ = 0: 0-GDP is perfect privacy).
 
@@ -377,18 +420,19 @@ def eps_bracket_from_mu(mu: float, delta: float) -> tuple[float, float]:
     """
     m = float(v.scalar("mu", v.nonnegative("mu", mu)))
     d = float(v.scalar("delta", v.probability("delta", delta)))
-    lo, hi = _eps_root(np.array([m]), np.array([math.log(d)]))
-    return float(lo[0]), float(hi[0])
+    return _eps_root_point(m, math.log(d))
 
 
 def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(ε_lower, ε_upper) arrays of ε(μ, δ) at ln δ = ``log_t``: both ends moved outward by the relative margin and
-    the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ)."""
-    from scipy import special
-
+    the log δ evaluation error over the slope; 0 for both where δ >= δ(0; μ). One point is solved in plain floats
+    (`_eps_root_point`)."""
+    if m.size == 1:
+        lo_p, hi_p = _eps_root_point(float(m.ravel()[0]), float(log_t.ravel()[0]))
+        return np.full(m.shape, lo_p), np.full(m.shape, hi_p)
     m, log_t = m.copy(), log_t.copy()
     with np.errstate(divide="ignore"):
-        zero = log_t >= np.log(special.erf(m / (2.0 * _SQRT2)))
+        zero = log_t >= np.log(sp.erf_array(m / (2.0 * _SQRT2)))
     out_lo = np.zeros(m.shape)
     out_hi = np.zeros(m.shape)
     idx = np.flatnonzero(~zero.ravel())
@@ -406,7 +450,7 @@ def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]
 
         # δ(ε) < Φ(a) so ε0 = μ(μ/2 − Φ^{-1}(δ)) has δ(ε0) < δ: a tighter safe end and the Newton start
         with np.errstate(invalid="ignore"):
-            e0 = mf * (0.5 * mf - special.ndtri(np.exp(lt)))
+            e0 = mf * (0.5 * mf - sp.ndtri_array(np.exp(lt)))
         hi = np.where(np.isfinite(e0) & (e0 > 0.0), np.minimum(hi, e0), hi)
         x0 = hi.copy()
         lo, hi = bracket(f_and_slope, lo, hi, increasing=False, rtol=ROOT_RTOL, atol=1e-300, x0=x0, newton=True)
@@ -422,6 +466,33 @@ def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]
         out_hi.ravel()[idx] = hi * (1.0 + _SAFETY) + margins[1]
         out_lo.ravel()[idx] = np.maximum(0.0, lo * (1.0 - _SAFETY) - margins[0])
     return out_lo.reshape(m.shape), out_hi.reshape(m.shape)
+
+
+def _eps_root_point(m: float, lt: float) -> tuple[float, float]:
+    """`_eps_root` for one (μ, ln δ) in plain floats: the same bracket, Newton steps (`dpcalc._roots.newton_point`),
+    margins and checks."""
+    if lt >= _log(math.erf(m / (2.0 * _SQRT2))):
+        return 0.0, 0.0
+    z = math.sqrt(2.0 * max(0.0, -_LN2 - lt))
+    hi = 0.5 * m * m + m * z
+    if not math.isfinite(hi):
+        v.finite_result("eps", np.array([hi]), "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
+
+    def f_and_slope(x: float) -> tuple[float, float]:
+        ld, log_ratio, _ = _log_delta_point(x, m, True)
+        return ld - lt, -_exp(log_ratio)
+
+    # δ(ε) < Φ(a) so ε0 = μ(μ/2 − Φ^{-1}(δ)) has δ(ε0) < δ: a tighter safe end and the Newton start
+    e0 = m * (0.5 * m - sp.ndtri(_exp(lt)))
+    if math.isfinite(e0) and e0 > 0.0:
+        hi = min(hi, e0)
+    lo, hi = newton_point(f_and_slope, 0.0, hi, hi, increasing=False, rtol=ROOT_RTOL, atol=1e-300)
+    margins = []
+    for end in (lo, hi):  # as in `_eps_root`: the log δ error bound over the slope, outward
+        _, log_ratio, kappa = _log_delta_point(end, m, True)
+        margin = LOG_DELTA_ERR * (kappa if math.isfinite(kappa) else 1.0) * _exp(-log_ratio)
+        margins.append(margin if math.isfinite(margin) else 0.0)
+    return max(0.0, lo * (1.0 - _SAFETY) - margins[0]), hi * (1.0 + _SAFETY) + margins[1]
 
 
 @v.named_shapes
@@ -459,8 +530,6 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     >>> mu_from_eps(1.0, 1e-5)
     0.2680511232112905
     """
-    from scipy import special
-
     e = v.nonnegative("eps", eps)
     d_in, lt_in = _target(delta, log_delta)
     e, log_t = v.broadcast(**{"eps": e, "delta" if delta is not None else "log_delta": lt_in})
@@ -470,14 +539,17 @@ def mu_from_eps(eps: ArrayLike, delta: ArrayLike | None = None, *, log_delta: Ar
     at0 = e == 0.0
     if np.any(at0 & (d == 0.0)):
         raise DomainError("log_delta is too small for eps = 0 (mu = 2*sqrt(2)*erfinv(delta) underflows)")
-    out[at0] = 2.0 * _SQRT2 * special.erfinv(d[at0]) * (1.0 - _SAFETY)
+    if np.any(at0):
+        from scipy import special
+
+        out[at0] = 2.0 * _SQRT2 * special.erfinv(d[at0]) * (1.0 - _SAFETY)
     idx = np.flatnonzero(~at0.ravel())
     if idx.size:
         ef, lt = e.ravel()[idx], log_t.ravel()[idx]
         z = np.sqrt(2.0 * np.maximum(0.0, -_LN2 - lt))
         mu_lo = 2.0 * ef / (z + np.sqrt(z * z + 2.0 * ef))  # δ(ε; mu_lo) <= ½e^{−a²/2} <= δ
         # tighter: δ(ε; μ) < Φ(a), so a = μ/2 − ε/μ = Φ^{-1}(δ) =: z0 gives δ(ε; μ0) < δ
-        z0 = special.ndtri(d.ravel()[idx])  # −inf when δ underflows: the bound is then skipped
+        z0 = sp.ndtri_array(d.ravel()[idx])  # −inf when δ underflows: the bound is then skipped
         root = np.sqrt(z0 * z0 + 2.0 * ef)
         with np.errstate(divide="ignore", invalid="ignore"):
             mu0 = np.where(z0 < 0.0, 2.0 * ef / (root - z0), z0 + root)

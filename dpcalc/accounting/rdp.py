@@ -160,12 +160,12 @@ def _log_binom_exact(alpha: int) -> FloatArray:
 
 def _log_a_minus_1_int(q: float, sigma: float, alpha: int) -> float:
     """log(A_α − 1) for integer α >= 2 (binomial form, all terms positive)."""
-    from scipy.special import gammaln
-
     k = np.arange(2, alpha + 1, dtype=np.float64)
     if alpha <= _EXACT_BINOM_MAX:
         log_binom = _log_binom_exact(alpha)
     else:
+        from scipy.special import gammaln  # only for orders above 2048: no SciPy on the CLI's usual path
+
         log_binom = gammaln(alpha + 1.0) - gammaln(k + 1.0) - gammaln(alpha - k + 1.0)
     with np.errstate(divide="ignore"):
         log_1mq = math.log1p(-q) if q < 1.0 else -math.inf

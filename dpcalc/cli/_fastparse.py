@@ -2,7 +2,8 @@
 
 Typer (0.29) coerces every parameter through a Pydantic ``TypeAdapter``; importing Pydantic and building the
 adapters costs ~100 ms on each ``dpcalc`` call, more than the whole calculation. dpcalc's options are strings
-(numbers are parsed by `dpcalc.report.grid`), booleans, enums, paths and integers, whose coercion is trivial.
+(numbers are parsed by `dpcalc.report.grid`), booleans, enums, paths and integers, and lists of those (repeated
+options such as ``--accountant``, variadic arguments), whose coercion is trivial.
 `install` pre-sets a light coercer on each such parameter of the built Click command.
 
 Typer has no public hook for this: `install` uses two private names (the ``RuntimeParam`` base of
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import typing
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -66,9 +68,13 @@ def coerce_plain(kind: type, value: Any, param: Any = None, ctx: Any = None) -> 
 @cache
 def _coercer_class(base: type) -> type:
     class PlainRuntimeParam(base):
-        """Coerce a command-line string to str/int/float/Path/bool/Enum without Pydantic (the base's fields)."""
+        """Coerce a command-line string to str/int/float/Path/bool/Enum without Pydantic (the base's fields); a
+        repeated option (``list[str]`` …) item by item, as a list."""
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            kind = _item(self.annotation)
+            if kind is not None:
+                return [coerce_plain(kind, x, param, ctx) for x in value]
             return coerce_plain(self.annotation, value, param, ctx)
 
     return PlainRuntimeParam
@@ -76,6 +82,14 @@ def _coercer_class(base: type) -> type:
 
 def _is_plain(annotation: Any) -> bool:
     return isinstance(annotation, type) and (issubclass(annotation, _PLAIN) or issubclass(annotation, enum.Enum))
+
+
+def _item(annotation: Any) -> type | None:
+    """The item type of ``list[X]`` with X plain, else None."""
+    if typing.get_origin(annotation) is not list:
+        return None
+    args = typing.get_args(annotation)
+    return args[0] if len(args) == 1 and _is_plain(args[0]) else None
 
 
 def _commands(command: Any) -> list[Any]:
@@ -110,9 +124,10 @@ def install(command: Any) -> int:
             desc = getattr(param, "type_descriptor", None)
             if desc is None or not hasattr(param, "_runtime_param") or param._runtime_param is not None:
                 continue
-            if param.multiple or param.nargs != 1 or getattr(desc, "file_annotation", None) is not None:
+            if getattr(desc, "file_annotation", None) is not None:
                 continue
-            if _is_plain(desc.annotation):
+            many = param.multiple or param.nargs == -1  # a repeated option or a variadic argument: list[X]
+            if (_item(desc.annotation) is not None) if many else (param.nargs == 1 and _is_plain(desc.annotation)):
                 param._runtime_param = coercer(parameter_info=desc.parameter_info, annotation=desc.annotation)
                 count += 1
     return count

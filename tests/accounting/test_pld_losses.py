@@ -222,30 +222,32 @@ def delta_kov_mixed(e: mpmath.mpf) -> mpmath.mpf:
 
 
 def test_an_orientation_below_the_other_is_not_recomposed() -> None:
-    """Poisson-subsampled Laplace ×1000 (q = 0.01, b = 2): after the first pass the add orientation's upper end
-    (0.5196) lies below the remove orientation's lower end (0.5257), so only remove is refined (3 passes instead of
-    4); the bracket is the same as composing both every time."""
+    """Poisson-subsampled Laplace ×1000 (q = 0.01, b = 2): the remove orientation has the larger Chernoff estimate,
+    so it alone is composed with both ends, at the lattice sized from the tolerance (one pass); the add orientation's
+    upper end at a lattice four times coarser (0.5206) already lies below remove's lower end (0.5300), so it is never
+    composed with its lower pair. (Before the first lattice was sized from the tolerance: 3 passes of both.)"""
     import dpcalc.accounting.pld.generic as gen
 
     loss = pld.poisson(pld.laplace(2.0), 0.01)
-    calls: list[int] = []
+    calls: list[tuple[float, bool]] = []
     original = gen._pass
 
-    def counted(*args: object) -> object:
-        calls.append(1)
-        return original(*args)  # type: ignore[arg-type]
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append((float(args[1]), bool(args[3])))  # type: ignore[arg-type]
+        return original(*args, **kwargs)  # type: ignore[arg-type]
 
     gen._pass = counted  # type: ignore[assignment]
     try:
         br = pld.epsilon_composed([(loss, 1000)], DELTA)
     finally:
         gen._pass = original  # type: ignore[assignment]
-    assert len(calls) == 3
+    assert [lower for _, lower in calls] == [True, False]
+    assert calls[1][0] == pytest.approx(4.0 * calls[0][0], rel=0.05)
+    assert br.met and br.direction == "remove"
     # recorded values; the FFT's round-off differs between NumPy builds by ~1e-10 relative (numpy 2.4.6 gave a lower
-    # end 8.7e-11 below the recorded one), far inside the bracket's 8e-4 width. The lower end was 0.5300241491995188
-    # before the relabelling kept its fractions from a fixed point (no overshoot lost when moved down)
-    assert br.eps_lower == pytest.approx(0.530025346712312, rel=1e-9)
-    assert br.eps_upper == pytest.approx(0.5304629253807754, rel=1e-9)
+    # end 8.7e-11 below the recorded one), far inside the bracket's 4e-4 width
+    assert br.eps_lower == pytest.approx(0.5300409605474452, rel=1e-9)
+    assert br.eps_upper == pytest.approx(0.5304621704598352, rel=1e-9)
 
 
 def test_a_coarse_lattice_is_never_composed_by_the_fft() -> None:

@@ -45,6 +45,11 @@ SAME_BEHAVIOUR = [
     ["sigma", "--eps", "-1", "--d", "1000"],  # bad number: exit 2
     ["midp", "leakage", "--sigma", "0.3", "--d", "1000", "--json"],
     ["formulas", "show", "midp.server_sigma", "--json"],
+    # a repeated option (list[str]): coerced item by item, no Pydantic
+    ["statement", "--dataset-size", "600", "--batch-size", "60", "--epochs", "1", "-z", "1.1", "--delta", "1e-5",
+     "--accountant", "rdp", "--accountant", "pld", "--json"],
+    ["statement", "--dataset-size", "600", "--batch-size", "60", "--epochs", "1", "-z", "1.1", "--delta", "1e-5",
+     "--accountant", "nope"],
 ]
 
 
@@ -63,7 +68,8 @@ def test_every_plain_option_gets_the_light_coercer() -> None:
     seen = 0
     for cmd in _fastparse._commands(command):
         for param in _fastparse._params_with_help(cmd):
-            if _fastparse._is_plain(param.type_descriptor.annotation):
+            kind = param.type_descriptor.annotation
+            if _fastparse._is_plain(kind) or _fastparse._item(kind) is not None:
                 assert param._runtime_param is not None, f"{cmd.name} {param.name}"
                 seen += 1
     assert seen > 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -91,15 +92,19 @@ class Curve:
         # 1.9 million cells at ε = 17,924, which put ε one cell too high, past a heavy atom just above it, and gave
         # δ ≈ 0 there (randomized response ×2228: ε_upper 2e-6 below the truth)
         m = min(max(int(np.searchsorted(self.x, eps, side="right")) - 1, 0), self.x.size - 1)
-        t = eps - self.x[m]
-        a, b = self.ab(m)
+        return self._at(m, eps)
+
+    def _at(self, m: int, eps: float) -> float:
+        """δ at ε in cell m (x_m <= ε, and ε < x_{m+1} unless m is the last cell)."""
+        xm = float(self.x[m])
+        a, b = float(self.a[m]), float(self.b[m])
         if a < _A_DIRECT and m + 1 < self.x.size and self.w is not None:
             return self._direct(m, eps) + self.extra + self.tilt_term(eps)
-        etb = math.exp(t) * b
+        etb = math.exp(eps - xm) * b
         rounding = 8.0 * (self.x.size - m + 4) * _U * (a + etb)
         diff = a - etb + (rounding if self.upper else -rounding)
         # in log space: at a large tilt (λ ~ 1e5 for a tiny loss) e^{logk − λx_m} alone overflows where δ is small
-        fin = _exp_or_inf(self.logk - self.lam * float(self.x[m]) + math.log(diff)) if diff > 0.0 else 0.0
+        fin = _exp_or_inf(self.logk - self.lam * xm + math.log(diff)) if diff > 0.0 else 0.0
         return fin + self.extra + self.tilt_term(eps)
 
     def _direct(self, m: int, eps: float) -> float:
@@ -149,9 +154,12 @@ class Curve:
                 out[i] = self.delta(float(e[i]))
         return out
 
-    def eps(self, delta: float) -> float:
-        """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): binary search over the lattice
-        points, then bisection inside the cell (`dpcalc._roots`), returning the end where δ ≤ delta."""
+    def eps(self, delta: float, near: float | None = None) -> float:
+        """Smallest ε ≥ 0 on the window with δ(ε) ≤ delta (δ(ε) is non-increasing): a search over the lattice points
+        (galloping out from ``near``, e.g. the other curve's answer, else binary over the window), then the root of
+        the cell's explicit form δ = e^{logk − λx_m}(A_m − e^t B_m) + …, confirmed by one evaluation just past it
+        (bisection inside the cell, `dpcalc._roots`, only when that fails). The upper curve returns a point where
+        δ ≤ delta, the lower curve one where δ > delta (below the crossing, so ε_lower stays below it)."""
         x0 = max(0.0, float(self.x[0]))
         if self.delta(x0) <= delta:
             return x0
@@ -159,12 +167,21 @@ class Curve:
         # can lie: σ = 4.54, q = 0.0044, T = 2 gave both bounds 7.86e-4 for the true 2.34e-4, the lower one unsafe)
         i_lo = max(0, int(np.searchsorted(self.x, x0, side="right")) - 1)
         i_hi = self.x.size - 1
-        if self.delta(float(self.x[i_hi])) > delta:
+
+        def met(i: int) -> bool:
+            return self._at(i, float(self.x[i])) <= delta
+
+        if near is not None and math.isfinite(near) and x0 < near < float(self.x[i_hi]) and i_lo < i_hi:
+            ends = self._gallop(met, i_lo, i_hi, int(np.searchsorted(self.x, near, side="right")) - 1)
+            if ends is None:
+                return math.inf
+            i_lo, i_hi = ends
+        elif not met(i_hi):
             return math.inf
-        i_hi = integer_search(lambda i: self.delta(float(self.x[i])) <= delta, i_lo, i_hi)
+        i_hi = integer_search(met, i_lo, i_hi)
         i_lo = max(i_lo, i_hi - 1)
         lo, hi = max(float(self.x[i_lo]), x0), float(self.x[i_hi])
-        # inside the cell δ is explicit up to the (small) e^{−λε} term: start the bisection at that root
+        # inside the cell δ is explicit up to the (small) e^{−λε} term: its root, confirmed by one evaluation
         xm0 = float(self.x[i_lo])
         rhs_base = delta - self.extra - self.tilt_term(lo)
         rhs = (_exp_or_inf(math.log(rhs_base) + self.lam * xm0 - self.logk) if rhs_base > 0.0 else
@@ -174,13 +191,36 @@ class Curve:
         a_r, b_r = (a_m * (1.0 + r), b_m * (1.0 - r)) if self.upper else (a_m * (1.0 - r), b_m * (1.0 + r))
         if b_r > 0.0 and math.isfinite(rhs) and a_r > rhs:
             c = xm0 + math.log((a_r - rhs) / b_r)
-            eta = 1e-12 * max(1.0, abs(c))
-            if lo < c - eta and c + eta < hi and self.delta(c + eta) <= delta:
-                hi = c + eta
-                if self.delta(c - eta) > delta:
-                    lo = c - eta
-        _, hi = bisect(lambda e: self.delta(e) <= delta, lo, hi, rtol=5e-16, atol=5e-16, max_iter=100)
-        return hi
+            for rel in (4e-15, 1e-12):  # a few ulps past the root, then further (the e^{−λε} term was frozen)
+                eta = rel * max(1.0, abs(c))
+                if not (lo < c - eta and c + eta < hi):
+                    break
+                if self.upper and self._at(i_lo, c + eta) <= delta:
+                    return c + eta
+                if not self.upper and self._at(i_lo, c - eta) > delta:
+                    return c - eta
+        lo, hi = bisect(lambda e: self.delta(e) <= delta, lo, hi, rtol=5e-16, atol=5e-16, max_iter=100)
+        return hi if self.upper else lo
+
+    def _gallop(self, met: Callable[[int], bool], i_lo: int, i_hi: int, start: int) -> tuple[int, int] | None:
+        """(lo, hi) with ``met(lo)`` false (lo = ``i_lo`` is, unchecked) and ``met(hi)`` true, from doubling steps out
+        of ``start``; None when ``met(i_hi)`` is false."""
+        start = min(max(start, i_lo + 1), i_hi)
+        step = 1
+        if met(start):
+            hi = start
+            while True:
+                lo = max(i_lo, hi - step)
+                if lo == i_lo or not met(lo):
+                    return lo, hi
+                hi, step = lo, 2 * step
+        lo = start
+        while lo < i_hi:
+            hi = min(i_hi, lo + step)
+            if met(hi):
+                return lo, hi
+            lo, step = hi, 2 * step
+        return None
 
 
 def build_curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,

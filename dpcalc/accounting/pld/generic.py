@@ -7,12 +7,14 @@ or one line refuses."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from dpcalc import _limits
 from dpcalc import _validate as v
-from dpcalc.accounting.pld import direct, gdp_mixture, single
+from dpcalc.accounting.pld import direct, gdp_mixture, single, sizing
 from dpcalc.accounting.pld.accountant import (
     DeltaBracket,
     EpsBracket,
@@ -80,10 +82,17 @@ def _discretise(pairs: list[tuple[Pair, int]], h: float, tail: float, lower: boo
     return ups, los
 
 
+@lru_cache(maxsize=64)
+def _coarse_atoms(pair: Pair, tail: float) -> Atoms:
+    """The pair's atoms for a unit lattice: its point masses (which do not depend on the lattice), and losses and
+    masses good for moments and scales (the quadrature cells do not need the lattice's preimages for those)."""
+    return atoms_of(pair, 1.0, tail)
+
+
 def _aligned_h(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: float) -> float:
     """The spacing ≤ h that puts the two heaviest point masses of the most frequent pair on the lattice."""
     pair, _ = max(orient["remove"], key=lambda pc: pc[1])
-    return aligned(atoms_of(pair, h, tail), h)[0]
+    return aligned(_coarse_atoms(pair, tail), h)[0]
 
 
 def _theta_top(ups: Parts, h: float) -> float:
@@ -111,7 +120,7 @@ def _exact_lattice(orient: dict[str, list[tuple[Pair, int]]], tail: float) -> fl
                                                                                  "discrete_gaussian"))
                for p in pairs):
         return None
-    atoms = [atoms_of(p, 1.0, tail) for p in pairs]
+    atoms = [_coarse_atoms(p, tail) for p in pairs]
     # the smallest distance between two distinct losses of the pair with the most (any two losses are on a lattice:
     # randomized response under replace_special, whose second loss has 3e-4 of the mass, was rounded onto a lattice
     # of 0.0047 and composed ×2228 by a 2.2-million-point FFT)
@@ -179,7 +188,7 @@ def _eps_scale(orient: dict[str, list[tuple[Pair, int]]], total: int, delta: flo
     the work depends on it (a lattice too coarse for the bracket is refined by the next pass); 1 where the loss has
     mass at +∞. Laplace ×1000 at ε = 17.4: one pass at 24,000 points instead of 72,000."""
     pair, _ = max(orient["remove"], key=lambda pc: pc[1])
-    at = atoms_of(pair, h, TAU * delta / (4.0 * total))
+    at = _coarse_atoms(pair, TAU * delta / (4.0 * total))
     mass = float(at.p.sum())
     if at.p_inf > 0.0 or at.p_high > 0.0 or not mass > 0.0:
         return 1.0
@@ -216,7 +225,7 @@ def _position_error(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: f
     for pairs in orient.values():
         total = 0.0
         for pair, count in pairs:
-            at = atoms_of(pair, 1.0, tail)
+            at = _coarse_atoms(pair, tail)
             with np.errstate(divide="ignore"):
                 scale = float(np.max(np.abs(at.loss) + 2.0 * np.abs(np.log(at.p)))) if at.loss.size else 0.0
             total += count * _LOSS_ULPS * (1.0 + scale + h)
@@ -225,13 +234,14 @@ def _position_error(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: f
 
 
 def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
-          convolve: bool = False) -> tuple[float, float, int]:
+          convolve: bool = False, parts: tuple[Parts, Parts] | None = None) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, points) of one orientation at spacing h: one or two steps summed directly; more steps
     convolved directly when ``convolve`` or when that is cheaper (`_convolve_first`), else composed by the FFT; and
-    convolved after all (up to `direct.MAX_CONVOLUTION_OPS`) when the FFT's lower curve gave nothing."""
+    convolved after all (up to `direct.MAX_CONVOLUTION_OPS`) when the FFT's lower curve gave nothing. ``parts``: the
+    pairs already discretised at h (with their lower pairs)."""
     total = sum(c for _, c in pairs)
     tail = TAU * delta / (4.0 * total)
-    ups, los = _discretise(pairs, h, tail, lower)
+    ups, los = parts if parts is not None else _discretise(pairs, h, tail, lower)
     if total <= direct.MAX_DIRECT_STEPS:
         return direct_eps(unit_parts(ups), unit_parts(los) if lower else None, h, delta)
     ops = direct.convolution_ops([(d.p.size, c) for d, c in ups])
@@ -253,6 +263,61 @@ def _convolved(ups: Parts, los: Parts | None, h: float, delta: float, ops: float
     """`convolved_eps`, its multiply-adds booked against the work budget first."""
     _limits.charge(CONV_OP_SECONDS * ops * (1 if los is None else 2), f"a direct convolution of {len(ups)} losses")
     return convolved_eps(ups, los, h, delta)
+
+
+@dataclass
+class _First:
+    """The first pass's plan: spacing ``h``, the orientation ``main`` expected to be the worse (largest Chernoff
+    estimate), and the probe's pairs when the probe's own lattice is used (``parts``, keyed by orientation)."""
+
+    h: float
+    main: str
+    parts: dict[str, tuple[Parts, Parts]]
+
+
+def _first_spacing(orient: dict[str, list[tuple[Pair, int]]], h: float, delta: float, tol: float, a_tol: float,
+                   tail: float) -> _First:
+    """The first lattice from the asked tolerance (`sizing`): each orientation discretised at a probe spacing (twice
+    the count-based ``h``), its bracket width and ε predicted from the probe's pairs, and the spacing that gives the
+    orientation with the largest ε a width of 70 % of rtol·ε + atol (ε from 0.85 of its Chernoff estimate, which
+    lies above it), at most twice the probe's. When that is within 30 % above the probe's, the probe's lattice and
+    pairs are used as they are."""
+    hp = _aligned_h(orient, min(2.0 * h, _MAX_H), tail)
+    parts, est, width = {}, {}, {}
+    for name, pairs in orient.items():
+        parts[name] = _discretise(pairs, hp, tail, True)
+        theta, est[name] = sizing.chernoff_eps(parts[name][0], hp, delta)
+        width[name] = sizing.predicted_width(*parts[name], hp, theta)
+    main = max(est, key=lambda k: est[k])
+    if not math.isfinite(est[main]):
+        return _First(hp, main, parts)
+    # at most twice the probe's spacing: the prediction fails near the top of a bounded loss (Laplace(1) ×10 at
+    # δ = 1e-5 sits at ε ≈ 10, where the width was 150 predicted widths at h = 0.01)
+    want = min(_MAX_H, 2.0 * hp, sizing.spacing_for(hp, width[main], tol * 0.85 * est[main] + a_tol))
+    if hp <= want <= 1.3 * hp:
+        return _First(hp, main, parts)
+    return _First(_aligned_h(orient, max(1e-7, want), tail), main, {})
+
+
+def _first_passes(orient: dict[str, list[tuple[Pair, int]]], first: _First, delta: float, lows: dict[str, float],
+                  ups: dict[str, float]) -> dict[str, tuple[float, float, int]]:
+    """The first pass: the main orientation with both ends at the planned spacing; each other one first with its
+    upper end only, at a lattice four times coarser (an orientation whose upper end is below the main one's lower end
+    cannot be the worse), and with both ends at the planned spacing only when it is not settled so."""
+    h = first.h
+    res = {first.main: _pass(orient[first.main], h, delta, True, parts=first.parts.get(first.main))}
+    for name in orient:
+        if name == first.main:
+            continue
+        coarse = _aligned_h(orient, min(4.0 * h, _MAX_H), TAU * delta / (4.0 * sum(c for _, c in orient[name])))
+        _, up, _ = _pass(orient[name], coarse, delta, False)
+        if up > res[first.main][0]:
+            res[name] = _pass(orient[name], h, delta, True, parts=first.parts.get(name))
+            up = min(up, res[name][1])
+            res[name] = (res[name][0], up, res[name][2])
+        else:
+            res[name] = (0.0, up, 0)
+    return res
 
 
 def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, rtol: float | None,
@@ -297,17 +362,24 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
     tail = TAU * d / (4.0 * total)
     on_lattice = _exact_lattice(orient, tail)
     worst, e_lo, e_up = "remove", 0.0, math.inf
+    first: _First | None = None
     for i in range(max_iter):
         # losses that all lie on one lattice (RR, discrete Laplace, pure DP): that lattice, no rounding at all
         convolve = False
         try:
             if i == 0 and on_lattice is not None:
                 h, convolve = _on_lattice_spacing(orient, on_lattice, h, tail)
+            elif i == 0:
+                first = _first_spacing(orient, h, d, tol, a_tol, tail)
+                h = first.h
             else:
                 h = _aligned_h(orient, min(h, _MAX_H), tail)
             # an orientation whose upper end is below another's lower end cannot be the worse: not composed again
             live = [name for name in orient if ups[name] > max(lows.values())]
-            res = {name: _pass(orient[name], h, d, True, convolve) for name in live}
+            if first is not None and i == 0:
+                res = _first_passes(orient, first, d, lows, ups)
+            else:
+                res = {name: _pass(orient[name], h, d, True, convolve) for name in live}
         except MemoryCapError:
             if not math.isfinite(e_up):
                 raise

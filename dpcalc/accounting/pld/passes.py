@@ -415,7 +415,7 @@ def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: flo
         e_up = ps.up.eps(delta)
         if ps.lo is None:
             return 0.0, e_up, ps.n
-        e_lo = ps.lo.eps(delta)
+        e_lo = ps.lo.eps(delta, e_up)  # galloping from the upper curve's answer: a few cells away
         if e_lo >= ps.eg or ps.eg == 0.0:  # the lower curve is valid for ε >= the window's guess
             return e_lo, e_up, ps.n
         g = max(0.0, e_lo - 0.1 * abs(e_lo) - 4 * h) if math.isfinite(e_lo) else 0.0

@@ -42,7 +42,7 @@ def integer_orders(alphas: v.FloatArray) -> v.FloatArray:
 
 def _log_binom(alpha: int) -> v.FloatArray:
     """log C(α, j), j = 0..α (gammaln; relative error ~1e-13 of the value, covered by the RDP conversion's margin)."""
-    from scipy.special import gammaln
+    from dpcalc._numerics import gammaln
 
     j = np.arange(alpha + 1, dtype=np.float64)
     return np.asarray(gammaln(alpha + 1.0) - gammaln(j + 1.0) - gammaln(alpha - j + 1.0))
