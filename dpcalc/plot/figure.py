@@ -16,7 +16,8 @@ from dpcalc.plot.data import Line, lines
 from dpcalc.plot.spec import FigureSpec
 
 __all__ = ["DPI", "FONTS", "FORMATS", "INSIDE_LEGEND", "MAX_LEGEND", "MAX_MATH_NESTING", "MIN_TEXT_PT", "PALETTE",
-           "STYLE", "WIDTH", "Drawn", "MissingExtraError", "coinciding", "draw", "figure_size", "format_of", "legend_order", "save"]
+           "STYLE", "WIDTH", "Drawn", "MissingExtraError", "coinciding", "draw", "figure_size", "format_of",
+           "legend_order", "save"]
 
 FORMATS = ("png", "svg", "pdf")
 #: Colour-blind-safe qualitative palette (Okabe & Ito 2008; Wong, Nature Methods 2011), yellow last.
