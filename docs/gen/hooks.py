@@ -343,6 +343,11 @@ def on_config(config: Any) -> Any:
 def on_files(files: Files, config: Any) -> Files:
     groups = papers()
     figures, images = figure_files(config)
+    alias = {f.paper.id: pid for pid, fs in groups.items() for f in fs}  # a catalog file merged into its DOI's page
+    merged: dict[str, list[Any]] = {}
+    for paper_id, figs in figures.items():
+        merged.setdefault(alias.get(paper_id, paper_id), []).extend(figs)
+    figures = merged
     pages = {"papers/index.md": papers_index(groups, figures), "reference/cli.md": cli_reference(),
              "accuracy.md": accuracy_page(), **api.pages()}
     for pid, fs in groups.items():

@@ -21,7 +21,6 @@ float for scalar input.
 from __future__ import annotations
 
 import math
-from functools import cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,6 +29,9 @@ from dpcalc import _normal as sp
 from dpcalc import _validate as v
 from dpcalc._numerics import log1p_exp, log_expm1
 from dpcalc._roots import bracket, expand, newton_point
+from dpcalc.accounting._erfcx_diff import ASYMPTOTIC_U as _ASYMPTOTIC_U
+from dpcalc.accounting._erfcx_diff import log_diff_asymptotic as _erfcx_diff_asymptotic
+from dpcalc.accounting._erfcx_diff import log_diff_quadrature as _erfcx_diff_quadrature
 from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 from dpcalc.typing import FloatArray, FloatOrArray
 
@@ -40,10 +42,7 @@ __all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedu
 
 _SQRT2 = math.sqrt(2.0)
 _LN2 = math.log(2.0)
-_LOG_SQRT_PI = 0.5 * math.log(math.pi)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-_ASYMPTOTIC_U = 30.0  # erfcx asymptotic series used for u >= this (relative truncation error < 1e-19)
-_ASYMPTOTIC_TERMS = 9
 
 #: Relative width of the final bracket of ε(μ, δ), μ(ε, δ) (the returned end is then moved _SAFETY outward).
 ROOT_RTOL = 2e-15
@@ -61,44 +60,6 @@ CLT_WARNING = ("the privacy CLT mu = q*sqrt(T*(exp(1/sigma^2) - 1)) is an asympt
 
 
 # --- δ(ε; μ) in log space -------------------------------------------------------------------------
-
-def _erfcx_diff_asymptotic(ua: FloatArray, h: FloatArray) -> FloatArray:
-    """``log(erfcx(ua) − erfcx(ua + h))`` for ua >= 30 from erfcx(u) ~ (1/√π)Σ c_n u^{−(2n+1)}.
-
-    Each difference ``u^{−k} − (u+h)^{−k} = u^{−k}·(−expm1(−k·log1p(h/u)))`` is cancellation-free; the
-    series is alternating with ratio <= (2n+1)/(2u²) < 0.01, so the sum loses no digits.
-    """
-    r = np.log1p(h / ua)
-    inv2 = 1.0 / (ua * ua)
-    total = np.zeros_like(ua)
-    coef = 1.0
-    power = np.ones_like(ua)
-    for n in range(_ASYMPTOTIC_TERMS):
-        k = 2 * n + 1
-        total += coef * power * (-np.expm1(-k * r))
-        coef *= -(2 * n + 1) / 2.0
-        power = power * inv2
-    with np.errstate(divide="ignore"):
-        return np.log(total) - np.log(ua) - _LOG_SQRT_PI
-
-
-@cache
-def _gauss_legendre8() -> tuple[FloatArray, FloatArray]:
-    """8-point Gauss–Legendre nodes and weights on [−1, 1] (computed on first use: keeps import fast)."""
-    from numpy.polynomial.legendre import leggauss
-
-    x, w = leggauss(8)
-    return np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
-
-
-def _erfcx_diff_quadrature(ua: FloatArray, h: FloatArray) -> FloatArray:
-    """``log(erfcx(ua) − erfcx(ua + h))`` for small h (< 0.1, 2·ua·h < 1), ua < 30: 8-point Gauss–Legendre of
-    ``−erfcx'(u) = 2/√π − 2u·erfcx(u)`` over [ua, ua + h] (no h-fold cancellation; error ~1e-16·2u²)."""
-    gx, gw = _gauss_legendre8()
-    u = ua[:, None] + 0.5 * h[:, None] * (gx[None, :] + 1.0)
-    integrand = 2.0 / math.sqrt(math.pi) - 2.0 * u * sp.erfcx_array(u)
-    return np.log(0.5 * h * (integrand @ gw))
-
 
 def _log_delta(eps: FloatArray, mu: FloatArray, *, tail: bool = False) -> tuple[FloatArray, FloatArray]:
     """Return ``(log δ, δ)`` of μ-GDP at ε (validated, broadcast float arrays).

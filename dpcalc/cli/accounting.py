@@ -169,7 +169,7 @@ def _event(a: Args) -> Event:
     from dpcalc.accounting.events import load
 
     no_terms(a)
-    return load(a.event)
+    return load(a.event, "--event")
 
 
 def no_terms(a: Args) -> None:

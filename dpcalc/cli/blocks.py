@@ -182,6 +182,10 @@ def run(cmd: Command, args: Args, kit: Kit) -> Result:
 
     stream, scheduler = args.stream, args.scheduler or None
     axes = args.axes()
+    if not axes:  # nothing to cut into blocks (e.g. an audit of one set of counts)
+        option = "--stream" if stream is not None else "--scheduler"
+        raise DomainError(f"{option}: this command has no sweep axis here (one row); write it with --output "
+                          "FILE.csv instead")
     values = {n: v for n, v in args.parsed().items() if n not in axes and n not in ("stream", "scheduler")}
     task = BlockTask(_ref(cmd), kit, values, tuple(varying(args)), args.format, stream is not None)
     first = plan([len(v) for v in axes.values()], block_rows())[0]

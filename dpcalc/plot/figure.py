@@ -99,9 +99,10 @@ def _label(plt: Any, text: str, where: str = "") -> str:
 
     try:
         check_nesting(where or "label", text, "mathtext", MAX_MATH_NESTING)
-    except DomainError:
+    except DomainError as exc:
         if where:
-            raise
+            raise DomainError(f"{where}: matplotlib cannot typeset {text[:60]!r} ({str(exc).split(': ', 1)[1]})"
+                              ) from None
         return text.replace("$", "")
     try:
         from matplotlib.mathtext import MathTextParser

@@ -38,7 +38,7 @@ def test_client_terms_give_q_and_rounds() -> None:
 def test_account_fixed_rows_come_from_the_without_replacement_accountants() -> None:
     doc = run_json("account", *POINT, *MNIST, "--sampling", "fixed")
     assert [r["accountant"] for r in doc["rows"]] == ["rdp", "rdp-lemma1", "pld"]  # every accountant with a form
-    assert set(doc["meta"]["not_applicable"]) == {"zcdp", "analytic", "gdp-clt", "exact", "shuffle-lower"}
+    assert set(doc["meta"]["not_applicable"]) == {"zcdp", "analytic", "gdp-clt", "exact"}
     assert {r["relation"] for r in doc["rows"]} == {"replace-one"}
     poisson = run_json("account", *POINT, *MNIST, "-a", "rdp", "-a", "pld")
     for s, p in zip([r for r in doc["rows"] if r["accountant"] != "rdp-lemma1"], poisson["rows"], strict=True):

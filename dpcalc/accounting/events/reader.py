@@ -181,8 +181,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def load(path: str | Path) -> Event:
-    """An event from a JSON or TOML file (``.toml`` by its suffix, else JSON).
+def load(path: str | Path, name: str = "path") -> Event:
+    """An event from a JSON or TOML file (``.toml`` by its suffix, else JSON); errors name ``name`` (the CLI: --event).
 
     Examples:
         >>> from dpcalc.accounting.events import load
@@ -197,5 +197,5 @@ def load(path: str | Path) -> Event:
     from dpcalc import files
 
     # a regular file of at most files.MAX_DOCUMENT_BYTES, nested at most files.MAX_NESTING levels (checked before the
-    # parser and the event constructors, which recurse once per level, see it); one line naming --event otherwise
-    return as_event(files.read_document("--event", path, "save it as UTF-8 JSON or TOML"))
+    # parser and the event constructors, which recurse once per level, see it); one line naming `name` otherwise
+    return as_event(files.read_document(name, path, "save it as UTF-8 JSON or TOML"), name)

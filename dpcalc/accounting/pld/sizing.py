@@ -32,6 +32,8 @@ def _points(d: LatticePmf, h: float) -> tuple[FloatArray, FloatArray]:
 
 def _log_mgf(d: LatticePmf, h: float, thetas: FloatArray) -> FloatArray:
     g, lp = _points(d, h)
+    if g.size == 0:  # every atom at +∞ (disjoint supports): no finite estimate (the caller's ε is +∞)
+        return np.full(thetas.size, np.inf)
     z = lp[None, :] + thetas[:, None] * g[None, :]
     mx = z.max(axis=1)
     return np.asarray(np.log(np.exp(z - mx[:, None]).sum(axis=1)) + mx)
@@ -50,6 +52,8 @@ def chernoff_eps(ups: list[tuple[LatticePmf, int]], h: float, delta: float) -> t
 
 def _tilted_mean(d: LatticePmf, h: float, theta: float) -> float:
     g, lp = _points(d, h)
+    if g.size == 0:  # every atom at +∞ (disjoint supports): no finite estimate (the caller's ε is +∞)
+        return math.inf
     z = lp + theta * g
     w = np.exp(z - z.max())
     return float(w @ g / w.sum())
