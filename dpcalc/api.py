@@ -97,7 +97,7 @@ def epsilon(event: Any = None, *, delta: float, accountant: str | None = None, n
         >>> import dpcalc
         >>> r = dpcalc.epsilon(noise_multiplier=1.1, dataset_size=60000, batch_size=256, epochs=60, delta=1e-5)
         >>> r.accountant, round(float(r), 4)
-        ('pld', 2.3818)
+        ('pld', 2.3821)
     """
     ev = event_of(event, **terms)
     rel = _relation(ev, neighbours)
@@ -186,7 +186,7 @@ def statement(event: Any = None, *, delta: float, max_examples_per_user: int | N
         >>> import dpcalc
         >>> s = dpcalc.statement(noise_multiplier=1.1, dataset_size=60000, batch_size=256, epochs=60, delta=1e-5)
         >>> s.headline.accountant, round(float(s.headline), 4)
-        ('pld', 2.3818)
+        ('pld', 2.3821)
     """
     from dpcalc.report.statement import Statement
 

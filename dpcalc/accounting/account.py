@@ -142,7 +142,7 @@ def headline_epsilon(event: Event, *, delta: float | None = None, eps: float | N
         >>> from dpcalc.accounting.events import Gaussian, PoissonSampled, SelfComposed
         >>> headline_epsilon(SelfComposed(PoissonSampled(0.01, Gaussian(1.0)), 1000), delta=1e-5,
         ...                  relation='add_remove')
-        PrivacyResult(ε = 1.82859 [1.82748, 1.82859] (bracket, pld, add-remove, δ = 1e-05))
+        PrivacyResult(ε = 1.8286 [1.82784, 1.8286] (bracket, pld, add-remove, δ = 1e-05))
     """
     event, relation = as_event(event), relation_of(relation, "relation")
     found = account(event, delta=delta, eps=eps, relation=relation, accountants=_candidates(event, relation),

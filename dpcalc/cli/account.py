@@ -351,7 +351,8 @@ def calibrate_command(a: Args) -> Result:
                 if why is not None:
                     if names:
                         raise DomainError(why)
-                    refused["not_applicable"].setdefault(n, why)
+                    if not acc.quiet:  # a specialised accountant is not listed where it does not apply
+                        refused["not_applicable"].setdefault(n, why)
                     continue
                 try:
                     found = [calibrate(event, field, eps=e, delta=d, accountant=acc, relation=rel, options=options,

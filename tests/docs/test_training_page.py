@@ -17,7 +17,7 @@ BLOCKS = re.findall(r"```console\n\$ dpcalc ([^\n]*)\n(.*?)```", PAGE.read_text(
 
 def test_the_page_shows_the_run_from_terms_to_statement_and_calibration() -> None:
     commands = [c.split()[0] for c, _ in BLOCKS]
-    assert commands.count("statement") == 2 and commands.count("calibrate") == 3 and "account" in commands
+    assert commands.count("statement") == 3 and commands.count("calibrate") == 3 and "account" in commands
     assert any("--solve-for epochs" in c for c, _ in BLOCKS) and any("--clients" in c for c, _ in BLOCKS)
 
 

@@ -153,7 +153,7 @@ def names() -> list[str]:
     Examples:
         >>> from dpcalc.accounting import accountants
         >>> accountants.names()
-        ['rdp', 'rdp-lemma1', 'zcdp', 'analytic', 'gdp-clt', 'pld', 'exact']
+        ['rdp', 'rdp-lemma1', 'zcdp', 'analytic', 'gdp-clt', 'pld', 'exact', 'shuffle-lower']
     """
     rank = {n: i for i, n in enumerate(ORDER)}
     return sorted(ACCOUNTANTS, key=lambda n: rank.get(n, len(rank)))

@@ -207,7 +207,7 @@ def laplace(scale: float, sensitivity: float = 1.0, relation: str = "add_remove"
     >>> loss.description
     'laplace(1, sensitivity=1)'
     >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-    9.99019889694194
+    9.99065585456648
     """
     b = v.scalar("scale", v.positive("scale", scale))
     d = v.scalar("sensitivity", v.positive("sensitivity", sensitivity))
@@ -318,7 +318,7 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
     >>> loss.description
     'mixture_of_gaussians(1, sensitivities=[1.0, 2.0], probabilities=[0.5, 0.5])'
     >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-    35.19609313812399
+    35.1971283150936
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     c = [float(x) for x in v.vector("sensitivities", sensitivities, 0.0)]
@@ -716,7 +716,7 @@ def truncated_poisson(loss: PrivacyLoss, q: float, dataset_size: int, max_batch:
     >>> loss = truncated_poisson(gaussian(1.1), 0.01, 60000, 650)
     >>> r = epsilon_composed([(loss, 100)], 1e-5)
     >>> round(r.eps_lower, 4), round(r.eps_upper, 4)
-    (2.6009, 2.6012)
+    (2.6005, 2.6015)
     """
     loss = _loss_arg(loss, "truncated_poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
