@@ -83,7 +83,11 @@ def homes(names: list[str]) -> dict[str, dict[str, str]]:
     home: dict[tuple[Any, ...], str] = {}
     for n in order:
         for name in exported(modules[n]):
-            home.setdefault(_key(modules[n], name), n)
+            key = _key(modules[n], name)
+            # a function or class is documented where it is defined, when that module has a page (the verbs of
+            # ``dpcalc``, loaded lazily, are invisible to the static reader at the top)
+            defined = key[0] if isinstance(key[1], str) else ""
+            home.setdefault(key, defined if defined in modules and name in exported(modules[defined]) else n)
     return {n: {name: home[_key(modules[n], name)] for name in exported(modules[n])} for n in names}
 
 
