@@ -76,6 +76,15 @@ def _key(module: ModuleType, name: str) -> tuple[Any, ...]:
     return (name, id(obj))
 
 
+def _lazy_top() -> frozenset[str]:
+    import dpcalc
+
+    return frozenset(dpcalc._TOP)
+
+
+LAZY_TOP = _lazy_top()
+
+
 def homes(names: list[str]) -> dict[str, dict[str, str]]:
     """For each module, its exported names mapped to the module whose page documents them."""
     modules = {n: importlib.import_module(n) for n in names}
@@ -83,11 +92,9 @@ def homes(names: list[str]) -> dict[str, dict[str, str]]:
     home: dict[tuple[Any, ...], str] = {}
     for n in order:
         for name in exported(modules[n]):
-            key = _key(modules[n], name)
-            # a function or class is documented where it is defined, when that module has a page (the verbs of
-            # ``dpcalc``, loaded lazily, are invisible to the static reader at the top)
-            defined = key[0] if isinstance(key[1], str) else ""
-            home.setdefault(key, defined if defined in modules and name in exported(modules[defined]) else n)
+            if n == "dpcalc" and name in LAZY_TOP:
+                continue  # loaded on first access (PEP 562): the static reader cannot document it at the top
+            home.setdefault(_key(modules[n], name), n)
     return {n: {name: home[_key(modules[n], name)] for name in exported(modules[n])} for n in names}
 
 

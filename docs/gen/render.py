@@ -86,7 +86,15 @@ TURN_COLUMNS, TURN_ROWS = 11, 4
 
 
 def markdown_table(head: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
-    """A Markdown table of cells that are already inline HTML; a wide table of few rows is turned (`TURN_COLUMNS`)."""
+    """A Markdown table of cells that are already inline HTML; a wide table of few rows is turned (`TURN_COLUMNS`);
+    a wide table of more rows shows the columns every row shares on a line above it (as the terminal does)."""
+    if len(head) >= TURN_COLUMNS and len(rows) > TURN_ROWS:
+        shared = [j for j in range(len(head)) if len({r[j] for r in rows}) == 1 and rows[0][j] not in ("", "—")]
+        if shared and len(shared) < len(head):
+            keep = [j for j in range(len(head)) if j not in shared]
+            line = " · ".join(f"{head[j]}: {rows[0][j]}" for j in shared)
+            return [line, "", *markdown_table([head[j] for j in keep], [[r[j] for j in keep] for r in rows],
+                                              [align[j] for j in keep])]
     if len(head) >= TURN_COLUMNS and 0 < len(rows) <= TURN_ROWS:
         out = ["| " + " | ".join(["", *(f"{k + 1}" for k in range(len(rows)))]) + " |",
                "|---|" + "|".join("---:" for _ in rows) + "|"]

@@ -4,15 +4,13 @@ A result is what an accountant says of one event at one δ (or one ε): the head
 ``lower``/``upper`` ends where the accountant gives a bracket, what kind of statement it is, and the conditions it
 holds under (accountant, neighbouring relation, δ, the event and its sampling, the level of the privacy unit).
 
-=========  ==============================================================================================
-kind       meaning
-=========  ==============================================================================================
-exact      the true value (to the last digits, rounded to the safe side)
-bracket    certified ``lower`` <= true value <= ``upper``; the value is ``upper``
-upper      a guaranteed upper bound (e.g. RDP); the true value may be smaller
-estimate   an approximation that can be below the true value (e.g. the GDP central limit theorem)
-lower      a certified lower bound (e.g. an audit, a shuffled sampler's lower bound)
-=========  ==============================================================================================
+| kind | meaning |
+|---|---|
+| exact | the true value (to the last digits, rounded to the safe side) |
+| bracket | certified ``lower`` <= true value <= ``upper``; the value is ``upper`` |
+| upper | a guaranteed upper bound (e.g. RDP); the true value may be smaller |
+| estimate | an approximation that can be below the true value (e.g. the GDP central limit theorem) |
+| lower | a certified lower bound (e.g. an audit, a shuffled sampler's lower bound) |
 
 ``float(result)`` is the safe value (the upper end of a bracket; for an estimate, the estimate); ``to_dict()`` is
 exactly the row ``dpcalc account --json`` prints.

@@ -1,5 +1,5 @@
-"""The discrete Laplace mechanism: integer noise with P(x) ∝ e^{−a|x|}, a = noise parameter, on an integer statistic
-of L1 sensitivity Δ (Canonne, Kamath & Steinke 2020, Def. 1).
+"""The discrete Laplace mechanism: integer noise with P(x) ∝ exp(−a·abs(x)), a = noise parameter, on an integer
+statistic of L1 sensitivity Δ (Canonne, Kamath & Steinke 2020, Def. 1).
 
 * RDP at the integer shift s = Δ' (Δ, or 2Δ under replace-one): the three geometric sums of
   Σₓ p(x)^α p(x − s)^{1−α} (x <= 0, 0 < x < s, x >= s) in closed form, exact;

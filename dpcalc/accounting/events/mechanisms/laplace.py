@@ -1,4 +1,4 @@
-"""The Laplace mechanism: noise with density e^{−|x|/s}/(2s), s = noise multiplier·C, on a statistic of L1
+"""The Laplace mechanism: noise with density exp(−abs(x)/s)/(2s), s = noise multiplier·C, on a statistic of L1
 sensitivity C (Dwork & Roth 2014, Def. 3.3).
 
 * RDP at ε₀ = Δ'/s: ``ε₀ + log1p((α − 1)/(2α − 1)·expm1(−(2α − 1)ε₀))/(α − 1)`` (Mironov 2017, Prop. 6), exact, in
