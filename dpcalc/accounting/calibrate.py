@@ -315,5 +315,19 @@ def calibrate(event: Event, field: str, *, eps: float, delta: float, accountant:
             next_result = result_at(next_value)
         except DpcalcError as exc:
             notes.append(f"at {field} = {next_value:.6g} the accountant cannot certify epsilon: {exc}")
-    notes += [f"not certified at {f}" for f in forward.failures if not notes or f not in notes[0]]
+    notes += _failure_notes([f for f in forward.failures if not notes or f not in notes[0]])
     return Calibration(field, value, target, result, at(value), next_value, next_result, tol, tuple(notes))
+
+
+def _failure_notes(failures: list[str]) -> list[str]:
+    """The search's failures (``"value: reason"``), one note per kind of reason: the values listed once, the first
+    reason given (ten probes refused for memory were ten near-identical sentences)."""
+    import re
+
+    groups: dict[str, tuple[list[str], str]] = {}
+    for failure in failures:
+        value, _, reason = failure.partition(": ")
+        kind = re.sub(r"[-+]?\d[\d.,]*(e[-+]?\d+)?", "#", reason)
+        groups.setdefault(kind, ([], reason))[0].append(value)
+    return [f"not certified at {', '.join(sorted(values, key=float))}: {reason}" if len(values) > 1
+            else f"not certified at {values[0]}: {reason}" for values, reason in groups.values()]

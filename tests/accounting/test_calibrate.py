@@ -131,3 +131,15 @@ def test_integer_knob_is_solved_by_the_same_search() -> None:
         search.solve(falling, 20.0, knob, rtol=0.0, what="test")
     with pytest.raises(InfeasibleError, match="unreachable"):
         search.solve(forward, 1e-3, steps, rtol=0.0, what="rdp")
+
+
+def test_failures_of_one_kind_are_one_note() -> None:
+    """Ten probes refused for the memory cap were ten near-identical sentences in the table's note: one note now
+    lists the values once, with the first reason."""
+    from dpcalc.accounting.calibrate import _failure_notes
+
+    failures = [f"{v}: pld: needs {1.1 + v / 1e5:.3g}e+08 grid points, about {11 + v / 1e4:.3g} GiB" for v in
+                (18400, 17601, 18000)] + ["3: rdp: another reason"]
+    notes = _failure_notes(failures)
+    assert notes[0].startswith("not certified at 17601, 18000, 18400: pld: needs ")
+    assert notes[1] == "not certified at 3: rdp: another reason" and len(notes) == 2
