@@ -58,7 +58,7 @@ def _screen(args: list[str], columns: int) -> str:
             break
         chunks.append(data)
     os.close(master)
-    assert proc.wait(timeout=300) == 0, b"".join(chunks).decode(errors="replace")
+    assert proc.wait() == 0, b"".join(chunks).decode(errors="replace")
     return _ANSI.sub("", b"".join(chunks).decode().replace("\r\n", "\n"))
 
 
