@@ -86,9 +86,10 @@ TURN_COLUMNS, TURN_ROWS = 11, 4
 
 
 def markdown_table(head: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
-    """A Markdown table of cells that are already inline HTML; a wide table of few rows is turned (`TURN_COLUMNS`);
-    a wide table of more rows shows the columns every row shares on a line above it (as the terminal does)."""
-    if len(head) >= TURN_COLUMNS and len(rows) > TURN_ROWS:
+    """A Markdown table of cells that are already inline HTML. A wide table (`TURN_COLUMNS`) of two or more rows first
+    shows the columns every row shares on a line above it (as the terminal does); one still wide of few rows is
+    turned."""
+    if len(head) >= TURN_COLUMNS and len(rows) >= 2:
         shared = [j for j in range(len(head)) if len({r[j] for r in rows}) == 1 and rows[0][j] not in ("", "—")]
         if shared and len(shared) < len(head):
             keep = [j for j in range(len(head)) if j not in shared]
