@@ -245,7 +245,8 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     with np.errstate(all="ignore"):  # the sum of huge finite values may overflow: not the caller's business
         bad = _nonfinite(out)
     if bad == "nan":
-        raise DomainError(f"{name} is undefined at {_inputs(func, args, kwargs)} (the computation gave NaN)")
+        raise DomainError(f"{name} is undefined at {_inputs(func, args, kwargs)} (an indeterminate form in float64, "
+                          "such as 0/0 or ∞ − ∞)")
     if bad == "inf" and not getattr(func, "_dpcalc_inf_ok", False):
         raise DomainError(f"{name}: the result overflows float64 at {_inputs(func, args, kwargs)} (these inputs "
                           "lie beyond the range a double can represent)")
@@ -295,7 +296,11 @@ def _inputs(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, A
                          else f"{key}={float(value):.6g}")
         elif isinstance(value, np.ndarray | list | tuple):
             try:
-                parts.append(f"{key} of shape {np.shape(value)}")
+                arr = np.asarray(value)
+                if arr.size == 1 and arr.dtype.kind in "biuf":  # one value broadcast to a grid's shape: the value
+                    parts.append(f"{key}={float(arr.reshape(-1)[0]):.6g}")
+                else:
+                    parts.append(f"{key} of shape {np.shape(value)}")
             except ValueError:
                 parts.append(f"{key} (a ragged list)")
         else:  # None too: only the arguments passed are listed

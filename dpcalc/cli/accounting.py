@@ -10,6 +10,7 @@ event; then ``--neighbours`` names the relation). Library: `dpcalc.api`, `dpcalc
 from __future__ import annotations
 
 import itertools
+import re
 from typing import TYPE_CHECKING, Any
 
 from dpcalc.cli.options import Opt, choice, integer, many, real, text
@@ -214,7 +215,10 @@ def runs(a: Args, *, unknown: str | None = None) -> list[tuple[Event, str, dict[
         run_terms = {"noise_multiplier": z, "q": q, "steps": steps, **terms,
                      "sampling": sampling, "mechanism": values.get("mechanism") or "dp-sgd"}
         _complete(run_terms, example, client, unknown)
-        run = TrainingRun(**run_terms)
+        try:
+            run = TrainingRun(**run_terms)
+        except DomainError as exc:  # the event names its field; the command line names the option
+            raise DomainError(re.sub(r"^TrainingRunDpEvent\.(\w+)", lambda m: _flag(m.group(1)), str(exc))) from None
         points.append((run, given or run.relation, {}))
     return points
 

@@ -180,11 +180,17 @@ def compare_command(a: Args) -> Result:
     from dpcalc.matrix.training import dpsgd_epsilon_for_epochs, ftrl_epsilon_for_epochs
 
     rows = []
+    left_out: dict[str, str] = {}  # a strategy a run is too long for: its cells empty, the reason in the note
     for e in a.epochs:
         row: dict[str, Any] = {"epochs": e}
         for name in ("tree-restart", "tree", "banded"):
-            row[name.replace("-", "_")] = float(ftrl_epsilon_for_epochs(e, a.clients, a.clients_per_round,
-                                                                        a.noise_multiplier, a.delta, name))
+            try:
+                row[name.replace("-", "_")] = float(ftrl_epsilon_for_epochs(e, a.clients, a.clients_per_round,
+                                                                            a.noise_multiplier, a.delta, name))
+            except DomainError as exc:
+                row[name.replace("-", "_")] = None
+                left_out.setdefault(name, f"{name} at --epochs {e:g} (--clients/--clients-per-round rounds each): "
+                                          f"{exc}")
         row["dpsgd"] = float(dpsgd_epsilon_for_epochs(e, a.clients, a.clients_per_round, a.noise_multiplier,
                                                       a.delta))
         rows.append(row)
@@ -197,7 +203,8 @@ def compare_command(a: Args) -> Result:
                   note=f"N = {a.clients}, n = {a.clients_per_round} per round, z = {a.noise_multiplier:g}, δ = "
                        f"{a.delta:g}. DP-FTRL: cohorts cycled, one participation per epoch; DP-SGD: Poisson sampling "
                        "q = n/N every round (PLD accountant). The same z is not the same utility: DP-FTRL's noise "
-                       "enters prefix sums, DP-SGD's every step.")
+                       "enters prefix sums, DP-SGD's every step."
+                       + "".join(f" Not computed: {why}." for why in left_out.values()))
 
 
 ENTRIES = (Group("matrix", "Matrix-mechanism accounting: DP-FTRL trees, banded and general strategies.",

@@ -59,6 +59,14 @@ def test_contract_holds(command: object) -> None:
 
 # Vectors the deep runs found (each a class fixed at its root); they run on every suite run.
 REGRESSIONS: list[list[str]] = [
+    ["nbafl", "bound", "--eps", "1,0.5,5e-324", "--C", "5e-324", "--c-scale", "10", "--theta", "5e-324", "--format",
+     "markdown"],  # the row's reason said "NaN" and listed 13 inputs as "of shape (1, …, 1)"
+    ["matrix", "compare", "--clients", "1000", "--clients-per-round", "10", "-z", "10", "--delta", "1e-5"],  # one
+    # strategy too long for 200 epochs refused the whole table, naming no option
+    ["statement", "--noise-multiplier", "-0.5", "--delta", "1e-3", "--q", "0.01", "--steps", "1", "-a", "gdp-clt"],
+    # named TrainingRunDpEvent.noise_multiplier, not --noise-multiplier
+    ["audit", "one-run", "--canaries", "10", "--guesses", "1", "--correct", "1", "--delta", "1e-5", "--stream",
+     "out.csv"],  # "a sweep needs at least one value per option (got sizes [])"
     ["cuag", "uplink", "--model", "0.5"],  # the error named the library's layer_sizes, not --model
     ["gdp", "clt", "--q", "0.01", "-z", "-1,1.1", "--steps", "10"],  # named sigma, not --noise-multiplier
     ["secagg", "divergence", "--dmu", "10", "--lam1", "10", "--lam2", "1", "--json"],  # JSON inf without reason
