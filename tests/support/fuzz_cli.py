@@ -277,13 +277,18 @@ def _serve(greeting: bytes | None) -> int:
     return port
 
 
+_KEEP: list[Any] = []
+
+
 def _scheduler_addresses() -> list[str]:
     """``--scheduler`` values no Dask scheduler answers at (the tests of a live cluster: tests/sim)."""
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed = s.getsockname()[1]
+    # a port bound and never listened on refuses connections; kept bound for the process's life so that no other
+    # program (a concurrent test suite's Dask cluster) can take it: a freed "closed" port was once reused by one
+    _KEEP.append(socket.socket())
+    _KEEP[-1].bind(("127.0.0.1", 0))
+    closed = _KEEP[-1].getsockname()[1]
     return [f"tcp://127.0.0.1:{closed}", f"127.0.0.1:{closed}", f"tls://127.0.0.1:{closed}", "ucx://127.0.0.1:9",
             "foo://127.0.0.1:9", "tcp://127.0.0.1", "tcp://[::1", "inproc://nowhere", "", " ", "a b",
             f"tcp://127.0.0.1:{_serve(b'SSH-2.0-OpenSSH_9.6' + bytes([13, 10]))}", f"tcp://127.0.0.1:{_serve(None)}"]
