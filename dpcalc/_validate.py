@@ -266,7 +266,7 @@ def _nonfinite(x: Any) -> str | None:
     """``"nan"``, ``"inf"`` or None for a float, a float array, or a tuple of them (NaN wins). In a result object
     (a dataclass) only a NaN counts: its fields document their infinities (``attained``, ``reason``)."""
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        found = [_nonfinite(getattr(x, f.name)) for f in dataclasses.fields(x)]
+        found = [_nonfinite(getattr(x, name)) for name in _field_names(type(x))]
         return "nan" if "nan" in found else None
     if isinstance(x, tuple):
         found = [_nonfinite(item) for item in x]
@@ -280,6 +280,12 @@ def _nonfinite(x: Any) -> str | None:
             return "nan"
         return "inf" if np.isinf(x).any() else None
     return None
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names (`dataclasses.fields` rebuilds the tuple on every call)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _inputs(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:

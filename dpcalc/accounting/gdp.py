@@ -36,8 +36,8 @@ from dpcalc.errors import DomainError, ErratumWarning, EstimateWarning
 from dpcalc.typing import FloatArray, FloatOrArray
 
 __all__ = ["CLT_WARNING", "LOG_DELTA_ERR", "ROOT_RTOL", "clt_mu", "clt_mu_schedule", "compose", "delta",
-           "delta_at_zero", "eps_bracket_from_mu", "eps_from_mu", "gaussian_mu", "gaussian_sigma", "log_delta",
-           "mu_from_eps", "sigma_from_clt_mu", "tradeoff"]
+           "delta_at_zero", "eps_bracket_between", "eps_bracket_from_mu", "eps_from_mu", "gaussian_mu",
+           "gaussian_sigma", "log_delta", "mu_from_eps", "sigma_from_clt_mu", "tradeoff"]
 
 
 _SQRT2 = math.sqrt(2.0)
@@ -163,6 +163,8 @@ def _log_delta_point(eps: float, mu: float, tail: bool) -> tuple[float, float, f
             ea, eb = sp.erfcx(ua), sp.erfcx(ub)
             diff_log = _log(ea - eb)
             kappa = (ea + eb) / (ea - eb) if ea != eb else math.inf
+            if tail:
+                return -0.5 * a * a - _LN2 + diff_log, _log(eb) - diff_log, kappa
         log_d = -0.5 * a * a - _LN2 + diff_log
         return log_d, (_log(sp.erfcx(ub)) - diff_log if tail else _exp(log_d)), kappa
     phi_b = sp.ndtr(b)
@@ -429,31 +431,77 @@ def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]
     return out_lo.reshape(m.shape), out_hi.reshape(m.shape)
 
 
-def _eps_root_point(m: float, lt: float) -> tuple[float, float]:
+def _eps_root_point(m: float, lt: float, start: tuple[float, float] | None = None) -> tuple[float, float]:
     """`_eps_root` for one (μ, ln δ) in plain floats: the same bracket, Newton steps (`dpcalc._roots.newton_point`),
-    margins and checks."""
+    margins and checks. ``start`` = (x, hi): a Newton start and a safe upper end (δ(hi; μ) <= δ), e.g. the bracket
+    of a slightly larger μ (ε(δ; μ) increases with μ); the ends' evaluations are reused for the margins."""
     if lt >= _log(math.erf(m / (2.0 * _SQRT2))):
         return 0.0, 0.0
-    z = math.sqrt(2.0 * max(0.0, -_LN2 - lt))
-    hi = 0.5 * m * m + m * z
-    if not math.isfinite(hi):
-        v.finite_result("eps", np.array([hi]), "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
+    seen: dict[float, tuple[float, float, float]] = {}
+
+    def at(x: float) -> tuple[float, float, float]:
+        if x not in seen:
+            seen[x] = _log_delta_point(x, m, True)
+        return seen[x]
 
     def f_and_slope(x: float) -> tuple[float, float]:
-        ld, log_ratio, _ = _log_delta_point(x, m, True)
+        ld, log_ratio, _ = at(x)
         return ld - lt, -_exp(log_ratio)
 
-    # δ(ε) < Φ(a) so ε0 = μ(μ/2 − Φ^{-1}(δ)) has δ(ε0) < δ: a tighter safe end and the Newton start
-    e0 = m * (0.5 * m - sp.ndtri(_exp(lt)))
-    if math.isfinite(e0) and e0 > 0.0:
-        hi = min(hi, e0)
-    lo, hi = newton_point(f_and_slope, 0.0, hi, hi, increasing=False, rtol=ROOT_RTOL, atol=1e-300)
+    if start is None:
+        z = math.sqrt(2.0 * max(0.0, -_LN2 - lt))
+        hi = 0.5 * m * m + m * z
+        if not math.isfinite(hi):
+            v.finite_result("eps", np.array([hi]),
+                            "mu is too large (eps ~ mu^2/2 overflows float64; mu must be < ~1e154)")
+        # δ(ε) < Φ(a) so ε0 = μ(μ/2 − Φ^{-1}(δ)) has δ(ε0) < δ: a tighter safe end and the Newton start
+        e0 = m * (0.5 * m - sp.ndtri(_exp(lt)))
+        if math.isfinite(e0) and e0 > 0.0:
+            hi = min(hi, e0)
+        x0 = hi
+    else:
+        x0, hi = start
+    lo, hi = newton_point(f_and_slope, 0.0, hi, min(x0, hi), increasing=False, rtol=ROOT_RTOL, atol=1e-300)
     margins = []
     for end in (lo, hi):  # as in `_eps_root`: the log δ error bound over the slope, outward
-        _, log_ratio, kappa = _log_delta_point(end, m, True)
+        _, log_ratio, kappa = at(end)
         margin = LOG_DELTA_ERR * (kappa if math.isfinite(kappa) else 1.0) * _exp(-log_ratio)
         margins.append(margin if math.isfinite(margin) else 0.0)
     return max(0.0, lo * (1.0 - _SAFETY) - margins[0]), hi * (1.0 + _SAFETY) + margins[1]
+
+
+def eps_bracket_between(mu_lo: float, mu_hi: float, delta: float) -> tuple[float, float]:
+    """Certified ``(ε_lower at mu_lo, ε_upper at mu_hi)`` for a μ known only to lie in [mu_lo, mu_hi] (a μ computed
+    with rounding): as `eps_bracket_from_mu` at each end, the second root warm-started from the first (two nearby
+    roots cost little more than one).
+
+    Parameters
+    ----------
+    mu_lo : float
+        Lower end of μ, >= 0.
+    mu_hi : float
+        Upper end of μ, >= mu_lo.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    tuple[float, float]
+
+    Examples
+    --------
+    >>> from dpcalc.accounting.gdp import eps_bracket_between
+    >>> eps_bracket_between(1.0 - 1e-12, 1.0, 1e-5)
+    (4.377178095676105, 4.377178095681278)
+    """
+    lt = math.log(float(v.scalar("delta", v.probability("delta", delta))))
+    m_hi = float(v.scalar("mu", v.nonnegative("mu", mu_hi)))
+    m_lo = min(float(v.scalar("mu", v.nonnegative("mu", mu_lo))), m_hi)
+    lo_h, up_h = _eps_root_point(m_hi, lt)
+    if up_h == 0.0:
+        return 0.0, 0.0
+    # δ(up_h; mu_lo) <= δ(up_h; mu_hi) <= δ: a safe upper end for the lower μ's root, and lo_h a close start
+    return _eps_root_point(m_lo, lt, start=(lo_h, up_h))[0], up_h
 
 
 @v.named_shapes

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from dpcalc import _validate as v
 from dpcalc._progress import progress
 from dpcalc._repr import short_repr
-from dpcalc.accounting.gdp import eps_bracket_from_mu
+from dpcalc.accounting.gdp import eps_bracket_between
 from dpcalc.accounting.pld.chernoff import saddle
 from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, RTOL, TAU, Direction, MemoryCapError, check_points
 from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
@@ -222,7 +222,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         # Gaussians without sampling compose exactly into one Gaussian, μ² = Σ count/σ² (Dong, Roth & Su 2022,
         # Cor. 3.3): its ε(δ) in closed form, no lattice (width ~1e-14 relative)
         mu_up = dominating_mu(steps)  # rounded up by 1e-14: the lower end at a μ rounded down
-        lo_g, up_g = eps_bracket_from_mu(mu_up * (1.0 - 3e-14), d)[0], eps_bracket_from_mu(mu_up, d)[1]
+        lo_g, up_g = eps_bracket_between(mu_up * (1.0 - 3e-14), mu_up, d)
         return toleranced(EpsBracket(lo_g, up_g, d, "remove", 0.0, 0, {"iterations": 0.0, "exact": 1.0}), tol, a_tol)
     total = sum(st.count for st in steps)
     h_first = _first_lattice(steps, d, tol, a_tol)

@@ -14,7 +14,7 @@ from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["saddle", "theta_grid", "theta_top", "total_mgf"]
+__all__ = ["log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf"]
 
 _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspace(1e-2, 512.0, 16)])
 
@@ -64,25 +64,60 @@ def theta_top(steps: Sequence[Step], direction: Direction) -> float:
     return float(2.0 ** math.ceil(math.log2(top)))
 
 
-def _log_mgf(d: LatticePmf, h: float, thetas: FloatArray) -> FloatArray:
-    """Upper bound on log E[e^{θL}] (finite atoms) for each θ (see `_exp_rel`)."""
-    nz = np.flatnonzero(d.p > 0)
-    z = np.log(d.p[nz])[None, :] + thetas[:, None] * ((d.k0 + nz) * h + d.c)[None, :]
-    mx = z.max(axis=1)
-    return np.log(_exp_rel(z, mx[:, None]).sum(axis=1)) + mx
+_BLOCK = 64  # lattice points per block of the blocked log-MGF (fewer where |θ|·h is large, see `log_mgfs`)
+_BLOCK_SPAN = 200.0  # the largest |θ|·h·(block − 1): e^{±200} stays far inside the double range
+_TINY = 2.3e-308  # above the smallest normal double: what a product flushed to zero can have lost
 
 
-def _exp_rel(z: FloatArray, top: FloatArray) -> FloatArray:
-    """e^{z − top} in place of z, each term raised to at least e^{−700}: an upper bound of the sum off by < n·1e-304
-    relative, without the slow subnormal range of exp (−745 < z − top < −708 cost 2× on the log-MGFs)."""
-    z -= top
-    np.maximum(z, -700.0, out=z)
-    return np.exp(z, out=z)
+def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArray:
+    """Upper bounds on log E[e^{θL}] of each lattice PLD (finite atoms; one row per part, one column per θ).
+
+    Blocked: on a lattice g_j = (k0 + j)·h + c the atoms of a block of B consecutive points b = 0..B−1 starting at
+    g₀ have Σ_b p_b e^{θ(g₀ + bh)} = e^{θg₀}·Σ_b p_b (e^{θh})^b, so one matrix product of the blocks' masses
+    (each scaled by its largest) with the B×Θ table e^{θhb} gives every block's sum, and only the blocks' and the
+    table's exponentials are evaluated (N/B·Θ + B·Θ instead of N·Θ). Bounds, not estimates: the products are
+    rounded up (relative 1e-13, far above the matrix product's B·u, plus what a flushed product can have lost), and
+    the log-sum-exp over the blocks is rounded up by 1e-12·(1 + |K|)."""
+    th = np.asarray(thetas, dtype=np.float64)
+    reach = float(np.max(np.abs(th))) * h if th.size else 0.0
+    b = int(max(1, min(_BLOCK, math.floor(_BLOCK_SPAN / reach) + 1 if reach > 0 else _BLOCK)))
+    rows, starts, seg, n_blocks = [], [], [], []
+    for i, d in enumerate(parts):
+        nb = -(-d.p.size // b)
+        padded = np.zeros(nb * b)
+        padded[:d.p.size] = d.p
+        rows.append(padded.reshape(nb, b))
+        starts.append((d.k0 + b * np.arange(nb)) * h + d.c)
+        seg.append(np.full(nb, i))
+        n_blocks.append(nb)
+    blocks = np.concatenate(rows)
+    g0 = np.concatenate(starts)
+    owner = np.concatenate(seg)
+    top = blocks.max(axis=1)
+    keep = top > 0.0
+    out = np.full((len(parts), th.size), -np.inf)
+    if not keep.any():
+        return out
+    blocks, g0, owner, top = blocks[keep], g0[keep], owner[keep], top[keep]
+    table = np.exp(h * np.arange(b, dtype=np.float64)[:, None] * th[None, :])
+    sums = (blocks / top[:, None]) @ table
+    sums = sums * (1.0 + 1e-13) + b * _TINY
+    log_top, tilt = np.log(top)[:, None], g0[:, None] * th[None, :]
+    logs = np.log(sums) + log_top + tilt
+    first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    mx = np.maximum.reduceat(logs, first, axis=0)
+    tot = np.add.reduceat(np.exp(logs - mx[np.repeat(np.arange(first.size), np.diff(np.r_[first, owner.size]))]),
+                          first, axis=0)
+    k = np.log(tot) + mx
+    # the rounding of the block logs' terms (a few ulps of |log top| + |θg₀|), then 1e-12 relative
+    big = np.maximum.reduceat(np.abs(log_top) + np.abs(tilt), first, axis=0)
+    out[owner[first]] = k + 1e-15 * big + 1e-12 * (1.0 + np.abs(k))
+    return out
 
 
 def total_mgf(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray) -> FloatArray:
-    """log-MGF bound of the composition: Σ count·K_i(θ) (each K_i as in `_log_mgf`). The atoms of all steps
-    are concatenated (chunks of about 2^16 atoms) and the per-step log-sum-exps are segment reductions.
+    """log-MGF bound of the composition: Σ count·K_i(θ), each K_i a bound of `log_mgfs` (all steps in one blocked
+    matrix product).
 
     Parameters
     ----------
@@ -94,37 +129,13 @@ def total_mgf(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray)
     -------
     FloatArray
     """
-    out = np.zeros(thetas.size)
-    chunk: list[tuple[np.ndarray, np.ndarray, int]] = []
-    size = 0
-
-    def flush() -> None:
-        nonlocal size
-        if not chunk:
-            return
-        lm = np.concatenate([c[0] for c in chunk])
-        g = np.concatenate([c[1] for c in chunk])
-        sizes = np.array([c[0].size for c in chunk])
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        z = lm[None, :] + thetas[:, None] * g[None, :]
-        mx = np.maximum.reduceat(z, starts, axis=1)
-        sm = np.add.reduceat(_exp_rel(z, np.repeat(mx, sizes, axis=1)), starts, axis=1)
-        out[:] += (np.log(sm) + mx) @ np.array([float(c[2]) for c in chunk])
-        chunk.clear()
-        size = 0
-
-    for d, c in parts:
-        nz = np.flatnonzero(d.p > 0)
-        if nz.size >= 1 << 13:  # a big step alone: no concatenation
-            out += c * _log_mgf(d, h, thetas)
-            continue
-        chunk.append((np.log(d.p[nz]), (d.k0 + nz) * h + d.c, c))
-        size += nz.size
-        if size >= 1 << 16:
-            flush()
-    flush()
-    return out
-
+    if not parts:
+        return np.zeros(np.size(thetas))
+    k = log_mgfs([d for d, _ in parts], h, thetas)
+    counts = np.array([float(c) for _, c in parts])
+    with np.errstate(invalid="ignore"):
+        terms = counts[:, None] * k
+    return np.asarray(np.where(np.isneginf(k), -np.inf, terms).sum(axis=0))
 
 
 @cache

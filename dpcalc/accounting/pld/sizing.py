@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from dpcalc.accounting.pld.chernoff import log_mgfs
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.accounting.pld.pmf import LatticePmf
 
@@ -31,12 +32,9 @@ def _points(d: LatticePmf, h: float) -> tuple[FloatArray, FloatArray]:
 
 
 def _log_mgf(d: LatticePmf, h: float, thetas: FloatArray) -> FloatArray:
-    g, lp = _points(d, h)
-    if g.size == 0:  # every atom at +∞ (disjoint supports): no finite estimate (the caller's ε is +∞)
+    if not np.any(d.p > 0):  # every atom at +∞ (disjoint supports): no finite estimate (the caller's ε is +∞)
         return np.full(thetas.size, np.inf)
-    z = lp[None, :] + thetas[:, None] * g[None, :]
-    mx = z.max(axis=1)
-    return np.asarray(np.log(np.exp(z - mx[:, None]).sum(axis=1)) + mx)
+    return np.asarray(log_mgfs([d], h, thetas)[0])
 
 
 def chernoff_eps(ups: list[tuple[LatticePmf, int]], h: float, delta: float) -> tuple[float, float]:
