@@ -79,8 +79,16 @@ class Calibration:
         return row
 
     def __repr__(self) -> str:
-        return (f"Calibration({self.field} = {self.value:.6g} ({self.result.accountant}: ε = {self.result.value:.6g} "
-                f"<= {self.target:g} at δ = {self.result.delta:g}))")
+        # on the safe side, as the CLI shows them: ε rounded up; the value rounded toward more privacy (more noise
+        # up; more steps, a larger rate or batch down)
+        from dpcalc._rounding import ROUND_DOWN, ROUND_UP, format_number
+
+        owner, name = owner_of(self.event, self.field)
+        way = ROUND_DOWN if owner.knob(name).eps_increases else ROUND_UP
+        value = format_number(float(self.value), ".6g" + way) if isinstance(self.value, float) else str(self.value)
+        eps = format_number(float(self.result.value), ".6g" + ROUND_UP)
+        return (f"Calibration({self.field} = {value} ({self.result.accountant}: ε = {eps} <= {self.target:g} at "
+                f"δ = {self.result.delta:g}))")
 
     def _repr_html_(self) -> str:
         return f"<div class='dpcalc-calibration'>{html.escape(repr(self))}</div>"

@@ -151,7 +151,7 @@ def test_memory_cap_of_dpcalc_limits() -> None:
     _limits.set_max_memory("1M")
     try:
         with pytest.raises(pld.MemoryCapError, match="max-memory"):
-            pld.epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
+            pld.epsilon_subsampled_gaussian(1.0, 0.01, 10_000, 1e-5)  # about 1.03 MiB for one step's lattice
     finally:
         _limits.set_max_memory(None)
 

@@ -107,3 +107,16 @@ def test_result_types_read_well() -> None:
     assert "<strong>" in r._repr_html_()
     c = dpcalc.calibrate(eps=3, delta=1e-5, q=0.01, steps=1000, accountant="rdp")
     assert repr(c).startswith("Calibration(noise_multiplier = ") and float(c) == c.value
+
+
+def test_a_calibration_reads_on_its_safe_side() -> None:
+    """The repr rounds as the CLI's table does: more noise up, more epochs down, ε at the value up."""
+    from dpcalc._rounding import ROUND_DOWN, ROUND_UP, format_number
+
+    noise = dpcalc.calibrate(eps=3, delta=1e-5, dataset_size=60000, batch_size=256, epochs=60)
+    want = format_number(noise.value, ".6g" + ROUND_UP)
+    assert f"noise_multiplier = {want} " in repr(noise) and float(want) >= noise.value
+    assert f"ε = {format_number(noise.result.value, '.6g' + ROUND_UP)} " in repr(noise)
+    q = dpcalc.calibrate(eps=2.0, delta=1e-5, solve_for="q", noise_multiplier=1.1, steps=1000, accountant="rdp")
+    shown = repr(q).split(" = ")[1].split(" ")[0]
+    assert shown == format_number(q.value, ".6g" + ROUND_DOWN) and float(shown) <= q.value

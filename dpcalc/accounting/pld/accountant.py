@@ -207,8 +207,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     --------
     >>> from dpcalc.accounting.pld import epsilon
     >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-    EpsBracket(eps_lower=1.8278469056895557, eps_upper=1.828592961638176, delta=1e-05, direction='remove',
-    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+    EpsBracket(eps_lower=1.8278473389549492, eps_upper=1.8285923079894129, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=10125, details={'converged': 1.0, 'iterations': 1.0}, met=True,
     rtol=0.001, atol=1e-06)
     """
     steps = normalise(schedule)
@@ -550,8 +550,8 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     --------
     >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
     >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-    EpsBracket(eps_lower=1.8278469056895557, eps_upper=1.828592961638176, delta=1e-05, direction='remove',
-    grid=0.000713696113383741, fft_len=10800, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+    EpsBracket(eps_lower=1.8278473389549492, eps_upper=1.8285923079894129, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=10125, details={'converged': 1.0, 'iterations': 1.0}, met=True,
     rtol=0.001, atol=1e-06)
     """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)
