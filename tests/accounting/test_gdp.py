@@ -455,3 +455,36 @@ def test_eps_and_mu_on_the_safe_side_where_delta_cancels() -> None:
     assert eps_exact <= eps <= eps_exact * (1 + 1e-12)
     m = gdp.mu_from_eps(eps_exact, delta)
     assert mu * (1 - 1e-12) <= m <= mu
+
+
+def _exact_eps(mu: float, delta: float) -> mpmath.mpf:
+    """ε(μ, δ) to 40 digits: the root of Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) = δ."""
+    with mpmath.workdps(40):
+        m, d = mpmath.mpf(mu), mpmath.mpf(delta)
+
+        def f(e: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.ncdf(-e / m + m / 2) - mpmath.exp(e) * mpmath.ncdf(-e / m - m / 2) - d
+
+        if f(0) <= 0:
+            return mpmath.mpf(0)
+        a, b = mpmath.mpf(0), m * m / 2 + m * mpmath.sqrt(2 * mpmath.log(1 / d)) + 1  # f(a) > 0 >= f(b)
+        for _ in range(200):  # bisection: f decreases in ε
+            c = (a + b) / 2
+            a, b = (c, b) if f(c) > 0 else (a, c)
+        return (a + b) / 2
+
+
+@pytest.mark.parametrize(("mu", "delta"), [(1.0, 1e-5), (0.05, 1e-3), (3.0, 1e-12), (20.0, 1e-30), (1e-3, 1e-9),
+                                           (1.0540925533894598, 1e-5)])
+@pytest.mark.parametrize("spread", [0.0, 3e-14, 1e-9])
+def test_eps_bracket_between_holds_both_ends(mu: float, delta: float, spread: float) -> None:
+    """The warm-started pair: the lower end at mu_lo and the upper end at mu_hi bracket the exact ε of every μ in
+    between (ε increases with μ), each within 1e-12 relative of its own end's exact value."""
+    lo_mu = mu * (1.0 - spread)
+    lo, up = gdp.eps_bracket_between(lo_mu, mu, delta)
+    e_lo, e_up = _exact_eps(lo_mu, delta), _exact_eps(mu, delta)
+    assert lo <= e_lo and up >= e_up
+    assert float(e_lo - lo) <= 1e-12 * float(e_lo) + 1e-300 and float(up - e_up) <= 1e-12 * float(e_up) + 1e-300
+    # the same upper end as the cold solve, and a lower end within 1e-12 relative of the cold solve's
+    assert up == gdp.eps_bracket_from_mu(mu, delta)[1]
+    assert abs(lo - gdp.eps_bracket_from_mu(lo_mu, delta)[0]) <= 1e-12 * max(up, 1e-300)

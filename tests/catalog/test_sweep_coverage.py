@@ -25,6 +25,7 @@ MODULES = ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "
 #: public functions swept by a dedicated test (file::test) against an mpmath oracle rather than a catalog form
 SWEPT_ELSEWHERE = {
     "dpcalc.accounting.gdp.eps_bracket_from_mu": "test_pld_single.py::test_gaussians_without_sampling_are_exact",
+    "dpcalc.accounting.gdp.eps_bracket_between": "test_gdp.py::test_eps_bracket_between_holds_both_ends",
     "dpcalc.accounting.rdp.subsampled_gaussian_curve": "test_sweep_rdp.py::test_subsampled_gaussian_integer_sweep",
     "dpcalc.accounting.rdp.eps_subsampled_gaussian": "test_sweep_accountants.py::test_eps_rdp_sweep",
     "dpcalc.accounting.rdp.eps_from_curve": "test_sweep_accountants.py::test_eps_rdp_sweep",
