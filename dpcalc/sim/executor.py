@@ -61,10 +61,20 @@ class LocalExecutor(Executor):
 
     def close(self, abandon: bool = False) -> None:
         if abandon:  # no waiting for tasks nobody will read: cancel the queued ones, end the running ones
-            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+            processes = getattr(self._pool, "_processes", None) or {}
+            manager = getattr(self._pool, "_executor_manager_thread", None)
             self._pool.shutdown(wait=False, cancel_futures=True)
-            for process in processes:
-                process.terminate()
+            # the pool's manager thread replaces a worker that exits (CPython 3.11), also while it shuts down: end
+            # the replacements too until the thread is gone (a left-over worker was seen in 1 run of ~10)
+            while True:
+                for process in list(processes.values()):
+                    if process.is_alive():
+                        process.terminate()
+                if manager is None or not manager.is_alive():
+                    break
+                manager.join(0.05)
+            for process in list(processes.values()):
+                process.join()
         self._pool.shutdown()
         _restore(self._saved)
 
