@@ -28,7 +28,8 @@ from dpcalc.errors import DomainError, OutOfDomainWarning
 from dpcalc.sim import fl
 from dpcalc.sim.executor import SchedulerLike, open_executor
 
-__all__ = ["MAX_WORK", "BoundConstants", "SimulationConfig", "SimulationResult", "noise_schedule", "simulate"]
+__all__ = ["MAX_WORK", "TIME_COSTS", "TIME_SAFETY", "BoundConstants", "SimulationConfig", "SimulationResult",
+           "noise_schedule", "simulate", "time_terms"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,33 @@ class BoundConstants:
 #: Most work units (`SimulationConfig.work`) one simulation may take: measured 0.65–2.6e9 units per CPU second,
 #: so about 1.3–5 minutes.
 MAX_WORK = 2e11
+
+
+#: seconds per unit of each `time_terms` count (fitted by ``bench/fit_nbafl_simulate.py``; `SimulationConfig.seconds`)
+TIME_COSTS = {"task-rounds": 3.27e-4, "task-round-steps": 5.1e-5, "run-rounds": 4.6e-6,
+              "client-step products": 2.51e-10, "client-step coordinates": 9.01e-9, "sampled-client products": 2.9e-9,
+              "data draws": 2.04e-9, "loss evaluations": 6.62e-9}
+#: the estimate's margin over the fit (the fitted runs are 1.7–2.9× below the estimate)
+TIME_SAFETY = 2.5
+
+
+def time_terms(cfg: SimulationConfig) -> dict[str, float]:
+    """What a simulation's time is made of, counted before it runs: loop iterations of the tasks (one task per ε
+    and repeat, the baseline included, batching its T's), their local steps, the runs' rounds (noise and sampling
+    per run), the clients' local products (m·d each), their coordinates (m + d) and, with K < N
+    (each run its own sampled clients: a product per run and client instead of one batched GEMM per client, and
+    the clients' data gathered every round), the products again; and each task's synthetic data (N·m·d draws)
+    and the final loss of each of its runs (N·m·d products a run)."""
+    lo, hi = cfg.t_min, cfg.t_max
+    tasks = float(len(cfg.eps) + 1) * cfg.repeats
+    run_rounds = tasks * (float(hi) * (hi + 1) - float(lo) * (lo - 1)) / 2.0  # Σ_T T over the simulated T
+    k = float(cfg.K or cfg.N)
+    steps = run_rounds * k * cfg.local_steps
+    m, d = float(cfg.m), float(cfg.d)
+    return {"task-rounds": tasks * hi, "task-round-steps": tasks * hi * cfg.local_steps, "run-rounds": run_rounds,
+            "client-step products": steps * m * d, "client-step coordinates": steps * (m + d),
+            "sampled-client products": steps * m * d if k < cfg.N else 0.0,
+            "data draws": tasks * cfg.N * m * d, "loss evaluations": tasks * (hi - lo + 1) * cfg.N * m * d}
 
 
 @dataclass(frozen=True)
@@ -94,20 +122,10 @@ class SimulationConfig:
 
     @property
     def seconds(self) -> float:
-        """Estimated wall time on one idle core (every task, the non-private baseline included): a cost model fitted
-        to 14 measured runs (d = 1 … 10⁴, m = 1 … 1000, N = 10 … 1000, K < N or not; 0.18–12.7 s) and scaled by
-        2.5 so that it exceeds every one of them (by 1.2–3.5×). Terms: Python work per run and round, a batched
-        product per client and local step, the products' m·d, d and m coordinates, the noise draws (N·d a run-round)
-        and the per-run client data gathered when K < N."""
-        lo, hi = self.t_min, self.t_max
-        runs = float(len(self.eps) + 1) * self.repeats
-        run_rounds = runs * (float(hi) * (hi + 1) - float(lo) * (lo - 1)) / 2.0
-        k = float(self.K or self.N)
-        steps = run_rounds * k * self.local_steps  # client-steps
-        m, d = float(self.m), float(self.d)
-        per_product = 1.7e-10 * m * d + 4.0e-9 * d + 2.9e-9 * m + (6.7e-10 * m * d if k < self.N else 0.0)
-        return 2.5 * (4.6e-6 * run_rounds + 1.24e-7 * runs * hi * k * self.local_steps + steps * per_product
-                      + 1.03e-8 * run_rounds * self.N * d)
+        """Estimated time on one idle core (every task, the non-private baseline included): the work counts of
+        `time_terms`, each at its cost fitted by ``bench/fit_nbafl_simulate.py`` to 15 runs (d = 1 … 1000,
+        m = 1 … 1000, N = 3 … 1000, K < N or not, 1 … 20 local steps; 0.2–13 s of CPU), times `TIME_SAFETY`."""
+        return TIME_SAFETY * sum(TIME_COSTS[name] * count for name, count in time_terms(self).items())
 
     @property
     def work(self) -> float:

@@ -225,15 +225,27 @@ def test_simulation_work_sums_the_rounds_in_closed_form() -> None:
 
 def test_simulation_estimate_counts_noise_and_per_round_work() -> None:
     """The time model behind the work check (`SimulationConfig.seconds`): with one sample a client the run is the
-    noise draws (N·d a run-round) and per-round work, not the products. Measured on an idle core: m = 1, d = 1000,
-    4 repeats 12.8 s (the old updates-only estimate said 2.1 s); N = 10, t_max = 300, d = 1, 1 repeat 0.94 s."""
+    per-coordinate work and per-round work, not the products. Measured (CPU, idle core, ``bench/fit_nbafl_simulate.py``
+    era): m = 1, d = 1000, 4 repeats 18.1 s; N = 10, t_max = 300, d = 1, 1 repeat 1.68 s."""
     from dpcalc.nbafl.simulate import SimulationConfig
 
-    assert SimulationConfig(m=1, d=1000).seconds >= 12.8
-    assert SimulationConfig(m=1, d=1, N=10, t_max=300, repeats=1).seconds >= 0.94
+    assert SimulationConfig(m=1, d=1000).seconds >= 18.1
+    assert SimulationConfig(m=1, d=1, N=10, t_max=300, repeats=1).seconds >= 1.68
     base = SimulationConfig(m=1, d=1000)
     assert SimulationConfig(m=1, d=2000).seconds > 1.9 * base.seconds  # linear in d here
     assert SimulationConfig(m=1, d=1000, repeats=8).seconds == pytest.approx(2 * base.seconds, rel=1e-12)
+
+
+def test_a_simulation_over_a_minute_is_refused_before_it_starts() -> None:
+    """Found by the CLI fuzz: ``--eps 1,20 --t-max 12 --n 20 --repeats 1537`` took 92 s of CPU on an idle core
+    (more than 120 s on a loaded one) while the old model estimated 53 s, under the one-minute cap; it missed the
+    per-task loop and per-local-step work that dominate small models (m = 100, d = 10)."""
+    from dpcalc.nbafl.simulate import SimulationConfig
+
+    assert SimulationConfig(eps=(1.0, 20.0), t_max=12, N=20, repeats=1537).seconds > 92.0
+    line = one_error_line(run("nbafl", "simulate", "--eps", "1,20", "--t-max", "12", "--n", "20", "--repeats", "1537",
+                              "--workers", "1"))
+    assert "--repeats" in line and "min per call" in line
 
 
 def test_audit_of_a_slow_schedule_is_refused_before_it_starts() -> None:
