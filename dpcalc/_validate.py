@@ -265,27 +265,38 @@ def _binds(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, An
 def _nonfinite(x: Any) -> str | None:
     """``"nan"``, ``"inf"`` or None for a float, a float array, or a tuple of them (NaN wins). In a result object
     (a dataclass) only a NaN counts: its fields document their infinities (``attained``, ``reason``)."""
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        found = [_nonfinite(getattr(x, name)) for name in _field_names(type(x))]
-        return "nan" if "nan" in found else None
-    if isinstance(x, tuple):
-        found = [_nonfinite(item) for item in x]
-        return "nan" if "nan" in found else ("inf" if "inf" in found else None)
     if isinstance(x, float):
         return None if math.isfinite(x) else ("nan" if x != x else "inf")
-    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
-        if np.isfinite(np.sum(x)):  # one pass in the common case; a huge finite sum may overflow: look closer
-            return None
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "fc" or np.isfinite(np.sum(x)):  # one pass in the common case; a huge finite sum
+            return None                                          # may overflow: look closer
         if np.isnan(x).any():
             return "nan"
         return "inf" if np.isinf(x).any() else None
+    if isinstance(x, tuple):
+        found = [_nonfinite(item) for item in x]
+        return "nan" if "nan" in found else ("inf" if "inf" in found else None)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        for name in field_names(type(x)):
+            value = getattr(x, name)
+            if isinstance(value, float):  # the common field, checked here (a call per field costs more)
+                if value != value:
+                    return "nan"
+            elif _nonfinite(value) == "nan":
+                return "nan"
     return None
 
 
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    """A dataclass's field names (`dataclasses.fields` rebuilds the tuple on every call)."""
-    return tuple(f.name for f in dataclasses.fields(cls))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names, in order, kept per class (`dataclasses.fields` rebuilds its tuple on every
+    call)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _inputs(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:

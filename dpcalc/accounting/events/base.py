@@ -91,8 +91,8 @@ class Event:
 
     def children(self) -> Iterator[Event]:
         """The events this one contains (none for a mechanism)."""
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
+        for name in v.field_names(type(self)):
+            value = getattr(self, name)
             if isinstance(value, Event):
                 yield value
             elif isinstance(value, tuple):
@@ -102,7 +102,7 @@ class Event:
         """``SelfComposed(PoissonSampled(0.01, Gaussian(1)), 1000)``: the class name without ``DpEvent``, its fields
         in order."""
         name = type(self).__name__
-        args = ", ".join(_fmt(getattr(self, f.name)) for f in dataclasses.fields(self))  # type: ignore[arg-type]
+        args = ", ".join(_fmt(getattr(self, name)) for name in v.field_names(type(self)))
         return f"{name}({args})"
 
     def sampling_schemes(self) -> list[str]:

@@ -66,7 +66,7 @@ def from_dict(data: Mapping[str, Any], *, where: str = "event") -> Event:
     if not isinstance(data, Mapping):
         raise DomainError(f"{where} must be an event dictionary (got {v.brief(data)})")
     cls = _class_of(data, where)
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    names = list(v.field_names(cls))
     extra = sorted(set(data) - set(names) - set(_IGNORED))
     if extra:
         raise DomainError(f"{where}: {cls.CLASS_NAME} has no field {extra[0]!r}; its fields are "
@@ -94,7 +94,7 @@ def _positional(value: Any) -> dict[str, Any] | None:
     cls = _by_key().get(_key(value[1]))
     if cls is None:
         return None
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    names = list(v.field_names(cls))
     if len(value) - 2 > len(names):
         raise DomainError(f"event: {cls.CLASS_NAME} written as a list has {len(value) - 2} values for its "
                           f"{len(names)} fields ({', '.join(names) or 'none'})")
@@ -166,8 +166,8 @@ def to_dict(event: Event) -> dict[str, Any]:
     """
     event = as_event(event)
     out: dict[str, Any] = {"class_name": event.CLASS_NAME}
-    for f in dataclasses.fields(event):  # type: ignore[arg-type]
-        out[f.name] = _plain(getattr(event, f.name))
+    for name in v.field_names(type(event)):
+        out[name] = _plain(getattr(event, name))
     return out
 
 

@@ -120,7 +120,9 @@ def toleranced(br: EpsBracket, rtol: float, atol: float) -> EpsBracket:
     EpsBracket
     """
     met = meets(br.eps_lower, br.eps_upper, rtol, atol)
-    return replace(br, met=met, rtol=rtol, atol=atol, details={"converged": float(met), **br.details})
+    # built directly: `dataclasses.replace` re-reads the fields on every call
+    return EpsBracket(br.eps_lower, br.eps_upper, br.delta, br.direction, br.grid, br.fft_len,
+                      {"converged": float(met), **br.details}, met, rtol, atol)
 
 
 def delta_toleranced(br: DeltaBracket, rtol: float = RTOL, atol: float = 0.0) -> DeltaBracket:

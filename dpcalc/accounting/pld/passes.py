@@ -158,11 +158,11 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
         k_up = np.concatenate([k_up, total_mgf(ups, h, loc)])
         k_lo = np.concatenate([k_lo, total_mgf(los, h, loc)]) if lower else k_up
     pos, gt, lt = th > 0, th > lam, th < lam
-    lo_w = float(np.nanmax((log_td + lam * eg - k_lo[lt]) / (lam - th[lt])))
-    lo_w = min(lo_w, eg) - 2 * h
+    lo_raw, above = _window_bounds(th, k_lo, np.array([lam]), log_td, eg)
+    lo_w = min(float(lo_raw[0]), eg) - 2 * h
     hi1 = _min_over((k_up[pos] - log_td) / th[pos])
     # mass of the lower PLD above x_hi + (eg − x_lo) is the only aliased mass that lands above ε
-    hi2 = _min_over((k_lo[gt] - lam * eg - log_td) / (th[gt] - lam)) - (eg - lo_w)
+    hi2 = float(above[0]) - (eg - lo_w)
     hi = max(hi1, hi2, eps_ch) + 2 * h
     off = math.fsum(c * d.c for d, c in ups)  # the composed lattice's offset: index k is loss k·h + off
     kk_lo = math.floor((lo_w - off) / h)
@@ -192,23 +192,35 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
 
 
 
+def _window_bounds(th: FloatArray, k_lo: FloatArray, lams: FloatArray, log_td: float, eg: float
+                   ) -> tuple[FloatArray, FloatArray]:
+    """For each tilt λ of ``lams``, on the orders ``th`` with the lower pairs' log-MGF bounds ``k_lo``: the window's
+    start before it is capped at ``eg`` (the largest (log τδ + λ·eg − K(θ))/(λ − θ) over θ < λ, −∞ without one) and
+    the distance above it that holds the lower PLD's aliased mass (the smallest finite (K(θ) − λ·eg − log τδ)/(θ − λ)
+    over θ > λ, +∞ without one): the bounds of `compose_pass`, for all candidates at once."""
+    lam = lams[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        below = (log_td + lam * eg - k_lo[None, :]) / (lam - th[None, :])
+        above = (k_lo[None, :] - lam * eg - log_td) / (th[None, :] - lam)
+    lt, gt = th[None, :] < lam, th[None, :] > lam
+    lo_raw = np.where(lt & ~np.isnan(below), below, -np.inf).max(axis=1)
+    return lo_raw, np.where(gt & np.isfinite(above), above, np.inf).min(axis=1)
+
+
 def _shortest_window(th: FloatArray, k_up: FloatArray, k_lo: FloatArray, cands: FloatArray, log_td: float, eg: float,
                      eps_ch: float) -> float:
     """The candidate tilt whose window [lo, hi] (the bounds of `compose_pass`, on the orders ``th``) is the shortest;
     the smallest such tilt on ties."""
-    best, best_len = float(cands.min()), math.inf
+    lams = np.sort(cands)
     pos = th > 0
     hi1 = _min_over((k_up[pos] - log_td) / th[pos])
-    for lam in np.sort(cands):
-        lt, gt = th < lam, th > lam
-        with np.errstate(invalid="ignore", divide="ignore"):
-            lo_w = min(float(np.nanmax((log_td + lam * eg - k_lo[lt]) / (lam - th[lt]))) if lt.any() else -math.inf,
-                       eg)
-            hi2 = _min_over((k_lo[gt] - lam * eg - log_td) / (th[gt] - lam)) - (eg - lo_w)
-        length = max(hi1, hi2, eps_ch) - lo_w
-        if length < best_len:
-            best, best_len = float(lam), length
-    return best
+    lo_raw, above = _window_bounds(th, k_lo, lams, log_td, eg)
+    lo_w = np.minimum(lo_raw, eg)
+    with np.errstate(invalid="ignore"):
+        length = np.fmax(np.fmax(hi1, above - (eg - lo_w)), eps_ch) - lo_w
+    length = np.where(np.isnan(length), np.inf, length)
+    i = int(np.argmin(length))
+    return float(lams[i]) if length[i] < math.inf else float(lams[0])
 
 
 def step_points(steps: list[Step], direction: Direction, h: float, tail: float) -> FloatArray:
