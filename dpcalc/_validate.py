@@ -227,6 +227,7 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # SciPy's own overflow warnings: results are checked
             out = func(*args, **kwargs)
+            bad = _nonfinite(out)  # the sum of huge finite values may overflow: not the caller's business
     except (OverflowError, ZeroDivisionError) as exc:
         raise DomainError(f"{name}: an intermediate result is not representable as a float at "
                           f"{_inputs(func, args, kwargs)} ({type(exc).__name__}: {exc})") from None
@@ -242,8 +243,6 @@ def evaluate(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
                           f"{said})") from exc
     except MemoryError:  # an allocation no estimate caught (the estimates raise before allocating)
         raise DomainError(f"{name}: out of memory at {_inputs(func, args, kwargs)}; use smaller inputs") from None
-    with np.errstate(all="ignore"):  # the sum of huge finite values may overflow: not the caller's business
-        bad = _nonfinite(out)
     if bad == "nan":
         raise DomainError(f"{name} is undefined at {_inputs(func, args, kwargs)} (an indeterminate form in float64, "
                           "such as 0/0 or ∞ − ∞)")
@@ -279,12 +278,17 @@ def _nonfinite(x: Any) -> str | None:
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         for name in field_names(type(x)):
             value = getattr(x, name)
-            if isinstance(value, float):  # the common field, checked here (a call per field costs more)
+            kind = type(value)
+            if kind is float:  # the common fields, decided here (a call per field costs more)
                 if value != value:
                     return "nan"
-            elif _nonfinite(value) == "nan":
+            elif kind not in _NEVER_NAN and _nonfinite(value) == "nan":
                 return "nan"
     return None
+
+
+#: field types that hold no float to check
+_NEVER_NAN = frozenset({str, int, bool, dict, type(None)})
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}

@@ -176,10 +176,14 @@ def get(accountant: str | Accountant) -> Accountant:
     return ACCOUNTANTS[key]
 
 
+#: the default options (frozen: shared by every call that changes none)
+DEFAULT_OPTIONS = Options()
+
+
 def options_of(options: Options | None) -> Options:
     """``options``, or the defaults for None; anything else is a one-line `DomainError`."""
     if options is None:
-        return Options()
+        return DEFAULT_OPTIONS
     if not isinstance(options, Options):
         raise DomainError(f"options must be a dpcalc.accounting.accountants.Options (got {v.brief(options)})")
     return options
