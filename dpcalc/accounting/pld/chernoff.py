@@ -104,9 +104,9 @@ def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArra
     sums = sums * (1.0 + 1e-13) + b * _TINY
     log_top, tilt = np.log(top)[:, None], g0[:, None] * th[None, :]
     logs = np.log(sums) + log_top + tilt
-    first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    first = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
     mx = np.maximum.reduceat(logs, first, axis=0)
-    tot = np.add.reduceat(np.exp(logs - mx[np.repeat(np.arange(first.size), np.diff(np.r_[first, owner.size]))]),
+    tot = np.add.reduceat(np.exp(logs - mx[np.repeat(np.arange(first.size), np.diff(np.append(first, owner.size)))]),
                           first, axis=0)
     k = np.log(tot) + mx
     # the rounding of the block logs' terms (a few ulps of |log top| + |θg₀|), then 1e-12 relative

@@ -39,6 +39,10 @@ CONV_OP_SECONDS = 1e-8  # one multiply-add of a direct convolution (np.convolve:
 _LIFT = math.log(1e6)  # tilt so that e^{−λε}·E[e^{λS}] <= δ·_LIFT (Chernoff form)
 
 
+#: the orders added around a tilt λ (× λ) before the window is chosen (`compose_pass`)
+_REFINE_UP, _REFINE_DOWN = 1.0 + np.geomspace(1e-3, 4.0, 10), 1.0 - np.geomspace(1e-3, 0.9, 6)
+
+
 def _min_over(vals: FloatArray) -> float:
     vals = vals[np.isfinite(vals)]
     return float(vals.min()) if vals.size else math.inf
@@ -153,7 +157,7 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     # refine θ around λ (the aliasing bounds need θ close to λ), then the window: upper tail of the upper PLD,
     # aliasing of the lower one (above and below)
     if lam > 0:
-        loc = np.concatenate([lam * (1.0 + np.geomspace(1e-3, 4.0, 10)), lam * (1.0 - np.geomspace(1e-3, 0.9, 6))])
+        loc = np.concatenate([lam * _REFINE_UP, lam * _REFINE_DOWN])
         th = np.concatenate([th, loc])
         k_up = np.concatenate([k_up, total_mgf(ups, h, loc)])
         k_lo = np.concatenate([k_lo, total_mgf(los, h, loc)]) if lower else k_up
