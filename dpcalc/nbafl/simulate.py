@@ -124,7 +124,7 @@ class SimulationConfig:
     def seconds(self) -> float:
         """Estimated time on one idle core (every task, the non-private baseline included): the work counts of
         `time_terms`, each at its cost fitted by ``bench/fit_nbafl_simulate.py`` to 15 runs (d = 1 … 1000,
-        m = 1 … 1000, N = 3 … 1000, K < N or not, 1 … 20 local steps; 0.2–13 s of CPU), times `TIME_SAFETY`."""
+        m = 1 … 1000, N = 3 … 1000, K < N or not, 1 … 20 local steps; 0.2–19 s of CPU), times `TIME_SAFETY`."""
         return TIME_SAFETY * sum(TIME_COSTS[name] * count for name, count in time_terms(self).items())
 
     @property

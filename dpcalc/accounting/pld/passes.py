@@ -222,9 +222,7 @@ def _shortest_window(th: FloatArray, k_up: FloatArray, k_lo: FloatArray, cands: 
     lo_w = np.minimum(lo_raw, eg)
     with np.errstate(invalid="ignore"):
         length = np.fmax(np.fmax(hi1, above - (eg - lo_w)), eps_ch) - lo_w
-    length = np.where(np.isnan(length), np.inf, length)
-    i = int(np.argmin(length))
-    return float(lams[i]) if length[i] < math.inf else float(lams[0])
+    return float(lams[int(np.argmin(np.where(np.isnan(length), np.inf, length)))])  # the first on ties (all ∞: 0)
 
 
 def step_points(steps: list[Step], direction: Direction, h: float, tail: float) -> FloatArray:
