@@ -1,6 +1,7 @@
-"""The blocked log-MGF bounds of lattice PLDs (`dpcalc.accounting.pld.chernoff.log_mgfs`) against mpmath sums.
+"""The log-MGF bounds of lattice PLDs (`dpcalc.accounting.pld.chernoff.log_mgfs`, blocked for large lattices and
+every term evaluated for small ones) against mpmath sums.
 
-They are bounds (the FFT window and the tail charges rest on them): never below the exact log Σ p_j e^{θ g_j}, and
+Both paths give bounds (the FFT window and the tail charges rest on them): never below the exact log Σ p_j e^{θ g_j}, and
 within 1e-11 relative above it, on random lattices (masses down to e^{-700}, zeros for sparse dots, orders up to
 2^19 where the block shrinks) and for several PLDs in one call.
 """
@@ -11,7 +12,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from dpcalc.accounting.pld.chernoff import log_mgfs, theta_grid, total_mgf
+from dpcalc.accounting.pld import chernoff
+from dpcalc.accounting.pld.chernoff import log_mgfs, theta_grid, total_mgf, total_mgfs
 from dpcalc.accounting.pld.pmf import LatticePmf
 
 
@@ -30,8 +32,10 @@ def _random_pmf(rng: np.random.Generator, h: float) -> LatticePmf:
     return LatticePmf(int(rng.integers(-2000, 2000)), p, 0.0, float(rng.uniform(0.0, h)))
 
 
+@pytest.mark.parametrize("path", ["blocked", "dense"])
 @pytest.mark.parametrize("seed", range(8))
-def test_log_mgfs_bound_the_exact_sums(seed: int) -> None:
+def test_log_mgfs_bound_the_exact_sums(seed: int, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chernoff, "_DENSE_TERMS", 0 if path == "blocked" else 1 << 40)
     rng = np.random.default_rng(seed)
     h = float(10 ** rng.uniform(-5, -1))
     parts = [_random_pmf(rng, h) for _ in range(int(rng.integers(1, 4)))]
@@ -52,3 +56,14 @@ def test_total_mgf_weights_each_step_by_its_count() -> None:
     thetas = theta_grid(512.0)
     one = log_mgfs([a, b], h, thetas)
     np.testing.assert_allclose(total_mgf([(a, 3), (b, 5)], h, thetas), 3 * one[0] + 5 * one[1], rtol=1e-14)
+
+
+def test_total_mgfs_of_groups_equal_each_group_alone() -> None:
+    rng = np.random.default_rng(12)
+    h = 1e-3
+    a, b, c = (_random_pmf(rng, h) for _ in range(3))
+    thetas = theta_grid(512.0)
+    up, lo = total_mgfs([[(a, 3), (b, 5)], [(c, 8)]], h, thetas)
+    # the same bounds (the path, blocked or dense, follows the size of the whole call)
+    np.testing.assert_allclose(up, total_mgf([(a, 3), (b, 5)], h, thetas), rtol=1e-11)
+    np.testing.assert_allclose(lo, total_mgf([(c, 8)], h, thetas), rtol=1e-11)

@@ -14,7 +14,7 @@ from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf"]
+__all__ = ["log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf", "total_mgfs"]
 
 _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspace(1e-2, 512.0, 16)])
 
@@ -66,6 +66,8 @@ def theta_top(steps: Sequence[Step], direction: Direction) -> float:
 
 _BLOCK = 64  # lattice points per block of the blocked log-MGF (fewer where |θ|·h is large, see `log_mgfs`)
 _BLOCK_SPAN = 200.0  # the largest |θ|·h·(block − 1): e^{±200} stays far inside the double range
+#: at most this many terms (atoms × orders): every term evaluated (`_log_mgfs_dense`), else blocked
+_DENSE_TERMS = 1 << 15
 _TINY = 2.3e-308  # above the smallest normal double: what a product flushed to zero can have lost
 
 
@@ -79,6 +81,8 @@ def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArra
     rounded up (relative 1e-13, far above the matrix product's B·u, plus what a flushed product can have lost), and
     the log-sum-exp over the blocks is rounded up by 1e-12·(1 + |K|)."""
     th = np.asarray(thetas, dtype=np.float64)
+    if sum(d.p.size for d in parts) * th.size <= _DENSE_TERMS:
+        return _log_mgfs_dense(parts, h, th)
     reach = float(np.max(np.abs(th))) * h if th.size else 0.0
     b = int(max(1, min(_BLOCK, math.floor(_BLOCK_SPAN / reach) + 1 if reach > 0 else _BLOCK)))
     rows, starts, seg, n_blocks = [], [], [], []
@@ -115,6 +119,29 @@ def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArra
     return out
 
 
+def _log_mgfs_dense(parts: list[LatticePmf], h: float, th: FloatArray) -> FloatArray:
+    """`log_mgfs` of small lattices, every term e^{log p_j + θg_j} evaluated (one log-sum-exp per part). Bounds:
+    each exponent carries at most 4u·(|log p_j| + |θg_j|) of rounding and the shift by the largest another
+    2u·(its distance), charged as 2e-15 of the largest |log p_j| + |θg_j|; the sum's own rounding (at most n·u
+    relative for n ≤ `_DENSE_TERMS` terms, below 1e-12) and the log's by 1e-12·(1 + |K|), as the blocked path."""
+    sizes = np.array([d.p.size for d in parts])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    p = np.concatenate([d.p for d in parts])
+    g = np.concatenate([(d.k0 + np.arange(d.p.size)) * h + d.c for d in parts])
+    owner = np.repeat(np.arange(len(parts)), sizes)
+    with np.errstate(divide="ignore"):
+        lp = np.log(p)
+    tilt = g[:, None] * th[None, :]
+    z = lp[:, None] + tilt
+    mx = np.maximum.reduceat(z, starts, axis=0)
+    fin = np.isfinite(mx)
+    shift = np.where(fin, mx, 0.0)
+    with np.errstate(divide="ignore"):
+        k = np.log(np.add.reduceat(np.exp(z - shift[owner]), starts, axis=0)) + shift
+    big = np.maximum.reduceat(np.where(np.isfinite(lp), np.abs(lp), 0.0)[:, None] + np.abs(tilt), starts, axis=0)
+    return np.where(fin, k + 2e-15 * big + 1e-12 * (1.0 + np.abs(k)), -np.inf)
+
+
 def total_mgf(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray) -> FloatArray:
     """log-MGF bound of the composition: Σ count·K_i(θ), each K_i a bound of `log_mgfs` (all steps in one blocked
     matrix product).
@@ -129,13 +156,34 @@ def total_mgf(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray)
     -------
     FloatArray
     """
-    if not parts:
-        return np.zeros(np.size(thetas))
-    k = log_mgfs([d for d, _ in parts], h, thetas)
-    counts = np.array([float(c) for _, c in parts])
+    return total_mgfs([parts], h, thetas)[0]
+
+
+def total_mgfs(groups: list[list[tuple[LatticePmf, int]]], h: float, thetas: FloatArray) -> list[FloatArray]:
+    """`total_mgf` of each group of steps (the upper and the lower pairs of a pass), all in one `log_mgfs` call.
+
+    Parameters
+    ----------
+    groups : list[list[tuple[LatticePmf, int]]]
+    h : float
+    thetas : FloatArray
+
+    Returns
+    -------
+    list[FloatArray]
+    """
+    flat = [pc for parts in groups for pc in parts]
+    if not flat:
+        return [np.zeros(np.size(thetas)) for _ in groups]
+    k = log_mgfs([d for d, _ in flat], h, thetas)
+    counts = np.array([float(c) for _, c in flat])
     with np.errstate(invalid="ignore"):
-        terms = counts[:, None] * k
-    return np.asarray(np.where(np.isneginf(k), -np.inf, terms).sum(axis=0))
+        terms = np.where(np.isneginf(k), -np.inf, counts[:, None] * k)
+    out, at = [], 0
+    for parts in groups:
+        out.append(np.asarray(terms[at:at + len(parts)].sum(axis=0)) if parts else np.zeros(np.size(thetas)))
+        at += len(parts)
+    return out
 
 
 @cache

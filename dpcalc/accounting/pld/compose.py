@@ -87,72 +87,87 @@ def _tilted_rows(ds: list[LatticePmf], h: float, lam: float, n: int) -> tuple[Fl
     return arr, np.asarray(lz), np.asarray(log_dropped), np.asarray(np.add.reduceat(w, starts))
 
 
-def compose(parts: list[tuple[LatticePmf, int]], h: float, lam: float, k_lo: int, n: int,
-            upper: bool) -> tuple[FloatArray, float, float, float]:
-    """Tilted circular composition; returns (W clipped ± E, logk, log R, E) with R = Σ count·(tilted mass of the atoms
-    whose tilted weight underflowed and were left out). Those atoms change δ(ε) of the composition by at most
-    e^{logk + log R − λε} (their share of the composed tilted mass is <= R, and a composed atom at s > ε weighs
-    e^{logk − λs}·(its tilted mass)): the upper curve adds that term; the lower one may ignore them.
+def compose(groups: list[list[tuple[LatticePmf, int]]], h: float, lam: float, k_lo: int, n: int,
+            uppers: list[bool]) -> list[tuple[FloatArray, float, float, float]]:
+    """Tilted circular composition of each group of steps (the upper and the lower pairs of a pass: one batched
+    transform for all); per group (W clipped ± E, logk, log R, E), clipped up when its ``uppers`` entry is true and
+    down otherwise, with R = Σ count·(tilted mass of the atoms whose tilted weight underflowed and were left out).
+    Those atoms change δ(ε) of the composition by at most e^{logk + log R − λε} (their share of the composed tilted
+    mass is <= R, and a composed atom at s > ε weighs e^{logk − λs}·(its tilted mass)): the upper curve adds that
+    term; the lower one may ignore them.
 
-    Steps with the same count are transformed together (one batched real FFT) and raised to their count by repeated
-    squaring, so only multiplications touch the spectra. Round-off: with f̃ the computed spectra, |f̃ − f| ≤ Δ
-    componentwise (Δ = 10·u·log2(n)·Σw), and every complex product carries a relative error ≤ 4u, the computed
-    product P̃ of powers satisfies |P̃ − Π f^c| ≤ Π(|f̃|+Δ)^c − Π|f̃|^c + ρ·Π|f̃|^c with ρ = (1+4u)^{2(Σc + k)} − 1.
+    Steps with the same count are transformed together (one batched real FFT over every group's rows) and raised to
+    their count by repeated squaring, so only multiplications touch the spectra. Round-off: with f̃ the computed
+    spectra, |f̃ − f| ≤ Δ componentwise (Δ = 10·u·log2(n)·Σw), and every complex product carries a relative error
+    ≤ 4u, the computed product P̃ of powers satisfies |P̃ − Π f^c| ≤ Π(|f̃|+Δ)^c − Π|f̃|^c + ρ·Π|f̃|^c with
+    ρ = (1+4u)^{2(Σc + k)} − 1. Each group's rows are reduced and powered on their own, in the same order as alone,
+    so a group's result does not depend on the others.
 
     Parameters
     ----------
-    parts : list[tuple[LatticePmf, int]]
+    groups : list[list[tuple[LatticePmf, int]]]
     h : float
     lam : float
     k_lo : int
     n : int
-    upper : bool
+    uppers : list[bool]
 
     Returns
     -------
-    tuple[FloatArray, float, float, float]
+    list[tuple[FloatArray, float, float, float]]
     """
     m = n // 2 + 1
-    spec: np.ndarray | None = None  # product of the powers (complex)
-    up: np.ndarray | None = None  # product of (|f̃| + Δ)^c (real, an upper bound of the moduli)
-    logk = 0.0
-    log_drops: list[float] = []
+    ng = len(groups)
+    spec: list[np.ndarray | None] = [None] * ng  # per group: product of the powers (complex)
+    up: list[np.ndarray | None] = [None] * ng  # per group: product of (|f̃| + Δ)^c (real, bounds the moduli)
+    logk = [0.0] * ng
+    log_drops: list[list[float]] = [[] for _ in groups]
     lg2 = math.log2(n)
-    total = 0
-    by_count: dict[int, list[LatticePmf]] = {}
-    for d, c in parts:
-        by_count.setdefault(c, []).append(d)
-        total += c
-    for c, ds in by_count.items():
-        rows = max(1, _ROWS_BYTES // (16 * n))
-        for s in range(0, len(ds), rows):
-            chunk = ds[s:s + rows]
-            arr, lz, dr, wsum = _tilted_rows(chunk, h, lam, n)
+    by_count: dict[int, list[tuple[int, LatticePmf]]] = {}
+    for gi, parts in enumerate(groups):
+        for d, c in parts:
+            by_count.setdefault(c, []).append((gi, d))
+    rows = max(1, _ROWS_BYTES // (16 * n))
+    for c, members in by_count.items():
+        for s in range(0, len(members), rows):
+            chunk = members[s:s + rows]
+            owner = np.array([gi for gi, _ in chunk])
+            arr, lz, dr, wsum = _tilted_rows([d for _, d in chunk], h, lam, n)
             dl = (_FFT_C * _U * lg2 * wsum)[:, None]
-            logk += c * math.fsum(lz)
-            log_drops.extend((math.log(c) + dr[np.isfinite(dr)]).tolist())
             f = np.fft.rfft(arr, axis=1)
             b = np.abs(f)  # in place below: three passes over rows × n without temporaries
             b *= 1.0 + 2.0 * _U
             b += dl
-            # Π_i f_i^c = (Π_i f_i)^c: multiply the rows (one reduction, in row order), then one power
-            fr, br = np.multiply.reduce(f, axis=0), np.multiply.reduce(b, axis=0)
+            present = [gi for gi in range(ng) if (owner == gi).any()]
+            # Π_i f_i^c = (Π_i f_i)^c: multiply each group's rows (one reduction, in row order), then one power
+            # for all groups at once
+            fr = np.stack([np.multiply.reduce(f[owner == gi], axis=0) for gi in present])
+            br = np.stack([np.multiply.reduce(b[owner == gi], axis=0) for gi in present])
             fp, bp = _ipow(fr, c), _ipow(br, c)
-            spec = fp if spec is None else spec * fp
-            up = bp if up is None else up * bp
-    assert spec is not None and up is not None
-    rho = math.expm1(2.0 * (total * (len(parts) + 1) + len(parts) + 1) * math.log1p(4.0 * _U))
-    mod = np.abs(spec)
-    up_c = up * (1.0 + rho)  # >= Π(|f̃|+Δ)^c and >= Π|f̃|^c
-    low = mod * (1.0 - 2.0 * _U) / (1.0 + rho)  # <= Π|f̃|^c
-    err = np.maximum(up_c - low, 0.0) + rho * up_c
-    out = np.fft.irfft(spec, n)
-    e_bound = ((2.0 / n) * float(err.sum()) + _FFT_C * _U * lg2 * (2.0 / n) * float(mod.sum()) * (1.0 + 4.0 * _U)
-               + 1e-300)
-    assert spec.size == m
-    # circular position (k mod n) -> window index
-    out = np.roll(out, -(k_lo % n))
-    out = np.maximum(out, 0.0) + e_bound if upper else np.maximum(out - e_bound, 0.0)
-    top = max(log_drops, default=-math.inf)
-    log_r = top + math.log(math.fsum(math.exp(x - top) for x in log_drops)) if log_drops else -math.inf
-    return out, logk, log_r, e_bound
+            for j, gi in enumerate(present):
+                sel = owner == gi
+                logk[gi] += c * math.fsum(lz[sel])
+                log_drops[gi].extend((math.log(c) + dr[sel][np.isfinite(dr[sel])]).tolist())
+                spec[gi] = fp[j] if spec[gi] is None else spec[gi] * fp[j]
+                up[gi] = bp[j] if up[gi] is None else up[gi] * bp[j]
+    outs = np.fft.irfft(np.stack([sp for sp in spec if sp is not None]), n, axis=1)
+    results = []
+    for gi, parts in enumerate(groups):
+        sp, upg = spec[gi], up[gi]
+        assert sp is not None and upg is not None and sp.size == m
+        total = sum(c for _, c in parts)
+        rho = math.expm1(2.0 * (total * (len(parts) + 1) + len(parts) + 1) * math.log1p(4.0 * _U))
+        mod = np.abs(sp)
+        up_c = upg * (1.0 + rho)  # >= Π(|f̃|+Δ)^c and >= Π|f̃|^c
+        low = mod * (1.0 - 2.0 * _U) / (1.0 + rho)  # <= Π|f̃|^c
+        err = np.maximum(up_c - low, 0.0) + rho * up_c
+        e_bound = ((2.0 / n) * float(err.sum()) + _FFT_C * _U * lg2 * (2.0 / n) * float(mod.sum()) * (1.0 + 4.0 * _U)
+                   + 1e-300)
+        # circular position (k mod n) -> window index
+        out = np.roll(outs[gi], -(k_lo % n))
+        out = np.maximum(out, 0.0) + e_bound if uppers[gi] else np.maximum(out - e_bound, 0.0)
+        drops = log_drops[gi]
+        top = max(drops, default=-math.inf)
+        log_r = top + math.log(math.fsum(math.exp(x - top) for x in drops)) if drops else -math.inf
+        results.append((out, logk[gi], log_r, e_bound))
+    return results

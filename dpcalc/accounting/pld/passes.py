@@ -12,7 +12,7 @@ import numpy as np
 from dpcalc import _limits
 from dpcalc._repr import short_repr
 from dpcalc.accounting.pld import direct
-from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgf
+from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgfs
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
 from dpcalc.accounting.pld.curve import Curve, build_curve
@@ -127,8 +127,7 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     if los is None:
         los = ups
     th = theta_grid(top)
-    k_up = total_mgf(ups, h, th)
-    k_lo = total_mgf(los, h, th) if lower else k_up
+    k_up, k_lo = total_mgfs([ups, los], h, th) if lower else 2 * total_mgfs([ups], h, th)
     log_td = math.log(TAU * delta)
     pos = th > 0
     if eps_query is None:
@@ -159,8 +158,8 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     if lam > 0:
         loc = np.concatenate([lam * _REFINE_UP, lam * _REFINE_DOWN])
         th = np.concatenate([th, loc])
-        k_up = np.concatenate([k_up, total_mgf(ups, h, loc)])
-        k_lo = np.concatenate([k_lo, total_mgf(los, h, loc)]) if lower else k_up
+        loc_up, loc_lo = total_mgfs([ups, los], h, loc) if lower else 2 * total_mgfs([ups], h, loc)
+        k_up, k_lo = np.concatenate([k_up, loc_up]), np.concatenate([k_lo, loc_lo])
     pos, gt, lt = th > 0, th > lam, th < lam
     lo_raw, above = _window_bounds(th, k_lo, np.array([lam]), log_td, eg)
     lo_w = min(float(lo_raw[0]), eg) - 2 * h
@@ -179,7 +178,8 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     # upper: composed mass at +∞ and P(S > window) by Chernoff
     p_inf = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in ups))
     tail_up = math.exp(min(0.0, _min_over(k_up[pos] - th[pos] * x_hi)))
-    w_up, lk_up, log_r, _ = compose(ups, h, lam, kk_lo, n, upper=True)
+    composed = compose([ups, los] if lower else [ups], h, lam, kk_lo, n, [True, False] if lower else [True])
+    w_up, lk_up, log_r, _ = composed[0]
     extra = min(1.0, p_inf + tail_up)
     # lower: aliasing bounds (coefficient of e^{−λε})
     x_lo = kk_lo * h + off
@@ -189,7 +189,7 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     up = build_curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + MARGIN), lk_up + log_r + MARGIN, True)
     if not lower:
         return Pass(up, None, n, eg)
-    w_lo, lk_lo, _, _ = compose(los, h, lam, kk_lo, n, upper=False)
+    w_lo, lk_lo, _, _ = composed[1]
     p_inf_lo = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in los)) * (1.0 - MARGIN)
     lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, p_inf_lo, log_alias + MARGIN, False)
     return Pass(up, lo, n, eg)

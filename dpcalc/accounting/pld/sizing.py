@@ -20,9 +20,10 @@ from dpcalc.accounting.pld.chernoff import log_mgfs
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.accounting.pld.pmf import LatticePmf
 
-__all__ = ["chernoff_eps", "predicted_width", "spacing_for"]
+__all__ = ["THETAS", "chernoff_eps", "predicted_width", "spacing_for"]
 
-_THETAS = np.geomspace(1e-3, 512.0, 96)
+#: the orders of the Chernoff estimates
+THETAS = np.geomspace(1e-3, 512.0, 96)
 
 
 def _points(d: LatticePmf, h: float) -> tuple[FloatArray, FloatArray]:
@@ -40,12 +41,12 @@ def _log_mgf(d: LatticePmf, h: float, thetas: FloatArray) -> FloatArray:
 def chernoff_eps(ups: list[tuple[LatticePmf, int]], h: float, delta: float) -> tuple[float, float]:
     """(θ*, ε*): the order minimising the Chernoff estimate (Σ count·K(θ) − log δ)/θ of the upper pairs, and that
     estimate (an approximation of ε from above; +inf when no order gives a finite one)."""
-    k = np.zeros(_THETAS.size)
+    k = np.zeros(THETAS.size)
     for d, c in ups:
-        k += c * _log_mgf(d, h, _THETAS)
-    cher = (k - math.log(delta)) / _THETAS
+        k += c * _log_mgf(d, h, THETAS)
+    cher = (k - math.log(delta)) / THETAS
     i = int(np.argmin(cher))
-    return float(_THETAS[i]), float(cher[i])
+    return float(THETAS[i]), float(cher[i])
 
 
 def _tilted_mean(d: LatticePmf, h: float, theta: float) -> float:
