@@ -257,7 +257,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             if add_open and it == 1:
                 # add neighbours at a coarse lattice: settled for good when their upper bound is below the remove
                 # direction's lower bound (ε_add ≤ a_up ≤ e_lo ≤ ε_remove ≤ every later e_up)
-                _, a_up, na = eps_pass(coarse_dominating(steps), "add", max(h, h_coarse), d, 0.0, False)
+                _, a_up, na = eps_pass(coarse_dominating(steps), "add", max(h, h_coarse), d, 0.0, False, settle=e_lo)
                 a_up = min(a_up, a_sup)
                 if a_up <= e_lo:
                     add_open = False

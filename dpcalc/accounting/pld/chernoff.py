@@ -9,12 +9,12 @@ from functools import cache
 
 import numpy as np
 
-from dpcalc.accounting.pld.common import Direction, FloatArray
+from dpcalc.accounting.pld.common import MARGIN, Direction, FloatArray
 from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf", "total_mgfs"]
+__all__ = ["hockey_stick_eps", "log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf", "total_mgfs"]
 
 _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspace(1e-2, 512.0, 16)])
 
@@ -117,6 +117,39 @@ def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArra
     big = np.maximum.reduceat(np.abs(log_top) + np.abs(tilt), first, axis=0)
     out[owner[first]] = k + 1e-15 * big + 1e-12 * (1.0 + np.abs(k))
     return out
+
+
+def hockey_stick_eps(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray, delta: float) -> float:
+    """An upper bound on ε at δ of the composition of the lattice pairs, without composing them: the hockey-stick
+    Chernoff bound. (1 − e^{ε−s})₊ <= C(θ)·e^{θ(s−ε)} with C(θ) = θ^θ/(1 + θ)^{1+θ} (its maximum over s), so
+    δ(ε) <= p∞ + C(θ)·e^{K(θ) − θε} for every θ > 0, K the bound of `total_mgf` on the finite atoms and p∞ the
+    composed mass at +∞; the smallest ε where that meets δ over the orders ``thetas`` (+inf when p∞ >= δ). Applied
+    to upper (dominating) pairs it bounds the ε of what they dominate.
+
+    Parameters
+    ----------
+    parts : list[tuple[LatticePmf, int]]
+    h : float
+    thetas : FloatArray
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    p_inf = -math.expm1(math.fsum(c * math.log1p(-d.p_inf) for d, c in parts)) * (1.0 + MARGIN)
+    if not delta > p_inf:
+        return math.inf
+    tp = thetas[thetas > 0]
+    k = total_mgf(parts, h, tp)
+    with np.errstate(invalid="ignore"):
+        cher = (k + tp * np.log(tp) - (tp + 1.0) * np.log1p(tp) - math.log(delta - p_inf)) / tp
+    cher = cher[np.isfinite(cher)]
+    if cher.size == 0:
+        return math.inf
+    # the rounding of C(θ)'s logs and of the quotient, far inside this margin
+    return max(0.0, float(cher.min())) * (1.0 + 1e-10) + 1e-12
 
 
 def _log_mgfs_dense(parts: list[LatticePmf], h: float, th: FloatArray) -> FloatArray:

@@ -25,6 +25,7 @@ from dpcalc.accounting.pld.accountant import (
     toleranced,
 )
 from dpcalc.accounting.pld.atoms import SNAP_ULPS, Atoms, aligned, atoms_of, edge_offset, lattice_pairs, offset
+from dpcalc.accounting.pld.chernoff import hockey_stick_eps, theta_grid
 from dpcalc.accounting.pld.common import TAU, UNIT_ROUNDOFF, MemoryCapError
 from dpcalc.accounting.pld.losses import AtomPair, NoisePair, Pair, PrivacyLoss
 from dpcalc.accounting.pld.passes import (
@@ -227,11 +228,14 @@ def _position_error(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: f
 
 
 def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
-          convolve: bool = False, parts: tuple[Parts, Parts] | None = None) -> tuple[float, float, int]:
+          convolve: bool = False, parts: tuple[Parts, Parts] | None = None,
+          settle: float = -math.inf) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, points) of one orientation at spacing h: one or two steps summed directly; more steps
     convolved directly when ``convolve`` or when that is cheaper (`_convolve_first`), else composed by the FFT; and
     convolved after all (up to `direct.MAX_CONVOLUTION_OPS`) when the FFT's lower curve gave nothing. ``parts``: the
-    pairs already discretised at h (with their lower pairs)."""
+    pairs already discretised at h (with their lower pairs). An upper-bound-only pass returns the hockey-stick
+    Chernoff bound of its upper pairs instead of composing them when that is already at most ``settle``
+    (`passes.eps_pass`)."""
     total = sum(c for _, c in pairs)
     tail = TAU * delta / (4.0 * total)
     ups, los = parts if parts is not None else _discretise(pairs, h, tail, lower)
@@ -242,6 +246,10 @@ def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
     if convolve or _convolve_first(ops, points):  # every composed atom to a relative error bound: no FFT, no tilt
         return _convolved(ups, los if lower else None, h, delta, ops)
     top = _theta_top(ups, h)
+    if not lower and math.isfinite(settle):
+        bound = hockey_stick_eps(ups, h, theta_grid(top), delta)
+        if bound <= settle:
+            return 0.0, bound, 0
     e_lo, e_up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top),
                                   delta, None, h)
     if lower and e_lo <= 0.0 < e_up and ops <= direct.MAX_CONVOLUTION_OPS:
@@ -342,7 +350,7 @@ def _first_passes(orient: dict[str, list[tuple[Pair, int]]], first: _First, delt
         if name == first.main:
             continue
         coarse = _aligned_h(orient, min(4.0 * h, _MAX_H), TAU * delta / (4.0 * sum(c for _, c in orient[name])))
-        _, up, _ = _pass(orient[name], coarse, delta, False)
+        _, up, _ = _pass(orient[name], coarse, delta, False, settle=res[first.main][0])
         if up > res[first.main][0]:
             res[name] = _pass(orient[name], h, delta, True, parts=first.parts.get(name))
             up = min(up, res[name][1])

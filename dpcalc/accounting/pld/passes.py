@@ -12,7 +12,7 @@ import numpy as np
 from dpcalc import _limits
 from dpcalc._repr import short_repr
 from dpcalc.accounting.pld import direct
-from dpcalc.accounting.pld.chernoff import saddle, theta_grid, theta_top, total_mgfs
+from dpcalc.accounting.pld.chernoff import hockey_stick_eps, saddle, theta_grid, theta_top, total_mgfs
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
 from dpcalc.accounting.pld.curve import Curve, build_curve
@@ -91,6 +91,14 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
         span = max(0.5 * loss_variance(steps) - eps_query, 0.0)
         check_points(int(min(0.25 * span / h, 1e18)), f"the composed privacy loss of the schedule (steps = {total})",
                      h)
+    ups, los, top = _discretised(steps, direction, h, delta, eps_query, lower)
+    return compose_pass(ups, los if lower else None, h, delta, eps_guess, eps_query, top)
+
+
+def _discretised(steps: list[Step], direction: Direction, h: float, delta: float, eps_query: float | None,
+                 lower: bool) -> tuple[list[tuple[LatticePmf, int]], list[tuple[LatticePmf, int]], float]:
+    """The steps' upper and lower lattice pairs at spacing h (booked first), with the largest tilt order."""
+    total = sum(st.count for st in steps)
     tail = TAU * delta / (4.0 * total)
     charge_discretise(steps, direction, h, tail)
     ups: list[tuple[LatticePmf, int]] = []
@@ -99,7 +107,7 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
     for st, (u, lo_d) in zip(steps, discretise_many(steps, direction, h, tail, theta, lower), strict=True):
         ups.append((u, st.count))
         los.append((lo_d, st.count))
-    return compose_pass(ups, los if lower else None, h, delta, eps_guess, eps_query, theta_top(steps, direction))
+    return ups, los, theta_top(steps, direction)
 
 
 def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, int]] | None, h: float,
@@ -398,10 +406,12 @@ def _convolution_pass(steps: list[Step], direction: Direction, h: float, delta: 
 
 
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
-             lower: bool) -> tuple[float, float, int]:
+             lower: bool, settle: float = -math.inf) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
     composition of at most `MAX_DIRECT_STEPS` steps is summed directly; at tiny δ a larger one is convolved
-    directly when that is cheap (`_convolution_pass`).
+    directly when that is cheap (`_convolution_pass`). An upper-bound-only pass whose upper pairs' hockey-stick
+    Chernoff bound (`chernoff.hockey_stick_eps`) is already at most ``settle`` returns that bound (FFT length 0)
+    without composing: the caller only asks whether this direction's ε is below ``settle``.
 
     Parameters
     ----------
@@ -431,7 +441,13 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         ups = unit_parts([(u, st.count) for st, (u, _) in zip(steps, pairs, strict=True)])
         los = unit_parts([(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)]) if lower else None
         return direct_eps(ups, los, h, delta)
-    return eps_of_passes(lambda g: run(steps, direction, h, delta, g, None, lower), delta, guess, h)
+    if lower or not math.isfinite(settle):
+        return eps_of_passes(lambda g: run(steps, direction, h, delta, g, None, lower), delta, guess, h)
+    ups, _, top = _discretised(steps, direction, h, delta, None, False)
+    bound = hockey_stick_eps(ups, h, theta_grid(top), delta)
+    if bound <= settle:
+        return 0.0, bound, 0
+    return eps_of_passes(lambda g: compose_pass(ups, None, h, delta, g, None, top), delta, guess, h)
 
 
 def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: float | None,
