@@ -443,11 +443,11 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         return direct_eps(ups, los, h, delta)
     if lower or not math.isfinite(settle):
         return eps_of_passes(lambda g: run(steps, direction, h, delta, g, None, lower), delta, guess, h)
-    ups, _, top = _discretised(steps, direction, h, delta, None, False)
-    bound = hockey_stick_eps(ups, h, theta_grid(top), delta)
+    uppers, _, top = _discretised(steps, direction, h, delta, None, False)
+    bound = hockey_stick_eps(uppers, h, theta_grid(top), delta)
     if bound <= settle:
         return 0.0, bound, 0
-    return eps_of_passes(lambda g: compose_pass(ups, None, h, delta, g, None, top), delta, guess, h)
+    return eps_of_passes(lambda g: compose_pass(uppers, None, h, delta, g, None, top), delta, guess, h)
 
 
 def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: float | None,
