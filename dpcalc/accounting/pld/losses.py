@@ -318,7 +318,7 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
     >>> loss.description
     'mixture_of_gaussians(1, sensitivities=[1.0, 2.0], probabilities=[0.5, 0.5])'
     >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-    35.1971283150936
+    35.19630649597016
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     c = [float(x) for x in v.vector("sensitivities", sensitivities, 0.0)]
