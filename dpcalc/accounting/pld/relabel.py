@@ -83,13 +83,19 @@ def relabel(p: FloatArray, qs: FloatArray, g: FloatArray, first: np.ndarray | No
     phi1 = np.where(cap > 0.0, phi1, 0.0)
     psi1 = np.where(cap > 0.0, psi1, 0.0)
 
-    def lent(k: FloatArray) -> FloatArray:
-        """Fraction of each label lent to its neighbours when they keep ``k``."""
-        return down(k * phi1) + up(k * psi1)
-
-    k = cap
+    # the fraction of each label lent to its neighbours when they keep k: down(k·φ¹) + up(k·ψ¹), by plain shifts
+    # (φ¹ is 0 at a step's last label and ψ¹ at its first, so nothing crosses a step boundary), in place
+    k = cap.copy()
+    t_phi, t_psi, given = np.empty(p.size), np.empty(p.size), np.empty(p.size)
     for _ in range(_ROUNDS):  # k ↦ clip(1 − lent(k)) is decreasing: iterates alternate around the fixed point
-        k = np.clip(1.0 - lent(k), 0.0, cap)
+        np.multiply(k, phi1, out=t_phi)
+        np.multiply(k, psi1, out=t_psi)
+        given[0] = 0.0
+        given[1:] = t_phi[:-1]
+        np.add(given[:-1], t_psi[1:], out=given[:-1])
+        np.subtract(1.0, given, out=k)
+        np.maximum(k, 0.0, out=k)
+        np.minimum(k, cap, out=k)
     # the last iterate is odd (feasible up to clipping at 0); normalise any label that would still lend more than all
     # of itself, then shrink k where the borrowed amounts fell short of k·φ¹ (deficit) or the kept share must shrink
     phi, psi = k * phi1, k * psi1
