@@ -28,6 +28,8 @@ _GL_NARROW = 0.01
 _ALIGN = 0.3  # a remove step's lowest loss log(1 − q) sits this many h below a lattice point
 _DOT_MASS = 1e-4  # dots thin out where the tilted P-mass beyond them is below this (see discretise_many)
 _DOT_MAX = 64  # widest dot spacing, in lattice steps
+#: dots also thin out where a stretch of s lattice points holds a tilted mass m·s with m·s³ below this
+_DOT_LOCAL = 1e-5
 
 
 @cache
@@ -68,6 +70,11 @@ def _lattices(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, z
 _EDGE_ROUNDS = 12  # regula-falsi rounds of the edge balance
 _EDGE_CELLS = 8  # the merged labels at the edge span at most this many cells
 _EDGE_GRID = 4  # positions tried per cell for the first sign change of the balance
+_EDGE_FINE = 128  # positions tried inside that bracket before the regula falsi
+#: the regula falsi stops when the bracket is this narrow (× h): g* then lies at most that far below the root, which
+#: costs the merged labels (at most all of a step's mass) that much loss each: T·1e-7·h, for T = 14,063 and
+#: h = 2e-4 a 1.4e-7 of a bracket 8e-4 wide
+_EDGE_TOL = 1e-7
 
 
 def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_lo: FloatArray, l_min: FloatArray,
@@ -112,9 +119,23 @@ def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_
     f_prev = np.where(at_edge, _edge_balance(prev, s, q, a, h, direction), f_prev)
     x_ok, f_ok = (prev, f_prev) if direction == "remove" else (gs[rows, first], bal[rows, first])
     x_no, f_no = (gs[rows, first], bal[rows, first]) if direction == "remove" else (prev, f_prev)
+    # a finer grid inside each bracket, all rows in one evaluation: the regula falsi then starts _EDGE_FINE + 1
+    # times closer and needs a few rounds, not about eight (each round one evaluation)
+    tf = np.arange(1, _EDGE_FINE + 1) / (_EDGE_FINE + 1)
+    xf = x_ok[:, None] + (x_no - x_ok)[:, None] * tf[None, :]
+    bf = _edge_balance(xf.ravel(), np.repeat(s, _EDGE_FINE), np.repeat(q, _EDGE_FINE), np.repeat(a, _EDGE_FINE), h,
+                       direction).reshape(ns, _EDGE_FINE)
+    bad = ~(bf >= 0.0)  # ordered from the ok end to the other: the first point whose balance is negative (or NaN)
+    j = np.argmax(bad, axis=1)
+    hit = bad.any(axis=1)
+    last_ok = np.where(hit, j - 1, _EDGE_FINE - 1)
+    moved = last_ok >= 0
+    k_ok = np.maximum(last_ok, 0)
+    x_ok, f_ok = np.where(moved, xf[rows, k_ok], x_ok), np.where(moved, bf[rows, k_ok], f_ok)
+    x_no, f_no = np.where(hit, xf[rows, j], x_no), np.where(hit, bf[rows, j], f_no)
     side = np.zeros(ns, dtype=np.int8)
     for _ in range(_EDGE_ROUNDS):
-        if float(np.max(np.abs(x_no - x_ok))) <= 1e-9 * h:
+        if float(np.max(np.abs(x_no - x_ok))) <= _EDGE_TOL * h:
             break
         with np.errstate(invalid="ignore", divide="ignore"):
             x = x_no - f_no * (x_no - x_ok) / (f_no - f_ok)
@@ -252,12 +273,20 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     lw = log_fp(xs5, lx5, s2, direction) + lam * lx5
     w5 = np.exp(lw - lw.max(axis=1, keepdims=True))
     cw = np.cumsum(w5, axis=1)
+    share = w5 / cw[:, -1:]
     left = cw / cw[:, -1:]
-    right = 1.0 - left + w5 / cw[:, -1:]
+    right = 1.0 - left + share
     if direction == "add":  # loss decreasing in x: order by loss
-        lx5, left, right = lx5[:, ::-1], right[:, ::-1], left[:, ::-1]
+        lx5, left, right, share = lx5[:, ::-1], right[:, ::-1], left[:, ::-1], share[:, ::-1]
     far = np.minimum(left, right)
-    sp = np.clip(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), 1.0, float(_DOT_MAX) if sparse else 1.0)
+    # the tilted mass per lattice point near each of the 513 points (its share over the lattice points its x-cell
+    # spans): where that is tiny, even with much mass beyond (a heavy tilted tail), dots may thin out too
+    dl = np.abs(np.diff(lx5, axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_point = share * h / np.concatenate([dl, dl[:, -1:]], axis=1)
+        s_local = np.cbrt(_DOT_LOCAL / np.where(per_point > 0.0, per_point, 1e-300))
+    sp = np.clip(np.maximum(np.sqrt(_DOT_MASS / np.maximum(far, 1e-300)), np.nan_to_num(s_local, nan=1.0)), 1.0,
+                 float(_DOT_MAX) if sparse else 1.0)
     lx_m = np.maximum.accumulate(lx5, axis=1)
     # flat lattice of all steps; np.interp per segment via a per-segment shift of both abscissae
     ls = _seg_starts(nat)
