@@ -470,19 +470,13 @@ def _eps_root_point(m: float, lt: float, start: tuple[float, float] | None = Non
     return max(0.0, lo * (1.0 - _SAFETY) - margins[0]), hi * (1.0 + _SAFETY) + margins[1]
 
 
-#: relative spread of [mu_lo, mu_hi] up to which `eps_bracket_between` bounds the lower end by the slope of ε(μ)
-_SLOPE_SPREAD = 1e-12
-_MILLS_AT_ONE = 1.526  # φ(1)/Φ(−1) = 1.52513…, rounded up
-_U = 2.0**-53
-
-
 def eps_bracket_between(mu_lo: float, mu_hi: float, delta: float) -> tuple[float, float]:
     """Certified ``(ε_lower at mu_lo, ε_upper at mu_hi)`` for a μ known only to lie in [mu_lo, mu_hi] (a μ computed
     with rounding): as `eps_bracket_from_mu` at each end, the second root warm-started from the first (two nearby
-    roots cost little more than one). Ends within `_SLOPE_SPREAD` of each other need no second root: ε(μ) has slope
-    dε/dμ = φ(b)/Φ(b) with b = −ε/μ − μ/2 (∂δ/∂μ = φ(a) over −∂δ/∂ε = e^ε·Φ(b)), increasing in x = −b, and below
-    x + 1/x (Φ(−x) >= φ(x)·x/(1 + x²)), so ε(mu_lo) >= the lower end at mu_hi less (mu_hi − mu_lo)·that bound at
-    the largest x of the bracket.
+    roots cost little more than one). Ends within 1e-12 relative of each other need no second root: ε(μ) has slope
+    dε/dμ = φ(b)/Φ(b) with b = −ε/μ − μ/2 (∂δ/∂μ = φ(a) over −∂δ/∂ε = e^ε·Φ(b)), increasing in x = −b, below
+    x + 1/x (Φ(−x) >= φ(x)·x/(1 + x²)) and below φ(1)/Φ(−1) = 1.52513… for x <= 1, so ε(mu_lo) >= the lower end at
+    mu_hi less (mu_hi − mu_lo)·that bound at the largest x of the bracket.
 
     Parameters
     ----------
@@ -509,12 +503,11 @@ def eps_bracket_between(mu_lo: float, mu_hi: float, delta: float) -> tuple[float
     lo_h, up_h = _eps_root_point(m_hi, lt)
     if up_h == 0.0:
         return 0.0, 0.0
-    if m_hi - m_lo <= _SLOPE_SPREAD * m_hi and m_lo > 0.0:
-        x_max = up_h / m_lo + 0.5 * m_hi
-        slope = x_max + 1.0 / x_max if x_max >= 1.0 else _MILLS_AT_ONE  # φ(1)/Φ(−1) = 1.5251 below it
-        return max(0.0, (lo_h - (m_hi - m_lo) * slope * (1.0 + 1e-12)) * (1.0 - 2.0 * _U)), up_h
-    # δ(up_h; mu_lo) <= δ(up_h; mu_hi) <= δ: a safe upper end for the lower μ's root, and lo_h a close start
-    return _eps_root_point(m_lo, lt, start=(lo_h, up_h))[0], up_h
+    if m_hi - m_lo <= 1e-12 * m_hi and m_lo > 0.0:
+        x = up_h / m_lo + 0.5 * m_hi  # the largest x of the bracket
+        drop = (m_hi - m_lo) * (x + 1.0 / x if x >= 1.0 else 1.526) * (1.0 + 1e-12) + math.ulp(lo_h)
+        return max(0.0, lo_h - drop), up_h
+    return _eps_root_point(m_lo, lt, start=(lo_h, up_h))[0], up_h  # δ(up_h; mu_lo) <= δ: a safe end, lo_h a start
 
 
 @v.named_shapes

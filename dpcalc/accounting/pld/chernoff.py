@@ -66,8 +66,9 @@ def theta_top(steps: Sequence[Step], direction: Direction) -> float:
 
 _BLOCK = 64  # lattice points per block of the blocked log-MGF (fewer where |θ|·h is large, see `log_mgfs`)
 _BLOCK_SPAN = 200.0  # the largest |θ|·h·(block − 1): e^{±200} stays far inside the double range
-#: at most this many terms (atoms × orders): every term evaluated (`_log_mgfs_dense`), else blocked
-_DENSE_TERMS = 1 << 15
+#: at most this many terms (atoms × orders): every term evaluated (`_log_mgfs_dense`), else blocked (the two cost
+#: the same near 3,000 terms: 120 µs; at 16,800 the dense path took 830 µs, the blocked 130 µs)
+_DENSE_TERMS = 1 << 12
 _TINY = 2.3e-308  # above the smallest normal double: what a product flushed to zero can have lost
 
 
