@@ -209,7 +209,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     --------
     >>> from dpcalc.accounting.pld import epsilon
     >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-    EpsBracket(eps_lower=1.8278473389549492, eps_upper=1.8285923079894129, delta=1e-05, direction='remove',
+    EpsBracket(eps_lower=1.827845445316679, eps_upper=1.8285935830870077, delta=1e-05, direction='remove',
     grid=0.000713696113383741, fft_len=10125, details={'converged': 1.0, 'iterations': 1.0}, met=True,
     rtol=0.001, atol=1e-06)
     """
@@ -445,7 +445,7 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     --------
     >>> from dpcalc.accounting.pld import delta_for_eps
     >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
-    DeltaBracket(delta_lower=0.002611666274664663, delta_upper=0.0026131099989952023, eps=1.0, direction='remove',
+    DeltaBracket(delta_lower=0.002611660273465359, delta_upper=0.0026131142763666, eps=1.0, direction='remove',
     grid=0.0003, fft_len=75000, met=True, rtol=0.001, atol=0.0)
     """
     steps = normalise(schedule)
@@ -516,7 +516,7 @@ def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     --------
     >>> from dpcalc.accounting.pld import delta_upper
     >>> delta_upper(1.0, 0.01, 1000, 1.0)
-    0.0026131099989952023
+    0.0026131142763666
     """
     return delta_for_eps([_step(sigma, q, steps)], eps).delta_upper
 
@@ -552,7 +552,7 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     --------
     >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
     >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-    EpsBracket(eps_lower=1.8278473389549492, eps_upper=1.8285923079894129, delta=1e-05, direction='remove',
+    EpsBracket(eps_lower=1.827845445316679, eps_upper=1.8285935830870077, delta=1e-05, direction='remove',
     grid=0.000713696113383741, fft_len=10125, details={'converged': 1.0, 'iterations': 1.0}, met=True,
     rtol=0.001, atol=1e-06)
     """

@@ -365,7 +365,7 @@ def randomized_response(noise_parameter: float, num_buckets: int, relation: str 
     >>> loss.description
     'randomized_response(0.5, num_buckets=2)'
     >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-    10.98594529364785
+    10.985945293647982
     """
     p = v.scalar("noise_parameter", v.check_range("noise_parameter", noise_parameter, 0.0, 1.0, lo_open=True))
     k = int(v.scalar("num_buckets", v.integer_at_least("num_buckets", num_buckets, 2)))
@@ -498,7 +498,7 @@ def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
     >>> loss.description
     'poisson(gaussian(1, sensitivity=1), q=0.01)'
     >>> epsilon_composed([(loss, 1000)], 1e-5).eps_upper
-    1.8285923079894129
+    1.8285935830870077
     """
     loss = _loss_arg(loss, "poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
@@ -550,7 +550,7 @@ def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size
     >>> loss.description
     'sampled_without_replacement(gaussian(1, sensitivity=1), 10/1000)'
     >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
-    6.476535403185191
+    6.476535639948624
     """
     loss = _loss_arg(loss, "sampled_without_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
