@@ -22,6 +22,7 @@ from dpcalc.accounting.pld.common import MARGIN, FloatArray, check_points
 from dpcalc.accounting.pld.losses import AtomPair, LabelledPair, NoisePair, Pair
 from dpcalc.accounting.pld.mechanism import tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
+from dpcalc.accounting.pld.preimages import laplace_preimages
 from dpcalc.accounting.pld.relabel import labels, relabel
 
 __all__ = ["SNAP_ULPS", "Atoms", "aligned", "atoms_of", "edge_offset", "lattice_pairs", "offset"]
@@ -196,7 +197,9 @@ def _continuous(pair: NoisePair, h: float, tail: float) -> Atoms:
     breaks = [np.linspace(x_lo, x_hi, max(2, math.ceil((x_hi - x_lo) / (_CELL * s)) + 1)),
               np.array([a for a in shifts if x_lo < a < x_hi])]
     if k1 >= k0:
-        breaks.append(_preimages(pair, np.arange(k0, k1 + 1, dtype=np.float64) * h, x_lo, x_hi, bool(incr)))
+        g = np.arange(k0, k1 + 1, dtype=np.float64) * h
+        breaks.append(laplace_preimages(pair, g, x_lo, x_hi) if pair.kind == "laplace"
+                      else _preimages(pair, g, x_lo, x_hi, bool(incr)))
     xb = np.unique(np.concatenate(breaks))
     gx, gw = _gl()
     mid, half = 0.5 * (xb[1:] + xb[:-1]), 0.5 * (xb[1:] - xb[:-1])
