@@ -109,9 +109,9 @@ def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArra
     scaled = blocks / top[:, None]
     # products of at most _GEMM_TERMS multiply-adds each: OpenBLAS runs larger ones on several threads, which here
     # doubled the CPU time of a pass for the same wall time (Poisson-subsampled Gaussian ×14,063: 37 against 19 ms)
-    rows = max(1, _GEMM_TERMS // (b * max(1, th.size)))
-    sums = (scaled @ table if scaled.shape[0] <= rows
-            else np.concatenate([scaled[i:i + rows] @ table for i in range(0, scaled.shape[0], rows)]))
+    per = max(1, _GEMM_TERMS // (b * max(1, th.size)))
+    sums = (scaled @ table if scaled.shape[0] <= per
+            else np.concatenate([scaled[i:i + per] @ table for i in range(0, scaled.shape[0], per)]))
     sums = sums * (1.0 + 1e-13) + b * _TINY
     log_top, tilt = np.log(top)[:, None], g0[:, None] * th[None, :]
     logs = np.log(sums) + log_top + tilt
