@@ -431,6 +431,29 @@ def _eps_root(m: FloatArray, log_t: FloatArray) -> tuple[FloatArray, FloatArray]
     return out_lo.reshape(m.shape), out_hi.reshape(m.shape)
 
 
+def _plain_root(m: float, lt: float, hi: float) -> float:
+    """A Newton start for ε(μ, δ): Newton steps from ``hi`` on log δ(ε), δ(ε) = Φ(a) − e^ε·Φ(b) in plain floats
+    (math.erfc; no care for cancellation or range, so only where e^ε and δ stay well inside the double range),
+    else ``hi``. The certified root then needs about three evaluations instead of about six; it does not depend on
+    this start's accuracy, only its cost does."""
+    if not (0.0 < hi < 600.0 and lt > -570.0):
+        return hi
+    x = hi
+    for _ in range(8):
+        a, b = 0.5 * m - x / m, -0.5 * m - x / m
+        tail = math.exp(x) * 0.5 * math.erfc(-b / _SQRT2)
+        d = 0.5 * math.erfc(-a / _SQRT2) - tail
+        if not (tail > 0.0 and d > 0.0 and math.isfinite(d)):
+            return hi
+        step = (math.log(d) - lt) * d / tail  # (log δ − log δ*) / (−d log δ/dε)
+        x += step
+        if not 0.0 < x < hi:
+            return hi
+        if abs(step) <= 1e-12 * x:
+            break
+    return x
+
+
 def _eps_root_point(m: float, lt: float, start: tuple[float, float] | None = None) -> tuple[float, float]:
     """`_eps_root` for one (μ, ln δ) in plain floats: the same bracket, Newton steps (`dpcalc._roots.newton_point`),
     margins and checks. ``start`` = (x, hi): a Newton start and a safe upper end (δ(hi; μ) <= δ), e.g. the bracket
@@ -458,7 +481,7 @@ def _eps_root_point(m: float, lt: float, start: tuple[float, float] | None = Non
         e0 = m * (0.5 * m - sp.ndtri(_exp(lt)))
         if math.isfinite(e0) and e0 > 0.0:
             hi = min(hi, e0)
-        x0 = hi
+        x0 = _plain_root(m, lt, hi)
     else:
         x0, hi = start
     lo, hi = newton_point(f_and_slope, 0.0, hi, min(x0, hi), increasing=False, rtol=ROOT_RTOL, atol=1e-300)
