@@ -134,8 +134,13 @@ def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_
     x_ok, f_ok = np.where(moved, xf[rows, k_ok], x_ok), np.where(moved, bf[rows, k_ok], f_ok)
     x_no, f_no = np.where(hit, xf[rows, j], x_no), np.where(hit, bf[rows, j], f_no)
     side = np.zeros(ns, dtype=np.int8)
+    t_ok, t_no = f_ok, f_no  # the balances as evaluated (f_ok, f_no carry the Illinois halvings)
     for _ in range(_EDGE_ROUNDS):
-        if float(np.max(np.abs(x_no - x_ok))) <= _EDGE_TOL * h:
+        # done when the ok end is within the tolerance of the root: the bracket is that narrow, or the secant
+        # through the evaluated ends puts the root that close (the answer is the ok end either way)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            near = np.abs(t_ok * (x_no - x_ok) / (t_ok - t_no))
+        if float(np.max(np.minimum(np.abs(x_no - x_ok), np.where(np.isfinite(near), near, np.inf)))) <= _EDGE_TOL * h:
             break
         with np.errstate(invalid="ignore", divide="ignore"):
             x = x_no - f_no * (x_no - x_ok) / (f_no - f_ok)
@@ -144,11 +149,11 @@ def _offsets(sig: FloatArray, qq: FloatArray, direction: Direction, h: float, x_
         good = f >= 0.0
         f_no = np.where(good & (side == 1), 0.5 * f_no, f_no)  # Illinois: the end kept twice counts half
         f_ok = np.where(~good & (side == -1), 0.5 * f_ok, f_ok)
-        x_ok, f_ok = np.where(good, x, x_ok), np.where(good, f, f_ok)
-        x_no, f_no = np.where(good, x_no, x), np.where(good, f_no, f)
+        x_ok, f_ok, t_ok = np.where(good, x, x_ok), np.where(good, f, f_ok), np.where(good, f, t_ok)
+        x_no, f_no, t_no = np.where(good, x_no, x), np.where(good, f_no, f), np.where(good, t_no, f)
         side = np.where(good, 1, -1).astype(np.int8)
     g = x_ok  # the end where the merged labels' ratio is at or above e^g
-    ok &= f_ok >= 0.0
+    ok &= t_ok >= 0.0
     idx = sub[ok]
     cc[idx] = (g - np.floor(g / h) * h)[ok]
     gstar[idx] = g[ok]
