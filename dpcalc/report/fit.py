@@ -72,8 +72,12 @@ def _unglued(lines: list[str]) -> list[str]:
     return [x.replace(_NBSP, " ") for x in lines]
 
 
+_BREAKS = re.compile(r"[ \t\n\r\x0b\x0c]+")
+
+
 def _words(text: str) -> list[str]:
-    return text.split() or [""]
+    """The pieces textwrap keeps whole: split at ASCII whitespace only (a no-break space of `_glued` joins)."""
+    return [w for w in _BREAKS.split(text) if w] or [""]
 
 
 def _cells(result: Result) -> list[list[str]]:
@@ -87,7 +91,9 @@ class _Col:
         self.column, self.cells, self.wraps = column, cells, column.text
         header = column.header
         self.header = header
-        word = max(display_width(w) for w in _words(header))
+        # the header wraps as `_lines` does (glued: "ε = 2.382," is one piece; a column narrower than it
+        # overflowed the box by two cells on `dpcalc risk attack` at 80 columns)
+        word = max(display_width(w) for w in _words(_glued(header)))
         widest = max(map(display_width, cells), default=0)
         if self.wraps:  # text: wrapped between words
             widest_word = max((display_width(w) for x in cells for w in _words(_glued(x))), default=0)

@@ -30,6 +30,7 @@ COMMANDS = {
     "account-pld": ["account", *RUN, "-z", "1.1", "--delta", "1e-5", "-a", "pld"],
     "calibrate": ["calibrate", *RUN, "--eps", "3", "--delta", "1e-5", "-a", "rdp", "-a", "gdp-clt"],
     "plot-list": ["plot", "list"],
+    "risk-attack": ["risk", "attack", *RUN, "-z", "1.1", "--delta", "1e-5"],  # a header "(ε = 2.382, …)"
 }
 #: row fields for programs, not repeated in the table: the event's description (its fields are the header), the
 #: PLD's met flag and notes (said in the note), the calibration's field and tolerance (the title and the note)
