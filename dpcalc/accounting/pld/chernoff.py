@@ -14,7 +14,8 @@ from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["hockey_stick_eps", "log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf", "total_mgfs"]
+__all__ = ["hockey_stick_eps", "hockey_stick_orders", "log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf",
+           "total_mgfs"]
 
 _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspace(1e-2, 512.0, 16)])
 
@@ -126,6 +127,24 @@ def log_mgfs(parts: list[LatticePmf], h: float, thetas: FloatArray) -> FloatArra
     return out
 
 
+def hockey_stick_orders(k: FloatArray, thetas: FloatArray, log_delta: float) -> FloatArray:
+    """(K(θ) + log C(θ) − log δ)/θ at each order θ > 0 (C(θ) = θ^θ/(1 + θ)^{1+θ}): the ε at which the hockey-stick
+    Chernoff bound C(θ)·e^{K(θ) − θε} of a log-MGF K meets δ (`hockey_stick_eps`; the window's ε in `passes`).
+
+    Parameters
+    ----------
+    k : FloatArray
+    thetas : FloatArray
+    log_delta : float
+
+    Returns
+    -------
+    FloatArray
+    """
+    with np.errstate(invalid="ignore"):
+        return np.asarray((k + thetas * np.log(thetas) - (thetas + 1.0) * np.log1p(thetas) - log_delta) / thetas)
+
+
 def hockey_stick_eps(parts: list[tuple[LatticePmf, int]], h: float, thetas: FloatArray, delta: float) -> float:
     """An upper bound on ε at δ of the composition of the lattice pairs, without composing them: the hockey-stick
     Chernoff bound. (1 − e^{ε−s})₊ <= C(θ)·e^{θ(s−ε)} with C(θ) = θ^θ/(1 + θ)^{1+θ} (its maximum over s), so
@@ -149,9 +168,7 @@ def hockey_stick_eps(parts: list[tuple[LatticePmf, int]], h: float, thetas: Floa
     if not delta > p_inf:
         return math.inf
     tp = thetas[thetas > 0]
-    k = total_mgf(parts, h, tp)
-    with np.errstate(invalid="ignore"):
-        cher = (k + tp * np.log(tp) - (tp + 1.0) * np.log1p(tp) - math.log(delta - p_inf)) / tp
+    cher = hockey_stick_orders(total_mgf(parts, h, tp), tp, math.log(delta - p_inf))
     cher = cher[np.isfinite(cher)]
     if cher.size == 0:
         return math.inf

@@ -186,8 +186,7 @@ def _eps_scale(orient: dict[str, list[tuple[Pair, int]]], total: int, delta: flo
     mass = float(at.p.sum())
     if at.p_inf > 0.0 or at.p_high > 0.0 or not mass > 0.0:
         return 1.0
-    mean = float(at.p @ at.loss) / mass
-    var = float(at.p @ (at.loss - mean) ** 2) / mass
+    mean, var = _mean_var(at.p, at.loss)
     est = total * mean + math.sqrt(total * var * 2.0 * math.log(1.0 / delta))
     return min(100.0, max(1.0, 0.5 * est)) if math.isfinite(est) else 1.0
 
@@ -311,15 +310,15 @@ _REUSE_SDS = 12.0
 
 def _composed_sd(ups: Parts, h: float) -> float:
     """Standard deviation of the composed loss of the lattice pairs (0 when it has no finite mass)."""
-    var = 0.0
-    for d, c in ups:
-        g = (d.k0 + np.arange(d.p.size)) * h + d.c
-        m = float(d.p.sum())
-        if m <= 0.0:
-            continue
-        mean = float(d.p @ g) / m
-        var += c * float(d.p @ (g - mean) ** 2) / m
+    var = math.fsum(c * _mean_var(d.p, (d.k0 + np.arange(d.p.size)) * h + d.c)[1] for d, c in ups if d.p.sum() > 0.0)
     return math.sqrt(var) if var > 0.0 else 0.0
+
+
+def _mean_var(p: np.ndarray, loss: np.ndarray) -> tuple[float, float]:
+    """Mean and variance of the losses under the masses ``p`` normalised (their total must be positive)."""
+    mass = float(p.sum())
+    mean = float(p @ loss) / mass
+    return mean, float(p @ (loss - mean) ** 2) / mass
 
 
 def _atoms_chernoff(pairs: list[tuple[Pair, int]], delta: float, tail: float) -> float:

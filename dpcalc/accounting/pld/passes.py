@@ -12,7 +12,14 @@ import numpy as np
 from dpcalc import _limits
 from dpcalc._repr import short_repr
 from dpcalc.accounting.pld import direct
-from dpcalc.accounting.pld.chernoff import hockey_stick_eps, saddle, theta_grid, theta_top, total_mgfs
+from dpcalc.accounting.pld.chernoff import (
+    hockey_stick_eps,
+    hockey_stick_orders,
+    saddle,
+    theta_grid,
+    theta_top,
+    total_mgfs,
+)
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
 from dpcalc.accounting.pld.curve import Curve, build_curve
@@ -143,9 +150,7 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
         # maximum over s), so δ_upper(ε) <= C(θ)·e^{K(θ) − θε}: an ε the upper curve meets, 20–30 % below the plain
         # Chernoff ε (mixture of Gaussians ×100: 1.19 for 1.58, ε = 0.718), so that half of it is a lower curve's
         # validity point that holds (half the plain one did not: a second pass)
-        tp = th[pos]
-        cher = (k_up[pos] + tp * np.log(tp) - (tp + 1.0) * np.log1p(tp) - math.log(delta)) / tp
-        eps_ch = float(np.nanmin(cher))
+        eps_ch = float(np.nanmin(hockey_stick_orders(k_up[pos], th[pos], math.log(delta))))
         # the lower curve is valid for ε >= eg; callers re-run when ε_lower < eg (None: a heuristic guess)
         eg = 0.5 * eps_ch if eps_guess is None else max(0.0, eps_guess)
         eg = max(0.0, min(eg, eps_ch))
