@@ -150,8 +150,11 @@ def compose(groups: list[list[tuple[LatticePmf, int]]], h: float, lam: float, k_
             present = [gi for gi in range(ng) if (owner == gi).any()]
             # Π_i f_i^c = (Π_i f_i)^c: multiply each group's rows (one reduction, in row order), then one power
             # for all groups at once
-            fr = np.stack([np.multiply.reduce(f[owner == gi], axis=0) for gi in present])
-            br = np.stack([np.multiply.reduce(b[owner == gi], axis=0) for gi in present])
+            if len(present) == owner.size:  # one row per group (one distinct step): the rows are the products
+                fr, br = f, b
+            else:
+                fr = np.stack([np.multiply.reduce(f[owner == gi], axis=0) for gi in present])
+                br = np.stack([np.multiply.reduce(b[owner == gi], axis=0) for gi in present])
             fp, bp = _ipow(fr, c), _ipow(br, c)
             for j, gi in enumerate(present):
                 sel = owner == gi
@@ -172,9 +175,14 @@ def compose(groups: list[list[tuple[LatticePmf, int]]], h: float, lam: float, k_
         err = np.maximum(up_c - low, 0.0) + rho * up_c
         e_bound = ((2.0 / n) * float(err.sum()) + _FFT_C * _U * lg2 * (2.0 / n) * float(mod.sum()) * (1.0 + 4.0 * _U)
                    + 1e-300)
-        # circular position (k mod n) -> window index
+        # circular position (k mod n) -> window index, then clipped to the safe side of ± e_bound (in place)
         out = np.roll(outs[gi], -(k_lo % n))
-        out = np.maximum(out, 0.0) + e_bound if uppers[gi] else np.maximum(out - e_bound, 0.0)
+        if uppers[gi]:
+            np.maximum(out, 0.0, out=out)
+            out += e_bound
+        else:
+            out -= e_bound
+            np.maximum(out, 0.0, out=out)
         drops = log_drops[gi]
         top = max(drops, default=-math.inf)
         log_r = top + math.log(math.fsum(math.exp(x - top) for x in drops)) if drops else -math.inf
