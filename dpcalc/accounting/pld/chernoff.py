@@ -14,8 +14,8 @@ from dpcalc.accounting.pld.mechanism import Mechanism, log_fp, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
-__all__ = ["hockey_stick_eps", "hockey_stick_orders", "log_mgfs", "saddle", "theta_grid", "theta_top", "total_mgf",
-           "total_mgfs"]
+__all__ = ["hockey_stick_eps", "hockey_stick_orders", "log_mgfs", "saddle", "swapped_hockey_stick_eps", "theta_grid",
+           "theta_top", "total_mgf", "total_mgfs"]
 
 _THETAS = np.concatenate([-np.geomspace(1e-2, 16.0, 4)[::-1], [0.0], np.geomspace(1e-2, 512.0, 16)])
 
@@ -173,6 +173,50 @@ def hockey_stick_eps(parts: list[tuple[LatticePmf, int]], h: float, thetas: Floa
     if cher.size == 0:
         return math.inf
     # the rounding of C(θ)'s logs and of the quotient, far inside this margin
+    return max(0.0, float(cher.min())) * (1.0 + 1e-10) + 1e-12
+
+
+def swapped_hockey_stick_eps(parts: list[tuple[LatticePmf, int]], lowest: Sequence[float], tail: float, h: float,
+                             thetas: FloatArray, delta: float) -> float:
+    """An upper bound on ε at δ of the other neighbour direction (the pairs swapped: loss −L under Q) from the upper
+    pairs of this one, without discretising it: the hockey-stick Chernoff bound of `hockey_stick_eps` with
+    K(θ) = Σ count·log E_Q[e^{−θL}] bounded per step as follows. E_Q[e^{−θL}] = E_P[e^{−(1+θ)L}]; over the lattice's
+    range connect-the-dots spreads each outcome's Q-mass between its two dots linearly in e^L (a mean-preserving
+    spread), so for the convex e^L ↦ e^{−θL} the atoms' Σ P_j e^{−(1+θ)g_j} is at least that part; the P-mass at +∞
+    (losses above the top atom less h) adds at most p∞·e^{−(1+θ)(g_top − h)}, and the tail below the range (P-mass at
+    most ``tail``, loss at least the step's ``lowest``) at most tail·e^{−(1+θ)·lowest}. The other direction's loss
+    is bounded above (its mass at +∞ is 0). +inf when a step's loss has no finite infimum.
+
+    Parameters
+    ----------
+    parts : list[tuple[LatticePmf, int]]
+    lowest : Sequence[float]
+    tail : float
+    h : float
+    thetas : FloatArray
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+
+    Returns
+    -------
+    float
+    """
+    if not all(math.isfinite(lo) for lo in lowest):
+        return math.inf
+    tp = thetas[thetas > 0]
+    k_atoms = log_mgfs([d for d, _ in parts], h, -(1.0 + tp))
+    k = np.zeros(tp.size)
+    for (d, c), lo, ka in zip(parts, lowest, k_atoms, strict=True):
+        top = (d.k0 + d.p.size - 1) * h + d.c - h
+        with np.errstate(divide="ignore"):
+            rest = np.logaddexp(math.log(d.p_inf) - (1.0 + tp) * top if d.p_inf > 0 else -np.inf,
+                                math.log(tail) - (1.0 + tp) * lo if tail > 0 else -np.inf)
+        # the sum rounded up like `log_mgfs`' bounds
+        k += c * (np.logaddexp(ka, rest) + 1e-12 * (1.0 + np.abs(np.where(np.isfinite(ka), ka, 0.0))))
+    cher = hockey_stick_orders(k, tp, math.log(delta))
+    cher = cher[np.isfinite(cher)]
+    if cher.size == 0:
+        return math.inf
     return max(0.0, float(cher.min())) * (1.0 + 1e-10) + 1e-12
 
 

@@ -16,6 +16,7 @@ from dpcalc.accounting.pld.chernoff import (
     hockey_stick_eps,
     hockey_stick_orders,
     saddle,
+    swapped_hockey_stick_eps,
     theta_grid,
     theta_top,
     total_mgfs,
@@ -29,8 +30,8 @@ from dpcalc.accounting.pld.pmf import LatticePmf
 from dpcalc.accounting.pld.schedule import Step, loss_variance
 
 __all__ = ["CONV_OP_SECONDS", "OP_SECONDS", "PASS_SECONDS", "Pass", "charge_discretise", "compose_pass",
-           "convolved_eps", "direct_eps", "eps_of_passes", "eps_pass", "lattice_points", "pass_seconds", "run",
-           "step_points", "unit_parts"]
+           "convolved_eps", "direct_eps", "eps_of_passes", "eps_pass", "lattice_points", "pass_seconds", "remove_pass",
+           "run", "step_points", "unit_parts"]
 
 #: Declared cost of one counted operation of a pass (`charge_discretise`, the FFT in `compose_pass`): one lattice
 #: point of one step (its quadrature nodes, relabelling and one log-MGF term per Chernoff order), or one point of one
@@ -447,12 +448,53 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         los = unit_parts([(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)]) if lower else None
         return direct_eps(ups, los, h, delta)
     if lower or not math.isfinite(settle):
-        return eps_of_passes(lambda g: run(steps, direction, h, delta, g, None, lower), delta, guess, h)
+        return _fft_pass(steps, direction, h, delta, guess, lower)[:3]
     uppers, _, top = _discretised(steps, direction, h, delta, None, False)
     bound = hockey_stick_eps(uppers, h, theta_grid(top), delta)
     if bound <= settle:
         return 0.0, bound, 0
     return eps_of_passes(lambda g: compose_pass(uppers, None, h, delta, g, None, top), delta, guess, h)
+
+
+def _fft_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
+              lower: bool) -> tuple[float, float, int, list[tuple[LatticePmf, int]]]:
+    """`eps_of_passes` of the steps discretised once at spacing h (re-runs with a lower guess only compose again),
+    and their upper pairs."""
+    ups, los, top = _discretised(steps, direction, h, delta, None, lower)
+    lo, up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top), delta,
+                              guess, h)
+    return lo, up, n, ups
+
+
+def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None) -> tuple[float, float, int, float]:
+    """`eps_pass` of the remove direction with both ends, and an upper bound on the add direction's ε from the same
+    upper pairs (`chernoff.swapped_hockey_stick_eps`: no discretisation of the add direction); that bound is +inf
+    unless the pass composes by the FFT (more than `direct.MAX_DIRECT_STEPS` steps, δ above
+    `direct.CONVOLUTION_DELTA`) and every step is subsampled (q < 1: the remove loss is at least log(1 − q)).
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    h : float
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    guess : float | None
+
+    Returns
+    -------
+    tuple[float, float, int, float]
+    """
+    total = sum(st.count for st in steps)
+    if total <= direct.MAX_DIRECT_STEPS or delta <= direct.CONVOLUTION_DELTA:  # summed or convolved directly
+        return (*eps_pass(steps, "remove", h, delta, guess, True), math.inf)
+    lo, up, n, ups = _fft_pass(steps, "remove", h, delta, guess, True)
+    if not all(st.q < 1.0 for st in steps):
+        return lo, up, n, math.inf
+    tail = TAU * delta / (4.0 * total)
+    add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail, h,
+                                   theta_grid(theta_top(steps, "add")), delta)
+    return lo, up, n, add
 
 
 def eps_of_passes(make: Callable[[float | None], Pass], delta: float, guess: float | None,
