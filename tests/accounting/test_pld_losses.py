@@ -224,8 +224,9 @@ def delta_kov_mixed(e: mpmath.mpf) -> mpmath.mpf:
 def test_an_orientation_below_the_other_is_not_recomposed() -> None:
     """Poisson-subsampled Laplace ×1000 (q = 0.01, b = 2): the remove orientation has the larger Chernoff estimate,
     so it alone is composed with both ends, at the lattice sized from the tolerance (one pass); the add orientation's
-    upper end at a lattice four times coarser (0.5206) already lies below remove's lower end (0.5300), so it is never
-    composed with its lower pair. (Before the first lattice was sized from the tolerance: 3 passes of both.)"""
+    upper end at a lattice about four times coarser (0.5201; the spacing at or below 4h that keeps the heaviest point
+    masses on the lattice) already lies below remove's lower end (0.5304), so it is never composed with its lower
+    pair. (Before the first lattice was sized from the tolerance: 3 passes of both.)"""
     import dpcalc.accounting.pld.generic as gen
 
     loss = pld.poisson(pld.laplace(2.0), 0.01)
@@ -242,12 +243,12 @@ def test_an_orientation_below_the_other_is_not_recomposed() -> None:
     finally:
         gen._pass = original  # type: ignore[assignment]
     assert [lower for _, lower in calls] == [True, False]
-    assert calls[1][0] == pytest.approx(4.0 * calls[0][0], rel=0.05)
+    assert 3.0 * calls[0][0] < calls[1][0] <= 4.0 * calls[0][0]
     assert br.met and br.direction == "remove"
     # recorded values; the FFT's round-off differs between NumPy builds by ~1e-10 relative (numpy 2.4.6 gave a lower
     # end 8.7e-11 below the recorded one), far inside the bracket's 4e-4 width
-    assert br.eps_lower == pytest.approx(0.5300409960478585, rel=1e-9)
-    assert br.eps_upper == pytest.approx(0.5304621302734125, rel=1e-9)
+    assert br.eps_lower == pytest.approx(0.5303743724439326, rel=1e-9)
+    assert br.eps_upper == pytest.approx(0.5304986618681352, rel=1e-9)
 
 
 def test_a_coarse_lattice_is_never_composed_by_the_fft() -> None:
@@ -303,3 +304,22 @@ def test_disjoint_finite_pair_is_infinitely_distinguishable() -> None:
     loss = PrivacyLoss("disjoint", "replace_special", pair, pair.swapped(), False)
     br = epsilon_composed([(loss, 1)], 0.5)
     assert br.eps_lower == br.eps_upper == float("inf")
+
+
+@pytest.mark.parametrize(("make", "count", "ratio"), [(lambda: pld.laplace(10.0), 1000, 2.0),
+                                                      (lambda: pld.laplace(1.0), 30, 2.0),
+                                                      (lambda: pld.poisson(pld.laplace(2.0), 0.01), 1000, 2.0),
+                                                      (lambda: pld.poisson(pld.laplace(0.5), 0.05), 50, 10.0)])
+def test_the_lower_end_is_about_as_tight_as_the_upper_one(make: object, count: int, ratio: float) -> None:
+    """A Laplace loss's continuous part ends at its point masses: its outermost labels are folded into their inner
+    neighbours (`atoms._fold_edges`), so the lower end errs about as much as the upper end: at most ``ratio`` times
+    (before: Laplace ×1,000 at b = 10, 0.0026 below the truth against 0.00018 above; Poisson-subsampled Laplace
+    ×1,000 at q = 0.01, b = 2, 23× the upper end's error; now 1.1× and 1.3×). A known limit: q = 0.05, b = 0.5, ×50
+    still errs 8.6× as much below as above (at h = 0.00397: 5.5× with the fold, 17× without it). The truth:
+    the midpoint of a bracket 1e-6 wide (relative), which the default bracket contains."""
+    loss = make()  # type: ignore[operator]
+    br = pld.epsilon_composed([(loss, count)], DELTA)
+    fine = pld.epsilon_composed([(loss, count)], DELTA, rtol=1e-6)
+    assert br.eps_lower <= fine.eps_lower and fine.eps_upper <= br.eps_upper
+    truth = 0.5 * (fine.eps_lower + fine.eps_upper)
+    assert truth - br.eps_lower <= ratio * (br.eps_upper - truth) + 1e-9, (br, fine)

@@ -311,6 +311,7 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True,
             qsd[t_idx] += float((qsd[side] * np.exp(g[t_idx] - g[side])).sum())
             pd[side] = 0.0
             qsd[side] = 0.0
+    _fold_edges(pd, qsd, g, 0 if edge is None else edge[1])
     p2, qs2, pr, qsr = relabel(pd, qsd, g)
     idx = np.arange(n)
     lab, lab_r = labels(p2, qs2, g, c, h, k0, idx), labels(pr, qsr, g, c, h, k0, idx)
@@ -322,6 +323,29 @@ def lattice_pairs(at: Atoms, h: float, c: float = 0.0, lower: bool = True,
     lo_p[shift:shift + n] += exact_lo * (1.0 - MARGIN)
     lo_p[top] += at.p_high * (1.0 - MARGIN)
     return upper, LatticePmf(k0 - shift, lo_p, at.p_inf * (1.0 - MARGIN), c)
+
+
+def _fold_edges(pd: FloatArray, qsd: FloatArray, g: FloatArray, merged: int) -> None:
+    """Fold the outermost labels of the quadrature atoms into their inner neighbours where the relabelling could not
+    use them (in place; merging two labels is a post-processing): the top label when its ratio is below e^{g} (no
+    label above has mass to lend it, so it would be moved down a cell, its loss above that cell lost) and the bottom
+    one when its ratio is above e^{g} (no label below to lift, its excess lost when moved down). Folded, the top one
+    gives its neighbour an excess that neighbour spends lifting mass from below, and the bottom one a deficit its
+    neighbour covers from above: second order instead of about h/2 of loss on each. Laplace ×1,000 (b = 10): the
+    lower end's error 0.0026 against the upper end's 0.00018 before. ``merged``: the side the edge merge already
+    balanced (−1 below, +1 above), left as it is."""
+    live = np.flatnonzero(pd > 0.0)
+    if live.size < 2:
+        return
+    top, bottom = int(live[-1]), int(live[0])
+    if merged != 1 and pd[top] < (1.0 + MARGIN) * qsd[top]:
+        pd[top - 1] += pd[top]
+        qsd[top - 1] += qsd[top] * math.exp(g[top - 1] - g[top])
+        pd[top] = qsd[top] = 0.0
+    if merged != -1 and bottom + 1 < pd.size and pd[bottom] > (1.0 + MARGIN) * qsd[bottom]:
+        pd[bottom + 1] += pd[bottom]
+        qsd[bottom + 1] += qsd[bottom] * math.exp(g[bottom + 1] - g[bottom])
+        pd[bottom] = qsd[bottom] = 0.0
 
 
 def aligned(at: Atoms, h: float) -> tuple[float, float]:
