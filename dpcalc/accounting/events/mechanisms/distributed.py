@@ -12,21 +12,20 @@ own event (dp-accounting has none); the mathematics is `dpcalc.accounting.distri
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from dpcalc import _validate as v
+from dpcalc.accounting.distributed.noise import MECHANISMS
+from dpcalc.accounting.distributed.rounding import DEFAULT_BETA
 from dpcalc.accounting.events import knobs
 from dpcalc.accounting.events.base import Curve, Event, register
 from dpcalc.accounting.events.relation import Relation
 from dpcalc.accounting.search import Knob
 
 __all__ = ["DistributedNoise"]
-
-_MECHANISMS = ("ddg", "skellam")
 
 
 @register
@@ -41,7 +40,7 @@ class DistributedNoise(Event):
     granularity: float
     num_clients: int
     dimension: int
-    beta: float = math.exp(-0.5)  # dpcalc.accounting.distributed.rounding.DEFAULT_BETA
+    beta: float = DEFAULT_BETA
     CLASS_NAME = "DistributedNoiseDpEvent"
     SHORT = "distributed_noise"
     IN_DP_ACCOUNTING = False
@@ -50,7 +49,7 @@ class DistributedNoise(Event):
                                                             integer=True, slope=0.5)}
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mechanism", v.choice("mechanism", self.mechanism, _MECHANISMS))
+        object.__setattr__(self, "mechanism", v.choice("mechanism", self.mechanism, MECHANISMS))
         self._real("l2_norm_bound", 0.0, lo_open=True)
         self._real("noise_stddev", 0.0, lo_open=True)
         self._real("granularity", 0.0, lo_open=True)
