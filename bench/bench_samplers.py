@@ -13,7 +13,7 @@ import time
 from _timing import best_of
 
 from dpcalc.accounting.pld import epsilon_composed
-from dpcalc.samplers import allocation_pld, allocation_rdp, shuffle
+from dpcalc.accounting.samplers import allocation_pld, allocation_rdp, shuffle
 from dpcalc.samplers.allocation import ORDERS
 
 

@@ -21,7 +21,7 @@ __all__ = ["ENTRIES"]
 
 _RDP = "distributed.ddg_rdp"
 _FORMULAS = ["distributed.rounded_l2_bound", "distributed.ddg_rdp", "distributed.skellam_rdp"]
-_PIPELINE = "dpcalc.distributed.accounting:Pipeline"
+_PIPELINE = "dpcalc.accounting.distributed.pipeline:Pipeline"
 
 MECHANISM = choice("mechanism", ("ddg", "skellam"), formula="-", default="ddg",
                    help="ddg: distributed discrete Gaussian (Kairouz, Liu & Steinke 2021); skellam: distributed "

@@ -1,5 +1,5 @@
 """Numerically exact Rényi divergences of the aggregate noise for integer shifts (what the bounds of
-`dpcalc.distributed.noise` bound).
+`dpcalc.accounting.distributed.noise` bound).
 
 The aggregate noise is a product over coordinates, so for an integer shift vector Δ the divergence is the sum over
 coordinates of the scalar divergences ``D_α(Z + Δⱼ ‖ Z) = log Σₓ p(x − Δⱼ)^α p(x)^{1−α}/(α − 1)``, with p:

@@ -35,16 +35,15 @@ from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
-from dpcalc.distributed.rounding import DEFAULT_BETA
+from dpcalc.accounting.distributed.noise import MECHANISMS
+from dpcalc.accounting.distributed.rounding import DEFAULT_BETA
 from dpcalc.errors import DomainError
 
-__all__ = ["GROWTHS", "MAX_BITS", "MECHANISMS", "Growth", "Mechanism", "aggregate_std", "check_bits",
-           "check_modulus", "min_bits", "modular_failure_bound", "scale_for_bits"]
+__all__ = ["GROWTHS", "MAX_BITS", "Growth", "aggregate_std", "check_bits", "check_modulus", "min_bits",
+           "modular_failure_bound", "scale_for_bits"]
 
 Growth = Literal["linear", "sqrt"]
 GROWTHS: tuple[str, ...] = ("linear", "sqrt")
-Mechanism = Literal["ddg", "skellam"]
-MECHANISMS: tuple[str, ...] = ("ddg", "skellam")
 #: Largest bit width: the modular sum of the clients' values is held in 64-bit integers.
 MAX_BITS = 62
 

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
-from dpcalc.distributed.accounting import Pipeline
+from dpcalc.accounting.distributed.pipeline import Pipeline
 from dpcalc.secagg import theorem2_rdp, to_sec4
 from dpcalc.secagg.bounds import Form
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcalc import _validate as v
+from dpcalc.accounting.samplers.allocation_pld import GRID, privacy_loss_components
+from dpcalc.accounting.samplers.allocation_rdp import rdp_allocation
+from dpcalc.accounting.samplers.params import allocation
 from dpcalc.errors import DomainError
-from dpcalc.samplers.allocation_pld import GRID, privacy_loss_components
-from dpcalc.samplers.allocation_rdp import rdp_allocation
-from dpcalc.samplers.params import allocation
 
 __all__ = ["ORDERS", "AllocationBound", "delta", "epsilon"]
 

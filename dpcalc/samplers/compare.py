@@ -10,10 +10,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc.accounting.samplers import shuffle as shuf
+from dpcalc.accounting.samplers.params import shuffle as shuffle_params
 from dpcalc.errors import DomainError
 from dpcalc.samplers import allocation as alloc
-from dpcalc.samplers import shuffle as shuf
-from dpcalc.samplers.params import shuffle as shuffle_params
 
 __all__ = ["SamplerRow", "compare"]
 

@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from dpcalc.accounting.pld import delta_composed, epsilon_composed, gaussian
+from dpcalc.accounting.samplers import allocation_rdp, shuffle
+from dpcalc.accounting.samplers.allocation_pld import privacy_loss, privacy_loss_components
 from dpcalc.errors import DomainError
-from dpcalc.samplers import allocation, allocation_rdp, compare, shuffle
-from dpcalc.samplers.allocation_pld import privacy_loss, privacy_loss_components
+from dpcalc.samplers import allocation, compare
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "samplers_reference.json").read_text())
 Z99 = 3.2905
@@ -170,7 +171,7 @@ def test_shuffle_lower_bound_sandwich() -> None:
 def test_shuffle_lower_beats_the_single_threshold_test() -> None:
     """One epoch: the best single cube test {max ≤ c} (Chua et al. 2024) gives δ ≥ max_c P(M > c) − e^ε Q(M > c);
     the binned statistic is at least as strong (to the bracket's precision)."""
-    from dpcalc.samplers.shuffle import max_cdf
+    from dpcalc.accounting.samplers.shuffle import max_cdf
 
     z, t, d = 1.1, 50, 1e-5
     caps = np.arange(0.0, 12.0, 1e-3)
@@ -259,7 +260,7 @@ def test_small_noise_allocation_round_is_bounded_by_the_gaussian() -> None:
         assert math.isfinite(r.value)
         assert r.value == epsilon_composed([(gaussian_loss(z), 1)], d).eps_upper
         assert privacy_loss(z, t).description.startswith("gaussian(")
-    from dpcalc.samplers.allocation_pld import GRID, _log_p_zero
+    from dpcalc.accounting.samplers.allocation_pld import GRID, _log_p_zero
 
     # where the allocation pair is kept (z = 0.7, t = 10: its mass at S̃ = 0 is 4e-16, the bound 4.36)
     assert _log_p_zero(1 / 0.7, 10, GRID) < math.log(1e-15) and _log_p_zero(1 / 0.6, 10, GRID) > math.log(1e-4)

@@ -7,11 +7,12 @@ top:
 
 ======== ============================================================================================================
 core     errors, numerics, validation, the root finders, limits, progress, units, file I/O (``dpcalc.files``)
-accounting  the privacy notions and accountants (``dpcalc.accounting``), and the mathematics of the samplers and of
-         distributed noise their events use (``dpcalc.samplers``, ``dpcalc.distributed``)
+accounting  the privacy notions and accountants (``dpcalc.accounting``), with the mathematics of the samplers and of
+         distributed noise their events use (``dpcalc.accounting.samplers``, ``dpcalc.accounting.distributed``)
 sim      the Monte Carlo core (``dpcalc.sim``)
 families the five papers' families (midp, gaussian_mi, cuag, nbafl, secagg), attack risk and audits, matrix
-         mechanisms, distributed noise beside secure aggregation's (``dpcalc.distributed.secagg_link``)
+         mechanisms, the samplers (``dpcalc.samplers``) and distributed DP (``dpcalc.distributed``, with its noise
+         beside secure aggregation's, ``dpcalc.distributed.secagg_link``)
 catalog  the formula catalog (``dpcalc.catalog``)
 checks   verification recipes and the ``verify`` driver
 report   columns, grids, rendering, table specs
@@ -40,10 +41,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("dpcalc", "dpcalc.errors", "dpcalc._numerics", "dpcalc._validate", "dpcalc._roots", "dpcalc._roots_mp",
               "dpcalc._repr", "dpcalc._rounding",
               "dpcalc._limits", "dpcalc._progress", "dpcalc.units", "dpcalc.files", "dpcalc.typing")),
-    ("accounting", ("dpcalc.accounting", "dpcalc.samplers", "dpcalc.distributed")),
+    ("accounting", ("dpcalc.accounting",)),
     ("sim", ("dpcalc.sim",)),
     ("families", ("dpcalc.midp", "dpcalc.gaussian_mi", "dpcalc.cuag", "dpcalc.nbafl", "dpcalc.secagg",
-                  "dpcalc.risk", "dpcalc.audit", "dpcalc.distributed.secagg_link", "dpcalc.matrix")),
+                  "dpcalc.risk", "dpcalc.audit", "dpcalc.samplers", "dpcalc.distributed", "dpcalc.matrix")),
     ("catalog", ("dpcalc.catalog",)),
     ("checks", ("dpcalc.checks", "dpcalc.verify")),
     ("report", ("dpcalc.report",)),

@@ -1,7 +1,8 @@
 """The shuffle lower bound (``shuffle-lower``): a certified lower bound on ε(δ) of DP-SGD on shuffled fixed-size
 batches (each epoch reshuffled, the N mod b left over unused), from one pair of neighbouring datasets seen through the
-binned maximum of the batch sums and the PLD accountant's lower end (Chua et al. 2024; `dpcalc.samplers.shuffle`).
-Its answers are ``lower``: the true ε of the shuffled run is at least this; never a guarantee.
+binned maximum of the batch sums and the PLD accountant's lower end (Chua et al. 2024;
+`dpcalc.accounting.samplers.shuffle`). Its answers are ``lower``: the true ε of the shuffled run is at least this;
+never a guarantee.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class ShuffleLower(Accountant):
         return None
 
     def _epsilon(self, event: Event, delta: float, relation: Relation, options: Options) -> PrivacyResult:
-        from dpcalc.samplers.shuffle import epsilon_lower
+        from dpcalc.accounting.samplers.shuffle import epsilon_lower
 
         run = event.shuffled_batches()
         if run is None:

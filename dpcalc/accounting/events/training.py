@@ -17,7 +17,7 @@ q and T.
 * ``"shuffle"`` — the data shuffled once per epoch and cut into t = ⌊N/b⌋ batches, what most loaders do (add/remove).
   No tight upper bound is known: the accountants bound it without amplification (each record in one batch per
   epoch: E Gaussian releases, ``SelfComposed(Gaussian(z), E)``), labelled an upper bound, and the ``shuffle-lower``
-  accountant gives a certified lower bound (Chua et al. 2024; `dpcalc.samplers.shuffle`).
+  accountant gives a certified lower bound (Chua et al. 2024; `dpcalc.accounting.samplers.shuffle`).
 
 ``mechanism`` says what each step releases: ``"dp-sgd"`` (the noisy clipped sum of the batch, the default) or
 ``"dp-ftrl"`` (DP-FTRL-TreeRestart, Kairouz et al. 2021: the batches in order, each example once per epoch, prefix

@@ -4,8 +4,8 @@ inside; accounted under add/remove or replace-special (a replaced record keeps i
 
 * RDP: the larger of the exact remove-direction curve (integer orders; chords between them) and the add-direction
   bound of k allocations of one step out of ⌊t/k⌋ (Feldman & Shenfeld 2025, Thm. 3 and Cor. 6.2;
-  `dpcalc.samplers.allocation_rdp`): an upper bound;
-* PLD: the certified upper pair of the same decomposition (`dpcalc.samplers.allocation_pld`).
+  `dpcalc.accounting.samplers.allocation_rdp`): an upper bound;
+* PLD: the certified upper pair of the same decomposition (`dpcalc.accounting.samplers.allocation_pld`).
 
 Both are upper bounds of the allocation's privacy loss, so the accountants label their answers ``upper`` or
 ``bracket`` of the bound (the PLD's lower end is the bound's, not the mechanism's).
@@ -62,7 +62,7 @@ class RandomAllocation(Event):
         return z
 
     def rdp(self, orders: v.FloatArray, relation: Relation, tail: float = 0.0) -> Curve:
-        from dpcalc.samplers.allocation_rdp import MAX_ORDER, rdp_allocation
+        from dpcalc.accounting.samplers.allocation_rdp import MAX_ORDER, rdp_allocation
 
         z = self._noise("rdp", relation)
         a = np.asarray(orders, dtype=np.float64)
@@ -76,7 +76,7 @@ class RandomAllocation(Event):
         return Curve(out, False)
 
     def components(self, relation: Relation, count: int = 1) -> list[tuple[Any, int]]:
-        from dpcalc.samplers.allocation_pld import privacy_loss_components
+        from dpcalc.accounting.samplers.allocation_pld import privacy_loss_components
 
         z = self._noise("privacy_loss", relation)
         return [(loss, n * count) for loss, n in

@@ -29,9 +29,9 @@ import numpy as np
 
 from dpcalc import _validate as v
 from dpcalc.accounting.pld.losses import AtomPair, PrivacyLoss, Relation
+from dpcalc.accounting.samplers.allocation_law import MAX_CELLS, sum_law
+from dpcalc.accounting.samplers.params import allocation
 from dpcalc.errors import DomainError
-from dpcalc.samplers.allocation_law import MAX_CELLS, sum_law
-from dpcalc.samplers.params import allocation
 
 __all__ = ["GRID", "LOSS_STEP", "TAIL", "privacy_loss", "privacy_loss_components"]
 
@@ -106,7 +106,7 @@ def privacy_loss(noise_multiplier: float, num_steps: int, relation: str = "add_r
     add_remove or replace_special (a special record contributes nothing: the same pair); replace_one is refused.
 
     Examples:
-        >>> from dpcalc.samplers.allocation_pld import privacy_loss
+        >>> from dpcalc.accounting.samplers.allocation_pld import privacy_loss
         >>> from dpcalc.accounting.pld import epsilon_composed
         >>> loss = privacy_loss(2.0, 10)
         >>> loss.description, round(epsilon_composed([(loss, 1)], 1e-5).eps_upper, 3)

@@ -27,8 +27,8 @@ import numpy as np
 
 from dpcalc import _validate as v
 from dpcalc.accounting.pld.losses import AtomPair, PrivacyLoss
+from dpcalc.accounting.samplers.params import shuffle
 from dpcalc.errors import DomainError
-from dpcalc.samplers.params import shuffle
 
 __all__ = ["PAIRS", "ShuffleLower", "epsilon_lower", "max_cdf", "max_log_cdf", "max_statistic_loss"]
 
@@ -66,7 +66,7 @@ def max_log_cdf(c: float, mean: float, noise_multiplier: float, num_steps: int, 
     record's batch sum is moved by ``mean`` and the record is in a batch with probability ``used`` (`max_cdf`).
 
     Examples:
-        >>> from dpcalc.samplers.shuffle import max_log_cdf
+        >>> from dpcalc.accounting.samplers.shuffle import max_log_cdf
         >>> round(max_log_cdf(3.0, 2.0, 1.1, 10), 6)
         -0.22925
     """
@@ -124,7 +124,7 @@ def max_statistic_loss(noise_multiplier: float, num_steps: int, mean_p: float, m
     at most the epoch's for that pair of datasets (post-processing).
 
     Examples:
-        >>> from dpcalc.samplers.shuffle import max_statistic_loss
+        >>> from dpcalc.accounting.samplers.shuffle import max_statistic_loss
         >>> loss = max_statistic_loss(1.1, 234, 2.0, 1.0)
         >>> loss.description
         'shuffle_max_statistic(z=1.1, t=234, MoG(2) vs MoG(1))'
@@ -164,7 +164,7 @@ def epsilon_lower(noise_multiplier: float, dataset_size: int, batch_size: int, e
     the bound is 0 (valid, uninformative).
 
     Examples:
-        >>> from dpcalc.samplers.shuffle import epsilon_lower
+        >>> from dpcalc.accounting.samplers.shuffle import epsilon_lower
         >>> r = epsilon_lower(1.1, 60000, 256, 1, 1e-5)
         >>> r.kind, r.pair
         ('lower', (2.0, 1.0))

@@ -10,7 +10,7 @@ A client's flattened, scaled vector ``x`` (‖x‖₂ ≤ c in grid units, i.e. 
 by at most β/(1 − β) (|x̃ − x| < 1 and E[x̃ − x] = 0). On the integer grid ‖x̃‖₁ ≤ min(√d·Δ₂, Δ₂²).
 
 Sensitivities of the sum (one client's rounded vector) are then Δ₂ and Δ₁ in grid units; they are what the
-noise bounds of `dpcalc.distributed.noise` take.
+noise bounds of `dpcalc.accounting.distributed.noise` take.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def rounded_l2_bound(c: ArrayLike, d: ArrayLike, beta: ArrayLike = DEFAULT_BETA)
     c + √d.
 
     Examples:
-        >>> from dpcalc.distributed import rounded_l2_bound
+        >>> from dpcalc.accounting.distributed.rounding import rounded_l2_bound
         >>> round(rounded_l2_bound(100.0, 1024, 0.6065306597126334), 6)
         101.843016
     """
@@ -64,7 +64,7 @@ def rounded_l1_bound(l2: ArrayLike, d: ArrayLike) -> FloatOrArray:
     and |x| ≤ x² on the integers).
 
     Examples:
-        >>> from dpcalc.distributed import rounded_l1_bound
+        >>> from dpcalc.accounting.distributed.rounding import rounded_l1_bound
         >>> rounded_l1_bound(10.0, 64)
         80.0
     """
@@ -78,7 +78,7 @@ def expected_rounding_attempts(beta: ArrayLike = DEFAULT_BETA) -> FloatOrArray:
     """Upper bound 1/(1 − β) on the expected number of roundings until ‖x̃‖₂ ≤ Δ₂ (each succeeds w.p. ≥ 1 − β).
 
     Examples:
-        >>> from dpcalc.distributed import expected_rounding_attempts
+        >>> from dpcalc.accounting.distributed.rounding import expected_rounding_attempts
         >>> round(expected_rounding_attempts(0.5), 6)
         2.0
     """
@@ -92,7 +92,7 @@ def rounding_bias_bound(beta: ArrayLike = DEFAULT_BETA) -> FloatOrArray:
     unconditional error has mean 0 and magnitude < 1, and the test fails with probability ≤ β.
 
     Examples:
-        >>> from dpcalc.distributed import rounding_bias_bound
+        >>> from dpcalc.accounting.distributed.rounding import rounding_bias_bound
         >>> rounding_bias_bound(0.2)
         0.25
     """

@@ -25,8 +25,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcalc import _validate as v
+from dpcalc.accounting.samplers.params import allocation
 from dpcalc.errors import DomainError
-from dpcalc.samplers.params import allocation
 
 __all__ = ["MAX_ORDER", "rdp_add_bound", "rdp_allocation", "rdp_remove"]
 
@@ -79,7 +79,7 @@ def rdp_remove(orders: ArrayLike, noise_multiplier: float, num_steps: int,
     (Feldman & Shenfeld 2025, Cor. 6.2), the convex chord between them otherwise (an upper bound).
 
     Examples:
-        >>> from dpcalc.samplers.allocation_rdp import rdp_remove
+        >>> from dpcalc.accounting.samplers.allocation_rdp import rdp_remove
         >>> [round(float(x), 10) for x in rdp_remove([2, 8], 1.0, 10)]
         [0.1585650787, 1.7075413038]
     """
@@ -105,7 +105,7 @@ def rdp_add_bound(orders: ArrayLike, noise_multiplier: float, num_steps: int,
     """Upper bound on D_α(Q‖P) of one round: s²/2 + (α − 1)s²/(2t), s = Δ/σ (AM–GM; module docstring).
 
     Examples:
-        >>> from dpcalc.samplers.allocation_rdp import rdp_add_bound
+        >>> from dpcalc.accounting.samplers.allocation_rdp import rdp_add_bound
         >>> [float(x) for x in rdp_add_bound([2, 8], 1.0, 10)]
         [0.55, 0.85]
     """
@@ -126,7 +126,7 @@ def rdp_allocation(orders: ArrayLike, noise_multiplier: float, num_selected: int
     keeps its slot, a pair this module does not bound).
 
     Examples:
-        >>> from dpcalc.samplers.allocation_rdp import rdp_allocation
+        >>> from dpcalc.accounting.samplers.allocation_rdp import rdp_allocation
         >>> rem, add = rdp_allocation([2, 8], 1.1, 1, 234, epochs=10)
         >>> [round(float(x), 6) for x in rem], [round(float(x), 6) for x in add]
         ([0.054772, 0.222421], [4.149891, 4.255845])

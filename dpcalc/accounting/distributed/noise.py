@@ -34,9 +34,13 @@ from dpcalc import _validate as v
 from dpcalc._numerics import SAFE_UP
 from dpcalc.errors import OutOfDomainWarning
 
-__all__ = ["DDG_FORMS", "SIGMA_MIN", "TAU_TERMS", "DdgForm", "ddg_rdp", "ddg_tau", "ddg_zcdp_rho", "skellam_rdp"]
+__all__ = ["DDG_FORMS", "MECHANISMS", "SIGMA_MIN", "TAU_TERMS", "DdgForm", "Mechanism", "ddg_rdp", "ddg_tau",
+           "ddg_zcdp_rho", "skellam_rdp"]
 
 FloatOrArray = float | v.FloatArray
+#: The two noises: the distributed discrete Gaussian and the distributed Skellam.
+Mechanism = Literal["ddg", "skellam"]
+MECHANISMS: tuple[str, ...] = ("ddg", "skellam")
 DdgForm = Literal["proposition", "two_term", "zcdp"]
 DDG_FORMS: tuple[str, ...] = ("proposition", "two_term", "zcdp")
 #: The smallest per-client noise (grid units) at which Prop. 14 is stated.
@@ -63,7 +67,7 @@ def ddg_tau(sigma: ArrayLike, n: ArrayLike) -> FloatOrArray:
     Kairouz, Liu & Steinke 2021, Thm. 1): how far the sum is from one discrete Gaussian of variance nσ².
 
     Examples:
-        >>> from dpcalc.distributed import ddg_tau
+        >>> from dpcalc.accounting.distributed.noise import ddg_tau
         >>> f"{ddg_tau(1.0, 100):.6e}"
         '5.477887e-04'
     """
@@ -84,7 +88,7 @@ def ddg_rdp(alpha: ArrayLike, l2: ArrayLike, sigma: ArrayLike, n: ArrayLike, d: 
     docstring for the forms). An upper bound; `OutOfDomainWarning` when σ < 1/2.
 
     Examples:
-        >>> from dpcalc.distributed import ddg_rdp
+        >>> from dpcalc.accounting.distributed.noise import ddg_rdp
         >>> round(ddg_rdp(8.0, 30.0, 3.0, 100, 1024), 9)
         4.0
     """
@@ -118,7 +122,7 @@ def ddg_zcdp_rho(l2: ArrayLike, sigma: ArrayLike, n: ArrayLike, d: ArrayLike) ->
     their Thm. 1 states the concentrated-DP form). Grid units; `OutOfDomainWarning` when σ < 1/2.
 
     Examples:
-        >>> from dpcalc.distributed import ddg_zcdp_rho
+        >>> from dpcalc.accounting.distributed.noise import ddg_zcdp_rho
         >>> round(ddg_zcdp_rho(30.0, 3.0, 100, 1024), 9)
         0.5
     """
@@ -139,7 +143,7 @@ def skellam_rdp(alpha: ArrayLike, l2: ArrayLike, variance: ArrayLike, l1: ArrayL
     integers (Agarwal, Kairouz & Liu 2021, Cor. 4.1). An upper bound.
 
     Examples:
-        >>> from dpcalc.distributed import skellam_rdp
+        >>> from dpcalc.accounting.distributed.noise import skellam_rdp
         >>> round(skellam_rdp(2.0, 10.0, 1000.0, 100.0), 9)
         0.100225
     """
