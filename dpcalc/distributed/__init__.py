@@ -10,8 +10,10 @@ bound), `accounting` (ε over rounds with Poisson sampling of clients, calibrati
 ``docs/distributed.md``; catalog ``formulas/kairouz2021_distributed.toml`` and ``formulas/agarwal2021_skellam.toml``.
 """
 
+import sys as _sys
+
 # the bounds' modules, under their names here (``dpcalc.distributed.noise`` and the like)
-from dpcalc.accounting.distributed import (  # noqa: F401
+from dpcalc.accounting.distributed import (
     noise,
     rounding,
 )
@@ -35,6 +37,11 @@ from dpcalc.distributed.accounting import (
     training_terms,
 )
 from dpcalc.distributed.modular import aggregate_std, min_bits, modular_failure_bound, scale_for_bits
+
+# the former module paths keep working (``from dpcalc.distributed.noise import ddg_rdp``): the same module objects
+for _m in (noise, rounding):
+    _sys.modules.setdefault(f"{__name__}.{_m.__name__.rsplit('.', 1)[1]}", _m)
+del _sys, _m
 
 __all__ = ["DEFAULT_BETA", "Calibration", "DistributedEpsilon", "Pipeline", "aggregate_std", "calibrate_for_bits",
            "calibrate_sigma", "ddg_rdp", "ddg_tau", "ddg_zcdp_rho", "epsilon", "epsilon_for_bits",

@@ -7,8 +7,10 @@ three side by side). See docs/samplers.md."""
 
 from __future__ import annotations
 
+import sys as _sys
+
 # the bounds' modules, under their names here (``dpcalc.samplers.shuffle`` and the like)
-from dpcalc.accounting.samplers import (  # noqa: F401
+from dpcalc.accounting.samplers import (
     allocation_law,
     allocation_pld,
     allocation_rdp,
@@ -20,6 +22,11 @@ from dpcalc.accounting.samplers.allocation_rdp import rdp_add_bound, rdp_allocat
 from dpcalc.accounting.samplers.shuffle import ShuffleLower, epsilon_lower, max_statistic_loss
 from dpcalc.samplers.allocation import AllocationBound, delta, epsilon
 from dpcalc.samplers.compare import SamplerRow, compare
+
+# the former module paths keep working (``from dpcalc.samplers.shuffle import epsilon_lower``): the same module objects
+for _m in (allocation_law, allocation_pld, allocation_rdp, params, shuffle):
+    _sys.modules.setdefault(f"{__name__}.{_m.__name__.rsplit('.', 1)[1]}", _m)
+del _sys, _m
 
 __all__ = ["AllocationBound", "SamplerRow", "ShuffleLower", "compare", "delta", "epsilon", "epsilon_lower",
            "max_statistic_loss", "privacy_loss", "privacy_loss_components", "rdp_add_bound", "rdp_allocation",

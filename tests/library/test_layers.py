@@ -225,3 +225,22 @@ def test_accounting_calls_the_events_maps_instead_of_dispatching_on_their_types(
               if len(files := [p.relative_to(accounting).as_posix() for p in accounting.rglob("*.py")
                                if _named(p, m)]) > 3}
     assert spread == {}, f"mechanism classes named in more than three files: {spread}"
+
+
+def test_moved_modules_keep_their_former_paths() -> None:
+    """The samplers' and distributed noise's bounds moved under `dpcalc.accounting`; their former dotted paths still
+    import, and name the same module objects (not copies)."""
+    import importlib
+
+    for old, new in [("dpcalc.samplers.shuffle", "dpcalc.accounting.samplers.shuffle"),
+                     ("dpcalc.samplers.allocation_rdp", "dpcalc.accounting.samplers.allocation_rdp"),
+                     ("dpcalc.samplers.allocation_pld", "dpcalc.accounting.samplers.allocation_pld"),
+                     ("dpcalc.samplers.allocation_law", "dpcalc.accounting.samplers.allocation_law"),
+                     ("dpcalc.samplers.params", "dpcalc.accounting.samplers.params"),
+                     ("dpcalc.distributed.noise", "dpcalc.accounting.distributed.noise"),
+                     ("dpcalc.distributed.rounding", "dpcalc.accounting.distributed.rounding")]:
+        assert importlib.import_module(old) is importlib.import_module(new)
+    from dpcalc.distributed.noise import ddg_rdp
+    from dpcalc.samplers.shuffle import epsilon_lower
+
+    assert callable(ddg_rdp) and callable(epsilon_lower)
