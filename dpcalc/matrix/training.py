@@ -65,7 +65,7 @@ def dpsgd_epsilon_for_epochs(epochs: ArrayLike, clients: int, clients_per_round:
     Examples:
         >>> from dpcalc.matrix.training import dpsgd_epsilon_for_epochs
         >>> round(dpsgd_epsilon_for_epochs(200, 1000, 100, 1.0, 1e-5), 2)
-        39.59
+        39.6
     """
     b = _rounds_per_epoch(clients, clients_per_round)
     q = int(clients_per_round) / int(clients)
