@@ -13,7 +13,7 @@ from dpcalc._repr import short_repr
 from dpcalc.accounting.gdp import eps_bracket_between
 from dpcalc.accounting.pld.chernoff import saddle
 from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, RTOL, TAU, Direction, MemoryCapError, check_points
-from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
+from dpcalc.accounting.pld.direct import CONVOLUTION_DELTA, MAX_DIRECT_STEPS
 from dpcalc.accounting.pld.dominating import (
     certainly_zero,
     coarse_dominating,
@@ -359,9 +359,10 @@ def _first_lattice(steps: list[Step], delta: float, tol: float, a_tol: float) ->
 @v.named_shapes
 def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float) -> float:
     """Seconds `epsilon` (default accuracy) books at least against a work budget (`dpcalc._limits.work_budget`):
-    its first pass in the remove direction at the first lattice and, when some q < 1, the add direction's coarse
-    pass — counted like the passes count themselves (`passes.charge_discretise`), before any of them runs. Every
-    later pass only adds to it: a call whose least work exceeds the budget can be refused before it starts.
+    its first pass in the remove direction at the first lattice and, when some q < 1 and the remove pass's pairs
+    cannot bound the add direction (`passes.remove_pass`), the add direction's coarse pass — counted like the passes
+    count themselves (`passes.charge_discretise`), before any of them runs. Every later pass only adds to it: a
+    call whose least work exceeds the budget can be refused before it starts.
 
     Parameters
     ----------
@@ -387,7 +388,9 @@ def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float
     h = _first_lattice(steps, d, RTOL, ATOL)
     direct_sum = total <= MAX_DIRECT_STEPS
     seconds = pass_seconds(steps, "remove", h, tail, direct_sum)
-    if any(st.q < 1.0 for st in steps):
+    # the add direction's coarse pass, unless the remove pass's own pairs may settle it (`passes.remove_pass`)
+    swap = not direct_sum and d > CONVOLUTION_DELTA and all(st.q < 1.0 for st in steps)
+    if any(st.q < 1.0 for st in steps) and not swap:
         seconds += pass_seconds(coarse_dominating(steps), "add", min(0.05, 4.0 * h), tail, direct_sum)
     return seconds
 
