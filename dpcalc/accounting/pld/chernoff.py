@@ -168,11 +168,16 @@ def hockey_stick_eps(parts: list[tuple[LatticePmf, int]], h: float, thetas: Floa
     if not delta > p_inf:
         return math.inf
     tp = thetas[thetas > 0]
-    cher = hockey_stick_orders(total_mgf(parts, h, tp), tp, math.log(delta - p_inf))
+    return _smallest_eps(total_mgf(parts, h, tp), tp, math.log(delta - p_inf))
+
+
+def _smallest_eps(k: FloatArray, tp: FloatArray, log_delta: float) -> float:
+    """The smallest hockey-stick Chernoff ε over the orders ``tp`` > 0 of the log-MGF bounds ``k`` (+inf when none
+    is finite), moved up past the rounding of C(θ)'s logs and of the quotient (far inside this margin)."""
+    cher = hockey_stick_orders(k, tp, log_delta)
     cher = cher[np.isfinite(cher)]
     if cher.size == 0:
         return math.inf
-    # the rounding of C(θ)'s logs and of the quotient, far inside this margin
     return max(0.0, float(cher.min())) * (1.0 + 1e-10) + 1e-12
 
 
@@ -213,11 +218,7 @@ def swapped_hockey_stick_eps(parts: list[tuple[LatticePmf, int]], lowest: Sequen
                                 math.log(tail) - (1.0 + tp) * lo if tail > 0 else -np.inf)
         # the sum rounded up like `log_mgfs`' bounds
         k += c * (np.logaddexp(ka, rest) + 1e-12 * (1.0 + np.abs(np.where(np.isfinite(ka), ka, 0.0))))
-    cher = hockey_stick_orders(k, tp, math.log(delta))
-    cher = cher[np.isfinite(cher)]
-    if cher.size == 0:
-        return math.inf
-    return max(0.0, float(cher.min())) * (1.0 + 1e-10) + 1e-12
+    return _smallest_eps(k, tp, math.log(delta))
 
 
 def _log_mgfs_dense(parts: list[LatticePmf], h: float, th: FloatArray) -> FloatArray:
