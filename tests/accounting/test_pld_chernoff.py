@@ -113,3 +113,22 @@ def test_swapped_bound_holds_the_add_direction(sigma: float, q: float, count: in
     _, truth, _ = passes.eps_pass(steps, "add", h / 4, delta, None, True)
     assert truth <= bound <= 1.4 * truth + 1e-9, (truth, bound)
     assert passes.remove_pass([Step(sigma, 1.0, count)], h, delta, None)[3] == float("inf")  # no finite infimum
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_swapped_bound_holds_for_schedules_of_several_steps(seed: int) -> None:
+    """The same bound on schedules of 2–4 distinct steps (seeded; measured on 40 such: 3.6–17 % above the add
+    direction's certified upper end)."""
+    import random
+
+    from dpcalc.accounting.pld import passes
+    from dpcalc.accounting.pld.schedule import normalise
+
+    rng = random.Random(seed)
+    steps = normalise([(float(np.exp(rng.uniform(np.log(0.6), np.log(4.0)))),
+                        float(np.exp(rng.uniform(np.log(1e-3), np.log(0.3)))), rng.randint(10, 800))
+                       for _ in range(rng.randint(2, 4))])
+    delta = 10 ** rng.uniform(-9, -4)
+    bound = passes.remove_pass(steps, 2e-3, delta, None)[3]
+    _, truth, _ = passes.eps_pass(steps, "add", 5e-4, delta, None, True)
+    assert truth <= bound <= 1.4 * truth + 1e-9, (steps, delta, truth, bound)
