@@ -7,8 +7,8 @@ images, links, raw TeX, swallowed ``*``, tables wider than the content column, w
 The work is bounded, not the wall time: each browser run gets a virtual-time budget (Chromium's clock advances
 only while the page is idle, so a loaded machine takes longer without failing), a batch holds at most ``BATCH``
 pages (with all 60 pages in one window headless Chromium once sat idle without firing the load event), `CONCURRENT`
-runs go side by side, and a page still loading when the budget is spent is retried once on its own. No wall-clock limit: each browser run is
-bounded by its CPU time and a stall (`tests.support.processes.run`).
+runs go side by side, and a page still loading when the budget is spent is retried once on its own. No wall-clock
+limit: each browser run is bounded by its CPU time and a stall (`tests.support.processes.run`).
 
 Run by hand: ``python -m tests.support.browser SITE_DIR`` prints each page with a finding and the time taken.
 """
