@@ -13,7 +13,7 @@ from dpcalc._repr import short_repr
 from dpcalc.accounting.gdp import eps_bracket_between
 from dpcalc.accounting.pld.chernoff import saddle
 from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, RTOL, TAU, Direction, MemoryCapError, check_points
-from dpcalc.accounting.pld.direct import CONVOLUTION_DELTA, MAX_DIRECT_STEPS
+from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
 from dpcalc.accounting.pld.dominating import (
     certainly_zero,
     coarse_dominating,
@@ -22,7 +22,7 @@ from dpcalc.accounting.pld.dominating import (
     gaussian_delta_upper,
     gaussian_eps_upper,
 )
-from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, remove_pass, run
+from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, remove_pass, run, swap_bounds_add
 from dpcalc.accounting.pld.schedule import Step, normalise
 from dpcalc.errors import DomainError
 
@@ -389,8 +389,7 @@ def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float
     direct_sum = total <= MAX_DIRECT_STEPS
     seconds = pass_seconds(steps, "remove", h, tail, direct_sum)
     # the add direction's coarse pass, unless the remove pass's own pairs may settle it (`passes.remove_pass`)
-    swap = not direct_sum and d > CONVOLUTION_DELTA and all(st.q < 1.0 for st in steps)
-    if any(st.q < 1.0 for st in steps) and not swap:
+    if any(st.q < 1.0 for st in steps) and not swap_bounds_add(steps, d):
         seconds += pass_seconds(coarse_dominating(steps), "add", min(0.05, 4.0 * h), tail, direct_sum)
     return seconds
 

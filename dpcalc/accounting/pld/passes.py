@@ -31,7 +31,7 @@ from dpcalc.accounting.pld.schedule import Step, loss_variance
 
 __all__ = ["CONV_OP_SECONDS", "OP_SECONDS", "PASS_SECONDS", "Pass", "charge_discretise", "compose_pass",
            "convolved_eps", "direct_eps", "eps_of_passes", "eps_pass", "lattice_points", "pass_seconds", "remove_pass",
-           "run", "step_points", "unit_parts"]
+           "run", "step_points", "swap_bounds_add", "unit_parts"]
 
 #: Declared cost of one counted operation of a pass (`charge_discretise`, the FFT in `compose_pass`): one lattice
 #: point of one step (its quadrature nodes, relabelling and one log-MGF term per Chernoff order), or one point of one
@@ -466,11 +466,18 @@ def _fft_pass(steps: list[Step], direction: Direction, h: float, delta: float, g
     return lo, up, n, ups
 
 
+def swap_bounds_add(steps: list[Step], delta: float) -> bool:
+    """Whether `remove_pass` bounds the add direction from the remove pairs: the pass composes by the FFT (more than
+    `direct.MAX_DIRECT_STEPS` steps, δ above `direct.CONVOLUTION_DELTA`) and every step is subsampled (q < 1: the
+    remove loss is at least log(1 − q))."""
+    return (sum(st.count for st in steps) > direct.MAX_DIRECT_STEPS and delta > direct.CONVOLUTION_DELTA
+            and all(st.q < 1.0 for st in steps))
+
+
 def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None) -> tuple[float, float, int, float]:
     """`eps_pass` of the remove direction with both ends, and an upper bound on the add direction's ε from the same
     upper pairs (`chernoff.swapped_hockey_stick_eps`: no discretisation of the add direction); that bound is +inf
-    unless the pass composes by the FFT (more than `direct.MAX_DIRECT_STEPS` steps, δ above
-    `direct.CONVOLUTION_DELTA`) and every step is subsampled (q < 1: the remove loss is at least log(1 − q)).
+    unless `swap_bounds_add`.
 
     Parameters
     ----------
@@ -485,13 +492,10 @@ def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None) 
     -------
     tuple[float, float, int, float]
     """
-    total = sum(st.count for st in steps)
-    if total <= direct.MAX_DIRECT_STEPS or delta <= direct.CONVOLUTION_DELTA:  # summed or convolved directly
+    if not swap_bounds_add(steps, delta):
         return (*eps_pass(steps, "remove", h, delta, guess, True), math.inf)
     lo, up, n, ups = _fft_pass(steps, "remove", h, delta, guess, True)
-    if not all(st.q < 1.0 for st in steps):
-        return lo, up, n, math.inf
-    tail = TAU * delta / (4.0 * total)
+    tail = TAU * delta / (4.0 * sum(st.count for st in steps))
     add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail, h,
                                    theta_grid(theta_top(steps, "add")), delta)
     return lo, up, n, add
