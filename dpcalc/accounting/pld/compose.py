@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from dpcalc.accounting.pld import scratch
 from dpcalc.accounting.pld.common import UNIT_ROUNDOFF as _U
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.accounting.pld.pmf import LatticePmf
@@ -14,6 +15,16 @@ from dpcalc.accounting.pld.pmf import LatticePmf
 __all__ = ["compose", "fft_len"]
 
 _FFT_C = 10.0  # componentwise FFT error constant: |Δx̂_k| ≤ _FFT_C·u·log2(n)·‖x‖₁
+#: NumPy 2 transforms into a given array (``out=``): the spectra live in `scratch` buffers, no fresh pages
+_FFT_OUT = int(np.__version__.split(".")[0]) >= 2
+
+
+def _rfft(x: FloatArray, out: np.ndarray) -> np.ndarray:
+    return np.fft.rfft(x, axis=1, out=out) if _FFT_OUT else np.fft.rfft(x, axis=1)
+
+
+def _irfft(x: np.ndarray, n: int, out: FloatArray) -> FloatArray:
+    return np.fft.irfft(x, n, axis=1, out=out) if _FFT_OUT else np.fft.irfft(x, n, axis=1)
 
 
 def fft_len(n: int) -> int:
@@ -41,25 +52,21 @@ def fft_len(n: int) -> int:
     return best
 
 
-def _ipow(x: np.ndarray, c: int) -> np.ndarray:
-    """x**c elementwise by repeated squaring (c >= 1); at most 2·log2(c) multiplications, in place on two private
-    arrays (a fresh array per product made every one of them a new mapping of a few hundred kB: page faults were a
-    third of a 38,400-point pass)."""
+def _ipow(x: np.ndarray, c: int, role: str) -> np.ndarray:
+    """x**c elementwise by repeated squaring (c >= 1), at most 2·log2(c) multiplications, all in place: ``x`` is
+    squared over itself (its values are lost) and the result is the `scratch` buffer ``role``."""
     result: np.ndarray | None = None
     base = x
-    own = False  # whether ``base`` is ours to overwrite (``x`` is the caller's)
     while c:
         if c & 1:
             if result is None:
-                result = base.copy()
+                result = scratch.buffer(role, x.shape, x.dtype.type)
+                result[...] = base
             else:
                 np.multiply(result, base, out=result)
         c >>= 1
         if c:
-            if own:
-                np.multiply(base, base, out=base)
-            else:
-                base, own = base * base, True
+            np.multiply(base, base, out=base)
     assert result is not None
     return result
 
@@ -82,8 +89,13 @@ def _tilted_rows(ds: list[LatticePmf], h: float, lam: float, n: int) -> tuple[Fl
     mx = np.maximum.reduceat(lw, starts)
     lz = mx + np.log(np.add.reduceat(np.exp(lw - np.repeat(mx, sizes)), starts))
     w = np.exp(lw - np.repeat(lz, sizes))
-    rows = np.repeat(np.arange(len(ds)), sizes)
-    arr = np.asarray(np.bincount(rows * n + k % n, w, len(ds) * n), dtype=np.float64).reshape(len(ds), n)
+    arr = scratch.buffer("rows", (len(ds), n), np.float64)
+    arr.fill(0.0)
+    pos = np.repeat(np.arange(len(ds)) * n, sizes) + k % n
+    if all(d.p.size <= n for d in ds):  # no step wraps around the circle: one atom per position
+        arr.reshape(-1)[pos] = w
+    else:
+        np.add.at(arr.reshape(-1), pos, w)
     gone = w == 0.0
     log_dropped = np.full(len(ds), -math.inf)
     if gone.any():  # their tilted weights e^{lw − lz} < 1e-323, summed in log space
@@ -137,43 +149,53 @@ def compose(groups: list[list[tuple[LatticePmf, int]]], h: float, lam: float, k_
         for d, c in parts:
             by_count.setdefault(c, []).append((gi, d))
     rows = max(1, _ROWS_BYTES // (16 * n))
-    for c, members in by_count.items():
-        for s in range(0, len(members), rows):
-            chunk = members[s:s + rows]
-            owner = np.array([gi for gi, _ in chunk])
-            arr, lz, dr, wsum = _tilted_rows([d for _, d in chunk], h, lam, n)
-            dl = (_FFT_C * _U * lg2 * wsum)[:, None]
-            f = np.fft.rfft(arr, axis=1)
-            b = np.abs(f)  # in place below: three passes over rows × n without temporaries
-            b *= 1.0 + 2.0 * _U
-            b += dl
-            present = [gi for gi in range(ng) if (owner == gi).any()]
-            # Π_i f_i^c = (Π_i f_i)^c: multiply each group's rows (one reduction, in row order), then one power
-            # for all groups at once
-            if len(present) == owner.size:  # one row per group (one distinct step): the rows are the products
-                fr, br = f, b
-            else:
-                fr = np.stack([np.multiply.reduce(f[owner == gi], axis=0) for gi in present])
-                br = np.stack([np.multiply.reduce(b[owner == gi], axis=0) for gi in present])
-            fp, bp = _ipow(fr, c), _ipow(br, c)
-            for j, gi in enumerate(present):
-                sel = owner == gi
-                logk[gi] += c * math.fsum(lz[sel])
-                log_drops[gi].extend((math.log(c) + dr[sel][np.isfinite(dr[sel])]).tolist())
-                spec[gi] = fp[j] if spec[gi] is None else spec[gi] * fp[j]
-                up[gi] = bp[j] if up[gi] is None else up[gi] * bp[j]
-    outs = np.fft.irfft(np.stack([sp for sp in spec if sp is not None]), n, axis=1)
+    chunks = [(c, members[s:s + rows]) for c, members in by_count.items() for s in range(0, len(members), rows)]
+    only = len(chunks) == 1  # one transform: its powers are the results (else copied out of the scratch buffers)
+    fp = np.empty(0, dtype=complex)
+    for c, chunk in chunks:
+        owner = np.array([gi for gi, _ in chunk])
+        arr, lz, dr, wsum = _tilted_rows([d for _, d in chunk], h, lam, n)
+        f = _rfft(arr, scratch.buffer("spectra", (len(chunk), m), np.complex128))
+        b = np.abs(f, out=scratch.buffer("moduli", (len(chunk), m), np.float64))
+        b *= 1.0 + 2.0 * _U
+        b += (_FFT_C * _U * lg2 * wsum)[:, None]
+        present = [gi for gi in range(ng) if (owner == gi).any()]
+        # Π_i f_i^c = (Π_i f_i)^c: multiply each group's rows (one reduction, in row order), then one power
+        # for all groups at once
+        if len(present) == owner.size:  # one row per group (one distinct step): the rows are the products
+            fr, br = f, b
+        else:
+            fr = np.stack([np.multiply.reduce(f[owner == gi], axis=0) for gi in present])
+            br = np.stack([np.multiply.reduce(b[owner == gi], axis=0) for gi in present])
+        fp, bp = _ipow(fr, c, "power"), _ipow(br, c, "power bound")
+        for j, gi in enumerate(present):
+            sel = owner == gi
+            logk[gi] += c * math.fsum(lz[sel])
+            log_drops[gi].extend((math.log(c) + dr[sel][np.isfinite(dr[sel])]).tolist())
+            fj, bj = (fp[j], bp[j]) if only else (fp[j].copy(), bp[j].copy())
+            spec[gi] = fj if spec[gi] is None else spec[gi] * fj
+            up[gi] = bj if up[gi] is None else up[gi] * bj
+    present_all = [sp for sp in spec if sp is not None]
+    # one transform holding every group in order: its powers are the spectra already (no stacked copy)
+    stacked = fp if only and fp.shape[0] == len(present_all) else np.stack(present_all)
+    outs = _irfft(stacked, n, scratch.buffer("composed", (len(present_all), n), np.float64))
+    mod = scratch.buffer("modulus", (m,), np.float64)
+    tmp = scratch.buffer("bound", (m,), np.float64)
     results = []
     for gi, parts in enumerate(groups):
         sp, upg = spec[gi], up[gi]
         assert sp is not None and upg is not None and sp.size == m
         total = sum(c for _, c in parts)
         rho = math.expm1(2.0 * (total * (len(parts) + 1) + len(parts) + 1) * math.log1p(4.0 * _U))
-        mod = np.abs(sp)
-        up_c = upg * (1.0 + rho)  # >= Π(|f̃|+Δ)^c and >= Π|f̃|^c
-        low = mod * (1.0 - 2.0 * _U) / (1.0 + rho)  # <= Π|f̃|^c
-        err = np.maximum(up_c - low, 0.0) + rho * up_c
-        e_bound = ((2.0 / n) * float(err.sum()) + _FFT_C * _U * lg2 * (2.0 / n) * float(mod.sum()) * (1.0 + 4.0 * _U)
+        np.abs(sp, out=mod)
+        mod_sum = float(mod.sum())
+        up_c = np.multiply(upg, 1.0 + rho, out=upg)  # >= Π(|f̃|+Δ)^c and >= Π|f̃|^c
+        low = np.multiply(mod, 1.0 - 2.0 * _U, out=mod)
+        low /= 1.0 + rho  # <= Π|f̃|^c
+        err = np.subtract(up_c, low, out=low)  # in place: max(up_c − low, 0) + ρ·up_c
+        np.maximum(err, 0.0, out=err)
+        err += np.multiply(up_c, rho, out=tmp)
+        e_bound = ((2.0 / n) * float(err.sum()) + _FFT_C * _U * lg2 * (2.0 / n) * mod_sum * (1.0 + 4.0 * _U)
                    + 1e-300)
         # circular position (k mod n) -> window index, then clipped to the safe side of ± e_bound (in place)
         out = np.roll(outs[gi], -(k_lo % n))
