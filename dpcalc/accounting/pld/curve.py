@@ -15,7 +15,7 @@ from dpcalc.accounting.pld.common import UNIT_ROUNDOFF as _U
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.errors import DomainError
 
-__all__ = ["Curve", "build_curve"]
+__all__ = ["Curve", "Frame", "build_curve", "frame"]
 
 
 def _discounted_suffix(w: FloatArray, log_a: float) -> FloatArray:
@@ -223,17 +223,45 @@ class Curve:
         return None
 
 
-def build_curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk: float, extra: float,
-                log_tilt: float, upper: bool) -> Curve:
-    """The `Curve` of composed tilted masses ``w`` on the lattice (k_lo + j)·h + off (its suffix sums A, B).
+@dataclass(frozen=True)
+class Frame:
+    """What the curves of one pass share: the window's positions x_j = (k_lo + j)·h + off and, where they do not
+    underflow, the discounts e^{−λhj} and e^{−(λ+1)hj} of the suffix sums (None: the blocked form)."""
+
+    x: FloatArray
+    h: float
+    lam: float
+    powers: tuple[FloatArray, FloatArray] | None
+
+
+def frame(n: int, k_lo: int, h: float, off: float, lam: float) -> Frame:
+    """The `Frame` of a window of ``n`` lattice points from index ``k_lo`` (offset ``off``) at tilt ``lam``.
 
     Parameters
     ----------
-    w : FloatArray
+    n : int
     k_lo : int
     h : float
     off : float
     lam : float
+
+    Returns
+    -------
+    Frame
+    """
+    j = np.arange(n, dtype=np.float64)
+    x = (k_lo + j) * h + off
+    powers = ((np.exp(-lam * h * j), np.exp(-(lam + 1.0) * h * j)) if (lam + 1.0) * h * n < 700.0 else None)
+    return Frame(x, h, lam, powers)
+
+
+def build_curve(w: FloatArray, fr: Frame, logk: float, extra: float, log_tilt: float, upper: bool) -> Curve:
+    """The `Curve` of composed tilted masses ``w`` on the window of ``fr`` (its suffix sums A, B).
+
+    Parameters
+    ----------
+    w : FloatArray
+    fr : Frame
     logk : float
     extra : float
     log_tilt : float
@@ -243,18 +271,19 @@ def build_curve(w: FloatArray, k_lo: int, h: float, off: float, lam: float, logk
     -------
     Curve
     """
-    j = np.arange(w.size, dtype=np.float64)
-    x = (k_lo + j) * h + off
-    if (lam + 1.0) * h * w.size < 700.0:  # the powers do not underflow: one reversed cumulative sum each
-        a, b = _suffix_direct(w, np.exp(-lam * h * j)), _suffix_direct(w, np.exp(-(lam + 1.0) * h * j))
+    if fr.powers is not None:  # the powers do not underflow: one reversed cumulative sum each
+        a, b = _suffix_direct(w, fr.powers[0]), _suffix_direct(w, fr.powers[1])
     else:
-        a, b = _discounted_suffix(w, -lam * h), _discounted_suffix(w, -(lam + 1.0) * h)
-    return Curve(x, a, b, lam, logk, extra, log_tilt, upper, w)
+        a, b = _discounted_suffix(w, -fr.lam * fr.h), _discounted_suffix(w, -(fr.lam + 1.0) * fr.h)
+    return Curve(fr.x, a, b, fr.lam, logk, extra, log_tilt, upper, w)
 
 
 def _suffix_direct(w: FloatArray, pw: FloatArray) -> FloatArray:
     """S(m) = Σ_{k>m} w_k·pw_k/pw_m for pw_k = a^k with a^n not underflowing (all terms are >= 0)."""
     t = w * pw
     s = np.cumsum(t[::-1])[::-1]
-    return np.append(s[1:], 0.0) / pw
-
+    out = np.empty_like(s)
+    out[:-1] = s[1:]
+    out[-1] = 0.0
+    out /= pw
+    return out

@@ -23,7 +23,7 @@ from dpcalc.accounting.pld.chernoff import (
 )
 from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
 from dpcalc.accounting.pld.compose import compose, fft_len
-from dpcalc.accounting.pld.curve import Curve, build_curve
+from dpcalc.accounting.pld.curve import Curve, build_curve, frame
 from dpcalc.accounting.pld.discretise import discretise_many
 from dpcalc.accounting.pld.mechanism import losses, tail_z
 from dpcalc.accounting.pld.pmf import LatticePmf
@@ -200,12 +200,13 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     # in log space (an e^700 cap on the coefficients would understate a larger bound: the lower curve too high)
     log_alias = float(np.logaddexp(_min_over(k_lo[gt] - (th[gt] - lam) * (x_hi + eg - x_lo)),
                                    _min_over(k_lo[lt] + (lam - th[lt]) * x_lo)))
-    up = build_curve(w_up, kk_lo, h, off, lam, lk_up, extra * (1 + MARGIN), lk_up + log_r + MARGIN, True)
+    fr = frame(n, kk_lo, h, off, lam)
+    up = build_curve(w_up, fr, lk_up, extra * (1 + MARGIN), lk_up + log_r + MARGIN, True)
     if not lower:
         return Pass(up, None, n, eg)
     w_lo, lk_lo, _, _ = composed[1]
     p_inf_lo = -math.expm1(sum(c * math.log1p(-d.p_inf) for d, c in los)) * (1.0 - MARGIN)
-    lo = build_curve(w_lo, kk_lo, h, off, lam, lk_lo, p_inf_lo, log_alias + MARGIN, False)
+    lo = build_curve(w_lo, fr, lk_lo, p_inf_lo, log_alias + MARGIN, False)
     return Pass(up, lo, n, eg)
 
 
