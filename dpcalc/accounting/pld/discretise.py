@@ -176,23 +176,27 @@ def _edge_balance(g: FloatArray, sig: FloatArray, q: FloatArray, x_lo: FloatArra
     every atom between the edge and g, and the share of the cell beyond g that stays at g). Remove: edge below,
     the cell [g, g + h]; add: edge above, the cell [g − h, g]. Closed forms in Φ for the first part, 8-node
     Gauss–Legendre for the cell."""
-    def x_of(loss: FloatArray) -> FloatArray:  # within the range [x_lo, ∞) (at the edge itself x is −∞ or NaN)
-        x = x_of_losses(loss, sig, q, direction)
-        return np.where(np.isnan(x) | (x < x_lo), x_lo, x)
+    def x_of(loss: FloatArray, s: FloatArray, qs: FloatArray, lo: FloatArray) -> FloatArray:
+        """x at the loss, within the range [x_lo, ∞) (at the edge itself x is −∞ or NaN)."""
+        x = x_of_losses(loss, s, qs, direction)
+        return np.where(np.isnan(x) | (x < lo), lo, x)
 
-    b = x_of(g)
-    q0 = _ndtr(b / sig) - _ndtr(x_lo / sig)  # N(0) mass of x in (x_lo, b)
-    q1 = _ndtr((b - 1.0) / sig) - _ndtr((x_lo - 1.0) / sig)  # N(1) mass
+    # the cell's ends in x with g's own (one evaluation of the inverse loss for the three)
+    far = losses(1.0 + 40.0 * sig, sig, q, direction)
+    c_lo, c_hi = (g, np.minimum(g + h, far)) if direction == "remove" else (np.maximum(g - h, far), g)
+    n = g.size
+    xs3 = x_of(np.concatenate([g, c_lo, c_hi]), np.tile(sig, 3), np.tile(q, 3), np.tile(x_lo, 3))
+    b, xa, xb = xs3[:n], xs3[n:2 * n], xs3[2 * n:]
+    # N(0) and N(1) masses of x in (x_lo, b), the four Φ in one call
+    cdf = _ndtr(np.concatenate([b / sig, x_lo / sig, (b - 1.0) / sig, (x_lo - 1.0) / sig]))
+    q0, q1 = cdf[:n] - cdf[n:2 * n], cdf[2 * n:3 * n] - cdf[3 * n:]
     edge = np.log1p(-q)  # log(1 − q): the remove loss's infimum, minus the add loss's supremum
     if direction == "remove":  # f_P − e^g f_Q = (1 − q − e^g) N(0) + q N(1) below g
         inner = q * q1 - np.exp(edge) * np.expm1(g - edge) * q0
         mass = (1.0 - q) * q0 + q * q1
-        c_lo, c_hi = g, np.minimum(g + h, losses(1.0 + 40.0 * sig, sig, q, direction))
     else:  # P = N(0), Q = (1 − q) N(0) + q N(1): f_P − e^g f_Q = (1 − e^{g + edge}) N(0) − q e^g N(1) above g
         inner = -np.expm1(g + edge) * q0 - q * np.exp(g) * q1
         mass = q0
-        c_lo, c_hi = np.maximum(g - h, losses(1.0 + 40.0 * sig, sig, q, direction)), g
-    xa, xb = x_of(c_lo), x_of(c_hi)
     gx, gw = _gl(8)
     mid, half = 0.5 * (xa + xb), 0.5 * (xb - xa)
     xs = mid[:, None] + half[:, None] * gx[None, :]
