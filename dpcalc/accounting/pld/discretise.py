@@ -272,6 +272,12 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     """`discretise_many` for the steps (sig, qq): flat arrays, segment r is step r. With ``lower=False``
     only the upper pair is built (the second element repeats it): an upper-bound-only pass skips the relabelling."""
     ns = sig.size
+    one = ns == 1  # one step: its per-step values as scalars, not gathered onto every point
+
+    def per(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """Each point's step's value: ``values[index]`` (one segment: ``values[0]``, broadcast)."""
+        return values[0] if one else values[index]
+
     x_lo, x_hi, l_min, l_max, cc, k0, k1, gstar = (lat if lat is not None else
                                                    _lattices(sig, qq, direction, h, zt, lower))
     nat = k1 - k0 + 1
@@ -303,19 +309,19 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     ls = _seg_starts(nat)
     ntot = int(nat.sum())
     row = np.repeat(np.arange(ns), nat)
-    jj = np.arange(ntot) - ls[row]
-    g = (k0[row] + jj) * h + cc[row]
+    jj = np.arange(ntot) - per(ls, row)
+    g = (per(k0, row) + jj) * h + per(cc, row)
     span = float((lx_m[:, -1] - lx_m[:, 0]).max()) + float(g.max() - g.min()) + 1.0
     shift = np.arange(ns) * 2.0 * span - lx_m[:, :1].ravel()
-    s_j = np.interp(g + shift[row], (lx_m + shift[:, None]).ravel(), sp.ravel())
-    s_j = np.where(nat[row] <= 3, 1.0, s_j)
+    s_j = np.interp(g + per(shift, row), (lx_m + shift[:, None]).ravel(), sp.ravel())
+    s_j = np.where(per(nat, row) <= 3, 1.0, s_j)
     # every lattice point a dot from the edge to one cell past g* (the merged labels and the cell the balance counts)
     with np.errstate(invalid="ignore"):
-        edge = (g <= gstar[row] + 1.5 * h) if direction == "remove" else (g >= gstar[row] - 1.5 * h)
+        edge = (g <= per(gstar, row) + 1.5 * h) if direction == "remove" else (g >= per(gstar, row) - 1.5 * h)
     s_j = np.where(edge, 1.0, s_j)
     csum = np.cumsum(1.0 / s_j)
     before = np.concatenate([[0.0], csum])[ls]
-    pos = np.floor(csum - before[row])
+    pos = np.floor(csum - per(before, row))
     keep = np.empty(ntot, dtype=bool)
     keep[1:] = pos[1:] != pos[:-1]
     keep[ls] = True
@@ -331,8 +337,8 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     first_d[ds] = True
     last_d = np.zeros(gd.size, dtype=bool)
     last_d[ds + nd - 1] = True
-    inner = ~first_d & ~last_d & (gd > l_min[drow]) & (gd < l_max[drow])
-    xb = x_of_losses(gd[inner], sig[drow[inner]], qq[drow[inner]], direction)
+    inner = ~first_d & ~last_d & (gd > per(l_min, drow)) & (gd < per(l_max, drow))
+    xb = x_of_losses(gd[inner], per(sig, drow[inner]), per(qq, drow[inner]), direction)
     nu = np.maximum(2, np.ceil((x_hi - x_lo) * zt / (_GL_WIDTH * sig))).astype(np.int64)
     urow = np.repeat(np.arange(ns), nu + 1)
     uj = np.arange(urow.size) - _seg_starts(nu + 1)[urow]
@@ -348,18 +354,17 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     ok = (brr[1:] == brr[:-1]) & (brx[1:] > brx[:-1])
     a_, b_, crow = brx[:-1][ok], brx[1:][ok], brr[:-1][ok]
     mid, half = 0.5 * (a_ + b_), 0.5 * (b_ - a_)
-    cs, cq = sig[crow], qq[crow]
+    cs, cq = per(sig, crow), per(qq, crow)
     # the cell's dot: the last dot at or below the loss at the midpoint, within the cell's own segment
-    qpos = (losses(mid, cs if ns > 1 else sig[0], cq if ns > 1 else qq[0], direction) - cc[crow]) / h - k0[crow] \
-        + ls[crow]
+    qpos = (losses(mid, cs, cq, direction) - per(cc, crow)) / h - per(k0, crow) + per(ls, crow)
     cell = np.searchsorted(dpos.astype(np.float64), qpos, side="right") - 1
-    cell = np.clip(cell, ds[crow], ds[crow] + nd[crow] - 2)
+    cell = np.clip(cell, per(ds, crow), per(ds, crow) + per(nd, crow) - 2)
     dspan = np.append(gd[1:] - gd[:-1], 1.0)
     em1_span, e_span = np.expm1(dspan), np.exp(dspan)
     ndt = gd.size
     # narrow cells (most of them: the dots' cells at large losses) need fewer nodes (see _GL_NARROW)
     wide_x = np.maximum(np.abs(a_), np.abs(b_)) + 2.0
-    narrow = half * wide_x <= _GL_NARROW * (cs * cs if ns > 1 else sig[0] * sig[0])
+    narrow = half * wide_x <= _GL_NARROW * (cs * cs)
     if 4 * np.count_nonzero(narrow) < narrow.size:  # a second group costs more than it saves
         narrow[:] = False
     qs_d = np.zeros(ndt)
@@ -367,7 +372,6 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     for sel, nodes in ((narrow, 3), (~narrow, _GL_NODES)):
         if not sel.any():
             continue
-        one = ns == 1  # one step: scalar parameters, no per-cell broadcasting
         dq, dp = _hat_masses(mid[sel], half[sel], cell[sel], sig[0] if one else cs[sel][:, None],
                              qq[0] if one else cq[sel][:, None], direction, gd, em1_span, e_span, nodes)
         qs_d += dq
@@ -394,16 +398,16 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     p_m, qs_m = _merge_edge(np.asarray(p_d, dtype=np.float64), np.asarray(qs_d, dtype=np.float64), gd, gstar, drow,
                             ds, nd, h, direction)
     p2, qs2, pr, qsr = relabel(p_m, qs_m, gd, first_d, last_d)
-    lab = labels(p2, qs2, gd, cc[drow], h, k0[drow], idx)
-    lab_r = labels(pr, qsr, gd, cc[drow], h, k0[drow], idx)
+    lab = labels(p2, qs2, gd, per(cc, drow), h, per(k0, drow), idx)
+    lab_r = labels(pr, qsr, gd, per(cc, drow), h, per(k0, drow), idx)
     lo_shift = -np.minimum(0, np.minimum(np.minimum.reduceat(lab, ds), np.minimum.reduceat(lab_r, ds)))  # k0 − lo_k0
     top = np.floor((l_max - cc) / h).astype(np.int64) - k0 + lo_shift
-    lab_s, lab_rs = lab + lo_shift[drow], lab_r + lo_shift[drow]
+    lab_s, lab_rs = lab + per(lo_shift, drow), lab_r + per(lo_shift, drow)
     lo_size = np.maximum(np.maximum(np.maximum.reduceat(lab_s, ds), np.maximum.reduceat(lab_rs, ds)), top) + 1
     lo_st = _seg_starts(lo_size)
     size = int(lo_size.sum())
-    p_lo_all = np.asarray(np.bincount(lab_s + lo_st[drow], p2 * (1.0 - MARGIN), size)
-                          + np.bincount(lab_rs + lo_st[drow], pr * (1.0 - MARGIN), size), dtype=np.float64)
+    p_lo_all = np.asarray(np.bincount(lab_s + per(lo_st, drow), p2 * (1.0 - MARGIN), size)
+                          + np.bincount(lab_rs + per(lo_st, drow), pr * (1.0 - MARGIN), size), dtype=np.float64)
     out: list[tuple[LatticePmf, LatticePmf]] = []
     for r in range(ns):
         upper, high_tail = upper_of(r)
