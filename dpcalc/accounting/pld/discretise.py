@@ -372,8 +372,8 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
     for sel, nodes in ((narrow, 3), (~narrow, _GL_NODES)):
         if not sel.any():
             continue
-        dq, dp = _hat_masses(mid[sel], half[sel], cell[sel], sig[0] if one else cs[sel][:, None],
-                             qq[0] if one else cq[sel][:, None], direction, gd, em1_span, e_span, nodes)
+        dq, dp = _hat_masses(mid[sel], half[sel], cell[sel], sig[0] if one else cs[sel][None, :],
+                             qq[0] if one else cq[sel][None, :], direction, gd, em1_span, e_span, nodes)
         qs_d += dq
         p_d += dp
     tails = [Mechanism(float(sig[r]), float(qq[r]), direction).p_mass_outside(float(x_lo[r]), float(x_hi[r]))
@@ -445,21 +445,24 @@ def _hat_masses(mid: FloatArray, half: FloatArray, cell: np.ndarray, s2: FloatAr
                 nodes: int) -> tuple[FloatArray, FloatArray]:
     """Gauss–Legendre (``nodes`` points) masses of the cells [mid ± half] split between their dot ``cell`` and the
     next by the hat weights: (Q-masses scaled by each dot's e^{g}, P-masses) per dot. ``em1_span``/``e_span``:
-    e^{Δ} − 1 and e^{Δ} of each dot's span Δ to the next."""
+    e^{Δ} − 1 and e^{Δ} of each dot's span Δ to the next; ``s2``/``q2`` scalars or rows (one value per cell).
+
+    Laid out nodes × cells (a row per node): every elementwise operation runs along the cells, not along a handful of
+    nodes per cell (cells × nodes made NumPy loop once per cell in each broadcast)."""
     gx, gw = _gl(nodes)
-    xs = mid[:, None] + half[:, None] * gx[None, :]
-    wq = half[:, None] * gw[None, :]
+    xs = mid[None, :] + half[None, :] * gx[:, None]
+    wq = half[None, :] * gw[:, None]
     lx = losses(xs, s2, q2, direction)
-    ga = gd[cell][:, None]
+    ga = gd[cell]
     et = np.expm1(lx - ga)  # e^{L − g_a} − 1 (t = L − g_a is in [0, span] up to rounding at the cell edges)
-    u = np.clip(et / em1_span[cell][:, None], 0.0, 1.0)  # hat weight of the upper dot
+    u = np.clip(et / em1_span[cell], 0.0, 1.0)  # hat weight of the upper dot
     lfq = log_fq(xs, lx, s2, direction)
     # Q-masses are accumulated scaled by their dot's e^{g} (Q_j e^{g_j} ≈ P_j: no underflow at large losses);
     # f_P = f_Q·e^{L} = (f_Q e^{g_a})·e^{t}
     fqa = np.exp(lfq + ga) * wq
-    fqb = fqa * e_span[cell][:, None]
+    fqb = fqa * e_span[cell]
     fp = fqa * (1.0 + et)
-    ci = np.broadcast_to(cell[:, None], xs.shape).ravel()
+    ci = np.tile(cell, nodes)
     uu = u.ravel()
     ndt = gd.size
     qs = np.bincount(ci, fqa.ravel() * (1 - uu), ndt) + np.bincount(ci + 1, fqb.ravel() * uu, ndt)
