@@ -12,7 +12,16 @@ from dpcalc._progress import progress
 from dpcalc._repr import short_repr
 from dpcalc.accounting.gdp import eps_bracket_between
 from dpcalc.accounting.pld.chernoff import saddle
-from dpcalc.accounting.pld.common import ATOL, DELTA_MIN, RTOL, TAU, Direction, MemoryCapError, check_points
+from dpcalc.accounting.pld.common import (
+    ATOL,
+    DELTA_MIN,
+    RTOL,
+    TAU,
+    Direction,
+    MemoryCapError,
+    check_points,
+    window_tau,
+)
 from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
 from dpcalc.accounting.pld.dominating import (
     certainly_zero,
@@ -236,6 +245,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         lo_g, up_g = eps_bracket_between(mu_up * (1.0 - 3e-14), mu_up, d)
         return toleranced(EpsBracket(lo_g, up_g, d, "remove", 0.0, 0, {"iterations": 0.0, "exact": 1.0}), tol, a_tol)
     total = sum(st.count for st in steps)
+    tau = window_tau(tol)  # the FFT window's share of δ
     h_first = _first_lattice(steps, d, tol, a_tol)
     h_coarse = min(0.05, 4.0 * h_first)
     h = float(v.positive("grid", grid)) if grid is not None else h_first
@@ -256,9 +266,9 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
             it += 1
             advance(1, f"lattice {h:.2g}")
             if add_open and it == 1:  # with a bound on the add direction from the same pairs
-                p_lo, p_up, n, a_swap = remove_pass(steps, h, d, guess)
+                p_lo, p_up, n, a_swap = remove_pass(steps, h, d, guess, tau)
             else:
-                p_lo, p_up, n = eps_pass(steps, "remove", h, d, guess, True)
+                p_lo, p_up, n = eps_pass(steps, "remove", h, d, guess, True, tau=tau)
             if p_lo > p_up * (1.0 + 1e-9) + 1e-12:  # pragma: no cover - would mean a broken bound
                 raise RuntimeError(f"pld: internal error, lower bound {p_lo!r} above upper bound {p_up!r}")
             # every pass's bounds are valid: keep the intersection of the brackets
@@ -274,7 +284,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
                 a_up = min(a_swap, a_sup)
                 if a_up > e_lo:
                     _, a_pass, na = eps_pass(coarse_dominating(steps), "add", max(h, h_coarse), d, 0.0, False,
-                                             settle=e_lo)
+                                             settle=e_lo, tau=tau)
                     a_up = min(a_up, a_pass)
                 if a_up <= e_lo:
                     add_open = False
@@ -319,7 +329,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         ha = h
         for _ in range(3):
             try:
-                _, a_try, na = eps_pass(steps, "add", ha * 2.0, d, 0.0, False)
+                _, a_try, na = eps_pass(steps, "add", ha * 2.0, d, 0.0, False, tau=tau)
             except MemoryCapError:  # keep the last (coarser, valid) upper bound of the add direction
                 break
             a_up = min(a_up, a_try)
@@ -401,7 +411,7 @@ def _refine_add(steps: list[Step], delta: float, h: float, a_up: float, e_remove
     a_lo, na = 0.0, 0
     for _ in range(max_iter):
         try:
-            lo, up, na = eps_pass(steps, "add", h, delta, None, True)
+            lo, up, na = eps_pass(steps, "add", h, delta, None, True, tau=window_tau(tol))
         except MemoryCapError:  # keep the last (coarser, valid) bounds
             break
         a_up, a_lo = min(a_up, up), max(a_lo, lo)

@@ -9,8 +9,8 @@ import numpy as np
 from dpcalc.errors import DomainError
 from dpcalc.typing import FloatArray
 
-__all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDOFF", "Direction", "FloatArray",
-           "MemoryCapError", "check_points"]
+__all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDOFF", "WINDOW_SHARE", "Direction",
+           "FloatArray", "MemoryCapError", "check_points", "window_tau"]
 
 Direction = Literal["remove", "add"]
 
@@ -27,6 +27,17 @@ ATOL = 1e-6
 UNIT_ROUNDOFF = float(np.finfo(np.float64).eps) / 2.0
 MARGIN = 1e-9  # relative safety margin for quadrature / summation rounding
 TAU = 1e-7  # share of δ given to each truncation / aliasing term
+#: the FFT window's truncation and aliasing terms may cost the bracket this share of its asked relative width
+WINDOW_SHARE = 0.01
+
+
+def window_tau(rtol: float) -> float:
+    """The share τ of δ each of the FFT window's truncation and aliasing terms is held below, for a bracket asked to
+    relative width ``rtol``: WINDOW_SHARE·rtol, at least `TAU`. The terms are charged as computed (the bracket stays
+    valid for any τ); they move ε by about τ/θ* ≲ τ·ε (θ*·ε is the log of about 1/δ), so that they take at most
+    about 1 % of the width asked while the window shrinks with log(1/(τδ)): at the default rtol = 1e-3, τ = 1e-5
+    (the Poisson-subsampled Gaussian ×1,000: 8,748 points instead of 10,800 at 1e-7)."""
+    return max(TAU, WINDOW_SHARE * rtol)
 
 
 class MemoryCapError(DomainError):

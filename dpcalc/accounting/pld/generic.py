@@ -26,7 +26,7 @@ from dpcalc.accounting.pld.accountant import (
 )
 from dpcalc.accounting.pld.atoms import SNAP_ULPS, Atoms, aligned, atoms_of, edge_offset, lattice_pairs, offset
 from dpcalc.accounting.pld.chernoff import hockey_stick_eps, theta_grid
-from dpcalc.accounting.pld.common import TAU, UNIT_ROUNDOFF, MemoryCapError
+from dpcalc.accounting.pld.common import TAU, UNIT_ROUNDOFF, MemoryCapError, window_tau
 from dpcalc.accounting.pld.losses import AtomPair, NoisePair, Pair, PrivacyLoss
 from dpcalc.accounting.pld.passes import (
     CONV_OP_SECONDS,
@@ -228,7 +228,7 @@ def _position_error(orient: dict[str, list[tuple[Pair, int]]], h: float, tail: f
 
 def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
           convolve: bool = False, parts: tuple[Parts, Parts] | None = None,
-          settle: float = -math.inf) -> tuple[float, float, int]:
+          settle: float = -math.inf, tau: float = TAU) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, points) of one orientation at spacing h: one or two steps summed directly; more steps
     convolved directly when ``convolve`` or when that is cheaper (`_convolve_first`), else composed by the FFT; and
     convolved after all (up to `direct.MAX_CONVOLUTION_OPS`) when the FFT's lower curve gave nothing. ``parts``: the
@@ -249,7 +249,7 @@ def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
         bound = hockey_stick_eps(ups, h, theta_grid(top), delta)
         if bound <= settle:
             return 0.0, bound, 0
-    e_lo, e_up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top),
+    e_lo, e_up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top, tau),
                                   delta, None, h)
     if lower and e_lo <= 0.0 < e_up and ops <= direct.MAX_CONVOLUTION_OPS:
         # the lower curve's aliasing bound swamped δ at every window (ε near the top of a bounded loss: Laplace ×3
@@ -339,19 +339,19 @@ def _atoms_chernoff(pairs: list[tuple[Pair, int]], delta: float, tail: float) ->
 
 
 def _first_passes(orient: dict[str, list[tuple[Pair, int]]], first: _First, delta: float, lows: dict[str, float],
-                  ups: dict[str, float]) -> dict[str, tuple[float, float, int]]:
+                  ups: dict[str, float], tau: float = TAU) -> dict[str, tuple[float, float, int]]:
     """The first pass: the main orientation with both ends at the planned spacing; each other one first with its
     upper end only, at a lattice four times coarser (an orientation whose upper end is below the main one's lower end
     cannot be the worse), and with both ends at the planned spacing only when it is not settled so."""
     h = first.h
-    res = {first.main: _pass(orient[first.main], h, delta, True, parts=first.parts.get(first.main))}
+    res = {first.main: _pass(orient[first.main], h, delta, True, parts=first.parts.get(first.main), tau=tau)}
     for name in orient:
         if name == first.main:
             continue
         coarse = _aligned_h(orient, min(4.0 * h, _MAX_H), TAU * delta / (4.0 * sum(c for _, c in orient[name])))
-        _, up, _ = _pass(orient[name], coarse, delta, False, settle=res[first.main][0])
+        _, up, _ = _pass(orient[name], coarse, delta, False, settle=res[first.main][0], tau=tau)
         if up > res[first.main][0]:
-            res[name] = _pass(orient[name], h, delta, True, parts=first.parts.get(name))
+            res[name] = _pass(orient[name], h, delta, True, parts=first.parts.get(name), tau=tau)
             up = min(up, res[name][1])
             res[name] = (res[name][0], up, res[name][2])
         else:
@@ -416,9 +416,9 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
             # an orientation whose upper end is below another's lower end cannot be the worse: not composed again
             live = [name for name in orient if ups[name] > max(lows.values())]
             if first is not None and i == 0:
-                res = _first_passes(orient, first, d, lows, ups)
+                res = _first_passes(orient, first, d, lows, ups, window_tau(tol))
             else:
-                res = {name: _pass(orient[name], h, d, True, convolve) for name in live}
+                res = {name: _pass(orient[name], h, d, True, convolve, tau=window_tau(tol)) for name in live}
         except MemoryCapError:
             if not math.isfinite(e_up):
                 raise

@@ -119,10 +119,12 @@ def _discretised(steps: list[Step], direction: Direction, h: float, delta: float
 
 
 def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, int]] | None, h: float,
-                 delta: float, eps_guess: float | None, eps_query: float | None, top: float) -> Pass:
+                 delta: float, eps_guess: float | None, eps_query: float | None, top: float, tau: float = TAU) -> Pass:
     """The FFT half of a pass, for any discretised steps: choose the tilt (orders up to ``top``) and the window from
     the Chernoff bounds, compose both pairs and build their curves (only the upper one when ``los`` is None). Mass
     at +∞ of the upper pairs is charged to the upper curve; of the lower pairs (exact +∞ atoms only), to the lower.
+    The window is sized so that its truncation and aliasing terms are each about ``tau``·δ at most
+    (`common.window_tau`); they are charged as computed.
 
     Parameters
     ----------
@@ -134,6 +136,8 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
     eps_guess : float | None
     eps_query : float | None
     top : float
+    tau : float
+        Share of δ for each of the window's truncation and aliasing terms (`common.window_tau`).
 
     Returns
     -------
@@ -144,7 +148,7 @@ def compose_pass(ups: list[tuple[LatticePmf, int]], los: list[tuple[LatticePmf, 
         los = ups
     th = theta_grid(top)
     k_up, k_lo = total_mgfs([ups, los], h, th) if lower else 2 * total_mgfs([ups], h, th)
-    log_td = math.log(TAU * delta)
+    log_td = math.log(tau * delta)
     pos = th > 0
     if eps_query is None:
         # the hockey-stick Chernoff bound: (1 − e^{ε−s})₊ <= C(θ)·e^{θ(s−ε)} with C(θ) = θ^θ/(1 + θ)^{1+θ} (its
@@ -413,7 +417,7 @@ def _convolution_pass(steps: list[Step], direction: Direction, h: float, delta: 
 
 
 def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
-             lower: bool, settle: float = -math.inf) -> tuple[float, float, int]:
+             lower: bool, settle: float = -math.inf, tau: float = TAU) -> tuple[float, float, int]:
     """(ε_lower, ε_upper, FFT length) of one direction at spacing h; ε_lower = 0 when ``lower`` is False. A
     composition of at most `MAX_DIRECT_STEPS` steps is summed directly; at tiny δ a larger one is convolved
     directly when that is cheap (`_convolution_pass`). An upper-bound-only pass whose upper pairs' hockey-stick
@@ -430,6 +434,9 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         Δ of (ε, δ)-DP, in (0, 1).
     guess : float | None
     lower : bool
+    settle : float
+    tau : float
+        Share of δ for each of the FFT window's truncation and aliasing terms (`common.window_tau`).
 
     Returns
     -------
@@ -449,20 +456,20 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         los = unit_parts([(lo, st.count) for st, (_, lo) in zip(steps, pairs, strict=True)]) if lower else None
         return direct_eps(ups, los, h, delta)
     if lower or not math.isfinite(settle):
-        return _fft_pass(steps, direction, h, delta, guess, lower)[:3]
+        return _fft_pass(steps, direction, h, delta, guess, lower, tau)[:3]
     uppers, _, top = _discretised(steps, direction, h, delta, None, False)
     bound = hockey_stick_eps(uppers, h, theta_grid(top), delta)
     if bound <= settle:
         return 0.0, bound, 0
-    return eps_of_passes(lambda g: compose_pass(uppers, None, h, delta, g, None, top), delta, guess, h)
+    return eps_of_passes(lambda g: compose_pass(uppers, None, h, delta, g, None, top, tau), delta, guess, h)
 
 
 def _fft_pass(steps: list[Step], direction: Direction, h: float, delta: float, guess: float | None,
-              lower: bool) -> tuple[float, float, int, list[tuple[LatticePmf, int]]]:
+              lower: bool, tau: float = TAU) -> tuple[float, float, int, list[tuple[LatticePmf, int]]]:
     """`eps_of_passes` of the steps discretised once at spacing h (re-runs with a lower guess only compose again),
     and their upper pairs."""
     ups, los, top = _discretised(steps, direction, h, delta, None, lower)
-    lo, up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top), delta,
+    lo, up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top, tau), delta,
                               guess, h)
     return lo, up, n, ups
 
@@ -475,7 +482,8 @@ def swap_bounds_add(steps: list[Step], delta: float) -> bool:
             and all(st.q < 1.0 for st in steps))
 
 
-def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None) -> tuple[float, float, int, float]:
+def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None,
+                tau: float = TAU) -> tuple[float, float, int, float]:
     """`eps_pass` of the remove direction with both ends, and an upper bound on the add direction's ε from the same
     upper pairs (`chernoff.swapped_hockey_stick_eps`: no discretisation of the add direction); that bound is +inf
     unless `swap_bounds_add`.
@@ -488,14 +496,16 @@ def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None) 
     delta : float
         Δ of (ε, δ)-DP, in (0, 1).
     guess : float | None
+    tau : float
+        As for `eps_pass`.
 
     Returns
     -------
     tuple[float, float, int, float]
     """
     if not swap_bounds_add(steps, delta):
-        return (*eps_pass(steps, "remove", h, delta, guess, True), math.inf)
-    lo, up, n, ups = _fft_pass(steps, "remove", h, delta, guess, True)
+        return (*eps_pass(steps, "remove", h, delta, guess, True, tau=tau), math.inf)
+    lo, up, n, ups = _fft_pass(steps, "remove", h, delta, guess, True, tau)
     tail = TAU * delta / (4.0 * sum(st.count for st in steps))
     add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail, h,
                                    theta_grid(theta_top(steps, "add")), delta)
