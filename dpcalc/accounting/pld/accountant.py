@@ -31,7 +31,7 @@ from dpcalc.accounting.pld.dominating import (
     gaussian_delta_upper,
     gaussian_eps_upper,
 )
-from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, remove_pass, run, swap_bounds_add
+from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, remove_pass, run, swap_bounds_add, tail_mass
 from dpcalc.accounting.pld.schedule import Step, normalise
 from dpcalc.errors import DomainError
 
@@ -394,7 +394,7 @@ def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float
     if certainly_zero(steps, d) or dominating_mu(steps) < 1e-9 or all(st.q == 1.0 for st in steps):
         return 0.0  # no lattice: ε = 0, or Gaussians without sampling in closed form
     total = sum(st.count for st in steps)
-    tail = TAU * d / (4.0 * total)
+    tail = tail_mass(steps, d, window_tau(RTOL))  # as the default call's passes leave out
     h = _first_lattice(steps, d, RTOL, ATOL)
     direct_sum = total <= MAX_DIRECT_STEPS
     seconds = pass_seconds(steps, "remove", h, tail, direct_sum)

@@ -31,7 +31,7 @@ from dpcalc.accounting.pld.schedule import Step, loss_variance
 
 __all__ = ["CONV_OP_SECONDS", "OP_SECONDS", "PASS_SECONDS", "Pass", "charge_discretise", "compose_pass",
            "convolved_eps", "direct_eps", "eps_of_passes", "eps_pass", "lattice_points", "pass_seconds", "remove_pass",
-           "run", "step_points", "swap_bounds_add", "unit_parts"]
+           "run", "step_points", "swap_bounds_add", "tail_mass", "unit_parts"]
 
 #: Declared cost of one counted operation of a pass (`charge_discretise`, the FFT in `compose_pass`): one lattice
 #: point of one step (its quadrature nodes, relabelling and one log-MGF term per Chernoff order), or one point of one
@@ -104,10 +104,11 @@ def run(steps: list[Step], direction: Direction, h: float, delta: float, eps_gue
 
 
 def _discretised(steps: list[Step], direction: Direction, h: float, delta: float, eps_query: float | None,
-                 lower: bool) -> tuple[list[tuple[LatticePmf, int]], list[tuple[LatticePmf, int]], float]:
-    """The steps' upper and lower lattice pairs at spacing h (booked first), with the largest tilt order."""
-    total = sum(st.count for st in steps)
-    tail = TAU * delta / (4.0 * total)
+                 lower: bool, tau: float = TAU) -> tuple[list[tuple[LatticePmf, int]], list[tuple[LatticePmf, int]],
+                                                          float]:
+    """The steps' upper and lower lattice pairs at spacing h (booked first), with the largest tilt order; each step's
+    neglected tails hold P-mass τδ/(4T) per side (`tail_mass`)."""
+    tail = tail_mass(steps, delta, tau)
     charge_discretise(steps, direction, h, tail)
     ups: list[tuple[LatticePmf, int]] = []
     los: list[tuple[LatticePmf, int]] = []
@@ -242,6 +243,26 @@ def _shortest_window(th: FloatArray, k_up: FloatArray, k_lo: FloatArray, cands: 
     with np.errstate(invalid="ignore"):
         length = np.fmax(np.fmax(hi1, above - (eg - lo_w)), eps_ch) - lo_w
     return float(lams[int(np.argmin(np.where(np.isnan(length), np.inf, length)))])  # the first on ties (all ∞: 0)
+
+
+def tail_mass(steps: list[Step], delta: float, tau: float = TAU) -> float:
+    """The P-mass each step of an FFT pass leaves out of its lattice on each side: τδ/(4T) (T steps in all), τ the
+    share of δ of the pass's truncation terms (`common.window_tau`). The left-out mass is charged (to +∞ or the
+    lowest atom), so τ sets only how much of δ it may take.
+
+    Parameters
+    ----------
+    steps : list[Step]
+        Number of compositions T, an integer >= 1.
+    delta : float
+        Δ of (ε, δ)-DP, in (0, 1).
+    tau : float
+
+    Returns
+    -------
+    float
+    """
+    return tau * delta / (4.0 * sum(st.count for st in steps))
 
 
 def step_points(steps: list[Step], direction: Direction, h: float, tail: float) -> FloatArray:
@@ -457,7 +478,7 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         return direct_eps(ups, los, h, delta)
     if lower or not math.isfinite(settle):
         return _fft_pass(steps, direction, h, delta, guess, lower, tau)[:3]
-    uppers, _, top = _discretised(steps, direction, h, delta, None, False)
+    uppers, _, top = _discretised(steps, direction, h, delta, None, False, tau)
     bound = hockey_stick_eps(uppers, h, theta_grid(top), delta)
     if bound <= settle:
         return 0.0, bound, 0
@@ -468,7 +489,7 @@ def _fft_pass(steps: list[Step], direction: Direction, h: float, delta: float, g
               lower: bool, tau: float = TAU) -> tuple[float, float, int, list[tuple[LatticePmf, int]]]:
     """`eps_of_passes` of the steps discretised once at spacing h (re-runs with a lower guess only compose again),
     and their upper pairs."""
-    ups, los, top = _discretised(steps, direction, h, delta, None, lower)
+    ups, los, top = _discretised(steps, direction, h, delta, None, lower, tau)
     lo, up, n = eps_of_passes(lambda g: compose_pass(ups, los if lower else None, h, delta, g, None, top, tau), delta,
                               guess, h)
     return lo, up, n, ups
@@ -506,8 +527,7 @@ def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None,
     if not swap_bounds_add(steps, delta):
         return (*eps_pass(steps, "remove", h, delta, guess, True, tau=tau), math.inf)
     lo, up, n, ups = _fft_pass(steps, "remove", h, delta, guess, True, tau)
-    tail = TAU * delta / (4.0 * sum(st.count for st in steps))
-    add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail, h,
+    add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail_mass(steps, delta, tau), h,
                                    theta_grid(theta_top(steps, "add")), delta)
     return lo, up, n, add
 
