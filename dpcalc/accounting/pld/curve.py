@@ -11,6 +11,7 @@ import numpy as np
 
 from dpcalc._repr import short_repr
 from dpcalc._roots import bisect, integer_search
+from dpcalc.accounting.pld import scratch
 from dpcalc.accounting.pld.common import UNIT_ROUNDOFF as _U
 from dpcalc.accounting.pld.common import FloatArray
 from dpcalc.errors import DomainError
@@ -292,11 +293,12 @@ def build_curve(w: FloatArray, fr: Frame, logk: float, extra: float, log_tilt: f
 
 
 def _suffix_direct(w: FloatArray, pw: FloatArray) -> FloatArray:
-    """S(m) = Σ_{k>m} w_k·pw_k/pw_m for pw_k = a^k with a^n not underflowing (all terms are >= 0)."""
-    t = w * pw
-    s = np.cumsum(t[::-1])[::-1]
-    out = np.empty_like(s)
-    out[:-1] = s[1:]
+    """S(m) = Σ_{k>m} w_k·pw_k/pw_m for pw_k = a^k with a^n not underflowing (all terms are >= 0); the reversed
+    cumulative sum in a `scratch` buffer, so that the result is the only new array."""
+    t = np.multiply(w, pw, out=scratch.buffer("suffix", w.shape, np.float64))
+    back = t[::-1]
+    np.cumsum(back, out=back)  # t[m] = Σ_{k≥m} w_k pw_k
+    out = np.empty_like(t)
+    np.divide(t[1:], pw[:-1], out=out[:-1])
     out[-1] = 0.0
-    out /= pw
     return out
