@@ -16,10 +16,10 @@ from dpcalc.accounting.pld.common import (
     ATOL,
     DELTA_MIN,
     RTOL,
-    TAU,
     Direction,
     MemoryCapError,
     check_points,
+    tail_mass,
     window_tau,
 )
 from dpcalc.accounting.pld.direct import MAX_DIRECT_STEPS
@@ -31,7 +31,7 @@ from dpcalc.accounting.pld.dominating import (
     gaussian_delta_upper,
     gaussian_eps_upper,
 )
-from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, remove_pass, run, swap_bounds_add, tail_mass
+from dpcalc.accounting.pld.passes import eps_pass, pass_seconds, remove_pass, run, swap_bounds_add
 from dpcalc.accounting.pld.schedule import Step, normalise
 from dpcalc.errors import DomainError
 
@@ -358,7 +358,7 @@ def _first_lattice(steps: list[Step], delta: float, tol: float, a_tol: float) ->
     _WIDTH_SMALL·(1 + θ*) below _THETA_SMALL when every σ is at least _SIGMA_SMALL), ε from the approximate Chernoff
     bound."""
     total = sum(st.count for st in steps)
-    th_ch, e_ch = saddle(steps, "remove", delta, TAU * delta / (4.0 * total))
+    th_ch, e_ch = saddle(steps, "remove", delta, tail_mass(total, delta))
     e_est = 0.8 * e_ch if math.isfinite(e_ch) and e_ch > 0 else 1.0
     theta = max(th_ch, 0.0)
     near_gaussian = theta < _THETA_SMALL and min(st.sigma for st in steps) >= _SIGMA_SMALL
@@ -394,7 +394,7 @@ def least_work(schedule: Iterable[Step | tuple[float, float, int]], delta: float
     if certainly_zero(steps, d) or dominating_mu(steps) < 1e-9 or all(st.q == 1.0 for st in steps):
         return 0.0  # no lattice: ε = 0, or Gaussians without sampling in closed form
     total = sum(st.count for st in steps)
-    tail = tail_mass(steps, d, window_tau(RTOL))  # as the default call's passes leave out
+    tail = tail_mass(total, d, window_tau(RTOL))  # as the default call's passes leave out
     h = _first_lattice(steps, d, RTOL, ATOL)
     direct_sum = total <= MAX_DIRECT_STEPS
     seconds = pass_seconds(steps, "remove", h, tail, direct_sum)

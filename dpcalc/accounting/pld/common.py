@@ -10,7 +10,7 @@ from dpcalc.errors import DomainError
 from dpcalc.typing import FloatArray
 
 __all__ = ["ATOL", "DELTA_MIN", "MARGIN", "MAX_FFT", "RTOL", "TAU", "UNIT_ROUNDOFF", "WINDOW_SHARE", "Direction",
-           "FloatArray", "MemoryCapError", "check_points", "window_tau"]
+           "FloatArray", "MemoryCapError", "check_points", "tail_mass", "window_tau"]
 
 Direction = Literal["remove", "add"]
 
@@ -39,6 +39,13 @@ def window_tau(rtol: float) -> float:
     shrinks with log(1/(τδ)) and the lattices with the tails' quantile: at the default rtol = 1e-3, τ = 1e-5 (the
     Poisson-subsampled Gaussian ×1,000: 8,640 FFT points instead of 10,800, 1,103 dots instead of 1,616)."""
     return max(TAU, WINDOW_SHARE * rtol)
+
+
+def tail_mass(total: int, delta: float, tau: float = TAU) -> float:
+    """The P-mass each of ``total`` composed steps leaves out of its lattice on each side: τδ/(4T), τ the share of δ
+    of a pass's truncation terms (`window_tau`; `TAU` by default). The left-out mass is charged (to +∞ or the lowest
+    atom), so τ sets only how much of δ it may take."""
+    return tau * delta / (4.0 * total)
 
 
 class MemoryCapError(DomainError):

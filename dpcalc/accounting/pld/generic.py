@@ -26,7 +26,7 @@ from dpcalc.accounting.pld.accountant import (
 )
 from dpcalc.accounting.pld.atoms import SNAP_ULPS, Atoms, aligned, atoms_of, edge_offset, lattice_pairs, offset
 from dpcalc.accounting.pld.chernoff import hockey_stick_eps, theta_grid
-from dpcalc.accounting.pld.common import TAU, UNIT_ROUNDOFF, MemoryCapError, window_tau
+from dpcalc.accounting.pld.common import TAU, UNIT_ROUNDOFF, MemoryCapError, tail_mass, window_tau
 from dpcalc.accounting.pld.losses import AtomPair, NoisePair, Pair, PrivacyLoss
 from dpcalc.accounting.pld.passes import (
     CONV_OP_SECONDS,
@@ -182,7 +182,7 @@ def _eps_scale(orient: dict[str, list[tuple[Pair, int]]], total: int, delta: flo
     the work depends on it (a lattice too coarse for the bracket is refined by the next pass); 1 where the loss has
     mass at +∞. Laplace ×1000 at ε = 17.4: one pass at 24,000 points instead of 72,000."""
     pair, _ = max(orient["remove"], key=lambda pc: pc[1])
-    at = _coarse_atoms(pair, TAU * delta / (4.0 * total))
+    at = _coarse_atoms(pair, tail_mass(total, delta))
     mass = float(at.p.sum())
     if at.p_inf > 0.0 or at.p_high > 0.0 or not mass > 0.0:
         return 1.0
@@ -236,7 +236,7 @@ def _pass(pairs: list[tuple[Pair, int]], h: float, delta: float, lower: bool,
     Chernoff bound of its upper pairs instead of composing them when that is already at most ``settle``
     (`passes.eps_pass`)."""
     total = sum(c for _, c in pairs)
-    tail = TAU * delta / (4.0 * total)
+    tail = tail_mass(total, delta)
     ups, los = parts if parts is not None else _discretise(pairs, h, tail, lower)
     if total <= direct.MAX_DIRECT_STEPS:
         return direct_eps(unit_parts(ups), unit_parts(los) if lower else None, h, delta)
@@ -348,7 +348,7 @@ def _first_passes(orient: dict[str, list[tuple[Pair, int]]], first: _First, delt
     for name in orient:
         if name == first.main:
             continue
-        coarse = _aligned_h(orient, min(4.0 * h, _MAX_H), TAU * delta / (4.0 * sum(c for _, c in orient[name])))
+        coarse = _aligned_h(orient, min(4.0 * h, _MAX_H), tail_mass(sum(c for _, c in orient[name]), delta))
         _, up, _ = _pass(orient[name], coarse, delta, False, settle=res[first.main][0], tau=tau)
         if up > res[first.main][0]:
             res[name] = _pass(orient[name], h, delta, True, parts=first.parts.get(name), tau=tau)
@@ -398,7 +398,7 @@ def epsilon_generic(components: list[tuple[PrivacyLoss, int]], delta: float, *, 
     n, stalled = 0, 0
     lows = dict.fromkeys(orient, 0.0)  # per orientation: the best bounds over the passes (each pass's are valid)
     ups = dict.fromkeys(orient, math.inf)
-    tail = TAU * d / (4.0 * total)
+    tail = tail_mass(total, d)
     on_lattice = _exact_lattice(orient, tail)
     worst, e_lo, e_up = "remove", 0.0, math.inf
     first: _First | None = None
@@ -454,7 +454,7 @@ def _delta_pass(pairs: list[tuple[Pair, int]], h: float, e: float, err: float) -
     convolved directly when cheap, else by the FFT; the upper curve read at ε − err and the lower at ε + err
     (``err`` the composed losses' position error, `_position_error`)."""
     total = sum(c for _, c in pairs)
-    tail = TAU * 1e-30 / (4.0 * total)
+    tail = tail_mass(total, 1e-30)
     up_p, lo_p = _discretise(pairs, h, tail, True)
     e_up, e_lo = max(0.0, e - err), e + err
     if total <= direct.MAX_DIRECT_STEPS:
@@ -506,7 +506,7 @@ def delta_generic(components: list[tuple[PrivacyLoss, int]], eps: float) -> Delt
     total = sum(c for _, c in components)
     h = float(min(0.05, max(1e-6, 0.6 * math.sqrt(1e-3 * max(e, 0.1) / total))))
     orient = orientations(components)
-    tail = TAU * 1e-30 / (4.0 * total)
+    tail = tail_mass(total, 1e-30)
     lows = dict.fromkeys(orient, 0.0)
     ups = dict.fromkeys(orient, 1.0)
     n, best = 0, None

@@ -21,7 +21,7 @@ from dpcalc.accounting.pld.chernoff import (
     theta_top,
     total_mgfs,
 )
-from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points
+from dpcalc.accounting.pld.common import MARGIN, TAU, Direction, FloatArray, check_points, tail_mass
 from dpcalc.accounting.pld.compose import compose, fft_len
 from dpcalc.accounting.pld.curve import Curve, build_curve, frame
 from dpcalc.accounting.pld.discretise import discretise_many
@@ -31,7 +31,7 @@ from dpcalc.accounting.pld.schedule import Step, loss_variance
 
 __all__ = ["CONV_OP_SECONDS", "OP_SECONDS", "PASS_SECONDS", "Pass", "charge_discretise", "compose_pass",
            "convolved_eps", "direct_eps", "eps_of_passes", "eps_pass", "lattice_points", "pass_seconds", "remove_pass",
-           "run", "step_points", "swap_bounds_add", "tail_mass", "unit_parts"]
+           "run", "step_points", "swap_bounds_add", "unit_parts"]
 
 #: Declared cost of one counted operation of a pass (`charge_discretise`, the FFT in `compose_pass`): one lattice
 #: point of one step (its quadrature nodes, relabelling and one log-MGF term per Chernoff order), or one point of one
@@ -107,8 +107,8 @@ def _discretised(steps: list[Step], direction: Direction, h: float, delta: float
                  lower: bool, tau: float = TAU) -> tuple[list[tuple[LatticePmf, int]], list[tuple[LatticePmf, int]],
                                                           float]:
     """The steps' upper and lower lattice pairs at spacing h (booked first), with the largest tilt order; each step's
-    neglected tails hold P-mass τδ/(4T) per side (`tail_mass`)."""
-    tail = tail_mass(steps, delta, tau)
+    neglected tails hold P-mass τδ/(4T) per side (`common.tail_mass`)."""
+    tail = tail_mass(sum(st.count for st in steps), delta, tau)
     charge_discretise(steps, direction, h, tail)
     ups: list[tuple[LatticePmf, int]] = []
     los: list[tuple[LatticePmf, int]] = []
@@ -243,26 +243,6 @@ def _shortest_window(th: FloatArray, k_up: FloatArray, k_lo: FloatArray, cands: 
     with np.errstate(invalid="ignore"):
         length = np.fmax(np.fmax(hi1, above - (eg - lo_w)), eps_ch) - lo_w
     return float(lams[int(np.argmin(np.where(np.isnan(length), np.inf, length)))])  # the first on ties (all ∞: 0)
-
-
-def tail_mass(steps: list[Step], delta: float, tau: float = TAU) -> float:
-    """The P-mass each step of an FFT pass leaves out of its lattice on each side: τδ/(4T) (T steps in all), τ the
-    share of δ of the pass's truncation terms (`common.window_tau`). The left-out mass is charged (to +∞ or the
-    lowest atom), so τ sets only how much of δ it may take.
-
-    Parameters
-    ----------
-    steps : list[Step]
-        Number of compositions T, an integer >= 1.
-    delta : float
-        Δ of (ε, δ)-DP, in (0, 1).
-    tau : float
-
-    Returns
-    -------
-    float
-    """
-    return tau * delta / (4.0 * sum(st.count for st in steps))
 
 
 def step_points(steps: list[Step], direction: Direction, h: float, tail: float) -> FloatArray:
@@ -423,7 +403,7 @@ def _convolution_pass(steps: list[Step], direction: Direction, h: float, delta: 
     if delta > direct.CONVOLUTION_DELTA:
         return None
     total = sum(st.count for st in steps)
-    tail = TAU * delta / (4.0 * total)
+    tail = tail_mass(total, delta)
     pts = step_points(steps, direction, h, tail)
     ops = direct.convolution_ops([(int(min(n, 1e9)), st.count) for n, st in zip(pts, steps, strict=True)])
     if not ops <= direct.MAX_CONVOLUTION_OPS:
@@ -469,7 +449,7 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
         if conv is not None:
             return conv
     if total <= direct.MAX_DIRECT_STEPS:
-        tail = TAU * delta / (4.0 * total)
+        tail = tail_mass(total, delta)
         charge_discretise(steps, direction, h, tail, direct_sum=True)
         theta, _ = saddle(steps, direction, delta, tail)
         pairs = discretise_many(steps, direction, h, tail, theta, lower, sparse=False)
@@ -527,7 +507,8 @@ def remove_pass(steps: list[Step], h: float, delta: float, guess: float | None,
     if not swap_bounds_add(steps, delta):
         return (*eps_pass(steps, "remove", h, delta, guess, True, tau=tau), math.inf)
     lo, up, n, ups = _fft_pass(steps, "remove", h, delta, guess, True, tau)
-    add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail_mass(steps, delta, tau), h,
+    tail = tail_mass(sum(st.count for st in steps), delta, tau)  # what the pass's discretisation left out
+    add = swapped_hockey_stick_eps(ups, [math.log1p(-st.q) for st in steps], tail, h,
                                    theta_grid(theta_top(steps, "add")), delta)
     return lo, up, n, add
 
