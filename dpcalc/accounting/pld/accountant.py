@@ -227,8 +227,8 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
     --------
     >>> from dpcalc.accounting.pld import epsilon
     >>> epsilon([(1.0, 0.01, 1000)], 1e-5)
-    EpsBracket(eps_lower=1.827845445316679, eps_upper=1.8285935830870077, delta=1e-05, direction='remove',
-    grid=0.000713696113383741, fft_len=10125, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+    EpsBracket(eps_lower=1.8278452875939593, eps_upper=1.828593695134646, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=9000, details={'converged': 1.0, 'iterations': 1.0}, met=True,
     rtol=0.001, atol=1e-06)
     """
     steps = normalise(schedule)
@@ -477,7 +477,7 @@ def delta_for_eps(schedule: Iterable[Step | tuple[float, float, int]], eps: floa
     --------
     >>> from dpcalc.accounting.pld import delta_for_eps
     >>> delta_for_eps([(1.0, 0.01, 1000)], 1.0)
-    DeltaBracket(delta_lower=0.002611660273465359, delta_upper=0.0026131142763666, eps=1.0, direction='remove',
+    DeltaBracket(delta_lower=0.0026116602711243747, delta_upper=0.002613114274004427, eps=1.0, direction='remove',
     grid=0.0003, fft_len=75000, met=True, rtol=0.001, atol=0.0)
     """
     steps = normalise(schedule)
@@ -548,7 +548,7 @@ def delta_upper(sigma: float, q: float, steps: float, eps: float) -> float:
     --------
     >>> from dpcalc.accounting.pld import delta_upper
     >>> delta_upper(1.0, 0.01, 1000, 1.0)
-    0.0026131142763666
+    0.002613114274004427
     """
     return delta_for_eps([_step(sigma, q, steps)], eps).delta_upper
 
@@ -584,8 +584,8 @@ def epsilon_subsampled_gaussian(sigma: float, q: float, steps: float, delta: flo
     --------
     >>> from dpcalc.accounting.pld import epsilon_subsampled_gaussian
     >>> epsilon_subsampled_gaussian(1.0, 0.01, 1000, 1e-5)
-    EpsBracket(eps_lower=1.827845445316679, eps_upper=1.8285935830870077, delta=1e-05, direction='remove',
-    grid=0.000713696113383741, fft_len=10125, details={'converged': 1.0, 'iterations': 1.0}, met=True,
+    EpsBracket(eps_lower=1.8278452875939593, eps_upper=1.828593695134646, delta=1e-05, direction='remove',
+    grid=0.000713696113383741, fft_len=9000, details={'converged': 1.0, 'iterations': 1.0}, met=True,
     rtol=0.001, atol=1e-06)
     """
     return epsilon([_step(sigma, q, steps)], delta, rtol=rtol)

@@ -318,7 +318,7 @@ def mixture_of_gaussians(sigma: float, sensitivities: Sequence[float], probabili
     >>> loss.description
     'mixture_of_gaussians(1, sensitivities=[1.0, 2.0], probabilities=[0.5, 0.5])'
     >>> epsilon_composed([(loss, 10)], 1e-5).eps_upper
-    35.19630649597016
+    35.196309948926185
     """
     s = v.scalar("sigma", v.positive("sigma", sigma))
     c = [float(x) for x in v.vector("sensitivities", sensitivities, 0.0)]
@@ -498,7 +498,7 @@ def poisson(loss: PrivacyLoss, q: float) -> PrivacyLoss:
     >>> loss.description
     'poisson(gaussian(1, sensitivity=1), q=0.01)'
     >>> epsilon_composed([(loss, 1000)], 1e-5).eps_upper
-    1.8285935830870077
+    1.828593695134646
     """
     loss = _loss_arg(loss, "poisson")
     qq = v.scalar("q", v.check_range("q", q, 0.0, 1.0, lo_open=True))
@@ -550,7 +550,7 @@ def sampled_without_replacement(loss: PrivacyLoss, sample_size: int, source_size
     >>> loss.description
     'sampled_without_replacement(gaussian(1, sensitivity=1), 10/1000)'
     >>> epsilon_composed([(loss, 100)], 1e-5).eps_upper
-    6.476535639948624
+    6.4765394370292455
     """
     loss = _loss_arg(loss, "sampled_without_replacement")
     b = int(v.scalar("sample_size", v.integer_at_least("sample_size", sample_size, 1)))
