@@ -245,7 +245,7 @@ def epsilon(schedule: Iterable[Step | tuple[float, float, int]], delta: float, *
         lo_g, up_g = eps_bracket_between(mu_up * (1.0 - 3e-14), mu_up, d)
         return toleranced(EpsBracket(lo_g, up_g, d, "remove", 0.0, 0, {"iterations": 0.0, "exact": 1.0}), tol, a_tol)
     total = sum(st.count for st in steps)
-    tau = window_tau(tol)  # the FFT window's share of δ
+    tau = window_tau(tol)  # each truncation term's share of δ (the FFT window, the steps' tails)
     h_first = _first_lattice(steps, d, tol, a_tol)
     h_coarse = min(0.05, 4.0 * h_first)
     h = float(v.positive("grid", grid)) if grid is not None else h_first
