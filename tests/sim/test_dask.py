@@ -167,8 +167,20 @@ def test_nbafl_simulate_bit_identical_on_the_cluster(cluster: Any) -> None:
     assert json.loads(out)["rows"] == json.loads(run(*args, "--workers", "1")[1])["rows"]
 
 
+@pytest.fixture
+def watchdog() -> Iterator[None]:
+    """Ends the test process with every thread's traceback if the test runs past 10 minutes (it takes seconds): a
+    hung cluster then fails one test instead of holding the suite until CI's limit. Once, in a fresh clone's suite
+    run on a loaded machine, this test waited on a result for more than 8 minutes (three runs alone passed)."""
+    import faulthandler
+
+    faulthandler.dump_traceback_later(600, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
 @needs_cluster
-def test_killed_worker_still_gives_identical_results(cluster: Any) -> None:
+def test_killed_worker_still_gives_identical_results(cluster: Any, watchdog: None) -> None:
     """A worker process is killed (SIGKILL) after the first tasks complete: Dask reruns its tasks elsewhere and
     the result is the same bits as the local run."""
     lc, client = cluster
