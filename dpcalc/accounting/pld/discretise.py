@@ -379,10 +379,10 @@ def _discretise_chunk(sig: FloatArray, qq: FloatArray, direction: Direction, h: 
         step = max(1, _BLOCK_NODES // nodes)
         for at in range(0, cells.size, step):
             cb = cells[at:at + step]
-            dq, dp = _hat_masses(mid[cb], half[cb], cell[cb], sig[0] if one else cs[cb][None, :],
-                                 qq[0] if one else cq[cb][None, :], direction, gd, em1_span, e_span, nodes)
-            qs_d += dq
-            p_d += dp
+            j, dq, dp = _hat_masses(mid[cb], half[cb], cell[cb], sig[0] if one else cs[cb][None, :],
+                                    qq[0] if one else cq[cb][None, :], direction, gd, em1_span, e_span, nodes)
+            qs_d[j:j + dq.size] += dq
+            p_d[j:j + dp.size] += dp
     tails = [Mechanism(float(sig[r]), float(qq[r]), direction).p_mass_outside(float(x_lo[r]), float(x_hi[r]))
              for r in range(ns)]
     # lower pair: the hat channel (data processing), then a second channel that moves a fraction of the
@@ -449,9 +449,10 @@ def _merge_edge(p: FloatArray, qs: FloatArray, gd: FloatArray, gstar: FloatArray
 
 def _hat_masses(mid: FloatArray, half: FloatArray, cell: np.ndarray, s2: FloatArray, q2: FloatArray,
                 direction: Direction, gd: FloatArray, em1_span: FloatArray, e_span: FloatArray,
-                nodes: int) -> tuple[FloatArray, FloatArray]:
+                nodes: int) -> tuple[int, FloatArray, FloatArray]:
     """Gauss–Legendre (``nodes`` points) masses of the cells [mid ± half] split between their dot ``cell`` and the
-    next by the hat weights: (Q-masses scaled by each dot's e^{g}, P-masses) per dot. ``em1_span``/``e_span``:
+    next by the hat weights: (the first dot j touched, Q-masses scaled by each dot's e^{g}, P-masses) for the dots
+    j, j + 1, …. ``em1_span``/``e_span``:
     e^{Δ} − 1 and e^{Δ} of each dot's span Δ to the next; ``s2``/``q2`` scalars or rows (one value per cell).
 
     Laid out nodes × cells (a row per node): every elementwise operation runs along the cells, not along a handful of
@@ -469,10 +470,12 @@ def _hat_masses(mid: FloatArray, half: FloatArray, cell: np.ndarray, s2: FloatAr
     fqa = np.exp(lfq + ga) * wq
     fqb = fqa * e_span[cell]
     fp = fqa * (1.0 + et)
-    ci = np.tile(cell, nodes)
+    # onto the dots the cells touch, from the lowest one: a block's arrays are its own size, not the lattice's
+    first = int(cell.min())
+    ci = np.tile(cell - first, nodes)
     uu = u.ravel()
-    ndt = gd.size
-    qs = np.bincount(ci, fqa.ravel() * (1 - uu), ndt) + np.bincount(ci + 1, fqb.ravel() * uu, ndt)
-    p = np.bincount(ci, fp.ravel() * (1 - uu), ndt) + np.bincount(ci + 1, fp.ravel() * uu, ndt)
-    return np.asarray(qs, dtype=np.float64), np.asarray(p, dtype=np.float64)
+    span = int(cell.max()) - first + 2
+    qs = np.bincount(ci, fqa.ravel() * (1 - uu), span) + np.bincount(ci + 1, fqb.ravel() * uu, span)
+    p = np.bincount(ci, fp.ravel() * (1 - uu), span) + np.bincount(ci + 1, fp.ravel() * uu, span)
+    return first, np.asarray(qs, dtype=np.float64), np.asarray(p, dtype=np.float64)
 
