@@ -261,8 +261,8 @@ _RUN = 64  # `_geometric`: the powers as products of a run of this many and ever
 
 def _geometric(rate: float, n: int) -> FloatArray:
     """e^{rate·j} for j = 0..n−1 (rate ≤ 0, rate·n > −700), as e^{rate·64i}·e^{rate·r}: about n/64 + 64 exponentials
-    instead of n. Each power is within 2.5 ulps (two exponentials of glibc's < 1 ulp and one rounded product), a
-    few units of the n·u per term that the curves' rounding term allows."""
+    instead of n. Each power is within (|rate·j| + 4) ulps of the exact one, as one exponential of the rounded
+    argument rate·j is (the rounding of the argument dominates; tests/accounting/test_pld_frame.py, with mpmath)."""
     runs = -(-n // _RUN)
     within = np.exp(rate * np.arange(_RUN, dtype=np.float64))
     starts = np.exp((rate * _RUN) * np.arange(runs, dtype=np.float64))
