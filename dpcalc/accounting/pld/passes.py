@@ -437,7 +437,7 @@ def eps_pass(steps: list[Step], direction: Direction, h: float, delta: float, gu
     lower : bool
     settle : float
     tau : float
-        Share of δ for each of the FFT window's truncation and aliasing terms (`common.window_tau`).
+        Share of δ for each truncation term: the FFT window's and the steps' neglected tails (`common.window_tau`).
 
     Returns
     -------

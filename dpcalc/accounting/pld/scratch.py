@@ -2,7 +2,7 @@
 
 A fresh NumPy array above the C allocator's mmap threshold (128 kB by default in glibc) is new memory mapped from
 the kernel, and every 4 kB page of it faults when first written: a Poisson-subsampled Gaussian ×1,000 (10,000-point
-FFT) took 390 page faults per ε call, ×14,063 (38,400 points) 1,560, at some 5 µs each on a virtual machine. The
+FFT) took about 400 page faults per ε call, ×14,063 (38,400 points) 1,580, at some 5 µs each on a virtual machine. The
 FFT composition writes its spectra and powers into buffers kept here instead, grown to the largest size asked and
 reused by every later pass of the same thread. Buffers above `MAX_BYTES` are not kept (one fresh array: its faults
 are a small part of a transform that size), so a thread holds at most 9 roles × 4 MB = 36 MB (`release` frees
